@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gotachyon/profiler/internal/jsonl"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+func init() {
+	register(&command{
+		name:    "encode",
+		summary: "encode a JSON-lines sample stream (meta line first) into a Tachyon file",
+		usage:   "[--compress zstd|none] IN.jsonl OUT",
+		run:     runEncode,
+	})
+}
+
+func runEncode(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(commands["encode"], stderr)
+	comp := fs.String("compress", "zstd", "sample region compression: zstd or none")
+	files, ok := parseFlags(fs, args)
+	if !ok || len(files) != 2 {
+		fs.Usage()
+		return exitUsage
+	}
+	var c tachyon.Compression
+	switch *comp {
+	case "zstd":
+		c = tachyon.CompressionZstd
+	case "none":
+		c = tachyon.CompressionNone
+	default:
+		fmt.Fprintf(stderr, "tachyon encode: --compress must be zstd or none, not %q\n", *comp)
+		return exitUsage
+	}
+	if err := encodeFile(files[0], files[1], c); err != nil {
+		return fail(stderr, err)
+	}
+	return exitOK
+}
+
+func encodeFile(in, out string, c tachyon.Compression) error {
+	src, err := os.Open(in)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	input, err := jsonl.NewInput(src)
+	if err != nil {
+		return fmt.Errorf("%s: %w", in, err)
+	}
+	w, err := writer.Create(out, writer.Options{StartTime: input.Meta.StartTimeUS, Interval: input.Meta.IntervalUS, Compression: c})
+	if err != nil {
+		return err
+	}
+	var s jsonl.Sample
+	var ws writer.Sample
+	for {
+		err := input.Next(&s)
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			ws = writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.TimestampUS, Status: s.Status, Frames: ws.Frames[:0]}
+			for _, fr := range s.Stack {
+				ws.Frames = append(ws.Frames, writer.Frame(fr))
+			}
+			err = w.WriteSample(&ws)
+		}
+		if err != nil {
+			w.Close()
+			os.Remove(out)
+			return fmt.Errorf("%s: %w", in, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("%s: %w", out, err)
+	}
+	return nil
+}

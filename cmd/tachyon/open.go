@@ -1,0 +1,29 @@
+package main
+
+import (
+	"github.com/gotachyon/profiler/reader"
+)
+
+// openVerified opens a Tachyon file and validates every record, so that a
+// command never writes output for a file the reader rejects.
+func openVerified(path string) (*reader.File, error) {
+	f, err := reader.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Verify(); err != nil {
+		f.Close()
+		return nil, wrapPath(path, err)
+	}
+	return f, nil
+}
+
+type pathError struct {
+	path string
+	err  error
+}
+
+func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
+func (e *pathError) Unwrap() error { return e.err }
+
+func wrapPath(path string, err error) error { return &pathError{path, err} }

@@ -1,0 +1,141 @@
+// Package jsonl reads and writes the JSON-lines sample schema of the shared
+// Tachyon test vectors: decoded samples ({"thread_id", "interpreter_id",
+// "timestamp_us", "status", "stack"}, stack frames as [file, function,
+// line] innermost first) and encoder input, the same lines after a first
+// {"meta": {"start_time_us", "interval_us"}} line.
+package jsonl
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Frame is a stack frame, written as the array [file, function, line].
+type Frame struct {
+	File string
+	Func string
+	Line int32
+}
+
+// MarshalJSON writes [file, function, line].
+func (f Frame) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode([3]any{f.File, f.Func, f.Line}); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// UnmarshalJSON reads [file, function, line].
+func (f *Frame) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	if len(raw) != 3 {
+		return fmt.Errorf("frame has %d elements, want [file, function, line]", len(raw))
+	}
+	if err := json.Unmarshal(raw[0], &f.File); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw[1], &f.Func); err != nil {
+		return err
+	}
+	return json.Unmarshal(raw[2], &f.Line)
+}
+
+// Sample is one decoded sample line; the field order is the schema's key
+// order.
+type Sample struct {
+	ThreadID      uint64  `json:"thread_id"`
+	InterpreterID uint32  `json:"interpreter_id"`
+	TimestampUS   uint64  `json:"timestamp_us"`
+	Status        uint8   `json:"status"`
+	Stack         []Frame `json:"stack"`
+}
+
+// Meta is the first line of an encoder input file.
+type Meta struct {
+	StartTimeUS uint64 `json:"start_time_us"`
+	IntervalUS  uint64 `json:"interval_us"`
+}
+
+// Encoder writes sample lines: compact JSON, keys in schema order, no HTML
+// escaping.
+type Encoder struct{ enc *json.Encoder }
+
+// NewEncoder returns an Encoder writing to w.
+func NewEncoder(w io.Writer) *Encoder {
+	e := json.NewEncoder(w)
+	e.SetEscapeHTML(false)
+	return &Encoder{enc: e}
+}
+
+// Encode writes s as one line.
+func (e *Encoder) Encode(s *Sample) error {
+	if s.Stack == nil {
+		s.Stack = []Frame{}
+	}
+	return e.enc.Encode(s)
+}
+
+// Input reads an encoder input stream: the meta line, then samples.
+type Input struct {
+	Meta Meta
+	sc   *bufio.Scanner
+	line int
+}
+
+// NewInput reads the meta line of r.
+func NewInput(r io.Reader) (*Input, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	in := &Input{sc: sc}
+	var first struct {
+		Meta *Meta `json:"meta"`
+	}
+	b, err := in.next()
+	if err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("line 1: missing meta line")
+		}
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &first); err != nil || first.Meta == nil {
+		return nil, fmt.Errorf("line %d: first line must be {\"meta\": {...}}: %v", in.line, err)
+	}
+	in.Meta = *first.Meta
+	return in, nil
+}
+
+func (in *Input) next() ([]byte, error) {
+	for in.sc.Scan() {
+		in.line++
+		b := bytes.TrimSpace(in.sc.Bytes())
+		if len(b) > 0 {
+			return b, nil
+		}
+	}
+	if err := in.sc.Err(); err != nil {
+		return nil, err
+	}
+	return nil, io.EOF
+}
+
+// Next reads the next sample into s; it returns io.EOF at the end.
+func (in *Input) Next(s *Sample) error {
+	b, err := in.next()
+	if err != nil {
+		return err
+	}
+	*s = Sample{}
+	if err := json.Unmarshal(b, s); err != nil {
+		return fmt.Errorf("line %d: %w", in.line, err)
+	}
+	return nil
+}

@@ -1,0 +1,19 @@
+// Package reader reads and validates Tachyon v2 profile files (see package
+// tachyon for the layout; package writer writes them).
+//
+// Open maps a file into memory with mmap (falling back to reading it) and
+// NewFile works over any io.ReaderAt, as debug/elf does. Both read and check
+// the header, the footer and the string and frame tables right away, without
+// touching the sample records; File.Samples then iterates over the samples in
+// file order, decompressing a zstd sample region as it goes. Iteration yields
+// frame indices without allocating; Samples.Frames resolves them.
+// File.Verify runs the whole strict validation, the sample records included.
+//
+// Every problem is reported as a *FormatError carrying the byte offset, a
+// code (the E_* names of the shared test vectors) and a reason; it wraps
+// ErrFormat, so errors.Is(err, reader.ErrFormat) tells bad input from I/O
+// failure. The reader never panics on bad input and never allocates from a
+// length field more than the file can hold: table counts are checked against
+// the bytes that hold them, and stacks grow only as frames are actually read
+// (at most tachyon.MaxReadDepth).
+package reader

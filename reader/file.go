@@ -1,0 +1,280 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+	"unicode/utf8"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Header is the file's fixed 64-byte header.
+type Header struct {
+	Version           uint32
+	StartTime         uint64 // microseconds
+	Interval          uint64 // microseconds
+	SampleCount       uint32
+	ThreadCount       uint32
+	StringTableOffset uint64
+	FrameTableOffset  uint64
+	Compression       tachyon.Compression
+}
+
+// Footer is the file's fixed 32-byte footer.
+type Footer struct {
+	StringCount uint32
+	FrameCount  uint32
+	FileSize    uint64
+}
+
+// FrameRef is a frame-table entry: string-table indices and a line.
+type FrameRef struct {
+	File, Func uint32
+	Line       int32
+}
+
+// Frame is a resolved frame.
+type Frame struct {
+	File string
+	Func string
+	Line int32
+}
+
+// File is an open Tachyon file whose header, footer and tables have been
+// read and checked. Its methods are safe for concurrent use; each Samples
+// iterator is not.
+type File struct {
+	Header  Header
+	Footer  Footer
+	Size    int64
+	strings []string
+	frames  []FrameRef
+
+	ra     io.ReaderAt
+	data   []byte    // the whole file, when it is in memory
+	closer io.Closer // set by Open
+}
+
+// Strings returns the string table. The slice must not be modified.
+func (f *File) Strings() []string { return f.strings }
+
+// FrameRefs returns the frame table. The slice must not be modified.
+func (f *File) FrameRefs() []FrameRef { return f.frames }
+
+// Frame resolves frame-table index i. It panics if i is out of range, like
+// a slice index; indices yielded by Samples are always in range.
+func (f *File) Frame(i uint32) Frame {
+	r := f.frames[i]
+	return Frame{File: f.strings[r.File], Func: f.strings[r.Func], Line: r.Line}
+}
+
+// SampleRegion returns the offset and length of the (possibly compressed)
+// sample region.
+func (f *File) SampleRegion() (off, n int64) {
+	return tachyon.HeaderSize, int64(f.Header.StringTableOffset) - tachyon.HeaderSize
+}
+
+// Close releases the file's memory mapping and closes the file opened by
+// Open. For a File made by NewFile or NewFileBytes it does nothing.
+func (f *File) Close() error {
+	if f.closer == nil {
+		return nil
+	}
+	c := f.closer
+	f.closer = nil
+	return c.Close()
+}
+
+// NewFileBytes reads a Tachyon file held in memory. The File refers to data,
+// which must not change while the File is in use.
+func NewFileBytes(data []byte) (*File, error) {
+	f := &File{data: data, ra: bytes.NewReader(data), Size: int64(len(data))}
+	if err := f.init(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// NewFile reads a Tachyon file of the given size from r: it checks the
+// header and footer and loads the string and frame tables. Samples are read
+// from r on demand.
+func NewFile(r io.ReaderAt, size int64) (*File, error) {
+	f := &File{ra: r, Size: size}
+	if err := f.init(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readAt returns n bytes at off, from memory when the file is mapped.
+func (f *File) readAt(off, n int64) ([]byte, error) {
+	if f.data != nil {
+		return f.data[off : off+n], nil
+	}
+	b := make([]byte, n)
+	if _, err := f.ra.ReadAt(b, off); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("tachyon: reading %d bytes at offset %d: %w", n, off, err)
+	}
+	return b, nil
+}
+
+func (f *File) init() error {
+	size := f.Size
+	if size < tachyon.MinFileSize {
+		return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
+	}
+	hb, err := f.readAt(0, tachyon.HeaderSize)
+	if err != nil {
+		return err
+	}
+	fb, err := f.readAt(size-tachyon.FooterSize, tachyon.FooterSize)
+	if err != nil {
+		return err
+	}
+	le := binary.LittleEndian
+	if m := le.Uint32(hb[0:]); m != tachyon.Magic {
+		return formatErr(0, EMagic, "magic is %#08x, want %#08x (bytes \"HCAT\")", m, tachyon.Magic)
+	}
+	h := Header{
+		Version:           le.Uint32(hb[4:]),
+		StartTime:         le.Uint64(hb[8:]),
+		Interval:          le.Uint64(hb[16:]),
+		SampleCount:       le.Uint32(hb[24:]),
+		ThreadCount:       le.Uint32(hb[28:]),
+		StringTableOffset: le.Uint64(hb[32:]),
+		FrameTableOffset:  le.Uint64(hb[40:]),
+		Compression:       tachyon.Compression(le.Uint32(hb[48:])),
+	}
+	ft := Footer{StringCount: le.Uint32(fb[0:]), FrameCount: le.Uint32(fb[4:]), FileSize: le.Uint64(fb[8:])}
+	footOff := size - tachyon.FooterSize
+	if h.Version != tachyon.Version {
+		return formatErr(4, EVersion, "version %d, only %d is supported", h.Version, tachyon.Version)
+	}
+	if ft.FileSize != uint64(size) {
+		return formatErr(footOff+8, EFooterSize, "footer says file size %d, actual size is %d", ft.FileSize, size)
+	}
+	if h.Compression != tachyon.CompressionNone && h.Compression != tachyon.CompressionZstd {
+		return formatErr(48, ECompression, "compression type %d is neither 0 (none) nor 1 (zstd)", uint32(h.Compression))
+	}
+	for i := 52; i < tachyon.HeaderSize; i++ {
+		if hb[i] != 0 {
+			return formatErr(int64(i), EReserved, "reserved header byte %d is %#02x, want 0", i, hb[i])
+		}
+	}
+	for i := 16; i < tachyon.FooterSize; i++ {
+		if fb[i] != 0 {
+			return formatErr(footOff+int64(i), EChecksum, "footer checksum byte %d is %#02x, want 0", i-16, fb[i])
+		}
+	}
+	so, fo := h.StringTableOffset, h.FrameTableOffset
+	for _, o := range []struct {
+		name string
+		at   int64
+		v    uint64
+	}{{"string_table_offset", 32, so}, {"frame_table_offset", 40, fo}} {
+		if o.v < tachyon.HeaderSize || o.v > uint64(footOff) {
+			return formatErr(o.at, EOffsetRange, "%s %d is outside [%d, %d]", o.name, o.v, tachyon.HeaderSize, footOff)
+		}
+	}
+	if so > fo {
+		return formatErr(32, EOffsetOrder, "string_table_offset %d is after frame_table_offset %d", so, fo)
+	}
+	if h.Compression == tachyon.CompressionZstd && so == tachyon.HeaderSize {
+		return formatErr(tachyon.HeaderSize, EZstd, "compressed sample region is empty")
+	}
+	f.Header, f.Footer = h, ft
+	tables, err := f.readAt(int64(so), footOff-int64(so))
+	if err != nil {
+		return err
+	}
+	if err := f.parseStrings(tables[:fo-so], int64(so)); err != nil {
+		return err
+	}
+	return f.parseFrames(tables[fo-so:], int64(fo))
+}
+
+// parseStrings fills the string table from b, which starts at file offset
+// base and must hold exactly Footer.StringCount entries.
+func (f *File) parseStrings(b []byte, base int64) error {
+	n := f.Footer.StringCount
+	if uint64(n) > uint64(len(b)) { // every entry takes at least one byte
+		return formatErr(base, EStringCount, "footer string count %d cannot fit in a %d-byte string table", n, len(b))
+	}
+	// One copy of the whole table backs every string.
+	all := string(b)
+	f.strings = make([]string, n)
+	pos := 0
+	for i := range f.strings {
+		l, k := binary.Uvarint(b[pos:])
+		if k == 0 {
+			return formatErr(base+int64(pos), EStringCount, "string table ends after %d of %d strings", i, n)
+		}
+		if k < 0 || l > math.MaxUint32 {
+			return formatErr(base+int64(pos), EVarint, "string %d length varint overflows 32 bits", i)
+		}
+		pos += k
+		if l > uint64(len(b)-pos) {
+			return formatErr(base+int64(pos), EStringCount, "string %d of length %d runs past the string table (%d bytes left)", i, l, len(b)-pos)
+		}
+		s := all[pos : pos+int(l)]
+		if !utf8.ValidString(s) {
+			return formatErr(base+int64(pos), EUTF8, "string %d is not valid UTF-8", i)
+		}
+		f.strings[i] = s
+		pos += int(l)
+	}
+	if pos != len(b) {
+		return formatErr(base+int64(pos), EStringCount, "%d bytes left in the string table after %d strings", len(b)-pos, n)
+	}
+	return nil
+}
+
+// parseFrames fills the frame table from b, which starts at file offset base
+// and must hold exactly Footer.FrameCount entries.
+func (f *File) parseFrames(b []byte, base int64) error {
+	n := f.Footer.FrameCount
+	if uint64(n) > uint64(len(b))/3 { // every entry takes at least three bytes
+		return formatErr(base, EFrameCount, "footer frame count %d cannot fit in a %d-byte frame table", n, len(b))
+	}
+	f.frames = make([]FrameRef, n)
+	ns := uint64(len(f.strings))
+	pos := 0
+	for i := range f.frames {
+		var v [3]uint64
+		for j := range v {
+			at := base + int64(pos)
+			var k int
+			if j < 2 {
+				v[j], k = binary.Uvarint(b[pos:])
+			} else {
+				var s int64
+				s, k = binary.Varint(b[pos:])
+				v[j] = uint64(s)
+				if k > 0 && (s < math.MinInt32 || s > math.MaxInt32) {
+					return formatErr(at, EVarint, "frame %d line number %d does not fit 32 bits", i, s)
+				}
+			}
+			if k == 0 {
+				return formatErr(at, EFrameCount, "frame table ends inside frame %d of %d", i, n)
+			}
+			if k < 0 {
+				return formatErr(at, EVarint, "frame %d varint overflows 64 bits", i)
+			}
+			if j < 2 && v[j] >= ns {
+				return formatErr(at, EStringIndex, "frame %d names string %d, but there are %d strings", i, v[j], ns)
+			}
+			pos += k
+		}
+		f.frames[i] = FrameRef{File: uint32(v[0]), Func: uint32(v[1]), Line: int32(int64(v[2]))}
+	}
+	if pos != len(b) {
+		return formatErr(base+int64(pos), EFrameCount, "%d bytes left in the frame table after %d frames", len(b)-pos, n)
+	}
+	return nil
+}

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package reader
+
+const mapPopulate = 0
+
+func adviseHuge([]byte) {}

@@ -1,0 +1,356 @@
+package reader
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Sample is one decoded sample. Stack holds frame-table indices, innermost
+// first; it is only valid until the next call to Samples.Next.
+type Sample struct {
+	ThreadID      uint64
+	InterpreterID uint32
+	Timestamp     uint64 // microseconds: header start time plus the thread's deltas
+	Status        uint8
+	Stack         []uint32
+	// Encoding is the type of the record this sample came from.
+	Encoding tachyon.Encoding
+}
+
+// Stats counts what an iteration has decoded so far.
+type Stats struct {
+	Samples uint64
+	Threads int
+	// Records counts records by encoding (indexed by tachyon.Encoding).
+	Records [tachyon.NumEncodings]uint64
+	// SamplesBy counts samples by the encoding of their record.
+	SamplesBy [tachyon.NumEncodings]uint64
+	// DecodedBytes is the size of the (decompressed) sample records.
+	DecodedBytes int64
+}
+
+type threadKey struct {
+	id     uint64
+	interp uint32
+}
+
+// rthread is a thread's replay state. Its stack lives at the end of arr,
+// innermost first from off, so pushes and pops move off and touch only the
+// frames that change.
+type rthread struct {
+	arr []uint32
+	off int
+	ts  uint64
+	has bool // a stack has been set
+}
+
+func (t *rthread) stack() []uint32 { return t.arr[t.off:] }
+
+// push puts frames (innermost first) on top of the stack.
+func (t *rthread) push(frames []uint32) {
+	if len(frames) > t.off {
+		depth := len(t.arr) - t.off
+		n := depth + len(frames)
+		room := max(n, 32)
+		na := make([]uint32, room+n)
+		copy(na[len(na)-depth:], t.stack())
+		t.arr, t.off = na, len(na)-depth
+	}
+	t.off -= len(frames)
+	copy(t.arr[t.off:], frames)
+}
+
+// Samples iterates over a file's samples in file order. Use it as
+//
+//	it := f.Samples()
+//	defer it.Close()
+//	for it.Next() {
+//		s := it.Sample()
+//		...
+//	}
+//	if err := it.Err(); err != nil { ... }
+//
+// At the end of the records it checks the header's sample and thread counts,
+// so an iteration that ends without error has validated the whole file.
+type Samples struct {
+	f       *File
+	src     *source
+	threads map[threadKey]*rthread
+	cur     *rthread
+	sample  Sample
+	repeat  uint64 // samples left in the current REPEAT record
+	scratch []uint32
+	stats   Stats
+	recOff  int64 // stream offset of the current record
+	err     error
+	done    bool
+}
+
+// Samples returns an iterator over the samples in file order.
+func (f *File) Samples() *Samples {
+	it := &Samples{f: f, threads: make(map[threadKey]*rthread)}
+	src, err := f.newSource()
+	if err != nil {
+		it.err, it.done = err, true
+		return it
+	}
+	it.src = src
+	return it
+}
+
+// Close releases the iterator's decompressor. It is safe to call more than
+// once, and unnecessary after Next has returned false.
+func (it *Samples) Close() {
+	if it.src != nil {
+		it.src.close()
+	}
+}
+
+// Err returns the first error met, nil after a clean end.
+func (it *Samples) Err() error { return it.err }
+
+// Stats returns the counts decoded so far.
+func (it *Samples) Stats() Stats {
+	s := it.stats
+	s.Threads = len(it.threads)
+	return s
+}
+
+// Sample returns the current sample; it is overwritten by the next call to
+// Next.
+func (it *Samples) Sample() *Sample { return &it.sample }
+
+// Frames appends the current sample's resolved frames to dst.
+func (it *Samples) Frames(dst []Frame) []Frame {
+	for _, i := range it.sample.Stack {
+		dst = append(dst, it.f.Frame(i))
+	}
+	return dst
+}
+
+// here returns the stream offset of the next unread byte.
+func (it *Samples) here() int64 { return it.src.base + int64(it.src.pos) }
+
+// fail records a format error at stream offset at, inside the record that
+// starts at recOff.
+func (it *Samples) fail(at int64, code, format string, args ...any) bool {
+	off, _ := it.f.SampleRegion()
+	var e *FormatError
+	where := fmt.Sprintf(" (record at %d)", off+it.recOff)
+	if it.src.zstd {
+		where = fmt.Sprintf(" (record at decompressed byte %d)", it.recOff)
+		e = formatErr(off, code, format+where, args...).(*FormatError)
+		e.Decompressed = at
+	} else {
+		e = formatErr(off+at, code, format+where, args...).(*FormatError)
+	}
+	if se := it.src.streamErr(off); se != nil {
+		it.err = se
+	} else {
+		it.err = e
+	}
+	it.done = true
+	it.Close()
+	return false
+}
+
+// Next decodes the next sample; it returns false at the end or on error.
+func (it *Samples) Next() bool {
+	if it.done {
+		return false
+	}
+	if it.repeat > 0 {
+		return it.nextPair()
+	}
+	src := it.src
+	it.recOff = src.base + int64(src.pos)
+	if src.atEnd() {
+		return it.finish()
+	}
+	h := it.f.Header
+	if !src.fill(13) {
+		return it.fail(it.here(), ERecordTruncated, "sample data ends inside a record header")
+	}
+	b := src.buf[src.pos:]
+	k := threadKey{
+		id:     uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56,
+		interp: uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24,
+	}
+	enc := tachyon.Encoding(b[12])
+	src.pos += 13
+	if enc >= tachyon.NumEncodings {
+		return it.fail(it.here()-1, EEncoding, "unknown record encoding %d", uint8(enc))
+	}
+	t := it.cur
+	if t == nil || it.sample.ThreadID != k.id || it.sample.InterpreterID != k.interp {
+		t = it.threads[k]
+		if t == nil {
+			if uint64(len(it.threads)) >= uint64(h.ThreadCount) {
+				return it.fail(it.recOff, EThreadCount, "more threads than the header's %d", h.ThreadCount)
+			}
+			t = &rthread{ts: h.StartTime}
+			it.threads[k] = t
+		}
+		it.cur = t
+	}
+	it.sample.ThreadID, it.sample.InterpreterID = k.id, k.interp
+	it.sample.Encoding = enc
+	it.stats.Records[enc]++
+	if enc == tachyon.Repeat {
+		at := it.here()
+		n, code := src.uvarint()
+		if code != "" {
+			return it.fail(at, code, "REPEAT count")
+		}
+		if n == 0 {
+			return it.fail(at, ERepeatZero, "REPEAT record with count 0")
+		}
+		if !t.has {
+			return it.fail(it.recOff, ERepeatNoStack, "REPEAT for thread %d/%d, which has no stack yet", k.id, k.interp)
+		}
+		it.repeat = n
+		return it.nextPair()
+	}
+	if !it.timeStatus(t) {
+		return false
+	}
+	switch enc {
+	case tachyon.Full:
+		if !it.readFrames("FULL depth") {
+			return false
+		}
+		t.off = len(t.arr)
+		t.push(it.scratch)
+	case tachyon.Suffix:
+		at := it.here()
+		shared, code := src.uvarint()
+		if code != "" {
+			return it.fail(at, code, "SUFFIX shared_count")
+		}
+		depth := uint64(len(t.arr) - t.off)
+		if shared > depth {
+			return it.fail(at, ESharedDepth, "SUFFIX keeps %d frames of a %d-frame stack", shared, depth)
+		}
+		if !it.readFrames("SUFFIX new_count") {
+			return false
+		}
+		t.off = len(t.arr) - int(shared)
+		t.push(it.scratch)
+	case tachyon.PopPush:
+		at := it.here()
+		pop, code := src.uvarint()
+		if code != "" {
+			return it.fail(at, code, "POP_PUSH pop_count")
+		}
+		depth := uint64(len(t.arr) - t.off)
+		if pop > depth {
+			return it.fail(at, EPopDepth, "POP_PUSH pops %d frames of a %d-frame stack", pop, depth)
+		}
+		if !it.readFrames("POP_PUSH push_count") {
+			return false
+		}
+		t.off += int(pop)
+		t.push(it.scratch)
+	}
+	if it.stats.Samples >= uint64(h.SampleCount) {
+		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", h.SampleCount)
+	}
+	if len(t.arr)-t.off > tachyon.MaxReadDepth {
+		return it.fail(it.recOff, EDepth, "stack of %d frames is deeper than the reader's limit %d", len(t.arr)-t.off, tachyon.MaxReadDepth)
+	}
+	t.has = true
+	it.sample.Stack = t.stack()
+	it.stats.Samples++
+	it.stats.SamplesBy[enc]++
+	return true
+}
+
+// timeStatus reads a (delta, status) pair into the current sample.
+func (it *Samples) timeStatus(t *rthread) bool {
+	at := it.here()
+	d, code := it.src.uvarint()
+	if code != "" {
+		return it.fail(at, code, "timestamp delta")
+	}
+	ts, carry := bits.Add64(t.ts, d, 0)
+	if carry != 0 {
+		return it.fail(at, ETimestampOverflow, "thread timestamp %d + delta %d passes 2^64-1", t.ts, d)
+	}
+	st, ok := it.src.byte1()
+	if !ok {
+		return it.fail(it.here(), ERecordTruncated, "sample data ends before a status byte")
+	}
+	t.ts = ts
+	it.sample.Timestamp, it.sample.Status = ts, st
+	return true
+}
+
+// readFrames reads a count and that many frame indices into scratch.
+func (it *Samples) readFrames(what string) bool {
+	at := it.here()
+	n, code := it.src.uvarint()
+	if code != "" {
+		return it.fail(at, code, "%s", what)
+	}
+	if n > tachyon.MaxReadDepth {
+		return it.fail(at, EDepth, "%s %d is deeper than the reader's limit %d", what, n, tachyon.MaxReadDepth)
+	}
+	nf := uint64(len(it.f.frames))
+	it.scratch = it.scratch[:0]
+	for i := uint64(0); i < n; i++ {
+		at := it.here()
+		v, code := it.src.uvarint()
+		if code != "" {
+			return it.fail(at, code, "frame index %d of %d", i, n)
+		}
+		if v >= nf {
+			return it.fail(at, EFrameIndex, "frame index %d, but there are %d frames", v, nf)
+		}
+		it.scratch = append(it.scratch, uint32(v))
+	}
+	return true
+}
+
+// nextPair yields the next sample of the current REPEAT record.
+func (it *Samples) nextPair() bool {
+	t := it.cur
+	if !it.timeStatus(t) {
+		return false
+	}
+	if it.stats.Samples >= uint64(it.f.Header.SampleCount) {
+		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", it.f.Header.SampleCount)
+	}
+	it.repeat--
+	it.sample.Stack = t.stack()
+	it.stats.Samples++
+	it.stats.SamplesBy[tachyon.Repeat]++
+	return true
+}
+
+// finish checks the totals once the records are exhausted.
+func (it *Samples) finish() bool {
+	it.done = true
+	off, _ := it.f.SampleRegion()
+	if err := it.src.streamErr(off); err != nil {
+		it.err = err
+	} else if h := it.f.Header; it.stats.Samples != uint64(h.SampleCount) {
+		it.err = formatErr(24, ESampleCount, "header sample count %d, records hold %d", h.SampleCount, it.stats.Samples)
+	} else if len(it.threads) != int(h.ThreadCount) {
+		it.err = formatErr(28, EThreadCount, "header thread count %d, records hold %d distinct threads", h.ThreadCount, len(it.threads))
+	}
+	it.stats.DecodedBytes = it.src.base + int64(it.src.pos)
+	it.Close()
+	return false
+}
+
+// Verify decodes every sample and reports the first problem: the strict
+// validation of the whole file.
+func (f *File) Verify() error {
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+	}
+	return it.Err()
+}

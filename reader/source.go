@@ -1,0 +1,145 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// chunkSize is how much decompressed (or read) sample data the iterator
+// holds at once.
+const chunkSize = 256 << 10
+
+// maxDecoderWindow bounds the zstd window a file may ask for, and so the
+// decoder's memory.
+const maxDecoderWindow = 64 << 20
+
+// source is a window over the sample-record stream: the whole region when
+// it is raw and in memory, otherwise chunks read from rd.
+type source struct {
+	buf  []byte
+	pos  int
+	base int64 // stream offset of buf[0]
+	rd   io.Reader
+	eof  bool
+	dec  *zstd.Decoder
+	zstd bool
+	err  error // read or decompression error, reported as E_ZSTD or I/O
+}
+
+func (f *File) newSource() (*source, error) {
+	off, n := f.SampleRegion()
+	s := &source{zstd: f.Header.Compression == tachyon.CompressionZstd}
+	var region io.Reader
+	if f.data != nil {
+		raw := f.data[off : off+n]
+		if !s.zstd {
+			s.buf, s.eof = raw, true
+			return s, nil
+		}
+		region = bytes.NewReader(raw)
+	} else {
+		region = io.NewSectionReader(f.ra, off, n)
+	}
+	s.rd = region
+	if s.zstd {
+		dec, err := zstd.NewReader(region,
+			zstd.WithDecoderConcurrency(1),
+			zstd.WithDecoderMaxWindow(maxDecoderWindow),
+			zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return nil, fmt.Errorf("tachyon: zstd: %w", err)
+		}
+		s.dec, s.rd = dec, dec
+	}
+	s.buf = make([]byte, 0, chunkSize)
+	return s, nil
+}
+
+func (s *source) close() {
+	if s.dec != nil {
+		s.dec.Close()
+		s.dec = nil
+	}
+}
+
+// avail returns how many bytes are buffered after pos.
+func (s *source) avail() int { return len(s.buf) - s.pos }
+
+// fill makes at least n bytes available after pos unless the stream ends
+// first; it reports whether it could.
+func (s *source) fill(n int) bool {
+	if s.avail() >= n {
+		return true
+	}
+	if s.eof {
+		return false
+	}
+	rest := copy(s.buf[:cap(s.buf)], s.buf[s.pos:])
+	s.base += int64(s.pos)
+	s.pos = 0
+	s.buf = s.buf[:rest]
+	if n > cap(s.buf) {
+		nb := make([]byte, rest, n+chunkSize)
+		copy(nb, s.buf)
+		s.buf = nb
+	}
+	for len(s.buf) < n && !s.eof {
+		k, err := s.rd.Read(s.buf[len(s.buf):cap(s.buf)])
+		s.buf = s.buf[:len(s.buf)+k]
+		if err == io.EOF {
+			s.eof = true
+		} else if err != nil {
+			s.eof = true
+			s.err = err
+		}
+	}
+	return len(s.buf)-s.pos >= n
+}
+
+// uvarint reads an unsigned varint; ok is false with the error code set when
+// the data ends or the varint overflows 64 bits.
+func (s *source) uvarint() (v uint64, code string) {
+	if s.avail() < binary.MaxVarintLen64 {
+		s.fill(binary.MaxVarintLen64)
+	}
+	v, k := binary.Uvarint(s.buf[s.pos:])
+	if k > 0 {
+		s.pos += k
+		return v, ""
+	}
+	if k < 0 {
+		return 0, EVarint
+	}
+	return 0, ERecordTruncated
+}
+
+// byte1 reads one byte.
+func (s *source) byte1() (byte, bool) {
+	if s.pos >= len(s.buf) && !s.fill(1) {
+		return 0, false
+	}
+	b := s.buf[s.pos]
+	s.pos++
+	return b, true
+}
+
+// atEnd reports whether the stream is exhausted.
+func (s *source) atEnd() bool { return s.avail() == 0 && !s.fill(1) }
+
+// streamErr turns a read or decompression failure into an error.
+func (s *source) streamErr(regionOff int64) error {
+	if s.err == nil {
+		return nil
+	}
+	if s.zstd {
+		return &FormatError{Offset: regionOff, Decompressed: s.base + int64(s.pos), Code: EZstd,
+			Reason: "compressed sample region: " + s.err.Error()}
+	}
+	return fmt.Errorf("tachyon: reading samples: %w", s.err)
+}

@@ -1,0 +1,117 @@
+package writer
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Close finalizes the file: it writes every pending run (threads in order of
+// first appearance), ends the compressed stream, writes the string table,
+// the frame table and the footer, and then the header at the start. It does
+// not close the underlying writer, except for a Writer made by Create. It
+// returns the first error met while writing; a second Close returns
+// ErrClosed.
+func (w *Writer) Close() error {
+	if w.closed {
+		return ErrClosed
+	}
+	w.closed = true
+	err := w.finish()
+	if w.closer != nil {
+		if cerr := w.closer.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("writer: %w", cerr)
+		}
+	}
+	return err
+}
+
+func (w *Writer) finish() error {
+	for _, t := range w.order {
+		w.flushRun(t)
+	}
+	w.flushBuf()
+	if w.zw != nil {
+		w.setErr(w.zw.Close())
+	}
+	if w.err != nil {
+		return w.err
+	}
+	strOff := w.cw.n
+	for _, s := range w.strTab {
+		w.reserve(binary.MaxVarintLen64 + len(s))
+		w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
+		w.buf = append(w.buf, s...)
+	}
+	w.flushRaw()
+	frmOff := w.cw.n
+	for _, f := range w.frmTab {
+		w.reserve(3 * binary.MaxVarintLen64)
+		w.buf = binary.AppendUvarint(w.buf, uint64(f.file))
+		w.buf = binary.AppendUvarint(w.buf, uint64(f.fn))
+		w.buf = binary.AppendVarint(w.buf, int64(f.line))
+	}
+	w.flushRaw()
+	size := uint64(w.cw.n) + tachyon.FooterSize
+	var foot [tachyon.FooterSize]byte
+	binary.LittleEndian.PutUint32(foot[0:], uint32(len(w.strTab)))
+	binary.LittleEndian.PutUint32(foot[4:], uint32(len(w.frmTab)))
+	binary.LittleEndian.PutUint64(foot[8:], size)
+	_, err := w.cw.Write(foot[:])
+	w.setErr(err)
+	if w.err != nil {
+		return w.err
+	}
+	h := w.header(uint64(strOff), uint64(frmOff))
+	if _, err := w.dst.Seek(w.base, io.SeekStart); err != nil {
+		w.setErr(err)
+		return w.err
+	}
+	if _, err := w.dst.Write(h[:]); err != nil {
+		w.setErr(err)
+		return w.err
+	}
+	_, err = w.dst.Seek(w.base+int64(size), io.SeekStart)
+	w.setErr(err)
+	return w.err
+}
+
+// flushRaw writes the record buffer straight to the file (the tables are
+// never compressed).
+func (w *Writer) flushRaw() {
+	if len(w.buf) > 0 {
+		_, err := w.cw.Write(w.buf)
+		w.setErr(err)
+		w.buf = w.buf[:0]
+	}
+}
+
+func (w *Writer) header(strOff, frmOff uint64) [tachyon.HeaderSize]byte {
+	var h [tachyon.HeaderSize]byte
+	le := binary.LittleEndian
+	le.PutUint32(h[0:], tachyon.Magic)
+	le.PutUint32(h[4:], tachyon.Version)
+	le.PutUint64(h[8:], w.opts.StartTime)
+	le.PutUint64(h[16:], w.opts.Interval)
+	le.PutUint32(h[24:], uint32(w.stats.Samples))
+	le.PutUint32(h[28:], uint32(len(w.order)))
+	le.PutUint64(h[32:], strOff)
+	le.PutUint64(h[40:], frmOff)
+	le.PutUint32(h[48:], uint32(w.opts.Compression))
+	return h
+}
+
+// countWriter counts the bytes written through it, as archive/zip does, so
+// that the writer knows every table's offset without seeking.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,49 @@
+// Package writer streams profile samples into a Tachyon v2 file (see package
+// tachyon for the layout).
+//
+// A Writer takes samples one at a time, delta-encodes each thread's stack
+// against that thread's previous one (REPEAT, FULL, SUFFIX or POP_PUSH
+// records), batches the records in a 512 KB buffer and hands full buffers to
+// the file, through one zstd encoder when compression is on. Strings and
+// frames are interned as they are first seen and written as tables when the
+// Writer is closed; Close then writes the footer and finally the header at the
+// start of the output, which is why the output must be an io.WriteSeeker. Like
+// gzip.Writer and zip.Writer, Close finalizes the format but does not close
+// the underlying file (except for a Writer made by Create, which owns it).
+//
+// There are two ways in. WriteSample takes frames as (file, function, line)
+// and interns them itself. The fast path interns frames once with Frame and
+// then passes frame indices to WriteStack, which allocates nothing per sample
+// in steady state.
+//
+// # Encoding rules
+//
+// The writer makes the same choices as CPython's Tachyon writer, so the same
+// input yields byte-identical uncompressed output. Per thread (thread id,
+// interpreter id): the first sample is FULL; a stack equal to the previous
+// one is not written at once but appended to the thread's pending run, which
+// becomes one REPEAT record when the stack changes or the file ends; a changed
+// stack is FULL when it shares no outermost frame with the previous one,
+// SUFFIX when it keeps the whole previous stack and adds frames on top, and
+// otherwise POP_PUSH, unless the shared part is shorter than half the new
+// depth, in which case FULL. Strings and frames are numbered in first-use
+// order, innermost frame first, file name before function name.
+//
+// # Memory bounds
+//
+// Stacks deeper than tachyon.MaxWriteDepth (256) keep their innermost 256
+// frames. A pending REPEAT run is written out once its (delta, status) pairs
+// reach MaxRunBytes (16 KiB), and all pending runs together are capped at
+// Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
+// run is written first. With T threads the writer thus holds at most:
+// the 512 KB record buffer, about 4 MiB of pending pairs, per thread a
+// previous stack of up to 1 KiB plus about 100 bytes of state (10,000 threads
+// with 40-frame stacks: about 2.6 MB), the string and frame tables of what
+// was seen, and with zstd one encoder: level 5 (klauspost's SpeedDefault)
+// with concurrency 1, lower-memory mode and a 1 MiB window, measured at about
+// 4 MiB of heap (see BenchmarkEncoderMemory).
+//
+// Timestamps are microseconds. A thread's timestamps are taken as
+// non-decreasing: one earlier than the thread's previous sample (or, for the
+// first sample, earlier than the start time) is recorded with delta 0.
+package writer

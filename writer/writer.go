@@ -1,0 +1,510 @@
+package writer
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Sizes that bound the writer's memory; see the package documentation.
+const (
+	// BufferSize is the size of the record buffer handed to the file or the
+	// compressor when full.
+	BufferSize = 512 << 10
+	// MaxRunBytes is the size at which one thread's pending REPEAT run is
+	// written out.
+	MaxRunBytes = 16 << 10
+	// DefaultMaxPendingBytes caps the pending runs of all threads together.
+	DefaultMaxPendingBytes = 4 << 20
+	// ZstdLevel is the zstd level the writer asks klauspost/compress for.
+	ZstdLevel = 5
+	// ZstdWindow is the zstd window size; it bounds the encoder's memory.
+	ZstdWindow = 1 << 20
+)
+
+// Errors returned by the Writer.
+var (
+	// ErrClosed is returned by calls on a closed Writer.
+	ErrClosed = errors.New("writer: writer is closed")
+	// ErrTooManySamples is returned once the header's 32-bit sample count
+	// would overflow.
+	ErrTooManySamples = errors.New("writer: more than 2^32-1 samples")
+	// ErrFrameIndex is returned by WriteStack for an index that Frame did not
+	// return.
+	ErrFrameIndex = errors.New("writer: frame index out of range")
+)
+
+// Frame is one stack frame as (file, function, line).
+type Frame struct {
+	File string
+	Func string
+	Line int32
+}
+
+// Sample is one observation of one thread.
+type Sample struct {
+	ThreadID      uint64
+	InterpreterID uint32
+	Timestamp     uint64 // microseconds, same clock as Options.StartTime
+	Status        uint8  // tachyon.Status* flags
+	Frames        []Frame
+}
+
+// Options configure a Writer. The zero value means: start time 0, interval
+// 0, no compression, default bounds.
+type Options struct {
+	StartTime   uint64 // microseconds; the header's start time
+	Interval    uint64 // microseconds; the header's sample interval
+	Compression tachyon.Compression
+	// MaxPendingBytes caps all pending REPEAT runs together; 0 means
+	// DefaultMaxPendingBytes.
+	MaxPendingBytes int
+}
+
+// Stats counts what a Writer has written so far.
+type Stats struct {
+	Samples uint64
+	Threads int
+	Strings int
+	Frames  int
+	// Records counts records by encoding (indexed by tachyon.Encoding).
+	Records [tachyon.NumEncodings]uint64
+}
+
+type frameKey struct {
+	file, fn uint32
+	line     int32
+}
+
+type threadKey struct {
+	id     uint64
+	interp uint32
+}
+
+// thread is the per-thread encoder state.
+type thread struct {
+	key     threadKey
+	lastTS  uint64
+	stack   []uint32 // previous stack, innermost first
+	pairs   []byte   // pending REPEAT run: (delta varint, status) pairs
+	pending uint64   // samples in pairs
+	// queue of threads with a pending run, oldest run first
+	prev, next *thread
+	queued     bool
+}
+
+// Writer streams samples into a Tachyon v2 file. It is not safe for
+// concurrent use.
+type Writer struct {
+	dst    io.WriteSeeker
+	base   int64 // offset of the header in dst
+	cw     countWriter
+	zw     *zstd.Encoder
+	closer io.Closer // set by Create
+	opts   Options
+
+	buf     []byte
+	strings map[string]uint32
+	strTab  []string
+	frames  map[frameKey]uint32
+	frmTab  []frameKey
+	threads map[threadKey]*thread
+	order   []*thread
+
+	head, tail   *thread // pending-run queue
+	pendingBytes int
+	freeBufs     [][]byte
+
+	scratch []uint32
+	stats   Stats
+	err     error
+	closed  bool
+}
+
+// New starts a Tachyon file at dst's current offset: it writes a placeholder
+// header and returns a Writer. Close finalizes the file.
+func New(dst io.WriteSeeker, opts Options) (*Writer, error) {
+	if opts.Compression != tachyon.CompressionNone && opts.Compression != tachyon.CompressionZstd {
+		return nil, fmt.Errorf("writer: unsupported compression %v", opts.Compression)
+	}
+	if opts.MaxPendingBytes <= 0 {
+		opts.MaxPendingBytes = DefaultMaxPendingBytes
+	}
+	base, err := dst.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil, fmt.Errorf("writer: output is not seekable: %w", err)
+	}
+	w := &Writer{
+		dst:     dst,
+		base:    base,
+		cw:      countWriter{w: dst},
+		opts:    opts,
+		buf:     make([]byte, 0, BufferSize),
+		strings: make(map[string]uint32),
+		frames:  make(map[frameKey]uint32),
+		threads: make(map[threadKey]*thread),
+	}
+	var zero [tachyon.HeaderSize]byte
+	if _, err := w.cw.Write(zero[:]); err != nil {
+		return nil, fmt.Errorf("writer: writing header: %w", err)
+	}
+	if opts.Compression == tachyon.CompressionZstd {
+		w.zw, err = zstd.NewWriter(&w.cw,
+			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
+			zstd.WithEncoderConcurrency(1),
+			zstd.WithLowerEncoderMem(true),
+			zstd.WithWindowSize(ZstdWindow),
+			zstd.WithZeroFrames(true))
+		if err != nil {
+			return nil, fmt.Errorf("writer: zstd: %w", err)
+		}
+	}
+	return w, nil
+}
+
+// Create creates the named file and starts a Tachyon file in it. The
+// Writer owns the file: Close finalizes the format and then closes the file.
+func Create(path string, opts Options) (*Writer, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("writer: %w", err)
+	}
+	w, err := New(f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	w.closer = f
+	return w, nil
+}
+
+// Stats reports what has been written so far.
+func (w *Writer) Stats() Stats {
+	s := w.stats
+	s.Threads = len(w.order)
+	s.Strings = len(w.strTab)
+	s.Frames = len(w.frmTab)
+	return s
+}
+
+// String interns s and returns its string-table index.
+func (w *Writer) String(s string) uint32 {
+	if i, ok := w.strings[s]; ok {
+		return i
+	}
+	i := uint32(len(w.strTab))
+	s = strings.Clone(s)
+	w.strings[s] = i
+	w.strTab = append(w.strTab, s)
+	return i
+}
+
+// Frame interns a frame and returns its frame-table index, for WriteStack.
+// The file name is interned before the function name.
+func (w *Writer) Frame(f Frame) uint32 {
+	k := frameKey{file: w.String(f.File), fn: w.String(f.Func), line: f.Line}
+	if i, ok := w.frames[k]; ok {
+		return i
+	}
+	i := uint32(len(w.frmTab))
+	w.frames[k] = i
+	w.frmTab = append(w.frmTab, k)
+	return i
+}
+
+// WriteSample interns s's frames and writes it. Stacks deeper than
+// tachyon.MaxWriteDepth keep their innermost frames.
+func (w *Writer) WriteSample(s *Sample) error {
+	if w.closed {
+		return ErrClosed
+	}
+	frames := s.Frames
+	if len(frames) > tachyon.MaxWriteDepth {
+		frames = frames[:tachyon.MaxWriteDepth]
+	}
+	w.scratch = w.scratch[:0]
+	for i := range frames {
+		w.scratch = append(w.scratch, w.Frame(frames[i]))
+	}
+	return w.WriteStack(s.ThreadID, s.InterpreterID, s.Timestamp, s.Status, w.scratch)
+}
+
+// WriteStack writes one sample whose frames are indices returned by Frame,
+// innermost first. It does not retain stack. Stacks deeper than
+// tachyon.MaxWriteDepth keep their innermost frames. It allocates nothing
+// once the thread has been seen and its buffers have grown.
+func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status uint8, stack []uint32) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	if w.stats.Samples >= math.MaxUint32 {
+		return ErrTooManySamples
+	}
+	if len(stack) > tachyon.MaxWriteDepth {
+		stack = stack[:tachyon.MaxWriteDepth]
+	}
+	nf := uint32(len(w.frmTab))
+	for _, f := range stack {
+		if f >= nf {
+			return fmt.Errorf("%w: %d (have %d frames)", ErrFrameIndex, f, nf)
+		}
+	}
+	k := threadKey{threadID, interp}
+	t := w.threads[k]
+	if t == nil {
+		t = &thread{key: k, lastTS: w.opts.StartTime, stack: make([]uint32, 0, 64)}
+		w.threads[k] = t
+		w.order = append(w.order, t)
+		w.stats.Samples++
+		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
+		return w.err
+	}
+	w.stats.Samples++
+	if equalStacks(t.stack, stack) {
+		w.appendPair(t, ts, status)
+		return w.err
+	}
+	w.flushRun(t)
+	p, n := len(t.stack), len(stack)
+	s := sharedBottom(t.stack, stack)
+	switch {
+	case s == 0:
+		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
+	case s == p:
+		w.writeChange(t, tachyon.Suffix, ts, status, uint64(p), stack[:n-p])
+	case s < n/2:
+		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
+	default:
+		w.writeChange(t, tachyon.PopPush, ts, status, uint64(p-s), stack[:n-s])
+	}
+	return w.err
+}
+
+func equalStacks(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedBottom counts the outermost frames a and b have in common.
+func sharedBottom(a, b []uint32) int {
+	i, j := len(a)-1, len(b)-1
+	n := 0
+	for i >= 0 && j >= 0 && a[i] == b[j] {
+		i--
+		j--
+		n++
+	}
+	return n
+}
+
+// delta advances t's clock to ts and returns the elapsed microseconds.
+func (t *thread) delta(ts uint64) uint64 {
+	if ts < t.lastTS {
+		return 0
+	}
+	d := ts - t.lastTS
+	t.lastTS = ts
+	return d
+}
+
+// writeChange writes a FULL, SUFFIX or POP_PUSH record and makes stack the
+// thread's previous stack. For FULL, arg is unused and frames is the whole
+// stack; for SUFFIX arg is shared_count, for POP_PUSH pop_count, and frames
+// the new frames.
+func (w *Writer) writeChange(t *thread, enc tachyon.Encoding, ts uint64, status uint8, arg uint64, stack []uint32) {
+	frames := stack
+	w.reserve(13 + 3*binary.MaxVarintLen64 + 1 + 5*len(frames))
+	b := w.recordHeader(t.key, enc)
+	b = binary.AppendUvarint(b, t.delta(ts))
+	b = append(b, status)
+	if enc != tachyon.Full {
+		b = binary.AppendUvarint(b, arg)
+	}
+	b = binary.AppendUvarint(b, uint64(len(frames)))
+	for _, f := range frames {
+		b = binary.AppendUvarint(b, uint64(f))
+	}
+	w.buf = b
+	w.stats.Records[enc]++
+	// The new stack: frames on top of the kept outermost part of the old one.
+	switch enc {
+	case tachyon.Full:
+		t.stack = append(t.stack[:0], stack...)
+	case tachyon.Suffix:
+		// The whole previous stack is kept; the new frames go on top.
+		t.stack = rebase(t.stack, 0, frames)
+	case tachyon.PopPush:
+		t.stack = rebase(t.stack, int(arg), frames)
+	}
+}
+
+// rebase returns frames followed by old[keepFrom:], reusing old's array
+// when it is large enough (copy moves overlapping ranges correctly).
+func rebase(old []uint32, keepFrom int, frames []uint32) []uint32 {
+	kept := old[keepFrom:]
+	n := len(frames) + len(kept)
+	var out []uint32
+	if cap(old) >= n {
+		out = old[:n]
+	} else {
+		out = make([]uint32, n, max(n, 2*cap(old)))
+	}
+	copy(out[len(frames):], kept)
+	copy(out, frames)
+	return out
+}
+
+func (w *Writer) recordHeader(k threadKey, enc tachyon.Encoding) []byte {
+	b := binary.LittleEndian.AppendUint64(w.buf, k.id)
+	b = binary.LittleEndian.AppendUint32(b, k.interp)
+	return append(b, byte(enc))
+}
+
+// appendPair adds one sample to t's pending REPEAT run.
+func (w *Writer) appendPair(t *thread, ts uint64, status uint8) {
+	if len(t.pairs)+binary.MaxVarintLen64+1 > cap(t.pairs) {
+		w.growPairs(t)
+	}
+	before := len(t.pairs)
+	t.pairs = binary.AppendUvarint(t.pairs, t.delta(ts))
+	t.pairs = append(t.pairs, status)
+	t.pending++
+	w.pendingBytes += len(t.pairs) - before
+	if !t.queued {
+		w.enqueue(t)
+	}
+	if len(t.pairs) >= MaxRunBytes {
+		w.flushRun(t)
+	}
+	for w.pendingBytes > w.opts.MaxPendingBytes && w.head != nil {
+		w.flushRun(w.head)
+	}
+}
+
+// growPairs gives t a larger pairs buffer, from the free list when it can.
+func (w *Writer) growPairs(t *thread) {
+	need := max(2*cap(t.pairs), 64)
+	var nb []byte
+	for i := len(w.freeBufs) - 1; i >= 0; i-- {
+		if cap(w.freeBufs[i]) >= need {
+			nb = w.freeBufs[i][:0]
+			w.freeBufs[i] = w.freeBufs[len(w.freeBufs)-1]
+			w.freeBufs = w.freeBufs[:len(w.freeBufs)-1]
+			break
+		}
+	}
+	if nb == nil {
+		nb = make([]byte, 0, need)
+	}
+	nb = append(nb, t.pairs...)
+	w.release(t.pairs)
+	t.pairs = nb
+}
+
+// release keeps a pairs buffer for reuse; small ones are simply dropped.
+const maxFreeBufs = 64
+
+func (w *Writer) release(b []byte) {
+	if cap(b) >= 1024 && len(w.freeBufs) < maxFreeBufs {
+		w.freeBufs = append(w.freeBufs, b[:0])
+	}
+}
+
+// flushRun writes t's pending run, if any, as one REPEAT record.
+func (w *Writer) flushRun(t *thread) {
+	if t.pending == 0 {
+		return
+	}
+	w.reserve(13 + binary.MaxVarintLen64 + len(t.pairs))
+	b := w.recordHeader(t.key, tachyon.Repeat)
+	b = binary.AppendUvarint(b, t.pending)
+	w.buf = append(b, t.pairs...)
+	w.stats.Records[tachyon.Repeat]++
+	w.pendingBytes -= len(t.pairs)
+	t.pending = 0
+	if cap(t.pairs) > 1024 {
+		w.release(t.pairs)
+		t.pairs = nil
+	} else {
+		t.pairs = t.pairs[:0]
+	}
+	w.dequeue(t)
+}
+
+func (w *Writer) enqueue(t *thread) {
+	t.queued = true
+	t.prev, t.next = w.tail, nil
+	if w.tail != nil {
+		w.tail.next = t
+	} else {
+		w.head = t
+	}
+	w.tail = t
+}
+
+func (w *Writer) dequeue(t *thread) {
+	if !t.queued {
+		return
+	}
+	if t.prev != nil {
+		t.prev.next = t.next
+	} else {
+		w.head = t.next
+	}
+	if t.next != nil {
+		t.next.prev = t.prev
+	} else {
+		w.tail = t.prev
+	}
+	t.prev, t.next, t.queued = nil, nil, false
+}
+
+// reserve makes room for n more bytes in the record buffer, flushing it
+// when needed.
+func (w *Writer) reserve(n int) {
+	if len(w.buf)+n > cap(w.buf) {
+		w.flushBuf()
+		if n > cap(w.buf) {
+			w.buf = make([]byte, 0, n)
+		}
+	}
+}
+
+// flushBuf hands the record buffer to the compressor or the file.
+func (w *Writer) flushBuf() {
+	if len(w.buf) == 0 {
+		return
+	}
+	var err error
+	if w.zw != nil {
+		_, err = w.zw.Write(w.buf)
+	} else {
+		_, err = w.cw.Write(w.buf)
+	}
+	w.setErr(err)
+	w.buf = w.buf[:0]
+}
+
+func (w *Writer) setErr(err error) {
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("writer: %w", err)
+	}
+}
