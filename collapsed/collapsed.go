@@ -24,42 +24,55 @@ type Line struct {
 // Lines aggregates every sample of f with a non-empty stack. Frames are
 // written as file:function:line, threads are merged, and lines are sorted by
 // count (largest first), then by stack text in byte order. Any error of the
-// reader is returned, and then no lines.
-func Lines(f *reader.File) ([]Line, error) {
+// reader is returned, and then no lines. It is LinesWith with zero Options.
+func Lines(f *reader.File) ([]Line, error) { return LinesWith(f, Options{}) }
+
+// LinesWith is Lines with the frame format, goroutine frames and state
+// filter of o.
+func LinesWith(f *reader.File, o Options) ([]Line, error) {
+	var keep [NumStates]bool
+	for _, s := range o.States {
+		if int(s) < NumStates {
+			keep[s] = true
+		}
+	}
 	counts := make(map[string]uint64)
-	keys := make(map[string]string) // stack of frame indices -> text
-	var key []byte
-	var sb strings.Builder
+	keys := make(map[string]string) // [thread id,] stack of frame indices -> text
+	var key, text []byte
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		if len(s.Stack) == 0 {
+		if len(s.Stack) == 0 || (len(o.States) > 0 && !keep[StateOf(s.Status)]) {
 			continue
 		}
 		key = key[:0]
+		if o.ByGoroutine {
+			key = strconv.AppendUint(key, s.ThreadID, 36)
+			key = append(key, ':')
+		}
 		for _, i := range s.Stack {
 			key = strconv.AppendUint(key, uint64(i), 36)
 			key = append(key, ',')
 		}
-		text, ok := keys[string(key)]
+		t, ok := keys[string(key)]
 		if !ok {
-			sb.Reset()
+			text = text[:0]
+			if o.ByGoroutine {
+				text = append(text, "goroutine "...)
+				text = strconv.AppendUint(text, s.ThreadID, 10)
+				text = append(text, ';')
+			}
 			for j := len(s.Stack) - 1; j >= 0; j-- {
-				fr := f.Frame(s.Stack[j])
-				sb.WriteString(fr.File)
-				sb.WriteByte(':')
-				sb.WriteString(fr.Func)
-				sb.WriteByte(':')
-				sb.WriteString(strconv.FormatInt(int64(fr.Line), 10))
+				text = appendFrame(text, f.Frame(s.Stack[j]), o.Frames)
 				if j > 0 {
-					sb.WriteByte(';')
+					text = append(text, ';')
 				}
 			}
-			text = sb.String()
-			keys[string(key)] = text
+			t = string(text)
+			keys[string(key)] = t
 		}
-		counts[text]++
+		counts[t]++
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
@@ -78,8 +91,11 @@ func Lines(f *reader.File) ([]Line, error) {
 }
 
 // Write writes f's folded stacks to w. Nothing is written if f is invalid.
-func Write(w io.Writer, f *reader.File) error {
-	lines, err := Lines(f)
+func Write(w io.Writer, f *reader.File) error { return WriteWith(w, f, Options{}) }
+
+// WriteWith is Write with the options of LinesWith.
+func WriteWith(w io.Writer, f *reader.File, o Options) error {
+	lines, err := LinesWith(f, o)
 	if err != nil {
 		return err
 	}

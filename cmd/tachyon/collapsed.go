@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/gotachyon/profiler/collapsed"
 )
@@ -10,15 +12,65 @@ func init() {
 	register(&command{
 		name:    "collapsed",
 		summary: "print folded stacks (outermost;...;innermost count) for flame graphs",
-		usage:   "FILE",
+		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--state S]... FILE",
 		run:     runCollapsed,
 	})
 }
 
+// stateList is a repeatable flag of comma-separated state names.
+type stateList []collapsed.State
+
+func (l *stateList) String() string {
+	names := make([]string, len(*l))
+	for i, s := range *l {
+		names[i] = s.String()
+	}
+	return strings.Join(names, ",")
+}
+
+func (l *stateList) Set(v string) error {
+	for _, n := range strings.Split(v, ",") {
+		s, err := collapsed.ParseState(strings.TrimSpace(n))
+		if err != nil {
+			return err
+		}
+		*l = append(*l, s)
+	}
+	return nil
+}
+
+// frameFormat is the --frames flag.
+type frameFormat struct{ f *collapsed.FrameFormat }
+
+func (v frameFormat) String() string {
+	if v.f == nil {
+		return collapsed.FileFuncLine.String()
+	}
+	return v.f.String()
+}
+
+func (v frameFormat) Set(s string) error {
+	ff, err := collapsed.ParseFrameFormat(s)
+	if err != nil {
+		return err
+	}
+	*v.f = ff
+	return nil
+}
+
 func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["collapsed"], stderr)
+	var o collapsed.Options
+	fs.Var(frameFormat{&o.Frames}, "frames", "frame text: func, func-line or file-func-line (file:func:line, the spec format)")
+	fs.BoolVar(&o.ByGoroutine, "by-goroutine", false, "add an outermost frame \"goroutine N\" per goroutine")
+	states := (*stateList)(&o.States)
+	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",
+		collapsed.Running, collapsed.Runnable, collapsed.Blocked, collapsed.Syscall, collapsed.Unknown))
 	files, ok := parseFlags(fs, args)
-	if !ok || len(files) != 1 {
+	if !ok {
+		return exitUsage
+	}
+	if len(files) != 1 {
 		fs.Usage()
 		return exitUsage
 	}
@@ -27,7 +79,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer f.Close()
-	if err := collapsed.Write(stdout, f); err != nil {
+	if err := collapsed.WriteWith(stdout, f, o); err != nil {
 		return fail(stderr, wrapPath(files[0], err))
 	}
 	return exitOK

@@ -1,0 +1,75 @@
+package collapsed
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gotachyon/profiler/reader"
+)
+
+// FrameFormat says how a frame is written in a folded stack.
+type FrameFormat uint8
+
+// Frame formats. The zero value is the format of the shared test vectors.
+const (
+	FileFuncLine FrameFormat = iota // file:function:line (the default)
+	FuncLine                        // function:line
+	Func                            // function
+)
+
+var frameFormatNames = [...]string{"file-func-line", "func-line", "func"}
+
+// String returns the format's name as accepted by ParseFrameFormat.
+func (ff FrameFormat) String() string {
+	if int(ff) < len(frameFormatNames) {
+		return frameFormatNames[ff]
+	}
+	return fmt.Sprintf("FrameFormat(%d)", uint8(ff))
+}
+
+// ParseFrameFormat returns the FrameFormat named s: "file-func-line",
+// "func-line" or "func".
+func ParseFrameFormat(s string) (FrameFormat, error) {
+	for i, n := range frameFormatNames {
+		if n == s {
+			return FrameFormat(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown frame format %q (want one of %s)", s, strings.Join(frameFormatNames[:], ", "))
+}
+
+// Options change how Lines folds a profile. The zero value gives the format
+// of the shared test vectors.
+type Options struct {
+	// Frames is how each frame is written. In FuncLine and Func formats
+	// the Go sampler's wait-reason frames (see WaitReason) are written as
+	// their bare name, such as "[chan receive]".
+	Frames FrameFormat
+	// ByGoroutine adds an outermost frame "goroutine N" (N the sample's
+	// thread id, the goroutine id for the Go sampler), so that each
+	// goroutine gets its own tower in a flame graph.
+	ByGoroutine bool
+	// States, when not empty, keeps only the samples in one of these
+	// states.
+	States []State
+}
+
+// appendFrame appends fr written in format ff to b.
+func appendFrame(b []byte, fr reader.Frame, ff FrameFormat) []byte {
+	if ff != FileFuncLine {
+		if _, ok := WaitReason(fr); ok {
+			return append(b, fr.Func...)
+		}
+	}
+	if ff == FileFuncLine {
+		b = append(b, fr.File...)
+		b = append(b, ':')
+	}
+	b = append(b, fr.Func...)
+	if ff != Func {
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(fr.Line), 10)
+	}
+	return b
+}

@@ -1,0 +1,136 @@
+package collapsed
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// goProfile writes a small Go-sampler-like profile: goroutine 7 runs
+// main.work, goroutine 9 is parked in a channel receive (with the
+// sampler's synthetic wait-reason frame), goroutine 11 waits for a P.
+func goProfile(t testing.TB) *reader.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "go.tachyon")
+	w, err := writer.Create(path, writer.Options{StartTime: 1000, Interval: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mainF := writer.Frame{File: "/app/main.go", Func: "main.main", Line: 12}
+	work := writer.Frame{File: "/app/work.go", Func: "main.work", Line: 30}
+	work2 := writer.Frame{File: "/app/work.go", Func: "main.work", Line: 31}
+	recv := writer.Frame{File: "/app/q.go", Func: "main.(*Queue).Pop", Line: 5}
+	wait := writer.Frame{Func: "[chan receive]"}
+	add := func(gid, ts uint64, status uint8, frames ...writer.Frame) {
+		if err := w.WriteSample(&writer.Sample{ThreadID: gid, Timestamp: ts, Status: status, Frames: frames}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range uint64(4) {
+		ts := 1000 + 100*i
+		add(7, ts, tachyon.StatusOnCPU|tachyon.StatusHasGIL, work, mainF)
+		add(9, ts, 0, wait, recv, mainF)
+		add(11, ts, tachyon.StatusGILRequested, work2, mainF)
+	}
+	add(7, 1400, tachyon.StatusOnCPU|tachyon.StatusUnknown, work2, mainF)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+func TestWriteWithOptions(t *testing.T) {
+	f := goProfile(t)
+	cases := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"default", Options{}, `/app/main.go:main.main:12;/app/work.go:main.work:31 5
+/app/main.go:main.main:12;/app/q.go:main.(*Queue).Pop:5;:[chan receive]:0 4
+/app/main.go:main.main:12;/app/work.go:main.work:30 4
+`},
+		{"func merges lines", Options{Frames: Func}, `main.main;main.work 9
+main.main;main.(*Queue).Pop;[chan receive] 4
+`},
+		{"func-line", Options{Frames: FuncLine, States: []State{Blocked}}, `main.main:12;main.(*Queue).Pop:5;[chan receive] 4
+`},
+		{"by goroutine", Options{Frames: Func, ByGoroutine: true}, `goroutine 7;main.main;main.work 5
+goroutine 11;main.main;main.work 4
+goroutine 9;main.main;main.(*Queue).Pop;[chan receive] 4
+`},
+		{"states", Options{Frames: FuncLine, States: []State{Runnable, Syscall}}, `main.main:12;main.work:31 5
+`},
+		{"running only", Options{Frames: FuncLine, ByGoroutine: true, States: []State{Running}}, `goroutine 7;main.main:12;main.work:30 4
+`},
+		{"no match", Options{States: []State{Unknown}}, ``},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := WriteWith(&b, f, c.o); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != c.want {
+				t.Errorf("got\n%s\nwant\n%s", b.String(), c.want)
+			}
+		})
+	}
+}
+
+func TestStateOf(t *testing.T) {
+	const (
+		gil  = tachyon.StatusHasGIL
+		cpu  = tachyon.StatusOnCPU
+		unk  = tachyon.StatusUnknown
+		req  = tachyon.StatusGILRequested
+		exc  = tachyon.StatusHasException
+		none = 0
+	)
+	for status, want := range map[uint8]State{
+		cpu | gil: Running, cpu: Running, gil | exc: Running, req: Runnable,
+		none: Blocked, exc: Blocked, cpu | unk: Syscall, unk: Unknown,
+	} {
+		if got := StateOf(status); got != want {
+			t.Errorf("StateOf(%#x) = %v, want %v", status, got, want)
+		}
+	}
+	for s := range State(NumStates) {
+		p, err := ParseState(s.String())
+		if err != nil || p != s {
+			t.Errorf("ParseState(%q) = %v, %v", s, p, err)
+		}
+	}
+	if _, err := ParseState("sleeping"); err == nil || !strings.Contains(err.Error(), "sleeping") {
+		t.Errorf("ParseState(sleeping) error = %v", err)
+	}
+	if _, err := ParseFrameFormat("lines"); err == nil {
+		t.Error("ParseFrameFormat(lines) accepted")
+	}
+}
+
+func TestWaitReason(t *testing.T) {
+	for fr, want := range map[reader.Frame]string{
+		{Func: "[chan receive]"}:               "chan receive",
+		{Func: "[select]"}:                     "select",
+		{File: "x.go", Func: "[chan receive]"}: "",
+		{Func: "[sleep]", Line: 3}:             "",
+		{Func: "[]"}:                           "",
+		{Func: "main.f"}:                       "",
+	} {
+		got, ok := WaitReason(fr)
+		if got != want || ok != (want != "") {
+			t.Errorf("WaitReason(%+v) = %q, %v; want %q", fr, got, ok, want)
+		}
+	}
+}
