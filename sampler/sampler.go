@@ -1,0 +1,256 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gotachyon/profiler/writer"
+)
+
+// Mode selects what a sample means.
+type Mode uint8
+
+const (
+	// Wall samples every live goroutine at each tick, on or off CPU.
+	Wall Mode = iota
+	// CPU records one sample per CPU-profile sample of an on-CPU goroutine.
+	CPU
+)
+
+// String returns "wall" or "cpu".
+func (m Mode) String() string {
+	switch m {
+	case Wall:
+		return "wall"
+	case CPU:
+		return "cpu"
+	}
+	return fmt.Sprintf("Mode(%d)", uint8(m))
+}
+
+// ParseMode parses "wall" or "cpu" (case-insensitive).
+func ParseMode(s string) (Mode, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "wall":
+		return Wall, nil
+	case "cpu":
+		return CPU, nil
+	}
+	return 0, fmt.Errorf("sampler: unknown mode %q (want wall or cpu)", s)
+}
+
+// Backend selects how goroutine states and stacks are collected.
+type Backend uint8
+
+const (
+	// Auto uses Trace unless it cannot be used, then Snapshot.
+	Auto Backend = iota
+	// Trace streams the runtime execution trace and parses it in-process.
+	Trace
+	// Snapshot parses periodic runtime.Stack(all) dumps.
+	Snapshot
+)
+
+// String returns "auto", "trace" or "snapshot".
+func (b Backend) String() string {
+	switch b {
+	case Auto:
+		return "auto"
+	case Trace:
+		return "trace"
+	case Snapshot:
+		return "snapshot"
+	}
+	return fmt.Sprintf("Backend(%d)", uint8(b))
+}
+
+// ParseBackend parses "auto", "trace" or "snapshot" (case-insensitive).
+func ParseBackend(s string) (Backend, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "auto", "":
+		return Auto, nil
+	case "trace":
+		return Trace, nil
+	case "snapshot":
+		return Snapshot, nil
+	}
+	return 0, fmt.Errorf("sampler: unknown backend %q (want auto, trace or snapshot)", s)
+}
+
+// Sink receives samples from one goroutine at a time; *writer.Writer
+// satisfies it. Frame indices returned by Frame are cached by the sampler, so
+// a steady-state sample interns nothing.
+type Sink interface {
+	Frame(f writer.Frame) uint32
+	WriteStack(threadID uint64, interp uint32, ts uint64, status uint8, stack []uint32) error
+}
+
+// Config configures a Sampler. The zero value samples wall time at 100 Hz
+// with the trace backend when available.
+type Config struct {
+	Mode Mode
+	// Rate is the sampling rate in Hz; 0 means DefaultRate.
+	Rate int
+	// Backend is the requested backend. Auto uses Trace unless it cannot be
+	// used, then Snapshot. A requested Trace also falls back to Snapshot.
+	Backend Backend
+	// NoWaitReasonFrames, if true, omits the synthetic "[chan receive]"
+	// innermost frame of blocked goroutines.
+	NoWaitReasonFrames bool
+	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
+	// sample with the PC of its innermost real frame (used for DCPI
+	// histograms). The snapshot backend has no PCs and never calls it.
+	LeafPC func(pc uintptr)
+}
+
+// DefaultRate is the sampling rate used when Config.Rate is 0.
+const DefaultRate = 100
+
+// MaxRate is the highest accepted Config.Rate.
+const MaxRate = 10000
+
+// Stats summarises a finished sampling run.
+type Stats struct {
+	// Backend is the backend that ran (never Auto).
+	Backend Backend
+	Mode    Mode
+	// Samples is the number of samples the sink accepted.
+	Samples uint64
+	// Ticks is the number of sampling instants: wall-mode ticks (virtual
+	// ticks for the trace backend, dumps for the snapshot backend) or, in
+	// CPU mode, CPU samples seen.
+	Ticks uint64
+	// Goroutines is the number of distinct goroutines that appear in at
+	// least one sample.
+	Goroutines int
+	// AchievedHz is Ticks divided by the sampled wall time.
+	AchievedHz float64
+	// Dropped counts samples the sink rejected.
+	Dropped uint64
+	// Fallback says why the trace backend was not used ("" if it was or was
+	// not requested).
+	Fallback string
+	// Err is the first problem met (sink error, parse error, recovered panic).
+	Err error
+}
+
+// ErrRunning is returned by Start while another Sampler runs in this process.
+var ErrRunning = errors.New("sampler: already running")
+
+// running guards the one-sampler-per-process rule.
+var running atomic.Bool
+
+// Sampler is a running sampler. Its methods are safe for concurrent use.
+type Sampler struct {
+	cfg     Config
+	backend Backend
+
+	stopOnce sync.Once
+	stopFn   func() // stops the backend and waits for its goroutine
+	stats    Stats
+	start    time.Time
+	run      *state // the state shared with the backend goroutine
+}
+
+// Start begins sampling into sink. It never fails because the trace backend is
+// unavailable (it falls back to Snapshot); it fails only for bad Config or when
+// a sampler is already running in this process (ErrRunning).
+func Start(cfg Config, sink Sink) (*Sampler, error) {
+	if sink == nil {
+		return nil, errors.New("sampler: nil sink")
+	}
+	if cfg.Mode != Wall && cfg.Mode != CPU {
+		return nil, fmt.Errorf("sampler: invalid mode %d", cfg.Mode)
+	}
+	if cfg.Backend > Snapshot {
+		return nil, fmt.Errorf("sampler: invalid backend %d", cfg.Backend)
+	}
+	if cfg.Rate == 0 {
+		cfg.Rate = DefaultRate
+	}
+	if cfg.Rate < 0 || cfg.Rate > MaxRate {
+		return nil, fmt.Errorf("sampler: rate %d Hz out of range 1..%d", cfg.Rate, MaxRate)
+	}
+	if !running.CompareAndSwap(false, true) {
+		return nil, ErrRunning
+	}
+	s := &Sampler{cfg: cfg, start: time.Now()}
+	s.run = newState(cfg, sink)
+	var fallback string
+	if cfg.Backend != Snapshot {
+		tb, err := startTrace(s.run)
+		if err == nil {
+			s.backend = Trace
+			s.stopFn = tb.stop
+		} else {
+			fallback = err.Error()
+		}
+	}
+	if s.stopFn == nil {
+		sb := startSnapshot(s.run)
+		s.backend = Snapshot
+		s.stopFn = sb.stop
+	}
+	s.stats.Fallback = fallback
+	return s, nil
+}
+
+// Backend returns the backend actually running (never Auto).
+func (s *Sampler) Backend() Backend { return s.backend }
+
+// Stop stops sampling, flushes every remaining sample into the sink, and
+// returns when the sink will not be called again. It is idempotent and safe
+// from any goroutine (but not from inside the Sink). The error is Stats.Err.
+func (s *Sampler) Stop() (Stats, error) {
+	s.stopOnce.Do(func() {
+		s.stopFn()
+		elapsed := time.Since(s.start)
+		st := s.run
+		s.stats.Backend = s.backend
+		s.stats.Mode = s.cfg.Mode
+		s.stats.Samples = st.samples
+		s.stats.Ticks = st.ticks
+		s.stats.Goroutines = st.distinct
+		s.stats.Dropped = st.dropped
+		s.stats.Err = st.err
+		if sec := elapsed.Seconds(); sec > 0 {
+			s.stats.AchievedHz = float64(st.ticks) / sec
+		}
+		running.Store(false)
+	})
+	return s.stats, s.stats.Err
+}
+
+// goid returns the calling goroutine's id, parsed from its traceback header.
+func goid() uint64 {
+	var b [64]byte
+	n := runtime.Stack(b[:], false)
+	id, _, ok := parseHeaderID(b[:n])
+	if !ok {
+		return 0
+	}
+	return id
+}
+
+// parseHeaderID parses "goroutine 123 [" and returns the id and the rest.
+func parseHeaderID(b []byte) (uint64, []byte, bool) {
+	const p = "goroutine "
+	if len(b) < len(p) || string(b[:len(p)]) != p {
+		return 0, nil, false
+	}
+	b = b[len(p):]
+	var id uint64
+	i := 0
+	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+		id = id*10 + uint64(b[i]-'0')
+	}
+	if i == 0 {
+		return 0, nil, false
+	}
+	return id, b[i:], true
+}

@@ -1,0 +1,258 @@
+package sampler
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/gotachyon/profiler/writer"
+)
+
+// Snapshot backend: runtime.Stack(all) dumps parsed into samples.
+
+const (
+	snapInitialBuf = 64 << 10
+	snapMaxBuf     = 64 << 20
+	// stwBudget is the largest share of wall time the dumps may stop the
+	// world for: the governor stretches the interval to stwTime/stwBudget.
+	stwBudget = 0.01
+)
+
+// snapFrame is a cached frame of the text traceback.
+type snapFrame struct {
+	idx   uint32
+	panic bool
+}
+
+// snapshot is the snapshot backend; its loop owns every field but quit and done.
+type snapshot struct {
+	st   *state
+	quit chan struct{}
+	done chan struct{}
+
+	buf    []byte
+	frames map[string]snapFrame // "func\x00file:line" -> frame
+	key    []byte
+	stack  []uint32
+	seen   map[uint64]struct{}
+	self   uint64
+	stw    time.Duration // total time spent inside runtime.Stack
+}
+
+func newSnapshot(st *state) *snapshot {
+	return &snapshot{
+		st:     st,
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+		buf:    make([]byte, snapInitialBuf),
+		frames: make(map[string]snapFrame),
+		stack:  make([]uint32, 0, maxDepth),
+		seen:   make(map[uint64]struct{}),
+	}
+}
+
+func startSnapshot(st *state) *snapshot {
+	sb := newSnapshot(st)
+	go sb.loop()
+	return sb
+}
+
+// stop ends the loop and waits for it.
+func (sb *snapshot) stop() {
+	close(sb.quit)
+	<-sb.done
+}
+
+func (sb *snapshot) loop() {
+	defer close(sb.done)
+	defer func() {
+		if r := recover(); r != nil {
+			sb.st.setErr(fmt.Errorf("sampler: snapshot backend panic: %v", r))
+		}
+	}()
+	sb.self = goid()
+	period := time.Second / time.Duration(sb.st.cfg.Rate)
+	timer := time.NewTimer(period)
+	defer timer.Stop()
+	for {
+		select {
+		case <-sb.quit:
+			return
+		case <-timer.C:
+		}
+		t0 := time.Now()
+		dump, stw := sb.dump()
+		sb.parse(dump, uint64(t0.UnixMicro()))
+		next := period
+		if g := time.Duration(float64(stw) / stwBudget); g > next {
+			next = g
+		}
+		wait := next - time.Since(t0)
+		if wait < 0 {
+			wait = 0
+		}
+		timer.Reset(wait)
+	}
+}
+
+// dump takes one runtime.Stack(all) dump, growing the buffer as needed, and
+// returns it with the time spent inside runtime.Stack (the world is stopped
+// for all of it).
+func (sb *snapshot) dump() ([]byte, time.Duration) {
+	var d time.Duration
+	for {
+		t := time.Now()
+		n := runtime.Stack(sb.buf, true)
+		d += time.Since(t)
+		if n < len(sb.buf) || len(sb.buf) >= snapMaxBuf {
+			sb.stw += d
+			return sb.buf[:n], d
+		}
+		sb.buf = make([]byte, 2*len(sb.buf))
+	}
+}
+
+// snapG is the goroutine being parsed.
+type snapG struct {
+	id        uint64
+	state     gstate
+	reason    []byte
+	panicking bool
+	skip      bool
+	open      bool
+}
+
+// parse turns one dump into samples at timestamp ts (µs since the epoch).
+func (sb *snapshot) parse(b []byte, ts uint64) {
+	sb.st.ticks++
+	var g snapG
+	var fn []byte // function of the frame whose file line comes next
+	skipFile := false
+	for len(b) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			line, b = b, nil
+		}
+		if id, rest, ok := parseHeaderID(line); ok {
+			sb.flush(&g, ts)
+			g = snapG{id: id, open: true, skip: id == sb.self}
+			g.state, g.reason = parseState(rest)
+			sb.stack = sb.stack[:0]
+			fn = nil
+			continue
+		}
+		if !g.open || g.skip {
+			continue
+		}
+		switch {
+		case len(line) == 0:
+			sb.flush(&g, ts)
+		case line[0] == '\t':
+			if skipFile {
+				skipFile = false
+				continue
+			}
+			if fn != nil {
+				sb.addFrame(&g, fn, line[1:])
+				fn = nil
+			}
+		case bytes.HasPrefix(line, []byte("created by ")):
+			skipFile = true
+		default:
+			if i := bytes.LastIndexByte(line, '('); i > 0 {
+				fn = line[:i]
+			}
+		}
+	}
+	sb.flush(&g, ts)
+}
+
+// parseState parses "[chan receive, 2 minutes, locked to thread]:".
+func parseState(rest []byte) (gstate, []byte) {
+	i := bytes.IndexByte(rest, '[')
+	j := bytes.LastIndexByte(rest, ']')
+	if i < 0 || j <= i {
+		return gUnknown, nil
+	}
+	s := rest[i+1 : j]
+	if k := bytes.Index(s, []byte(", ")); k >= 0 {
+		s = s[:k]
+	}
+	if k := bytes.Index(s, []byte(" labels:")); k >= 0 {
+		s = s[:k]
+	}
+	switch string(s) {
+	case "running":
+		return gRunning, nil
+	case "runnable", "preempted":
+		return gRunnable, nil
+	case "syscall":
+		return gSyscall, nil
+	case "idle", "dead", "copystack", "???", "":
+		return gUnknown, nil
+	}
+	return gWaiting, s
+}
+
+// addFrame resolves one "func" + "file:line +0x1d" pair through the cache.
+func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
+	if k := bytes.LastIndexByte(loc, ' '); k > 0 {
+		loc = loc[:k]
+	}
+	sb.key = append(append(append(sb.key[:0], fn...), 0), loc...)
+	f, ok := sb.frames[string(sb.key)]
+	if !ok {
+		file, line := loc, 0
+		if k := bytes.LastIndexByte(loc, ':'); k > 0 {
+			if n, err := strconv.Atoi(string(loc[k+1:])); err == nil {
+				file, line = loc[:k], n
+			}
+		}
+		f.panic = string(fn) == "panic"
+		f.idx = sb.st.sink.Frame(writer.Frame{File: string(file), Func: string(fn), Line: int32(line)})
+		sb.frames[string(sb.key)] = f
+	}
+	if f.panic {
+		g.panicking = true
+	}
+	if len(sb.stack) < maxDepth {
+		sb.stack = append(sb.stack, f.idx)
+	}
+}
+
+// flush emits the goroutine parsed so far, if any.
+func (sb *snapshot) flush(g *snapG, ts uint64) {
+	if !g.open {
+		return
+	}
+	g.open = false
+	if g.skip || len(sb.stack) == 0 {
+		return
+	}
+	if sb.st.cfg.Mode == CPU && g.state != gRunning && g.state != gRunnable && g.state != gSyscall {
+		return
+	}
+	reason := int64(-1)
+	if g.state == gWaiting {
+		r := canonReasonBytes(g.reason)
+		reason = int64(sb.st.reasonFrameBytes(r))
+	}
+	sb.st.emit(g.id, ts, status(g.state, g.panicking), reason, sb.stack)
+	if _, ok := sb.seen[g.id]; !ok {
+		sb.seen[g.id] = struct{}{}
+		sb.st.distinct++
+	}
+}
+
+// canonReasonBytes is canonReason without allocating for reasons that need
+// no rewriting.
+func canonReasonBytes(r []byte) []byte {
+	if bytes.IndexByte(r, '(') < 0 && len(r) > 0 && string(r) != "network" && string(r) != "sync" {
+		return r
+	}
+	return []byte(canonReason(string(r)))
+}
