@@ -1,0 +1,77 @@
+package profiler
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/gotachyon/profiler/reader"
+)
+
+// runExports opens the finalized Tachyon file and runs every WithExport.
+func (p *Profile) runExports() error {
+	f, err := p.openResult()
+	if err != nil {
+		return fmt.Errorf("profiler: reading back %s for export: %w", p.outName(), err)
+	}
+	defer f.Close()
+	var errs []error
+	for _, e := range p.cfg.exports {
+		if err := runExport(f, e); err != nil {
+			errs = append(errs, fmt.Errorf("profiler: export %s: %w", e.path, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// openResult opens the finalized file: by name, from the mirror, or from the
+// caller's writer when it is an io.ReaderAt.
+func (p *Profile) openResult() (*reader.File, error) {
+	switch {
+	case p.name != "":
+		return reader.Open(p.name)
+	case p.mirror != nil:
+		b := p.mirror.Bytes()
+		if p.base > int64(len(b)) {
+			return nil, errors.New("output shorter than its start offset")
+		}
+		return reader.NewFileBytes(b[p.base:])
+	default:
+		end, err := p.out.Seek(0, io.SeekEnd)
+		if err != nil {
+			return nil, err
+		}
+		size := end - p.base
+		return reader.NewFile(io.NewSectionReader(p.out.(io.ReaderAt), p.base, size), size)
+	}
+}
+
+func runExport(f *reader.File, e export) (err error) {
+	out, err := os.Create(e.path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(out)
+	err = callSafely(func() error { return e.fn(f, bw) })
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// callSafely runs fn, turning a panic into an error: code run by Stop must
+// not crash the host.
+func callSafely(fn func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	return fn()
+}

@@ -1,0 +1,69 @@
+// Package seekbuf provides Buffer, an in-memory io.WriteSeeker that is also an
+// io.ReaderAt, for writing a Tachyon file without touching the disk (the HTTP
+// handler, tests, exports of a profile written to a plain io.WriteSeeker).
+package seekbuf
+
+import (
+	"errors"
+	"io"
+)
+
+// Buffer is a growable byte slice with a write offset. The zero value is an
+// empty buffer ready to use. It is not safe for concurrent use.
+type Buffer struct {
+	buf []byte
+	off int64
+}
+
+var errNegative = errors.New("seekbuf: negative offset")
+
+// Write writes p at the current offset, growing the buffer (filling any gap
+// left by a Seek past the end with zeros), and advances the offset.
+func (b *Buffer) Write(p []byte) (int, error) {
+	end := b.off + int64(len(p))
+	if end > int64(len(b.buf)) {
+		b.buf = append(b.buf, make([]byte, end-int64(len(b.buf)))...)
+	}
+	copy(b.buf[b.off:], p)
+	b.off = end
+	return len(p), nil
+}
+
+// Seek sets the offset for the next Write, as io.Seeker says.
+func (b *Buffer) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += b.off
+	case io.SeekEnd:
+		offset += int64(len(b.buf))
+	default:
+		return b.off, errors.New("seekbuf: invalid whence")
+	}
+	if offset < 0 {
+		return b.off, errNegative
+	}
+	b.off = offset
+	return offset, nil
+}
+
+// ReadAt reads from the written bytes, as io.ReaderAt says.
+func (b *Buffer) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errNegative
+	}
+	if off >= int64(len(b.buf)) {
+		return 0, io.EOF
+	}
+	n := copy(p, b.buf[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Bytes returns the bytes written so far; the slice aliases the buffer.
+func (b *Buffer) Bytes() []byte { return b.buf }
+
+// Len returns the number of bytes written so far.
+func (b *Buffer) Len() int { return len(b.buf) }

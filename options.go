@@ -1,0 +1,186 @@
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// DefaultRate is the sampling rate, in Hz, used unless WithRate says otherwise.
+const DefaultRate = 100
+
+// An Option configures Start. Options are applied in order; a later option
+// overrides an earlier one of the same kind (WithExport and WithPath/WithOutput
+// excepted: exports accumulate, and the last output option wins).
+type Option func(*config) error
+
+type export struct {
+	path string
+	fn   func(f *reader.File, w io.Writer) error
+}
+
+type config struct {
+	path        string
+	out         io.WriteSeeker
+	mode        sampler.Mode
+	rate        int
+	compression tachyon.Compression
+	waitFrames  bool
+	backend     sampler.Backend
+	quiet       bool
+	logger      *log.Logger
+	exports     []export
+	leafPC      func(pc uintptr)
+	leafFinish  func() error
+}
+
+func defaultConfig() config {
+	return config{
+		mode:        sampler.Wall,
+		rate:        DefaultRate,
+		compression: tachyon.CompressionZstd,
+		waitFrames:  true,
+		backend:     sampler.Auto,
+	}
+}
+
+// WithPath writes the profile to the named file, created or truncated at
+// Start and finalized by Stop. Without WithPath or WithOutput, Start writes to
+// a new file "tachyon-*.bin" in os.TempDir and logs its name (see
+// Profile.Path).
+func WithPath(path string) Option {
+	return func(c *config) error {
+		if path == "" {
+			return errors.New("profiler: WithPath: empty path")
+		}
+		c.path, c.out = path, nil
+		return nil
+	}
+}
+
+// WithOutput writes the profile to w, starting at w's current offset. Stop
+// finalizes the format (which needs the Seek) but does not close w. If w is
+// also an io.ReaderAt the exports of WithExport read the profile back from
+// it; otherwise the profiler keeps a copy in memory while exports are
+// requested.
+func WithOutput(w io.WriteSeeker) Option {
+	return func(c *config) error {
+		if w == nil {
+			return errors.New("profiler: WithOutput: nil writer")
+		}
+		c.out, c.path = w, ""
+		return nil
+	}
+}
+
+// WithMode selects what is sampled: sampler.Wall (the default) takes, at
+// every tick, one sample of every live goroutine whether it runs, waits or is
+// blocked; sampler.CPU records one sample per CPU-profiling signal, that is
+// only goroutines on a CPU.
+func WithMode(m sampler.Mode) Option {
+	return func(c *config) error {
+		if m != sampler.Wall && m != sampler.CPU {
+			return fmt.Errorf("profiler: WithMode: unknown mode %d", m)
+		}
+		c.mode = m
+		return nil
+	}
+}
+
+// WithRate sets the sampling rate in Hz (default DefaultRate, 100). It must be
+// between 1 and 10000. The file header's interval is 1e6/hz µs; the rate
+// actually achieved may be lower under load (the samples carry their real
+// timestamps), and CPU mode is capped by the kernel tick.
+func WithRate(hz int) Option {
+	return func(c *config) error {
+		if hz < 1 || hz > 10000 {
+			return fmt.Errorf("profiler: WithRate: %d Hz out of range [1, 10000]", hz)
+		}
+		c.rate = hz
+		return nil
+	}
+}
+
+// WithCompression sets how the sample region is stored (default
+// tachyon.CompressionZstd).
+func WithCompression(comp tachyon.Compression) Option {
+	return func(c *config) error {
+		if comp != tachyon.CompressionNone && comp != tachyon.CompressionZstd {
+			return fmt.Errorf("profiler: WithCompression: unknown compression %d", comp)
+		}
+		c.compression = comp
+		return nil
+	}
+}
+
+// WithWaitReasonFrames says whether a blocked goroutine's wait reason is kept
+// as a synthetic innermost frame such as "[chan receive]" (line 0) so that
+// flame graphs show it. It is on by default.
+func WithWaitReasonFrames(on bool) Option {
+	return func(c *config) error {
+		c.waitFrames = on
+		return nil
+	}
+}
+
+// WithBackend chooses the sampler backend. sampler.Auto (the default) uses the
+// execution trace unless it cannot (the application already runs trace.Start,
+// or the trace parser does not know this Go version) and then falls back to
+// snapshots; sampler.Trace and sampler.Snapshot ask for one explicitly.
+// Profile.Backend tells which one ran.
+func WithBackend(b sampler.Backend) Option {
+	return func(c *config) error {
+		if b > sampler.Snapshot {
+			return fmt.Errorf("profiler: WithBackend: unknown backend %d", b)
+		}
+		c.backend = b
+		return nil
+	}
+}
+
+// WithQuiet(true) silences the informational log lines written at Start and
+// Stop. Problems are still logged, once, whatever this option says.
+func WithQuiet(quiet bool) Option {
+	return func(c *config) error {
+		c.quiet = quiet
+		return nil
+	}
+}
+
+// WithLogger sends the profiler's log lines to l instead of the standard
+// log package's default logger.
+func WithLogger(l *log.Logger) Option {
+	return func(c *config) error {
+		c.logger = l
+		return nil
+	}
+}
+
+// WithExport asks Stop, once the Tachyon file is finalized, to open it with
+// package reader and call fn with a writer to a file created at path (for
+// exporters to other formats). Exports run in the order given; their errors
+// join into Stop's error and do not affect the Tachyon file.
+func WithExport(path string, fn func(f *reader.File, w io.Writer) error) Option {
+	return func(c *config) error {
+		if path == "" || fn == nil {
+			return errors.New("profiler: WithExport: empty path or nil function")
+		}
+		c.exports = append(c.exports, export{path, fn})
+		return nil
+	}
+}
+
+// withLeafPC passes fn to the sampler as sampler.Config.LeafPC (called with
+// the innermost PC of every on-CPU sample) and runs finish at Stop, after the
+// sampler has stopped; finish's error joins into Stop's error.
+func withLeafPC(fn func(pc uintptr), finish func() error) Option {
+	return func(c *config) error {
+		c.leafPC, c.leafFinish = fn, finish
+		return nil
+	}
+}

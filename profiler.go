@@ -1,0 +1,318 @@
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/seekbuf"
+	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// ErrRunning is returned (by Profile.Err and Profile.Stop) when Start is
+// called while another profile of this process is still running. It wraps
+// sampler.ErrRunning.
+var ErrRunning = fmt.Errorf("profiler: a profile is already running in this process (%w)", sampler.ErrRunning)
+
+// active is the running Profile, if any: one per process, because the
+// sampler's sources (the execution trace, the CPU profiling signal) are.
+var (
+	activeMu sync.Mutex
+	active   *Profile
+)
+
+// Profile is one profiling session, returned by Start. Its methods are safe
+// for concurrent use.
+type Profile struct {
+	cfg      config
+	startErr error
+	name     string // output file name, or "" for WithOutput
+
+	s      *sampler.Sampler
+	w      *writer.Writer
+	sink   *sink
+	file   *os.File        // the file we created, closed by Stop
+	out    io.WriteSeeker  // what the writer writes to
+	mirror *seekbuf.Buffer // in-memory copy of out, for exports
+	base   int64           // out's offset where the Tachyon file starts
+
+	stopOnce sync.Once
+	stopErr  error
+	stats    sampler.Stats
+}
+
+// Start starts profiling the whole process with the given options and
+// returns the running Profile. It never returns nil: if profiling could not
+// start, the returned Profile's Err says why (the problem is also logged) and
+// its Stop returns the same error, so that
+//
+//	defer profiler.Start(profiler.WithPath("cpu.bin")).Stop()
+//
+// is a complete, safe one-liner. Only one Profile runs at a time in a
+// process: a second Start before the first one's Stop fails with ErrRunning
+// and leaves the running profile and its output alone.
+func Start(opts ...Option) (p *Profile) {
+	p = &Profile{cfg: defaultConfig()}
+	defer func() {
+		if r := recover(); r != nil {
+			p.abort(fmt.Errorf("profiler: panic in Start: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&p.cfg); err != nil && p.startErr == nil {
+			p.startErr = err // keep applying options: WithLogger may follow
+		}
+	}
+	if p.startErr != nil {
+		p.logf("%v", p.startErr)
+		return p
+	}
+	activeMu.Lock()
+	if active != nil {
+		activeMu.Unlock()
+		p.startErr = ErrRunning
+		p.logf("%v", ErrRunning)
+		return p
+	}
+	active = p
+	activeMu.Unlock()
+
+	if err := p.open(); err != nil {
+		p.abort(err)
+		return p
+	}
+	start := time.Now()
+	w, err := writer.New(p.out, writer.Options{
+		StartTime:   uint64(start.UnixMicro()),
+		Interval:    uint64(1e6 / p.cfg.rate),
+		Compression: p.cfg.compression,
+	})
+	if err != nil {
+		p.abort(fmt.Errorf("profiler: starting %s: %w", p.outName(), err))
+		return p
+	}
+	p.w = w
+	p.sink = &sink{w: w}
+	s, err := sampler.Start(sampler.Config{
+		Mode:               p.cfg.mode,
+		Rate:               p.cfg.rate,
+		Backend:            p.cfg.backend,
+		NoWaitReasonFrames: !p.cfg.waitFrames,
+		LeafPC:             p.cfg.leafPC,
+	}, p.sink)
+	if err != nil {
+		p.abort(fmt.Errorf("profiler: %w", err))
+		return p
+	}
+	p.s = s
+	if !p.cfg.quiet {
+		p.logf("profiler: %s profiling at %d Hz into %s (backend %s)", p.cfg.mode, p.cfg.rate, p.outName(), s.Backend())
+	}
+	return p
+}
+
+// open creates the output and, when exports need it, the in-memory mirror.
+func (p *Profile) open() error {
+	switch {
+	case p.cfg.out != nil:
+		p.out = p.cfg.out
+		off, err := p.out.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return fmt.Errorf("profiler: output: %w", err)
+		}
+		p.base = off
+		if _, ok := p.out.(io.ReaderAt); !ok && len(p.cfg.exports) > 0 {
+			p.mirror = new(seekbuf.Buffer)
+			p.out = &teeSeeker{ws: p.out, mirror: p.mirror}
+		}
+		return nil
+	case p.cfg.path != "":
+		f, err := os.Create(p.cfg.path)
+		if err != nil {
+			return fmt.Errorf("profiler: %w", err)
+		}
+		p.file, p.out, p.name = f, f, p.cfg.path
+		return nil
+	default:
+		f, err := os.CreateTemp("", "tachyon-*.bin")
+		if err != nil {
+			return fmt.Errorf("profiler: %w", err)
+		}
+		p.file, p.out, p.name = f, f, f.Name()
+		return nil
+	}
+}
+
+// abort records a Start failure, undoes what Start did, and logs it.
+func (p *Profile) abort(err error) {
+	p.startErr = err
+	if p.w != nil {
+		p.w.Close() // leave a valid, empty profile in a caller's writer
+	}
+	if p.file != nil {
+		p.file.Close()
+		os.Remove(p.file.Name())
+	}
+	activeMu.Lock()
+	if active == p {
+		active = nil
+	}
+	activeMu.Unlock()
+	p.logf("%v", err)
+}
+
+// Err returns the error that kept Start from profiling, or nil if profiling
+// started.
+func (p *Profile) Err() error { return p.startErr }
+
+// Path returns the name of the file being written, or "" when the profile
+// goes to an io.WriteSeeker given by WithOutput.
+func (p *Profile) Path() string { return p.name }
+
+// Backend returns the sampler backend that runs (sampler.Trace or
+// sampler.Snapshot), or sampler.Auto if profiling did not start. The Tachyon
+// header has no field for it, so the file does not record it: this method
+// and the log line written at Start and Stop are the record.
+func (p *Profile) Backend() sampler.Backend {
+	if p.s == nil {
+		return sampler.Auto
+	}
+	return p.s.Backend()
+}
+
+// Stats returns the sampler's statistics. They are complete once Stop has
+// returned.
+func (p *Profile) Stats() sampler.Stats {
+	p.stopOnce.Do(func() {}) // wait for a Stop in progress; no-op otherwise
+	return p.stats
+}
+
+// Stop stops profiling, finalizes the Tachyon file (closing it if Start
+// created it; a WithOutput writer is left open) and runs the exports. It
+// returns the first problems met, joined, and logs them once. Stop is
+// idempotent and safe to call from any goroutine: every call waits for the
+// first one to finish and returns the same error. For a Profile that failed to
+// start, Stop returns Err.
+func (p *Profile) Stop() error {
+	p.stopOnce.Do(func() {
+		if p.startErr != nil {
+			p.stopErr = p.startErr
+			return
+		}
+		p.stopErr = p.stop()
+		if p.stopErr != nil {
+			p.logf("%v", p.stopErr)
+		} else if !p.cfg.quiet {
+			p.logf("profiler: wrote %s: %d samples of %d goroutines, backend %s, %.1f Hz achieved",
+				p.outName(), p.stats.Samples, p.stats.Goroutines, p.stats.Backend, p.stats.AchievedHz)
+		}
+	})
+	return p.stopErr
+}
+
+func (p *Profile) stop() (err error) {
+	var errs []error
+	defer func() {
+		if r := recover(); r != nil {
+			errs = append(errs, fmt.Errorf("profiler: panic in Stop: %v\n%s", r, debug.Stack()))
+		}
+		activeMu.Lock()
+		if active == p {
+			active = nil
+		}
+		activeMu.Unlock()
+		err = errors.Join(errs...)
+	}()
+	st, serr := p.s.Stop()
+	p.stats = st
+	if serr != nil {
+		errs = append(errs, fmt.Errorf("profiler: sampler: %w", serr))
+	} else if st.Err != nil {
+		errs = append(errs, fmt.Errorf("profiler: sampler: %w", st.Err))
+	}
+	if p.sink.err != nil {
+		errs = append(errs, fmt.Errorf("profiler: writing %s: %w", p.outName(), p.sink.err))
+	}
+	if p.cfg.leafFinish != nil {
+		if err := callSafely(p.cfg.leafFinish); err != nil {
+			errs = append(errs, fmt.Errorf("profiler: leaf PC histogram: %w", err))
+		}
+	}
+	werr := p.w.Close()
+	if werr != nil {
+		errs = append(errs, fmt.Errorf("profiler: finalizing %s: %w", p.outName(), werr))
+	}
+	if p.file != nil {
+		if err := p.file.Close(); err != nil && werr == nil {
+			werr = err
+			errs = append(errs, fmt.Errorf("profiler: %w", err))
+		}
+	}
+	if werr == nil && len(p.cfg.exports) > 0 {
+		errs = append(errs, p.runExports())
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Profile) outName() string {
+	if p.name != "" {
+		return p.name
+	}
+	return "the output writer"
+}
+
+// logf logs one line; errors already start with "profiler: ".
+func (p *Profile) logf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if p.cfg.logger != nil {
+		p.cfg.logger.Print(msg)
+		return
+	}
+	log.Print(msg)
+}
+
+// sink passes samples to the writer and keeps its first error.
+type sink struct {
+	w   *writer.Writer
+	err error
+}
+
+func (s *sink) Frame(f writer.Frame) uint32 { return s.w.Frame(f) }
+
+func (s *sink) WriteStack(tid uint64, interp uint32, ts uint64, status uint8, stack []uint32) error {
+	if s.err != nil {
+		return s.err
+	}
+	s.err = s.w.WriteStack(tid, interp, ts, status, stack)
+	return s.err
+}
+
+// teeSeeker writes to ws and mirrors every write, at the same offsets, into
+// an in-memory buffer.
+type teeSeeker struct {
+	ws     io.WriteSeeker
+	mirror *seekbuf.Buffer
+}
+
+func (t *teeSeeker) Write(b []byte) (int, error) {
+	n, err := t.ws.Write(b)
+	t.mirror.Write(b[:n])
+	return n, err
+}
+
+func (t *teeSeeker) Seek(off int64, whence int) (int64, error) {
+	abs, err := t.ws.Seek(off, whence)
+	if err != nil {
+		return abs, err
+	}
+	return t.mirror.Seek(abs, io.SeekStart)
+}
