@@ -1,11 +1,443 @@
 package sampler
 
-import "errors"
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/pprof"
+	rtrace "runtime/trace"
+	"time"
 
-type traceBackend struct{}
+	xtrace "golang.org/x/exp/trace"
 
-func (tb *traceBackend) stop() {}
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
 
+// Trace backend: runtime/trace -> io.Pipe -> golang.org/x/exp/trace, folded
+// into a per-goroutine state machine.
+
+// wallCPUHz is the CPU-profile rate used in wall mode, where CPU samples only
+// refine the stacks of running goroutines. 100 Hz is pprof's own rate, so
+// setting it prints no runtime warning.
+const wallCPUHz = 100
+
+// traceStack is a normalised trace stack, cached per trace.Stack handle.
+type traceStack struct {
+	frames    []uint32
+	leafPC    uint64
+	hint      string // wait reason inferred from the frames ("" none)
+	panicking bool
+	system    bool // runtime system goroutine (outermost frame in runtime)
+	internal  bool // the sampler's own helper goroutines
+}
+
+// pcFrame is a cached frame of the trace, keyed by PC.
+type pcFrame struct {
+	idx      uint32
+	line     uint64
+	kind     frameKind
+	hint     string
+	system   bool
+	internal bool
+	goexit   bool
+}
+
+// tgor is the sampler's view of one goroutine.
+type tgor struct {
+	id       uint64
+	state    gstate
+	reason   int64       // wait-reason frame index, -1 if none
+	stack    *traceStack // stack at the last transition
+	cpu      *traceStack // latest CPU sample while running
+	excluded bool
+	seen     bool
+	pos      int // index in traceBackend.live
+}
+
+// traceBackend is the trace backend; its loop owns every field but done.
+type traceBackend struct {
+	st         *state
+	pr         *io.PipeReader
+	pw         *io.PipeWriter
+	rd         *xtrace.Reader
+	cpuStarted bool
+	done       chan struct{}
+
+	self   uint64
+	pcs    map[uint64]pcFrame
+	stacks map[xtrace.Stack]*traceStack
+	gs     map[xtrace.GoID]*tgor
+	live   []*tgor
+
+	clockSet  bool
+	baseTrace xtrace.Time
+	baseWall  int64 // ns since the epoch at baseTrace
+	startWall time.Time
+
+	period    xtrace.Time
+	tickInit  bool
+	firstTick xtrace.Time
+	nextTick  xtrace.Time
+}
+
+// startTrace starts the runtime tracer into a pipe, reads the trace header
+// and starts the parsing goroutine. An error means the trace cannot be used
+// (the tracer is taken, or the parser does not know this trace version);
+// nothing is left running then.
 func startTrace(st *state) (*traceBackend, error) {
-	return nil, errors.New("trace backend not yet implemented")
+	pr, pw := io.Pipe()
+	start := time.Now()
+	if err := rtrace.Start(pw); err != nil {
+		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
+	}
+	rd, err := xtrace.NewReader(pr)
+	if err != nil {
+		pr.CloseWithError(err) // unblock the trace writer before stopping it
+		rtrace.Stop()
+		pw.Close()
+		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
+	}
+	tb := &traceBackend{
+		st: st, pr: pr, pw: pw, rd: rd,
+		done:      make(chan struct{}),
+		pcs:       make(map[uint64]pcFrame),
+		stacks:    make(map[xtrace.Stack]*traceStack),
+		gs:        make(map[xtrace.GoID]*tgor),
+		startWall: start,
+		period:    xtrace.Time(int64(time.Second) / int64(st.cfg.Rate)),
+	}
+	hz := wallCPUHz
+	if st.cfg.Mode == CPU {
+		hz = st.cfg.Rate
+	}
+	if hz != 100 {
+		// pprof.StartCPUProfile sets 100 Hz itself; setting the rate first
+		// makes the runtime keep ours (it prints a warning about it).
+		runtime.SetCPUProfileRate(hz)
+	}
+	// If the application already profiles the CPU, its samples reach the
+	// trace all the same.
+	tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
+	go tb.loop()
+	return tb, nil
+}
+
+// stop stops CPU profiling and tracing, then waits until the parser has
+// consumed and emitted everything.
+func (tb *traceBackend) stop() {
+	if tb.cpuStarted {
+		pprof.StopCPUProfile()
+	}
+	rtrace.Stop() // returns once all trace data has been written to the pipe
+	tb.pw.Close()
+	<-tb.done
+}
+
+func (tb *traceBackend) loop() {
+	defer close(tb.done)
+	// Whatever ends the loop, later writes must not block the trace writer.
+	defer tb.pr.CloseWithError(io.ErrClosedPipe)
+	defer func() {
+		if r := recover(); r != nil {
+			tb.st.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
+		}
+	}()
+	tb.self = goid()
+	for {
+		ev, err := tb.rd.ReadEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			tb.st.setErr(fmt.Errorf("sampler: reading trace: %w", err))
+			break
+		}
+		tb.handle(&ev)
+	}
+}
+
+// handle folds one event into the state machine, first emitting the wall
+// ticks that fall before it.
+func (tb *traceBackend) handle(ev *xtrace.Event) {
+	t := ev.Time()
+	switch ev.Kind() {
+	case xtrace.EventSync:
+		if !tb.clockSet {
+			if cs := ev.Sync().ClockSnapshot; cs != nil {
+				tb.baseTrace, tb.baseWall = cs.Trace, cs.Wall.UnixNano()
+			} else {
+				tb.baseTrace, tb.baseWall = t, tb.startWall.UnixNano()
+			}
+			tb.clockSet = true
+		}
+		// Stack handles are per generation: forget the old ones.
+		clear(tb.stacks)
+	case xtrace.EventStateTransition:
+		tb.advance(t)
+		tb.transition(ev)
+	case xtrace.EventStackSample:
+		tb.advance(t)
+		tb.cpuSample(ev, t)
+	default:
+		tb.advance(t)
+	}
+}
+
+// micros maps a trace time onto wall-clock microseconds since the epoch.
+func (tb *traceBackend) micros(t xtrace.Time) uint64 {
+	if !tb.clockSet {
+		tb.baseTrace, tb.baseWall, tb.clockSet = t, tb.startWall.UnixNano(), true
+	}
+	ns := tb.baseWall + int64(t-tb.baseTrace)
+	if ns < 0 {
+		return 0
+	}
+	return uint64(ns / 1000)
+}
+
+func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
+	g = tb.gs[id]
+	if g == nil {
+		isNew = true
+		g = &tgor{id: uint64(id), reason: -1, pos: len(tb.live), excluded: uint64(id) == tb.self}
+		tb.gs[id] = g
+		tb.live = append(tb.live, g)
+	}
+	return g, isNew
+}
+
+func (tb *traceBackend) remove(id xtrace.GoID) {
+	g := tb.gs[id]
+	if g == nil {
+		return
+	}
+	delete(tb.gs, id)
+	last := tb.live[len(tb.live)-1]
+	tb.live[g.pos] = last
+	last.pos = g.pos
+	tb.live[len(tb.live)-1] = nil
+	tb.live = tb.live[:len(tb.live)-1]
+}
+
+func goState(s xtrace.GoState) gstate {
+	switch s {
+	case xtrace.GoRunning:
+		return gRunning
+	case xtrace.GoRunnable:
+		return gRunnable
+	case xtrace.GoSyscall:
+		return gSyscall
+	case xtrace.GoWaiting:
+		return gWaiting
+	}
+	return gUnknown
+}
+
+func (tb *traceBackend) transition(ev *xtrace.Event) {
+	tr := ev.StateTransition()
+	if tr.Resource.Kind != xtrace.ResourceGoroutine {
+		return
+	}
+	id := tr.Resource.Goroutine()
+	from, to := tr.Goroutine()
+	if to == xtrace.GoNotExist {
+		tb.remove(id)
+		return
+	}
+	g, isNew := tb.goroutine(id)
+	if ts := tb.stack(tr.Stack); ts != nil {
+		g.stack = ts
+		if ts.system || ts.internal {
+			g.excluded = true
+		}
+	}
+	if !(from == xtrace.GoRunning && to == xtrace.GoRunning) {
+		g.cpu = nil
+	}
+	g.state = goState(to)
+	g.reason = -1
+	if g.state == gWaiting {
+		r := ""
+		if g.stack != nil {
+			r = g.stack.hint
+		}
+		if r == "" {
+			r = canonReason(tr.Reason)
+		}
+		g.reason = int64(tb.st.reasonFrame(r))
+	}
+	if isNew && from == xtrace.GoUndetermined {
+		tb.backfill(g)
+	}
+}
+
+// backfill emits the ticks already passed for a goroutine first seen through
+// a status event. The runtime reports goroutines that did not change state
+// during a generation only at its end, so such a goroutine has been in this
+// state since tracing started.
+func (tb *traceBackend) backfill(g *tgor) {
+	if tb.st.cfg.Mode != Wall || !tb.tickInit || g.excluded || g.stack == nil {
+		return
+	}
+	for t := tb.firstTick; t < tb.nextTick; t += tb.period {
+		tb.emit(g, tb.micros(t), status(g.state, g.stack.panicking), g.reason, g.stack)
+	}
+}
+
+func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
+	id := ev.Goroutine()
+	if id == xtrace.NoGoroutine {
+		return
+	}
+	ts := tb.stack(ev.Stack())
+	if ts == nil {
+		return
+	}
+	g, _ := tb.goroutine(id)
+	if ts.system || ts.internal {
+		g.excluded = true
+	}
+	if g.state == gUnknown {
+		g.state = gRunning
+	}
+	if g.state == gRunning {
+		g.cpu = ts
+	}
+	if tb.st.cfg.Mode != CPU {
+		return
+	}
+	tb.st.ticks++
+	if g.excluded {
+		return
+	}
+	st := tachyon.StatusOnCPU | tachyon.StatusHasGIL
+	if g.state == gSyscall {
+		st = status(gSyscall, false)
+	}
+	if ts.panicking {
+		st |= tachyon.StatusHasException
+	}
+	tb.emit(g, tb.micros(t), st, -1, ts)
+}
+
+func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *traceStack) {
+	tb.st.emit(g.id, us, st, reason, ts.frames)
+	if !g.seen {
+		g.seen = true
+		tb.st.distinct++
+	}
+	if tb.st.cfg.LeafPC != nil && st&tachyon.StatusOnCPU != 0 && st&tachyon.StatusHasGIL != 0 && ts.leafPC != 0 {
+		tb.st.cfg.LeafPC(uintptr(ts.leafPC))
+	}
+}
+
+// advance emits the wall-mode ticks up to and including trace time t.
+func (tb *traceBackend) advance(t xtrace.Time) {
+	if tb.st.cfg.Mode != Wall {
+		return
+	}
+	if !tb.tickInit {
+		tb.firstTick, tb.nextTick, tb.tickInit = t, t, true
+	}
+	for tb.nextTick <= t {
+		tb.tick(tb.nextTick)
+		tb.nextTick += tb.period
+	}
+}
+
+// tick emits one sample for every live goroutine.
+func (tb *traceBackend) tick(t xtrace.Time) {
+	tb.st.ticks++
+	us := tb.micros(t)
+	for _, g := range tb.live {
+		if g.excluded {
+			continue
+		}
+		ts := g.stack
+		if g.state == gRunning && g.cpu != nil {
+			ts = g.cpu
+		}
+		if ts == nil {
+			continue
+		}
+		tb.emit(g, us, status(g.state, ts.panicking), g.reason, ts)
+	}
+}
+
+// stack normalises a trace stack, cached per handle for the generation and
+// per PC for the process.
+func (tb *traceBackend) stack(s xtrace.Stack) *traceStack {
+	if s == xtrace.NoStack {
+		return nil
+	}
+	if ts, ok := tb.stacks[s]; ok {
+		return ts
+	}
+	ts := &traceStack{}
+	first := true
+	weak := ""
+	for f := range s.Frames() {
+		e := tb.frame(f)
+		if e.internal {
+			ts.internal = true
+		}
+		if !e.goexit {
+			ts.system = e.system
+		}
+		if e.hint != "" && ts.hint == "" {
+			if e.hint != weakSemacquire {
+				ts.hint = e.hint
+			} else if weak == "" {
+				weak = e.hint
+			}
+		}
+		switch e.kind {
+		case keepFrame:
+			if ts.leafPC == 0 {
+				ts.leafPC = f.PC
+			}
+			if len(ts.frames) < maxDepth {
+				ts.frames = append(ts.frames, e.idx)
+			}
+		case panicFrame:
+			if !first {
+				ts.panicking = true
+				if len(ts.frames) < maxDepth {
+					ts.frames = append(ts.frames, tb.panicFrame(f))
+				}
+			}
+		}
+		first = false
+	}
+	if ts.hint == "" {
+		ts.hint = weak
+	}
+	tb.stacks[s] = ts
+	return ts
+}
+
+// frame classifies and interns one frame, cached per PC.
+func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
+	if e, ok := tb.pcs[f.PC]; ok && e.line == f.Line {
+		return e
+	}
+	e := pcFrame{
+		line:     f.Line,
+		kind:     classify(f.Func, f.File),
+		hint:     reasonHints[f.Func],
+		system:   systemFunc(f.Func),
+		internal: internalFunc(f.Func),
+		goexit:   f.Func == "runtime.goexit",
+	}
+	if e.kind == keepFrame {
+		e.idx = tb.st.sink.Frame(writer.Frame{File: f.File, Func: f.Func, Line: int32(f.Line)})
+	}
+	tb.pcs[f.PC] = e
+	return e
+}
+
+// panicFrame interns the "panic" frame the way runtime.Stack prints it.
+func (tb *traceBackend) panicFrame(f xtrace.StackFrame) uint32 {
+	return tb.st.sink.Frame(writer.Frame{File: f.File, Func: "panic", Line: int32(f.Line)})
 }
