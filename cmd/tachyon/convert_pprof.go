@@ -1,0 +1,56 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"io"
+	"os"
+
+	"github.com/gotachyon/profiler/pprofexport"
+	"github.com/gotachyon/profiler/reader"
+)
+
+func init() {
+	registerConverter(&converter{
+		name:    "pprof",
+		summary: "gzipped pprof protobuf for go tool pprof, labels goroutine, state, wait_reason (--type wall|cpu)",
+		setup: func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
+			typ := fs.String("type", "auto", "time value: wall, cpu, or auto (cpu when every sample is on a CPU)")
+			return func(in, out string, stdout, stderr io.Writer) error {
+				t, err := pprofexport.ParseType(*typ)
+				if err != nil {
+					return err
+				}
+				return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+					return pprofexport.Write(w, f, pprofexport.Options{Type: t})
+				})
+			}
+		},
+	})
+}
+
+// exportToFile opens and validates the profile in, then writes it to the
+// file out with export. A failed export leaves no output file behind.
+func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (err error) {
+	f, err := openVerified(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	o, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(out)
+		}
+	}()
+	bw := bufio.NewWriterSize(o, 256<<10)
+	if err := export(bw, f); err != nil {
+		o.Close()
+		return wrapPath(in, err)
+	}
+	return errors.Join(bw.Flush(), o.Close())
+}

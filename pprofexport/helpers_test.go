@@ -1,0 +1,78 @@
+package pprofexport
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// sample is one sample of a test profile.
+type sample struct {
+	gid    uint64
+	ts     uint64
+	status uint8
+	frames []writer.Frame
+}
+
+var (
+	fMain  = writer.Frame{File: "/app/main.go", Func: "main.main", Line: 12}
+	fWork  = writer.Frame{File: "/app/work.go", Func: "main.work", Line: 30}
+	fWork2 = writer.Frame{File: "/app/work.go", Func: "main.work", Line: 31}
+	fPop   = writer.Frame{File: "/app/q.go", Func: "main.(*Queue).Pop", Line: 5}
+	fWait  = writer.Frame{Func: "[chan receive]"}
+)
+
+const (
+	running  = tachyon.StatusOnCPU | tachyon.StatusHasGIL
+	runnable = tachyon.StatusGILRequested
+	syscall  = tachyon.StatusOnCPU | tachyon.StatusUnknown
+)
+
+// goSamples is a Go-sampler-like profile: goroutine 7 runs main.work,
+// goroutine 9 is parked in a channel receive (with the synthetic
+// wait-reason frame), goroutine 11 waits for a P, and one sample has no
+// frames.
+func goSamples() []sample {
+	var ss []sample
+	for i := range uint64(4) {
+		ts := 1000 + 100*i
+		ss = append(ss,
+			sample{7, ts, running, []writer.Frame{fWork, fMain}},
+			sample{9, ts, 0, []writer.Frame{fWait, fPop, fMain}},
+			sample{11, ts, runnable, []writer.Frame{fWork2, fMain}})
+	}
+	return append(ss, sample{7, 1400, syscall, []writer.Frame{fWork2, fMain}}, sample{13, 1500, 0, nil})
+}
+
+// writeProfile writes samples (start time 1000 µs, interval 100 µs) to a
+// file in a temporary directory and returns its path.
+func writeProfile(t testing.TB, ss []sample) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.tachyon")
+	w, err := writer.Create(path, writer.Options{StartTime: 1000, Interval: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if err := w.WriteSample(&writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func open(t testing.TB, path string) *reader.File {
+	t.Helper()
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

@@ -1,0 +1,222 @@
+package pprofexport
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Type chooses the name of the time value.
+type Type uint8
+
+// Types of the time value.
+const (
+	Auto Type = iota // cpu when every sample is on a CPU, else wall
+	Wall             // wall/nanoseconds
+	CPU              // cpu/nanoseconds
+)
+
+// ParseType returns the Type named "auto", "wall" or "cpu".
+func ParseType(s string) (Type, error) {
+	switch s {
+	case "auto", "":
+		return Auto, nil
+	case "wall":
+		return Wall, nil
+	case "cpu":
+		return CPU, nil
+	}
+	return 0, fmt.Errorf("unknown profile type %q (want wall, cpu or auto)", s)
+}
+
+// Options configure Convert. The zero value chooses the type automatically.
+type Options struct {
+	Type Type
+}
+
+// Label keys of the exported samples.
+const (
+	LabelGoroutine  = "goroutine"
+	LabelState      = "state"
+	LabelWaitReason = "wait_reason"
+)
+
+// sampleKey identifies one exported sample.
+type sampleKey struct {
+	stack uint32 // index into agg.stacks
+	tid   uint64
+	state collapsed.State
+}
+
+// agg is the aggregation of a file's samples.
+type agg struct {
+	stackIDs map[string]uint32
+	stacks   [][]uint32 // distinct stacks, innermost first
+	index    map[sampleKey]int
+	keys     []sampleKey
+	counts   []int64
+	allCPU   bool
+	last     uint64 // latest timestamp
+	n        int64
+}
+
+func aggregate(f *reader.File) (*agg, error) {
+	a := &agg{stackIDs: map[string]uint32{}, index: map[sampleKey]int{}, allCPU: true}
+	var key []byte
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+		s := it.Sample()
+		key = key[:0]
+		for _, i := range s.Stack {
+			key = append(key, byte(i), byte(i>>8), byte(i>>16), byte(i>>24))
+		}
+		id, ok := a.stackIDs[string(key)]
+		if !ok {
+			id = uint32(len(a.stacks))
+			a.stackIDs[string(key)] = id
+			a.stacks = append(a.stacks, append([]uint32(nil), s.Stack...))
+		}
+		k := sampleKey{id, s.ThreadID, collapsed.StateOf(s.Status)}
+		j, ok := a.index[k]
+		if !ok {
+			j = len(a.keys)
+			a.index[k] = j
+			a.keys = append(a.keys, k)
+			a.counts = append(a.counts, 0)
+		}
+		a.counts[j]++
+		a.n++
+		if s.Status&tachyon.StatusOnCPU == 0 {
+			a.allCPU = false
+		}
+		a.last = max(a.last, s.Timestamp)
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Convert aggregates f into a pprof profile. It returns the reader's
+// error, if any, and then no profile.
+func Convert(f *reader.File, o Options) (*profile.Profile, error) {
+	a, err := aggregate(f)
+	if err != nil {
+		return nil, err
+	}
+	h := f.Header
+	period := int64(h.Interval) * 1000
+	kind := "wall"
+	if o.Type == CPU || (o.Type == Auto && a.n > 0 && a.allCPU) {
+		kind = "cpu"
+	}
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "samples", Unit: "count"},
+			{Type: kind, Unit: "nanoseconds"},
+		},
+		DefaultSampleType: kind,
+		PeriodType:        &profile.ValueType{Type: kind, Unit: "nanoseconds"},
+		Period:            period,
+		TimeNanos:         int64(h.StartTime) * 1000,
+		Mapping: []*profile.Mapping{{
+			ID: 1, File: "tachyon", HasFunctions: true, HasFilenames: true, HasLineNumbers: true,
+		}},
+	}
+	if a.n > 0 && a.last >= h.StartTime {
+		p.DurationNanos = int64(a.last-h.StartTime+h.Interval) * 1000
+	}
+	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
+		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
+	stackLocs := make([][]*profile.Location, len(a.stacks))
+	reasons := make([]string, len(a.stacks))
+	for i, st := range a.stacks {
+		if len(st) > 0 {
+			if r, ok := collapsed.WaitReason(f.Frame(st[0])); ok {
+				reasons[i] = r
+				st = st[1:]
+			}
+		}
+		locs := make([]*profile.Location, len(st))
+		for j, fi := range st {
+			locs[j] = b.location(fi)
+		}
+		stackLocs[i] = locs
+	}
+	gids := map[uint64]string{}
+	p.Sample = make([]*profile.Sample, len(a.keys))
+	for i, k := range a.keys {
+		g, ok := gids[k.tid]
+		if !ok {
+			g = strconv.FormatUint(k.tid, 10)
+			gids[k.tid] = g
+		}
+		labels := map[string][]string{LabelGoroutine: {g}, LabelState: {k.state.String()}}
+		if r := reasons[k.stack]; r != "" {
+			labels[LabelWaitReason] = []string{r}
+		}
+		p.Sample[i] = &profile.Sample{
+			Location: stackLocs[k.stack],
+			Value:    []int64{a.counts[i], a.counts[i] * period},
+			Label:    labels,
+		}
+	}
+	return p, nil
+}
+
+// Write converts f and writes the gzip-compressed protobuf to w.
+func Write(w io.Writer, f *reader.File, o Options) error {
+	p, err := Convert(f, o)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(w); err != nil {
+		return fmt.Errorf("pprofexport: %w", err)
+	}
+	return nil
+}
+
+type locKey struct {
+	fn   *profile.Function
+	line int64
+}
+
+// builder interns functions and locations.
+type builder struct {
+	p       *profile.Profile
+	f       *reader.File
+	funcs   map[[2]string]*profile.Function // (name, file)
+	locs    map[locKey]*profile.Location
+	byFrame []*profile.Location // by frame-table index
+}
+
+func (b *builder) location(fi uint32) *profile.Location {
+	if l := b.byFrame[fi]; l != nil {
+		return l
+	}
+	fr := b.f.Frame(fi)
+	fk := [2]string{fr.Func, fr.File}
+	fn := b.funcs[fk]
+	if fn == nil {
+		fn = &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: fr.Func, SystemName: fr.Func, Filename: fr.File}
+		b.funcs[fk] = fn
+		b.p.Function = append(b.p.Function, fn)
+	}
+	lk := locKey{fn, int64(fr.Line)}
+	l := b.locs[lk]
+	if l == nil {
+		l = &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0],
+			Line: []profile.Line{{Function: fn, Line: int64(fr.Line)}}}
+		b.locs[lk] = l
+		b.p.Location = append(b.p.Location, l)
+	}
+	b.byFrame[fi] = l
+	return l
+}
