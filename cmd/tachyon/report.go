@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gotachyon/profiler/report"
+)
+
+func init() {
+	register(&command{
+		name:    "report",
+		summary: "write a self-contained HTML report: flame graph, goroutine timeline, top functions",
+		usage:   "FILE -o report.html [-title T] [-goroutines N] [-buckets N] [-max-nodes N] [-mode M] [-backend B]",
+		run:     runReport,
+	})
+}
+
+func runReport(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(commands["report"], stderr)
+	out := fs.String("o", "", "output `file` (- for standard output)")
+	var opt report.Options
+	fs.StringVar(&opt.Title, "title", "", "page title (default: Tachyon profile FILE)")
+	fs.StringVar(&opt.Mode, "mode", "", "sampling mode to show (default: inferred from the states)")
+	fs.StringVar(&opt.Backend, "backend", "", "sampler backend to show")
+	fs.IntVar(&opt.Goroutines, "goroutines", report.DefaultGoroutines, "timeline lanes: the `N` busiest goroutines")
+	fs.IntVar(&opt.Buckets, "buckets", report.DefaultBuckets, "time buckets per timeline lane")
+	fs.IntVar(&opt.MaxNodes, "max-nodes", report.DefaultMaxNodes, "call-tree nodes kept for the flame graph (the heaviest)")
+	files, ok := parseFlags(fs, args)
+	if !ok || len(files) != 1 || *out == "" {
+		fs.Usage()
+		return exitUsage
+	}
+	if opt.Title == "" {
+		opt.Title = "Tachyon profile " + filepath.Base(files[0])
+	}
+	f, err := openVerified(files[0])
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer f.Close()
+	p, err := report.Aggregate(f, opt)
+	if err != nil {
+		return fail(stderr, wrapPath(files[0], err))
+	}
+	if *out == "-" {
+		bw := bufio.NewWriter(stdout)
+		if err := p.WriteHTML(bw); err != nil {
+			return fail(stderr, err)
+		}
+		if err := bw.Flush(); err != nil {
+			return fail(stderr, err)
+		}
+		return exitOK
+	}
+	w, err := os.Create(*out)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	err = p.WriteHTML(w)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(*out)
+		return fail(stderr, fmt.Errorf("%s: %w", *out, err))
+	}
+	return exitOK
+}
