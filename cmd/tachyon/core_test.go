@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/testutil"
+)
+
+// runCLI runs the CLI in-process and returns exit code, stdout and stderr.
+func runCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestCoreCommands(t *testing.T) {
+	dir := testutil.Shared(t, "testdata", "tachyon")
+	tmp := t.TempDir()
+	for _, name := range []string{"all_encodings", "threads_8", "unicode_long", "empty"} {
+		t.Run(name, func(t *testing.T) {
+			bin := filepath.Join(dir, name+".bin")
+			wantDump, _ := os.ReadFile(filepath.Join(dir, name+".jsonl"))
+			wantFolded, _ := os.ReadFile(filepath.Join(dir, name+".collapsed.txt"))
+
+			code, out, _ := runCLI("verify", bin, filepath.Join(dir, name+".zstd.bin"))
+			if code != exitOK || strings.Count(out, ": ok\n") != 2 {
+				t.Fatalf("verify: %d %q", code, out)
+			}
+			code, out, _ = runCLI("dump", filepath.Join(dir, name+".zstd.bin"))
+			if code != exitOK || out != string(wantDump) {
+				t.Errorf("dump: exit %d, output differs from %s.jsonl", code, name)
+			}
+			code, out, _ = runCLI("collapsed", bin)
+			if code != exitOK || out != string(wantFolded) {
+				t.Errorf("collapsed: exit %d, output differs", code)
+			}
+			raw := filepath.Join(tmp, name+".raw.bin")
+			if code, _, errs := runCLI("encode", "--compress", "none", filepath.Join(dir, name+".input.jsonl"), raw); code != exitOK {
+				t.Fatalf("encode: %d %s", code, errs)
+			}
+			got, _ := os.ReadFile(raw)
+			want, _ := os.ReadFile(bin)
+			if !bytes.Equal(got, want) {
+				t.Errorf("encode --compress none is not byte-identical to %s.bin", name)
+			}
+			z := filepath.Join(tmp, name+".z.bin")
+			if code, _, errs := runCLI("encode", filepath.Join(dir, name+".input.jsonl"), z); code != exitOK {
+				t.Fatalf("encode zstd: %d %s", code, errs)
+			}
+			code, out, _ = runCLI("info", z)
+			if code != exitOK || !strings.Contains(out, "compression:   zstd") || !strings.Contains(out, "records:") {
+				t.Errorf("info: %d\n%s", code, out)
+			}
+		})
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := testutil.Shared(t, "testdata", "tachyon")
+	bad := filepath.Join(dir, "corrupt", "pop_past_depth.bin")
+	code, out, _ := runCLI("verify", filepath.Join(dir, "recursion.bin"), bad)
+	if code != exitBad || !strings.Contains(out, bad+": offset ") || !strings.Contains(out, "E_POP_DEPTH") {
+		t.Errorf("verify corrupt: exit %d, %q", code, out)
+	}
+	for _, cmd := range []string{"dump", "collapsed", "info"} {
+		code, out, errs := runCLI(cmd, bad)
+		if code != exitBad || out != "" || !strings.Contains(errs, bad) || !strings.Contains(errs, "offset") {
+			t.Errorf("%s corrupt: exit %d, stdout %q, stderr %q", cmd, code, out, errs)
+		}
+	}
+	for _, args := range [][]string{{}, {"nosuch"}, {"dump"}, {"encode", "--compress", "lz4", "a", "b"}, {"verify"}} {
+		if code, _, _ := runCLI(args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	if code, _, errs := runCLI("dump", filepath.Join(t.TempDir(), "missing.bin")); code != exitBad || !strings.Contains(errs, "missing.bin") {
+		t.Errorf("missing file: %d %q", code, errs)
+	}
+}

@@ -1,0 +1,131 @@
+package reader_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// FuzzReader feeds arbitrary bytes to the reader. Its seed corpus in
+// testdata/fuzz/FuzzReader holds small valid vectors (raw and zstd) and
+// corrupt ones. Whatever the input, reading must not panic, every error
+// must be a *FormatError, and a file that verifies must survive a round
+// trip through the writer with the same samples.
+func FuzzReader(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := reader.NewFileBytes(data)
+		if err != nil {
+			checkFormatError(t, err)
+			return
+		}
+		if err := file.Verify(); err != nil {
+			checkFormatError(t, err)
+			return
+		}
+		// Re-encode what was read and compare the decoded streams.
+		var m memFile
+		w, err := writer.New(&m, writer.Options{StartTime: file.Header.StartTime, Interval: file.Header.Interval, Compression: tachyon.CompressionNone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		it := file.Samples()
+		for it.Next() {
+			s := it.Sample()
+			frames := it.Frames(nil)
+			ws := writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.Timestamp, Status: s.Status}
+			for _, fr := range frames {
+				ws.Frames = append(ws.Frames, writer.Frame(fr))
+			}
+			if len(ws.Frames) > tachyon.MaxWriteDepth {
+				return // the writer would cut it; nothing to compare
+			}
+			if err := w.WriteSample(&ws); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, sampleKey(s, frames))
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		back, err := reader.NewFileBytes(m.b)
+		if err != nil {
+			t.Fatalf("re-encoded file rejected: %v", err)
+		}
+		got := map[uint64][]string{}
+		wantBy := map[uint64][]string{}
+		it2 := back.Samples()
+		for it2.Next() {
+			s := it2.Sample()
+			k := s.ThreadID ^ uint64(s.InterpreterID)<<1
+			got[k] = append(got[k], sampleKey(s, it2.Frames(nil)))
+		}
+		if err := it2.Err(); err != nil {
+			t.Fatalf("re-encoded file invalid: %v", err)
+		}
+		it3 := file.Samples()
+		for i := 0; it3.Next(); i++ {
+			s := it3.Sample()
+			k := s.ThreadID ^ uint64(s.InterpreterID)<<1
+			wantBy[k] = append(wantBy[k], want[i])
+		}
+		for k, v := range wantBy {
+			if len(got[k]) != len(v) {
+				t.Fatalf("thread %x: %d samples after round trip, want %d", k, len(got[k]), len(v))
+			}
+			for i := range v {
+				if got[k][i] != v[i] {
+					t.Fatalf("thread %x sample %d differs after round trip", k, i)
+				}
+			}
+		}
+	})
+}
+
+func checkFormatError(t *testing.T, err error) {
+	var fe *reader.FormatError
+	if !errors.As(err, &fe) || !errors.Is(err, reader.ErrFormat) {
+		t.Fatalf("error %v (%T) is not a *FormatError", err, err)
+	}
+}
+
+func sampleKey(s *reader.Sample, frames []reader.Frame) string {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d@%d", s.Status, s.Timestamp)
+	for _, f := range frames {
+		fmt.Fprintf(&b, "|%q:%q:%d", f.File, f.Func, f.Line)
+	}
+	return b.String()
+}
+
+// memFile is an in-memory io.WriteSeeker.
+type memFile struct {
+	b   []byte
+	pos int
+}
+
+func (m *memFile) Write(p []byte) (int, error) {
+	if need := m.pos + len(p); need > len(m.b) {
+		m.b = append(m.b, make([]byte, need-len(m.b))...)
+	}
+	copy(m.b[m.pos:], p)
+	m.pos += len(p)
+	return len(p), nil
+}
+
+func (m *memFile) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case 0:
+		m.pos = int(off)
+	case 1:
+		m.pos += int(off)
+	case 2:
+		m.pos = len(m.b) + int(off)
+	}
+	return int64(m.pos), nil
+}
