@@ -78,13 +78,16 @@ type Function struct {
 	Total      uint64
 }
 
-// Lane is one goroutine's row of the timeline.
+// Lane is one goroutine's row of the timeline. Goroutines are told apart
+// by thread id and interpreter id; the Go sampler writes the goroutine id as
+// the thread id and interpreter 0.
 type Lane struct {
-	Goroutine uint64
-	Samples   uint64
-	States    [NumStates]uint64 // samples per collapsed.State
-	Top       string            // function it spent most samples in (wait frames and runtime.* skipped)
-	Root      string            // its most frequent outermost function
+	Goroutine   uint64
+	Interpreter uint32
+	Samples     uint64
+	States      [NumStates]uint64 // samples per collapsed.State
+	Top         string            // function it spent most samples in (wait frames and runtime.* skipped)
+	Root        string            // its most frequent outermost function
 	// Timeline has one byte per time bucket: '.' when the goroutine has no
 	// sample there, else '0'+state of the state holding most of the bucket.
 	Timeline string
@@ -120,6 +123,7 @@ type run struct {
 // gstate is what Aggregate tracks per goroutine.
 type gstate struct {
 	id      uint64
+	interp  uint32
 	stack   []int32 // previous stack, canonical frames, outermost first
 	path    []int32 // its tree nodes
 	top     counter
@@ -191,7 +195,11 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 
 	dur := max(p.Interval, 1)
 	gap := 4 * dur
-	gs := make(map[uint64]*gstate)
+	type gkey struct {
+		id     uint64
+		interp uint32
+	}
+	gs := make(map[gkey]*gstate)
 	var order []*gstate
 	var g *gstate
 	first, last := uint64(math.MaxUint64), uint64(0)
@@ -200,11 +208,12 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		if g == nil || g.id != s.ThreadID {
-			g = gs[s.ThreadID]
+		if g == nil || g.id != s.ThreadID || g.interp != s.InterpreterID {
+			k := gkey{s.ThreadID, s.InterpreterID}
+			g = gs[k]
 			if g == nil {
-				g = &gstate{id: s.ThreadID, top: counter{cur: -1}, root: counter{cur: -1}}
-				gs[s.ThreadID] = g
+				g = &gstate{id: s.ThreadID, interp: s.InterpreterID, top: counter{cur: -1}, root: counter{cur: -1}}
+				gs[k] = g
 				order = append(order, g)
 			}
 		}
@@ -395,7 +404,7 @@ func (p *Profile) functions(funcs []int32) []Function {
 // lanes picks the busiest goroutines and buckets their state runs.
 func (p *Profile) lanes(order []*gstate, fns []Function) {
 	slices.SortStableFunc(order, func(a, b *gstate) int {
-		return cmp.Or(cmp.Compare(b.samples, a.samples), cmp.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(b.samples, a.samples), cmp.Compare(a.id, b.id), cmp.Compare(a.interp, b.interp))
 	})
 	order = order[:min(len(order), p.Options.Goroutines)]
 	nb := p.Options.Buckets
@@ -433,12 +442,13 @@ func (p *Profile) lanes(order []*gstate, fns []Function) {
 			}
 		}
 		p.Lanes = append(p.Lanes, Lane{
-			Goroutine: g.id,
-			Samples:   g.samples,
-			States:    g.states,
-			Top:       name(g.top.best()),
-			Root:      name(g.root.best()),
-			Timeline:  string(line),
+			Goroutine:   g.id,
+			Interpreter: g.interp,
+			Samples:     g.samples,
+			States:      g.states,
+			Top:         name(g.top.best()),
+			Root:        name(g.root.best()),
+			Timeline:    string(line),
 		})
 	}
 }

@@ -153,7 +153,7 @@ func (p *Profile) document() *document {
 	}
 	for _, l := range p.Lanes {
 		d.Lanes = append(d.Lanes, lane{
-			G: strconv.FormatUint(l.Goroutine, 10), Samples: l.Samples, States: l.States,
+			G: goroutineName(l), Samples: l.Samples, States: l.States,
 			Top: l.Top, Root: l.Root, Timeline: l.Timeline,
 		})
 	}
@@ -238,4 +238,14 @@ func (p *Profile) topFunctions() []Function {
 		rows = append(rows, f)
 	}
 	return rows
+}
+
+// goroutineName names a lane: its goroutine id, and the interpreter id when
+// it is not 0 (profiles not written by the Go sampler).
+func goroutineName(l Lane) string {
+	g := strconv.FormatUint(l.Goroutine, 10)
+	if l.Interpreter != 0 {
+		g += "/" + strconv.FormatUint(uint64(l.Interpreter), 10)
+	}
+	return g
 }

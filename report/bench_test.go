@@ -1,0 +1,76 @@
+package report
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/testutil"
+)
+
+var tempRoot string
+
+// mkdirTemp returns a directory that lives until the tests end, for
+// fixtures shared between tests and benchmarks.
+func mkdirTemp() (string, error) {
+	if tempRoot == "" {
+		dir, err := os.MkdirTemp("", "tachyon-report-")
+		if err != nil {
+			return "", err
+		}
+		tempRoot = dir
+	}
+	return tempRoot, nil
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if tempRoot != "" {
+		os.RemoveAll(tempRoot)
+	}
+	os.Exit(code)
+}
+
+func benchAggregate(b *testing.B, path string) {
+	f := open(b, path)
+	n := float64(f.Header.SampleCount)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Aggregate(f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// BenchmarkAggregate50k aggregates the shared realistic_50k vector.
+func BenchmarkAggregate50k(b *testing.B) {
+	benchAggregate(b, filepath.Join(testutil.Shared(b, "testdata", "tachyon"), "realistic_50k.bin"))
+}
+
+// BenchmarkAggregateMillion aggregates 1 M synthetic samples (zstd).
+func BenchmarkAggregateMillion(b *testing.B) {
+	path, err := million()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchAggregate(b, path)
+}
+
+// BenchmarkWriteMillion aggregates 1 M samples and writes the page.
+func BenchmarkWriteMillion(b *testing.B) {
+	path, err := million()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := open(b, path)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Write(io.Discard, f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(1e6*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}
