@@ -1,0 +1,64 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gotachyon/profiler/dcpi"
+)
+
+func init() {
+	registerConverter(&converter{
+		name:    "dcpi",
+		summary: "DCPI profile (per-address sample histogram of --binary PROG); approximate: one address per leaf source line",
+		setup: func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
+			binary := fs.String("binary", "", "dcpi: the profiled Go executable (its line table maps leaf lines to addresses)")
+			all := fs.Bool("all-samples", false, "dcpi: count every sample as event 'wallclock' instead of on-CPU samples as 'cycles'")
+			return func(in, out string, stdout, stderr io.Writer) error {
+				if *binary == "" {
+					return errors.New("convert --to dcpi needs --binary PROG (the profiled executable)")
+				}
+				f, err := openVerified(in)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				img, err := dcpi.OpenImage(*binary)
+				if err != nil {
+					return err
+				}
+				defer img.Close()
+				counts, st, err := dcpi.FromTachyon(f, img, *all)
+				if err != nil {
+					return wrapPath(in, err)
+				}
+				rate := 0.0
+				if f.Header.Interval > 0 {
+					rate = 1e6 / float64(f.Header.Interval)
+				}
+				h := img.Header(time.UnixMicro(int64(min(f.Header.StartTime, 1<<62))), rate)
+				if *all {
+					h.Event = "wallclock"
+				}
+				h.Extra = append(h.Extra, [2]string{"pcsource", "line-table-approximation"},
+					[2]string{"unmapped", fmt.Sprint(st.Unmapped)})
+				ws, err := dcpi.WriteFile(out, h, counts)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stderr, "tachyon convert: note: %s stores no PCs; each leaf source line was mapped to the first "+
+					"instruction of that line in %s (an approximation, valid only if it is the profiled binary)\n", in, *binary)
+				if st.Unmapped > 0 {
+					fmt.Fprintf(stderr, "tachyon convert: %d samples (%d leaf lines) not found in the line table were left out\n",
+						st.Unmapped, st.UnmappedLines)
+				}
+				fmt.Fprintf(stdout, "%s: %d samples at %d addresses (of %d samples considered; %d distinct leaf lines)\n",
+					out, ws.Samples, ws.Addresses, st.Samples, st.Lines)
+				return nil
+			}
+		},
+	})
+}
