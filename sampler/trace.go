@@ -98,15 +98,8 @@ func startTrace(st *state) (*traceBackend, error) {
 		pw.Close()
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
-	tb := &traceBackend{
-		st: st, pr: pr, pw: pw, rd: rd,
-		done:      make(chan struct{}),
-		pcs:       make(map[uint64]pcFrame),
-		stacks:    make(map[xtrace.Stack]*traceStack),
-		gs:        make(map[xtrace.GoID]*tgor),
-		startWall: start,
-		period:    xtrace.Time(int64(time.Second) / int64(st.cfg.Rate)),
-	}
+	tb := newTraceBackend(st, rd, start)
+	tb.pr, tb.pw = pr, pw
 	hz := wallCPUHz
 	if st.cfg.Mode == CPU {
 		hz = st.cfg.Rate
@@ -121,6 +114,21 @@ func startTrace(st *state) (*traceBackend, error) {
 	tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
 	go tb.loop()
 	return tb, nil
+}
+
+// newTraceBackend returns a backend that parses rd; start is the wall time
+// used if the trace carries no clock snapshot.
+func newTraceBackend(st *state, rd *xtrace.Reader, start time.Time) *traceBackend {
+	return &traceBackend{
+		st:        st,
+		rd:        rd,
+		done:      make(chan struct{}),
+		pcs:       make(map[uint64]pcFrame),
+		stacks:    make(map[xtrace.Stack]*traceStack),
+		gs:        make(map[xtrace.GoID]*tgor),
+		startWall: start,
+		period:    xtrace.Time(int64(time.Second) / int64(st.cfg.Rate)),
+	}
 }
 
 // stop stops CPU profiling and tracing, then waits until the parser has
@@ -144,14 +152,20 @@ func (tb *traceBackend) loop() {
 		}
 	}()
 	tb.self = goid()
+	if err := tb.consume(); err != nil {
+		tb.st.setErr(err)
+	}
+}
+
+// consume parses the trace to its end.
+func (tb *traceBackend) consume() error {
 	for {
 		ev, err := tb.rd.ReadEvent()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
-			tb.st.setErr(fmt.Errorf("sampler: reading trace: %w", err))
-			break
+			return fmt.Errorf("sampler: reading trace: %w", err)
 		}
 		tb.handle(&ev)
 	}

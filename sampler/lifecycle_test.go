@@ -1,0 +1,232 @@
+package sampler
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"path/filepath"
+	"runtime"
+	rtrace "runtime/trace"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	xtrace "golang.org/x/exp/trace"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestFallbackWhenAppTraces: with the application's own trace running, the
+// sampler falls back to snapshots and leaves that trace intact.
+func TestFallbackWhenAppTraces(t *testing.T) {
+	var app bytes.Buffer
+	if err := rtrace.Start(&app); err != nil {
+		t.Fatalf("test's own trace.Start: %v", err)
+	}
+	for _, b := range []Backend{Auto, Trace} {
+		sink, st, ids, got := sampleFor(t, Config{Backend: b}, 100*time.Millisecond, false, false)
+		if got != Snapshot || st.Fallback == "" {
+			t.Fatalf("backend %v (fallback %q), want snapshot with a reason", got, st.Fallback)
+		}
+		wantState(t, sink, ids, "chan", 0, "[chan receive]", "sampler.blockChan")
+	}
+	rtrace.Stop()
+	rd, err := xtrace.NewReader(&app)
+	if err != nil {
+		t.Fatalf("app trace header: %v", err)
+	}
+	n := 0
+	for {
+		_, err := rd.ReadEvent()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("app trace damaged after %d events: %v", n, err)
+		}
+		n++
+	}
+	if n < 100 {
+		t.Fatalf("app trace has only %d events", n)
+	}
+}
+
+func TestStopTwiceAndFromAnotherGoroutine(t *testing.T) {
+	for _, b := range []Backend{Trace, Snapshot} {
+		s, err := Start(Config{Backend: b}, newMemSink())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Start(Config{Backend: b}, newMemSink()); !errors.Is(err, ErrRunning) {
+			t.Fatalf("second Start: %v, want ErrRunning", err)
+		}
+		time.Sleep(30 * time.Millisecond)
+		var wg sync.WaitGroup
+		stats := make([]Stats, 4)
+		for i := range stats {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				stats[i], _ = s.Stop()
+			}()
+		}
+		wg.Wait()
+		again, err := s.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range stats {
+			if st != again {
+				t.Fatalf("Stop results differ: %+v vs %+v", st, again)
+			}
+		}
+		// The slot is free again.
+		s2, err := Start(Config{Backend: b}, newMemSink())
+		if err != nil {
+			t.Fatalf("Start after Stop: %v", err)
+		}
+		s2.Stop()
+	}
+}
+
+// TestNoGoroutineLeak runs 100 Start/Stop cycles per backend.
+func TestNoGoroutineLeak(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for i := 0; i < 100; i++ {
+		b := Trace
+		if i%2 == 1 {
+			b = Snapshot
+		}
+		s, err := Start(Config{Backend: b, Mode: Mode(i / 2 % 2)}, newMemSink())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Stop(); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+	}
+	var after int
+	for i := 0; i < 100; i++ { // exiting goroutines may need a moment
+		if after = runtime.NumGoroutine(); after <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	buf := make([]byte, 1<<20)
+	t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
+}
+
+func TestBadConfig(t *testing.T) {
+	for _, cfg := range []Config{{Rate: -1}, {Rate: MaxRate + 1}, {Mode: 7}, {Backend: 9}} {
+		if s, err := Start(cfg, newMemSink()); err == nil {
+			s.Stop()
+			t.Errorf("Start(%+v) accepted", cfg)
+		}
+	}
+	if _, err := Start(Config{}, nil); err == nil {
+		t.Error("nil sink accepted")
+	}
+}
+
+// failSink rejects every sample, or panics when asked.
+type failSink struct {
+	*memSink
+	panics bool
+}
+
+var errSink = errors.New("disk full")
+
+func (f failSink) WriteStack(uint64, uint32, uint64, uint8, []uint32) error {
+	if f.panics {
+		panic("sink exploded")
+	}
+	return errSink
+}
+
+func TestSinkFailures(t *testing.T) {
+	for _, b := range []Backend{Trace, Snapshot} {
+		s, err := Start(Config{Backend: b}, failSink{memSink: newMemSink()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		st, err := s.Stop()
+		if !errors.Is(err, errSink) || st.Dropped == 0 || st.Samples != 0 {
+			t.Fatalf("%v: err %v, stats %+v", b, err, st)
+		}
+
+		s, err = Start(Config{Backend: b}, failSink{memSink: newMemSink(), panics: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		if _, err = s.Stop(); err == nil || !strings.Contains(err.Error(), "sink exploded") {
+			t.Fatalf("%v: panic not reported: %v", b, err)
+		}
+	}
+}
+
+// TestWriterFileVerifies samples into a real Tachyon file in both modes and
+// backends, then validates it strictly and finds the blocked goroutine.
+func TestWriterFileVerifies(t *testing.T) {
+	for _, tc := range []struct {
+		mode Mode
+		b    Backend
+	}{{Wall, Trace}, {CPU, Trace}, {Wall, Snapshot}} {
+		path := filepath.Join(t.TempDir(), "p.tachyon")
+		w, err := writer.Create(path, writer.Options{
+			StartTime: uint64(time.Now().UnixMicro()), Interval: 10000, Compression: tachyon.CompressionZstd,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wl := startWorkload(t, true)
+		s, err := Start(Config{Mode: tc.mode, Backend: tc.b}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond)
+		st, err := s.Stop()
+		wl.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := reader.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Verify(); err != nil {
+			t.Fatalf("%v/%v: %v", tc.mode, tc.b, err)
+		}
+		if uint64(f.Header.SampleCount) != st.Samples || st.Samples == 0 {
+			t.Fatalf("%v/%v: file has %d samples, stats say %d", tc.mode, tc.b, f.Header.SampleCount, st.Samples)
+		}
+		want := "[chan receive]"
+		if tc.mode == CPU {
+			want = "sampler.spinWork"
+		}
+		found := false
+		it := f.Samples()
+		var fr []reader.Frame
+		for it.Next() {
+			fr = it.Frames(fr[:0])
+			if len(fr) > 0 && strings.HasSuffix(fr[0].Func, want) {
+				found = true
+			}
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+		it.Close()
+		f.Close()
+		if !found {
+			t.Errorf("%v/%v: no sample with leaf %s", tc.mode, tc.b, want)
+		}
+	}
+}
