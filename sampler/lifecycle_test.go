@@ -230,3 +230,22 @@ func TestWriterFileVerifies(t *testing.T) {
 		}
 	}
 }
+
+func TestParseModeBackend(t *testing.T) {
+	for _, m := range []Mode{Wall, CPU} {
+		if got, err := ParseMode(m.String()); err != nil || got != m {
+			t.Errorf("ParseMode(%q) = %v, %v", m.String(), got, err)
+		}
+	}
+	for _, b := range []Backend{Auto, Trace, Snapshot} {
+		if got, err := ParseBackend(strings.ToUpper(b.String())); err != nil || got != b {
+			t.Errorf("ParseBackend(%q) = %v, %v", b.String(), got, err)
+		}
+	}
+	if _, err := ParseMode("both"); err == nil {
+		t.Error("ParseMode accepted garbage")
+	}
+	if _, err := ParseBackend("ebpf"); err == nil {
+		t.Error("ParseBackend accepted garbage")
+	}
+}

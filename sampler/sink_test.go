@@ -88,3 +88,10 @@ func (s memSample) hasFunc(suffix string) bool {
 	}
 	return false
 }
+
+// discardSink numbers frames and drops samples, for benchmarks.
+type discardSink struct{ n uint32 }
+
+func (d *discardSink) Frame(writer.Frame) uint32 { d.n++; return d.n - 1 }
+
+func (d *discardSink) WriteStack(uint64, uint32, uint64, uint8, []uint32) error { return nil }

@@ -1,0 +1,194 @@
+package sampler
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+const dumpText = `goroutine 1 [running]:
+main.main()
+	/src/main.go:10 +0x1d
+
+goroutine 7 [chan receive, 3 minutes, locked to thread]:
+main.(*T).wait(0xc000010000, {0x1, 0x2})
+	/src/t.go:42 +0x2b
+main.Gen[...](...)
+	/src/gen.go:7
+created by main.main in goroutine 1
+	/src/main.go:9 +0x45
+
+goroutine 8 [select (no cases)]:
+main.forever()
+	/src/f.go:3 +0x10
+...additional frames elided...
+main.root()
+	/src/f.go:1 +0x1
+
+goroutine 9 [runnable]:
+main.work()
+	/src/w.go:5 +0x1
+
+goroutine 10 [semacquire (scan) labels:{"a":"b"}]:
+main.lock()
+	/src/l.go:2 +0x1
+
+goroutine 11 [chan send (nil chan)]:
+main.deferred()
+	/src/p.go:20 +0x1
+panic({0x4a, 0x5b})
+	/usr/lib/go/src/runtime/panic.go:783 +0x132
+main.boom()
+	/src/p.go:25 +0x1
+
+goroutine 12 [idle]:
+main.x()
+	/src/x.go:1 +0x1
+
+goroutine 13 [syscall]:
+syscall.Syscall()
+	/src/s.go:1 +0x1
+
+goroutine 14 [running]:
+	goroutine running on other thread; stack unavailable
+
+goroutine 15 [sleep]:
+time.Sleep(0x3b9aca00)
+	/usr/lib/go/src/runtime/time.go:363 +0x10
+main.tru`
+
+func TestSnapshotParse(t *testing.T) {
+	sink := newMemSink()
+	st := newState(Config{Mode: Wall, Rate: 100}, sink)
+	sb := newSnapshot(st)
+	sb.self = 1 // the caller's own goroutine is left out
+	sb.parse([]byte(dumpText), 1234)
+	var got []string
+	for _, s := range sink.all() {
+		if s.ts != 1234 {
+			t.Fatalf("timestamp %d", s.ts)
+		}
+		var b strings.Builder
+		b.WriteString(s.String())
+		for _, f := range s.stack {
+			if f.File != "" {
+				b.WriteString(" @" + f.File[strings.LastIndexByte(f.File, '/')+1:] + ":" + itoa(int(f.Line)))
+			}
+		}
+		got = append(got, b.String())
+	}
+	want := []string{
+		"g7 status=0x0: [chan receive] main.(*T).wait main.Gen[...] @t.go:42 @gen.go:7",
+		"g8 status=0x0: [select (no cases)] main.forever main.root @f.go:3 @f.go:1",
+		"g9 status=0x8: main.work @w.go:5",
+		"g10 status=0x0: [semacquire] main.lock @l.go:2",
+		"g11 status=0x10: [chan send] main.deferred panic main.boom @p.go:20 @panic.go:783 @p.go:25",
+		"g12 status=0x4: main.x @x.go:1",
+		"g13 status=0x6: syscall.Syscall @s.go:1",
+		"g15 status=0x0: [sleep] time.Sleep @time.go:363",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st.distinct != len(want) || st.ticks != 1 {
+		t.Fatalf("distinct %d ticks %d", st.distinct, st.ticks)
+	}
+	// A second dump interns nothing new.
+	frames := len(sink.frames)
+	sb.parse([]byte(dumpText), 1235)
+	if len(sink.frames) != frames {
+		t.Fatalf("frames grew from %d to %d on a repeated dump", frames, len(sink.frames))
+	}
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// TestSnapshotParseGarbage: malformed dumps yield no panic.
+func TestSnapshotParseGarbage(t *testing.T) {
+	for _, in := range []string{"", "goroutine", "goroutine x [", "goroutine 5 [", "goroutine 5 ]x[:\n\t:\n(\n\t/a:b +", "\n\n\t\t(((", strings.Repeat("f(\n\tx:1\n", 1000)} {
+		sink := newMemSink()
+		sb := newSnapshot(newState(Config{Rate: 100}, sink))
+		sb.parse([]byte(in), 1)
+	}
+}
+
+// TestPanickingGoroutine: a goroutine blocked in a deferred call during a
+// panic carries HasException in both backends.
+func TestPanickingGoroutine(t *testing.T) {
+	for _, b := range []Backend{Trace, Snapshot} {
+		sink := newMemSink()
+		s, err := Start(Config{Backend: b}, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := make(chan struct{})
+		idc := make(chan uint64)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { recover() }()
+			defer func() { <-release }()
+			idc <- goid()
+			panic("boom")
+		}()
+		id := <-idc
+		time.Sleep(150 * time.Millisecond)
+		s.Stop()
+		close(release)
+		<-done
+		ok := false
+		for _, x := range sink.of(id) {
+			if x.status == tachyon.StatusHasException && x.hasFunc("panic") && x.stack[0].Func == "[chan receive]" {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%v: no panicking sample for g%d: %v", b, id, sink.of(id))
+		}
+	}
+}
+
+// BenchmarkSnapshotParse parses a real runtime.Stack dump of 1000 blocked
+// goroutines into a sink that discards.
+func BenchmarkSnapshotParse(b *testing.B) {
+	const n = 1000
+	stop := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() { blockChan2(stop, i%7) }()
+	}
+	defer close(stop)
+	time.Sleep(50 * time.Millisecond)
+	buf := make([]byte, 8<<20)
+	dump := buf[:runtime.Stack(buf, true)]
+	st := newState(Config{Rate: 100}, &discardSink{})
+	sb := newSnapshot(st)
+	sb.parse(dump, 1) // warm the caches
+	b.SetBytes(int64(len(dump)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sb.parse(dump, uint64(i))
+	}
+	b.ReportMetric(float64(st.samples)/b.Elapsed().Seconds(), "samples/s")
+}
+
+//go:noinline
+func blockChan2(stop chan struct{}, depth int) {
+	if depth > 0 {
+		blockChan2(stop, depth-1)
+		return
+	}
+	<-stop
+}

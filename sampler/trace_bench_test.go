@@ -1,0 +1,89 @@
+package sampler
+
+import (
+	"bytes"
+	"runtime/pprof"
+	rtrace "runtime/trace"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	xtrace "golang.org/x/exp/trace"
+)
+
+// recordTrace records d of execution trace with CPU samples while n
+// goroutines are blocked and one spins.
+func recordTrace(tb testing.TB, n int, d time.Duration) []byte {
+	stop := make(chan struct{})
+	for i := 0; i < n; i++ {
+		go func() { blockChan2(stop, i%7) }()
+	}
+	var spinning atomic.Bool
+	go spin(&spinning)
+	defer func() { close(stop); spinning.Store(true) }()
+	time.Sleep(20 * time.Millisecond)
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&bytes.Buffer{}); err == nil {
+		defer pprof.StopCPUProfile()
+	}
+	if err := rtrace.Start(&buf); err != nil {
+		tb.Skipf("cannot trace: %v", err)
+	}
+	time.Sleep(d)
+	rtrace.Stop()
+	return buf.Bytes()
+}
+
+// BenchmarkTraceWall parses a recorded trace (1000 blocked goroutines, one
+// spinner, 300 ms) through the wall-mode state machine at 100 Hz.
+func BenchmarkTraceWall(b *testing.B) {
+	data := recordTrace(b, 1000, 300*time.Millisecond)
+	var samples uint64
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		st := newState(Config{Mode: Wall, Rate: 100}, &discardSink{})
+		tb := newTraceBackend(st, rd, time.Now())
+		if err := tb.consume(); err != nil {
+			b.Fatal(err)
+		}
+		samples += st.samples
+	}
+	b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(samples)/float64(b.N), "samples/op")
+}
+
+// TestTraceReplay checks the state machine on a recorded trace: the parked
+// goroutines appear at every tick with their wait reason.
+func TestTraceReplay(t *testing.T) {
+	data := recordTrace(t, 50, 200*time.Millisecond)
+	rd, err := xtrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := newMemSink()
+	st := newState(Config{Mode: Wall, Rate: 100}, sink)
+	tb := newTraceBackend(st, rd, time.Now())
+	if err := tb.consume(); err != nil {
+		t.Fatal(err)
+	}
+	parked := map[uint64]int{}
+	for _, s := range sink.all() {
+		if s.hasFunc("sampler.blockChan2") && len(s.stack) > 0 && s.stack[0].Func == "[chan receive]" && s.status == 0 {
+			parked[s.gid]++
+		}
+	}
+	if len(parked) < 50 {
+		t.Fatalf("%d parked goroutines seen, want >= 50", len(parked))
+	}
+	for id, n := range parked {
+		if uint64(n) < st.ticks*9/10 {
+			t.Fatalf("g%d in %d of %d ticks", id, n, st.ticks)
+		}
+	}
+}
