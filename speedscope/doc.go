@@ -1,0 +1,17 @@
+// Package speedscope converts a Tachyon profile into speedscope's JSON file
+// format (https://www.speedscope.app/file-format-schema.json), for the
+// speedscope viewer's time-order, left-heavy and sandwich views.
+//
+// Every goroutine (thread id) among the Options.Top busiest becomes one
+// "sampled" profile of its own, named "goroutine N"; the other goroutines
+// are merged into one profile named "other goroutines". Busiest means most
+// samples on a CPU (running or in a syscall), then most samples, then the
+// lowest id. A profile lists its goroutine's samples in time order, each
+// run of equal consecutive stacks as one sample whose weight is the run's
+// length times the file's interval, in microseconds (the file's time
+// unit); so a profile's total weight is its goroutine's sample count ×
+// interval. All profiles share one frame table: the file's frames, named by
+// function, with file and line. The Go sampler's wait-reason frames (such
+// as "[chan receive]") stay as the innermost frame, so a parked
+// goroutine's time shows under its reason.
+package speedscope

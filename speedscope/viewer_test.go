@@ -1,0 +1,101 @@
+package speedscope
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/browsertest"
+	"github.com/gotachyon/profiler/internal/speedscopetest"
+	"github.com/gotachyon/profiler/internal/testutil"
+)
+
+// TestSpeedscopeViewer opens exports in the real speedscope (npm 1.25)
+// in headless Chromium, served from 127.0.0.1 and loaded through the
+// #profileURL= hash, and checks that the page names the file and the
+// busiest goroutine's profile, lists every profile and logs no error. A
+// screenshot lands in the test's output directory.
+func TestSpeedscopeViewer(t *testing.T) {
+	dist := speedscopetest.Dist(t)
+	browsertest.Require(t)
+	inputs := []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "threads_8.bin")}
+	demo, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
+	inputs = append(inputs, demo...)
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			var b bytes.Buffer
+			const name = "tachyon-viewer-test"
+			if err := Write(&b, open(t, in), Options{Top: 3, Name: name}); err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Profiles []struct {
+					Name string `json:"name"`
+				} `json:"profiles"`
+			}
+			if err := json.Unmarshal(b.Bytes(), &doc); err != nil || len(doc.Profiles) == 0 {
+				t.Fatalf("export: %v, %d profiles", err, len(doc.Profiles))
+			}
+			mux := http.NewServeMux()
+			mux.Handle("/", http.FileServer(http.Dir(dist)))
+			mux.HandleFunc("/profile.json", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(b.Bytes())
+			})
+			srv := httptest.NewServer(mux) // listens on 127.0.0.1
+			defer srv.Close()
+			page := srv.URL + "/index.html#profileURL=" + url.QueryEscape(srv.URL+"/profile.json")
+			// Kept with go test -artifacts (under -outputdir).
+			shot := filepath.Join(t.ArtifactDir(), "speedscope.png")
+			script := `async (page) => {
+				await page.waitForFunction(() => document.title.includes(` + strconv.Quote(name) + `), null, {timeout: 30000});
+				await page.waitForTimeout(500);
+				const state = await page.evaluate(() => ({
+					title: document.title,
+					text: document.body.innerText,
+					canvases: document.querySelectorAll('canvas').length,
+				}));
+				// Open the profile switcher: it lists every profile.
+				await page.getByText(` + strconv.Quote(doc.Profiles[0].Name) + `).filter({visible: true}).first().click({timeout: 10000});
+				await page.waitForTimeout(500);
+				state.switcher = await page.evaluate(() => document.body.innerText);
+				await page.keyboard.press('Escape');
+				return state;
+			}`
+			res, consoleErrors := browsertest.Run(t, page, script, shot)
+			t.Logf("screenshot: %s", shot)
+			if len(consoleErrors) > 0 {
+				t.Errorf("console errors: %q", consoleErrors)
+			}
+			var got struct {
+				Title    string `json:"title"`
+				Text     string `json:"text"`
+				Canvases int    `json:"canvases"`
+				Switcher string `json:"switcher"`
+			}
+			if err := json.Unmarshal(res, &got); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("title %q", got.Title)
+			first := doc.Profiles[0].Name
+			want := first + " (1/" + strconv.Itoa(len(doc.Profiles)) + ")"
+			if !strings.Contains(got.Text, want) {
+				t.Errorf("page does not show the active profile %q:\ntitle %q\n%s", want, got.Title, got.Text)
+			}
+			for _, p := range doc.Profiles {
+				if !strings.Contains(got.Switcher, p.Name) {
+					t.Errorf("profile switcher does not list %q:\n%s", p.Name, got.Switcher)
+				}
+			}
+			if got.Canvases == 0 {
+				t.Errorf("no flame chart canvas")
+			}
+		})
+	}
+}
