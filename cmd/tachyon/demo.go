@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/demo"
+	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+func init() {
+	register(&command{
+		name:    "demo",
+		summary: "profile a bundled workload of known shape and print what the profile shows",
+		usage:   "[-o FILE] [-mode wall|cpu] [-duration D] [-goroutines N] [-rate HZ] [-backend auto|trace|snapshot] [-compression zstd|none]",
+		run:     runDemo,
+	})
+}
+
+func runDemo(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(commands["demo"], stderr)
+	out := fs.String("o", "demo.bin", "output `file`")
+	modeS := fs.String("mode", "wall", "sampling `mode`: wall or cpu")
+	dur := fs.Duration("duration", 5*time.Second, "how long to run the workload")
+	n := fs.Int("goroutines", 100, "size of the idle goroutine pool")
+	rate := fs.Int("rate", profiler.DefaultRate, "sampling rate in `Hz`")
+	backS := fs.String("backend", "auto", "sampler `backend`: auto, trace or snapshot")
+	compS := fs.String("compression", "zstd", "sample region compression: zstd or none")
+	pos, ok := parseFlags(fs, args)
+	if !ok || len(pos) != 0 {
+		fs.Usage()
+		return exitUsage
+	}
+	mode, err := sampler.ParseMode(*modeS)
+	if err != nil {
+		fmt.Fprintf(stderr, "tachyon demo: %v\n", err)
+		return exitUsage
+	}
+	backend, err := sampler.ParseBackend(*backS)
+	if err != nil {
+		fmt.Fprintf(stderr, "tachyon demo: %v\n", err)
+		return exitUsage
+	}
+	comp := tachyon.CompressionZstd
+	switch *compS {
+	case "zstd":
+	case "none":
+		comp = tachyon.CompressionNone
+	default:
+		fmt.Fprintf(stderr, "tachyon demo: unknown compression %q\n", *compS)
+		return exitUsage
+	}
+	if *dur <= 0 || *n < 0 {
+		fmt.Fprintln(stderr, "tachyon demo: -duration must be positive and -goroutines not negative")
+		return exitUsage
+	}
+
+	p := profiler.Start(profiler.WithPath(*out), profiler.WithMode(mode), profiler.WithRate(*rate),
+		profiler.WithBackend(backend), profiler.WithCompression(comp),
+		profiler.WithQuiet(true), profiler.WithLogger(log.New(io.Discard, "", 0)))
+	if err := p.Err(); err != nil {
+		return fail(stderr, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *dur)
+	res, werr := demo.Run(ctx, demo.Config{Goroutines: max(*n, 1)})
+	cancel()
+	if err := p.Stop(); err != nil {
+		return fail(stderr, err)
+	}
+	if werr != nil {
+		return fail(stderr, werr)
+	}
+	st := p.Stats()
+	fmt.Fprintf(stdout, "wrote %s: %s mode, backend %s, %.1f Hz achieved (asked %d)\n", *out, mode, st.Backend, st.AchievedHz, *rate)
+	if st.Fallback != "" {
+		fmt.Fprintf(stdout, "fell back to snapshots: %s\n", st.Fallback)
+	}
+	fmt.Fprintf(stdout, "workload measured hotA/hotB: %.1f%% / %.1f%% of thread CPU time\n", 100*res.Split(), 100*(1-res.Split()))
+	f, err := openVerified(*out)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer f.Close()
+	sum, err := demo.Summarize(f)
+	if err != nil {
+		return fail(stderr, wrapPath(*out, err))
+	}
+	sum.Print(stdout)
+	fmt.Fprintf(stdout, "next: tachyon info %s\n", *out)
+	return exitOK
+}

@@ -1,0 +1,124 @@
+package demo_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/demo"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/sampler"
+)
+
+const tolerance = 0.02 // ±2 percentage points
+
+// profileDemo runs the workload for d under the profiler and summarizes the
+// resulting file.
+func profileDemo(t *testing.T, d time.Duration, goroutines int, opts ...profiler.Option) (demo.Summary, demo.Result, sampler.Backend) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "demo.bin")
+	p := profiler.Start(append([]profiler.Option{profiler.WithPath(path), profiler.WithQuiet(true)}, opts...)...)
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	res, err := demo.Run(ctx, demo.Config{Goroutines: goroutines})
+	cancel()
+	if serr := p.Stop(); serr != nil {
+		t.Fatal(serr)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, err := demo.Summarize(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum, res, p.Backend()
+}
+
+// retry runs check with doubling durations, as runtime/pprof's
+// testCPUProfile does, until it passes, the test's deadline is near, or
+// maxTries runs failed; it fails t with the last error.
+func retry(t *testing.T, d time.Duration, maxTries int, check func(d time.Duration) error) {
+	t.Helper()
+	deadline, hasDeadline := t.Deadline()
+	var err error
+	for try := 0; try < maxTries; try, d = try+1, d*2 {
+		if hasDeadline && time.Until(deadline) < 3*d {
+			break
+		}
+		if err = check(d); err == nil {
+			return
+		}
+		t.Logf("%v run: %v; retrying longer", d, err)
+	}
+	t.Fatal(err)
+}
+
+// TestSplit checks that CPU mode finds the spinner's 60/40 split between
+// hotA and hotB within ±2 points of what the workload measured itself.
+func TestSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("statistical, needs seconds of CPU")
+	}
+	retry(t, 5*time.Second, 4, func(d time.Duration) error {
+		sum, res, _ := profileDemo(t, d, 10, profiler.WithMode(sampler.CPU), profiler.WithRate(250))
+		n := sum.Roles["hotA"].Samples + sum.Roles["hotB"].Samples
+		got, want := sum.Split(), res.Split()
+		t.Logf("%v: hotA %.2f%% of %d CPU samples, workload measured %.2f%%", d, 100*got, n, 100*want)
+		if math.Abs(want-demo.ShareA) > 0.005 {
+			return fmt.Errorf("workload itself split %.3f, not %.2f", want, demo.ShareA)
+		}
+		if n < 500 || math.Abs(got-want) > tolerance {
+			return fmt.Errorf("split %.2f%% from %d samples, want %.2f%% ± %.0f", 100*got, n, 100*want, 100*tolerance)
+		}
+		return nil
+	})
+}
+
+// TestStates checks, for both backends in wall mode, that the sleeping,
+// blocked, IO-waiting, in-syscall and idle goroutines are all seen, each
+// in its state for at least 98% of its samples.
+func TestStates(t *testing.T) {
+	for _, b := range []sampler.Backend{sampler.Trace, sampler.Snapshot} {
+		t.Run(b.String(), func(t *testing.T) {
+			const pool = 20
+			want := []struct {
+				role, state string
+				goroutines  int
+			}{
+				{"sleeper", "blocked", 4},
+				{"blockedOnChan", "blocked", 1},
+				{"waitPipe", "blocked", 1},
+				{"readSyscall", "syscall", 1},
+				{"idleWorker", "blocked", pool},
+			}
+			retry(t, time.Second, 3, func(d time.Duration) error {
+				sum, _, ran := profileDemo(t, d, pool, profiler.WithBackend(b))
+				if ran != b {
+					t.Skipf("backend %v not available (ran %v)", b, ran)
+				}
+				for _, w := range want {
+					rs := sum.Roles[w.role]
+					if rs.Goroutines != w.goroutines {
+						return fmt.Errorf("%s: %d goroutines sampled, want %d", w.role, rs.Goroutines, w.goroutines)
+					}
+					if share := rs.Share(w.state); share < 1-tolerance {
+						return fmt.Errorf("%s: %s in %.1f%% of %d samples (%v), want ≥ %.0f%%", w.role, w.state, 100*share, rs.Samples, rs.States, 100*(1-tolerance))
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
