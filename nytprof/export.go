@@ -95,6 +95,10 @@ func (m *model) write(bw *bufio.Writer, r *result) error {
 	e.text(tagAttribute, "application="+app)
 	e.text(tagAttribute, "nv_size=8")
 	e.text(tagAttribute, "ticks_per_sec="+itoa(ticksPerSec))
+	calls := "0" // 1 only with SUB_RETURN records, or the flame graph complains
+	if len(r.nodes) > 1 {
+		calls = "1"
+	}
 	comp := "0"
 	if m.opt.Compress {
 		comp = "6"
@@ -102,7 +106,7 @@ func (m *model) write(bw *bufio.Writer, r *result) error {
 	for _, o := range [...]string{"usecputime=0", "subs=1", "blocks=0", "leave=1", "expand=0",
 		"trace=0", "use_db_sub=0", "compress=" + comp, "clock=1", "stmts=1", "slowops=0",
 		"findcaller=0", "forkdepth=-1", "perldb=0", "nameevals=1", "nameanonsubs=1",
-		"calls=1", "evals=0"} {
+		"calls=" + calls, "evals=0"} {
 		e.text(tagOption, o)
 	}
 	var zw *zlib.Writer

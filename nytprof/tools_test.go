@@ -188,6 +188,30 @@ func TestNYTProfHTML(t *testing.T) {
 	}
 }
 
+// TestNYTProfHTMLAll renders the export of every tool input.
+func TestNYTProfHTMLAll(t *testing.T) {
+	needNYTProf(t)
+	html := testutil.Tool(t, "nytprofhtml")
+	dir := t.TempDir()
+	for i, c := range toolInputs(t) {
+		if c.opt.OnCPU {
+			continue
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%d.nytprof", i))
+		if err := os.WriteFile(file, export(t, c.src, c.opt), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, fmt.Sprintf("html%d", i))
+		cmd := exec.Command(html, "-f", file, "-o", out)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s: nytprofhtml: %v\n%s", c.name, err, b)
+		} else if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
 func TestNYTProfCalls(t *testing.T) {
 	needNYTProf(t)
 	calls := testutil.Tool(t, "nytprofcalls")
