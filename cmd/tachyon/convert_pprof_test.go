@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler/internal/testutil"
+)
+
+// TestViewerExports runs the pprof and speedscope converters and the
+// collapsed flags through the CLI.
+func TestViewerExports(t *testing.T) {
+	in := filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "threads_8.bin")
+	tmp := t.TempDir()
+
+	pb := filepath.Join(tmp, "out.pb.gz")
+	if code, _, errs := runCLI("convert", "--to", "pprof", in, "-o", pb, "--type", "cpu"); code != exitOK {
+		t.Fatalf("convert --to pprof: %d %s", code, errs)
+	}
+	r, err := os.Open(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := profile.Parse(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.SampleType[1].Type != "cpu" || len(p.Sample) == 0 {
+		t.Errorf("pprof: %v, %d samples", p.SampleType[1], len(p.Sample))
+	}
+	if code, _, errs := runCLI("convert", "--to", "pprof", "--type", "heap", in, "-o", filepath.Join(tmp, "x.pb.gz")); code != exitBad || !strings.Contains(errs, "heap") {
+		t.Errorf("--type heap: exit %d %q", code, errs)
+	}
+
+	js := filepath.Join(tmp, "out.json")
+	if code, _, errs := runCLI("convert", "--to", "speedscope", "--top", "2", in, "-o", js); code != exitOK {
+		t.Fatalf("convert --to speedscope: %d %s", code, errs)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Name     string `json:"name"`
+		Profiles []struct {
+			Name string `json:"name"`
+		} `json:"profiles"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Name != "threads_8.bin" || len(doc.Profiles) != 3 || !strings.HasPrefix(doc.Profiles[2].Name, "other goroutines (6)") {
+		t.Errorf("speedscope: %+v", doc)
+	}
+	if code, _, _ := runCLI("convert", "--to", "speedscope", "--top", "0", in, "-o", filepath.Join(tmp, "y.json")); code != exitBad {
+		t.Errorf("--top 0: exit %d", code)
+	}
+	// A rejected input leaves no output file.
+	bad := filepath.Join(testutil.Shared(t, "testdata", "tachyon", "corrupt"), "bad_magic.bin")
+	none := filepath.Join(tmp, "none.pb.gz")
+	if code, _, _ := runCLI("convert", "--to", "pprof", bad, "-o", none); code != exitBad {
+		t.Errorf("corrupt input: exit %d", code)
+	}
+	if _, err := os.Stat(none); err == nil {
+		t.Error("output written for a corrupt input")
+	}
+
+	code, out, errs := runCLI("collapsed", "--frames", "func", "--by-goroutine", "--state", "running", "--state", "runnable,syscall", in)
+	if code != exitOK || out == "" {
+		t.Fatalf("collapsed with flags: %d %s", code, errs)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !strings.HasPrefix(line, "goroutine ") || strings.Contains(line, ".py") {
+			t.Errorf("collapsed line %q", line)
+			break
+		}
+	}
+	if code, _, _ := runCLI("collapsed", "--frames", "files", in); code != exitUsage {
+		t.Errorf("--frames files: exit %d", code)
+	}
+}
