@@ -212,8 +212,12 @@ func (p *Profile) Stop() error {
 		if p.stopErr != nil {
 			p.logf("%v", p.stopErr)
 		} else if !p.cfg.quiet {
-			p.logf("profiler: wrote %s: %d samples of %d goroutines, backend %s, %.1f Hz achieved",
-				p.outName(), p.stats.Samples, p.stats.Goroutines, p.stats.Backend, p.stats.AchievedHz)
+			fallback := ""
+			if p.stats.Fallback != "" {
+				fallback = " (fell back: " + p.stats.Fallback + ")"
+			}
+			p.logf("profiler: wrote %s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
+				p.outName(), p.stats.Samples, p.stats.Goroutines, p.stats.Backend, fallback, p.stats.AchievedHz)
 		}
 	})
 	return p.stopErr

@@ -236,7 +236,7 @@ func TestLeafPC(t *testing.T) {
 	if finished.Load() != 1 {
 		t.Errorf("finish ran %d times", finished.Load())
 	}
-	if pcs.Load() == 0 {
+	if p.Backend() == sampler.Trace && pcs.Load() == 0 { // snapshots have no PCs
 		t.Errorf("LeafPC never called in CPU mode with a busy goroutine")
 	}
 }
