@@ -42,9 +42,11 @@ func ParseFrameFormat(s string) (FrameFormat, error) {
 // Options change how Lines folds a profile. The zero value gives the format
 // of the shared test vectors.
 type Options struct {
-	// Frames is how each frame is written. In FuncLine and Func formats
-	// the Go sampler's wait-reason frames (see WaitReason) are written as
-	// their bare name, such as "[chan receive]".
+	// Frames is how each frame is written. FileFuncLine, the spec's
+	// format, writes names exactly as they are. FuncLine and Func write
+	// the Go sampler's wait-reason frames (see WaitReason) as their bare
+	// name, such as "[chan receive]", and replace ';' in names by ':' and
+	// line breaks by spaces, so that every line parses in flamegraph.pl.
 	Frames FrameFormat
 	// ByGoroutine adds an outermost frame "goroutine N" (N the sample's
 	// thread id, the goroutine id for the Go sampler), so that each
@@ -57,19 +59,39 @@ type Options struct {
 
 // appendFrame appends fr written in format ff to b.
 func appendFrame(b []byte, fr reader.Frame, ff FrameFormat) []byte {
-	if ff != FileFuncLine {
-		if _, ok := WaitReason(fr); ok {
-			return append(b, fr.Func...)
-		}
-	}
 	if ff == FileFuncLine {
 		b = append(b, fr.File...)
 		b = append(b, ':')
+		b = append(b, fr.Func...)
+		b = append(b, ':')
+		return strconv.AppendInt(b, int64(fr.Line), 10)
 	}
-	b = append(b, fr.Func...)
+	b = appendSafe(b, fr.Func)
+	if _, ok := WaitReason(fr); ok {
+		return b
+	}
 	if ff != Func {
 		b = append(b, ':')
 		b = strconv.AppendInt(b, int64(fr.Line), 10)
+	}
+	return b
+}
+
+// appendSafe appends name with ';' replaced by ':' and line breaks by
+// spaces, the characters that would split a flamegraph.pl line.
+func appendSafe(b []byte, name string) []byte {
+	if !strings.ContainsAny(name, ";\n\r") {
+		return append(b, name...)
+	}
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; c {
+		case ';':
+			b = append(b, ':')
+		case '\n', '\r':
+			b = append(b, ' ')
+		default:
+			b = append(b, c)
+		}
 	}
 	return b
 }

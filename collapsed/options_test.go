@@ -134,3 +134,16 @@ func TestWaitReason(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendFrameSafe(t *testing.T) {
+	fr := reader.Frame{File: "a;b.go", Func: "f;g\nh\r", Line: 7}
+	for ff, want := range map[FrameFormat]string{
+		FileFuncLine: "a;b.go:f;g\nh\r:7", // the spec's format: as it is
+		FuncLine:     "f:g h :7",
+		Func:         "f:g h ",
+	} {
+		if got := string(appendFrame(nil, fr, ff)); got != want {
+			t.Errorf("%v: %q, want %q", ff, got, want)
+		}
+	}
+}
