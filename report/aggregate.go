@@ -104,7 +104,7 @@ type Profile struct {
 	States     [NumStates]uint64
 	Frames     []Frame
 	Nodes      []Node
-	Functions  []Function // sorted by total, then self, then name
+	Functions  []Function // those sampled, sorted by total, then self, then name
 	Lanes      []Lane     // the busiest goroutines, busiest first
 }
 
@@ -393,7 +393,7 @@ func (p *Profile) functions(funcs []int32) []Function {
 		}
 		stk = stk[:len(stk)-1]
 	}
-	p.Functions = slices.Clone(fns)
+	p.Functions = slices.DeleteFunc(slices.Clone(fns), func(f Function) bool { return f.Total == 0 })
 	slices.SortFunc(p.Functions, func(a, b Function) int {
 		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(b.Self, a.Self),
 			strings.Compare(a.Func, b.Func), strings.Compare(a.File, b.File))

@@ -88,14 +88,18 @@ type browserResult struct {
 	ByTotal, ByName []string
 }
 
-// TestBrowser opens the report of a demo profile (or of realistic_50k when
-// there is none) in headless Chromium and checks that the flame graph, the
+// TestBrowser opens the report of each demo profile (or of realistic_50k
+// when there is none; $TACHYON_REPORT_PROFILES, a glob, overrides) in headless Chromium and checks that the flame graph, the
 // timeline and the table render, that clicking a frame zooms, that search
 // highlights and the table sorts, and that nothing is logged as an error or
 // fetched from the network. The screenshot is kept with go test -artifacts.
 func TestBrowser(t *testing.T) {
 	browsertest.Require(t)
-	inputs, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
+	pattern := os.Getenv("TACHYON_REPORT_PROFILES") // a glob, to try other profiles
+	if pattern == "" {
+		pattern = filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin")
+	}
+	inputs, _ := filepath.Glob(pattern)
 	if len(inputs) == 0 {
 		inputs = []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "realistic_50k.bin")}
 	}
