@@ -1,0 +1,24 @@
+// Package bench holds the profiler's overhead benchmarks, with fgprof as the
+// peer in the same process. It has no code of its own; run
+//
+//	go test ./bench -run '^$' -bench Overhead -benchtime 5x -window 1s
+//
+// Each benchmark iteration is a pair of windows, one without profiling and
+// one with it (in alternating order), over a load of GOMAXPROCS CPU-bound
+// workers. It reports, as medians over the pairs:
+//
+//	lost%           work lost per process CPU-second: 1 - (ops per CPU-second
+//	                profiled) / (ops per CPU-second in the paired baseline),
+//	                in percent; the profiled window includes Start and Stop
+//	Hz              sampling rate achieved (fgprof: estimated as samples /
+//	                goroutines / seconds)
+//	p99late-us      p99 lateness of a goroutine looping time.Sleep(1ms),
+//	                profiled window
+//	base-p99late-us the same in the baseline window
+//
+// Loads: cpu-N is the CPU-bound workers plus N goroutines parked in a channel
+// receive ten frames deep; pingpong is goroutine pairs bouncing a token over
+// unbuffered channels with a short spin per hop (a high scheduler event rate,
+// the trace backend's worst case). Profilers: tachyon (wall mode, 100 Hz,
+// trace backend, writing a zstd file) and fgprof v0.9.5 (99 Hz, pprof).
+package bench

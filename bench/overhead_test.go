@@ -1,0 +1,292 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/felixge/fgprof"
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/sampler"
+)
+
+var window = flag.Duration("window", time.Second, "length of each measured window")
+
+// cpuTime returns the process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// padded counters, one per worker, to avoid false sharing.
+type counter struct {
+	n atomic.Uint64
+	_ [56]byte
+}
+
+// load is a running workload: ops counts its work.
+type load struct {
+	ops  []counter
+	stop func()
+}
+
+func (l *load) total() uint64 {
+	var t uint64
+	for i := range l.ops {
+		t += l.ops[i].n.Load()
+	}
+	return t
+}
+
+//go:noinline
+func parked(depth int, ch chan struct{}) {
+	if depth > 0 {
+		parked(depth-1, ch)
+		return
+	}
+	<-ch
+}
+
+// cpuLoad starts GOMAXPROCS spinning workers and n parked goroutines.
+func cpuLoad(n int) *load {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan struct{})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() { defer wg.Done(); parked(10, ch) }()
+	}
+	l := &load{ops: make([]counter, runtime.GOMAXPROCS(0))}
+	for i := range l.ops {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			x := uint64(i)
+			for ctx.Err() == nil {
+				for range 10000 {
+					x = x*6364136223846793005 + 1
+				}
+				l.ops[i].n.Add(1 + x&0)
+			}
+		}()
+	}
+	l.stop = func() { cancel(); close(ch); wg.Wait() }
+	return l
+}
+
+// pingPong starts GOMAXPROCS pairs bouncing a token, spinning a little per hop.
+func pingPong() *load {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	l := &load{ops: make([]counter, runtime.GOMAXPROCS(0))}
+	for i := range l.ops {
+		a, b := make(chan uint64), make(chan uint64)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			defer close(a)
+			for x := uint64(0); ctx.Err() == nil; {
+				for range 500 {
+					x = x*6364136223846793005 + 1
+				}
+				a <- x
+				x = <-b
+				l.ops[i].n.Add(2)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for x := range a {
+				for range 500 {
+					x = x*6364136223846793005 + 1
+				}
+				b <- x
+			}
+		}()
+	}
+	l.stop = func() { cancel(); wg.Wait() }
+	return l
+}
+
+// probe measures the lateness of a goroutine sleeping 1 ms in a loop.
+type probe struct {
+	mu   sync.Mutex
+	late []time.Duration
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startProbe() *probe {
+	p := &probe{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		for {
+			select {
+			case <-p.stop:
+				return
+			default:
+			}
+			t := time.Now()
+			time.Sleep(time.Millisecond)
+			late := time.Since(t) - time.Millisecond
+			p.mu.Lock()
+			p.late = append(p.late, late)
+			p.mu.Unlock()
+		}
+	}()
+	return p
+}
+
+// p99 returns the p99 lateness since the last call and resets.
+func (p *probe) p99() time.Duration {
+	p.mu.Lock()
+	l := p.late
+	p.late = nil
+	p.mu.Unlock()
+	if len(l) == 0 {
+		return 0
+	}
+	slices.Sort(l)
+	return l[len(l)*99/100]
+}
+
+// peer is a profiler under test: start returns a stop function that returns
+// the achieved sampling rate.
+type peer struct {
+	name  string
+	start func(b *testing.B) func() float64
+}
+
+var peers = []peer{
+	{"tachyon", func(b *testing.B) func() float64 {
+		p := profiler.Start(profiler.WithPath(filepath.Join(b.TempDir(), "p.bin")),
+			profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true))
+		if err := p.Err(); err != nil {
+			b.Fatal(err)
+		}
+		return func() float64 {
+			if err := p.Stop(); err != nil {
+				b.Fatal(err)
+			}
+			return p.Stats().AchievedHz
+		}
+	}},
+	{"fgprof", func(b *testing.B) func() float64 {
+		var buf bytes.Buffer
+		t0 := time.Now()
+		stop := fgprof.Start(&buf, fgprof.FormatPprof)
+		return func() float64 {
+			if err := stop(); err != nil {
+				b.Fatal(err)
+			}
+			secs := time.Since(t0).Seconds()
+			prof, err := profile.Parse(&buf)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var n int64
+			for _, s := range prof.Sample {
+				n += s.Value[0]
+			}
+			return float64(n) / float64(runtime.NumGoroutine()) / secs
+		}
+	}},
+}
+
+type windowResult struct {
+	rate float64 // ops per CPU-second
+	p99  time.Duration
+	hz   float64
+}
+
+func measure(l *load, pr *probe, run func()) windowResult {
+	pr.p99() // reset
+	ops0, cpu0 := l.total(), cpuTime()
+	run()
+	ops, cpu := l.total()-ops0, cpuTime()-cpu0
+	return windowResult{rate: float64(ops) / cpu.Seconds(), p99: pr.p99()}
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
+	l := newLoad()
+	defer l.stop()
+	pr := startProbe()
+	defer func() { close(pr.stop); <-pr.done }()
+	time.Sleep(200 * time.Millisecond) // let the load settle
+	var lost, hz, late, baseLate []float64
+	b.ResetTimer()
+	for i := range b.N {
+		base := func() windowResult { return measure(l, pr, func() { time.Sleep(*window) }) }
+		prof := func() windowResult {
+			var achieved float64
+			r := measure(l, pr, func() {
+				stop := pe.start(b)
+				time.Sleep(*window)
+				achieved = stop()
+			})
+			r.hz = achieved
+			return r
+		}
+		var rb, rp windowResult
+		if i%2 == 0 {
+			rb, rp = base(), prof()
+		} else {
+			rp, rb = prof(), base()
+		}
+		lost = append(lost, 100*(1-rp.rate/rb.rate))
+		hz = append(hz, rp.hz)
+		late = append(late, float64(rp.p99.Microseconds()))
+		baseLate = append(baseLate, float64(rb.p99.Microseconds()))
+	}
+	b.StopTimer()
+	b.ReportMetric(median(lost), "lost%")
+	b.ReportMetric(median(hz), "Hz")
+	b.ReportMetric(median(late), "p99late-us")
+	b.ReportMetric(median(baseLate), "base-p99late-us")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkOverhead compares tachyon and fgprof on CPU-bound loads with
+// 100, 1k and 10k parked goroutines and on a ping-pong load.
+func BenchmarkOverhead(b *testing.B) {
+	loads := []struct {
+		name string
+		new  func() *load
+	}{
+		{"cpu-100", func() *load { return cpuLoad(100) }},
+		{"cpu-1k", func() *load { return cpuLoad(1000) }},
+		{"cpu-10k", func() *load { return cpuLoad(10000) }},
+		{"pingpong", pingPong},
+	}
+	for _, ld := range loads {
+		for _, pe := range peers {
+			b.Run(fmt.Sprintf("%s/%s", ld.name, pe.name), func(b *testing.B) {
+				b.ReportAllocs()
+				benchOverhead(b, ld.new, pe)
+			})
+		}
+	}
+}
