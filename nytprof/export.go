@@ -247,6 +247,9 @@ func (m *model) sources(r *result) [][]string {
 		read = readSourceFile
 	}
 	for i, f := range r.files {
+		if f.name == unknownFile {
+			continue
+		}
 		b, err := read(f.name)
 		if err != nil || len(b) == 0 {
 			continue

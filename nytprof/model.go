@@ -19,6 +19,9 @@ const maxIntervalUS = 100_000_000
 // ticksPerSec is the tick unit written to :ticks_per_sec (100 ns ticks).
 const ticksPerSec = 10_000_000
 
+// unknownFile names the file of frames that have none; it is never read.
+const unknownFile = "(unknown)"
+
 // runtimeCaller is the pseudo sub that calls every root frame.
 const runtimeCaller = "main::RUNTIME"
 
@@ -126,7 +129,7 @@ func (m *model) frame(i uint32) (*frameEntry, error) {
 	f := m.src.Frame(i)
 	file := f.File
 	if file == "" {
-		file = "(unknown)"
+		file = unknownFile
 	}
 	fi, ok := m.fileIdx[file]
 	if !ok {
