@@ -128,7 +128,8 @@ type Stats struct {
 	// Goroutines is the number of distinct goroutines that appear in at
 	// least one sample.
 	Goroutines int
-	// AchievedHz is Ticks divided by the sampled wall time.
+	// AchievedHz is Ticks divided by the wall time from Start to the Stop
+	// request.
 	AchievedHz float64
 	// Dropped counts samples the sink rejected.
 	Dropped uint64
@@ -208,8 +209,10 @@ func (s *Sampler) Backend() Backend { return s.backend }
 // from any goroutine (but not from inside the Sink). The error is Stats.Err.
 func (s *Sampler) Stop() (Stats, error) {
 	s.stopOnce.Do(func() {
-		s.stopFn()
+		// The rate is measured up to the Stop request, not including the
+		// flush that follows it.
 		elapsed := time.Since(s.start)
+		s.stopFn()
 		st := s.run
 		s.stats.Backend = s.backend
 		s.stats.Mode = s.cfg.Mode
