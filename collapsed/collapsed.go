@@ -2,6 +2,13 @@
 // format of flamegraph.pl: one line per distinct stack, frames from the
 // outermost to the innermost joined with ';', a space, and the number of
 // samples.
+//
+// Lines and Write produce the format of the shared test vectors
+// (file:function:line frames, threads merged). LinesWith and WriteWith take
+// Options: shorter frame formats, a "goroutine N" root frame per goroutine,
+// and a filter on the goroutine State that StateOf derives from a sample's
+// status bits. WaitReason recognizes the Go sampler's synthetic wait-reason
+// frames.
 package collapsed
 
 import (
