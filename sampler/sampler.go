@@ -104,7 +104,11 @@ type Config struct {
 	NoWaitReasonFrames bool
 	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
 	// sample with the PC of its innermost real frame (used for DCPI
-	// histograms). The snapshot backend has no PCs and never calls it.
+	// histograms): the innermost frame kept by the normalisation described
+	// in the package doc, so time in hidden runtime functions counts at
+	// their caller's call site. CPU mode calls it for every sample; wall
+	// mode for every sample of a running goroutine whose stack comes from a
+	// CPU sample. The snapshot backend has no PCs and never calls it.
 	LeafPC func(pc uintptr)
 }
 

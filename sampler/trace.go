@@ -295,7 +295,7 @@ func (tb *traceBackend) backfill(g *tgor) {
 		return
 	}
 	for t := tb.firstTick; t < tb.nextTick; t += tb.period {
-		tb.emit(g, tb.micros(t), status(g.state, g.stack.panicking), g.reason, g.stack)
+		tb.emit(g, tb.micros(t), status(g.state, g.stack.panicking), g.reason, g.stack, false)
 	}
 }
 
@@ -332,16 +332,18 @@ func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
 	if ts.panicking {
 		st |= tachyon.StatusHasException
 	}
-	tb.emit(g, tb.micros(t), st, -1, ts)
+	tb.emit(g, tb.micros(t), st, -1, ts, true)
 }
 
-func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *traceStack) {
+// emit writes one sample of g; cpu says ts is a CPU sample's stack, whose
+// leaf PC then goes to Config.LeafPC.
+func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *traceStack, cpu bool) {
 	tb.st.emit(g.id, us, st, reason, ts.frames)
 	if !g.seen {
 		g.seen = true
 		tb.st.distinct++
 	}
-	if tb.st.cfg.LeafPC != nil && st&tachyon.StatusOnCPU != 0 && st&tachyon.StatusHasGIL != 0 && ts.leafPC != 0 {
+	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
 		tb.st.cfg.LeafPC(uintptr(ts.leafPC))
 	}
 }
@@ -375,7 +377,7 @@ func (tb *traceBackend) tick(t xtrace.Time) {
 		if ts == nil {
 			continue
 		}
-		tb.emit(g, us, status(g.state, ts.panicking), g.reason, ts)
+		tb.emit(g, us, status(g.state, ts.panicking), g.reason, ts, ts == g.cpu)
 	}
 }
 
