@@ -87,3 +87,27 @@ func TestTraceReplay(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTraceTick measures one wall tick over the goroutines of a
+// replayed trace (1000 parked goroutines): the steady-state cost per tick,
+// which must not allocate.
+func BenchmarkTraceTick(b *testing.B) {
+	data := recordTrace(b, 1000, 100*time.Millisecond)
+	rd, err := xtrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := newState(Config{Mode: Wall, Rate: 100}, &discardSink{})
+	tb := newTraceBackend(st, rd, time.Now())
+	if err := tb.consume(); err != nil {
+		b.Fatal(err)
+	}
+	n0 := st.samples
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tb.tick(tb.nextTick)
+		tb.nextTick += tb.period
+	}
+	b.ReportMetric(float64(st.samples-n0)/b.Elapsed().Seconds(), "samples/s")
+}
