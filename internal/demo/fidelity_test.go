@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/demo"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 )
@@ -66,24 +67,42 @@ func retry(t *testing.T, d time.Duration, maxTries int, check func(d time.Durati
 }
 
 // TestSplit checks that CPU mode finds the spinner's 60/40 split between
-// hotA and hotB within ±2 points of what the workload measured itself.
+// hotA and hotB within ±2 points of what the workload measured itself. CPU
+// samples are close to independent draws, so ±2 points needs about 2,000 of
+// them (σ ≈ 1.1 points): the test pools 5 s runs until it has them, which
+// takes about 10 s on an idle machine. If a loaded machine cannot give the
+// spinner enough CPU within the time budget, the test skips locally (and
+// fails under CI).
 func TestSplit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical, needs seconds of CPU")
 	}
-	retry(t, 5*time.Second, 4, func(d time.Duration) error {
-		sum, res, _ := profileDemo(t, d, 10, profiler.WithMode(sampler.CPU), profiler.WithRate(250))
-		n := sum.Roles["hotA"].Samples + sum.Roles["hotB"].Samples
-		got, want := sum.Split(), res.Split()
-		t.Logf("%v: hotA %.2f%% of %d CPU samples, workload measured %.2f%%", d, 100*got, n, 100*want)
-		if math.Abs(want-demo.ShareA) > 0.005 {
-			return fmt.Errorf("workload itself split %.3f, not %.2f", want, demo.ShareA)
-		}
-		if n < 500 || math.Abs(got-want) > tolerance {
-			return fmt.Errorf("split %.2f%% from %d samples, want %.2f%% ± %.0f", 100*got, n, 100*want, 100*tolerance)
-		}
-		return nil
-	})
+	const need = 2000
+	budget := 120 * time.Second
+	if deadline, ok := t.Deadline(); ok {
+		budget = min(budget, time.Until(deadline)/2)
+	}
+	var a, b int
+	var cpuA, cpuB time.Duration
+	for start := time.Now(); a+b < need && time.Since(start)+5*time.Second < budget; {
+		sum, res, _ := profileDemo(t, 5*time.Second, 10, profiler.WithMode(sampler.CPU), profiler.WithRate(250))
+		a, b = a+sum.Roles["hotA"].Samples, b+sum.Roles["hotB"].Samples
+		cpuA, cpuB = cpuA+res.CPUA, cpuB+res.CPUB
+		t.Logf("run: hotA %d, hotB %d CPU samples; pooled %d", sum.Roles["hotA"].Samples, sum.Roles["hotB"].Samples, a+b)
+	}
+	want := demo.Result{CPUA: cpuA, CPUB: cpuB}.Split()
+	if math.Abs(want-demo.ShareA) > 0.005 {
+		t.Fatalf("workload itself split %.3f, not %.2f", want, demo.ShareA)
+	}
+	n := a + b
+	got := float64(a) / float64(max(n, 1))
+	if n < need {
+		testutil.Missing(t, "only %d CPU samples of the spinner (split %.2f%%): machine too loaded to judge ±2 points", n, 100*got)
+	}
+	if math.Abs(got-want) > tolerance {
+		t.Fatalf("split %.2f%% from %d samples, want %.2f%% ± %.0f", 100*got, n, 100*want, 100*tolerance)
+	}
+	t.Logf("split %.2f%% from %d samples, workload measured %.2f%%", 100*got, n, 100*want)
 }
 
 // TestStates checks, for both backends in wall mode, that the sleeping,
