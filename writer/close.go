@@ -96,7 +96,7 @@ func (w *Writer) header(strOff, frmOff uint64) [tachyon.HeaderSize]byte {
 	le.PutUint64(h[8:], w.opts.StartTime)
 	le.PutUint64(h[16:], w.opts.Interval)
 	le.PutUint32(h[24:], uint32(w.stats.Samples))
-	le.PutUint32(h[28:], uint32(len(w.order)))
+	le.PutUint32(h[28:], uint32(w.nthreads))
 	le.PutUint64(h[32:], strOff)
 	le.PutUint64(h[40:], frmOff)
 	le.PutUint32(h[48:], uint32(w.opts.Compression))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
@@ -89,16 +88,20 @@ type threadKey struct {
 	interp uint32
 }
 
-// thread is the per-thread encoder state.
-type thread struct {
+// Thread is a handle on one thread's encoder state (see Writer.Thread).
+type Thread struct {
 	key     threadKey
 	lastTS  uint64
 	stack   []uint32 // previous stack, innermost first
 	pairs   []byte   // pending REPEAT run: (delta varint, status) pairs
 	pending uint64   // samples in pairs
 	// queue of threads with a pending run, oldest run first
-	prev, next *thread
+	prev, next *Thread
 	queued     bool
+	// other threads with the same thread id in other interpreters
+	sameID    *Thread
+	started   bool // has written a sample
+	forgotten bool
 }
 
 // Writer streams samples into a Tachyon v2 file. It is not safe for
@@ -116,10 +119,12 @@ type Writer struct {
 	strTab  []string
 	frames  map[frameKey]uint32
 	frmTab  []frameKey
-	threads map[threadKey]*thread
-	order   []*thread
+	threads map[uint64]*Thread // by thread id; see lookup
+	order   []*Thread // started threads in order of first sample
+	nthreads  int
+	forgotten int // forgotten threads still in order
 
-	head, tail   *thread // pending-run queue
+	head, tail   *Thread // pending-run queue
 	pendingBytes int
 	freeBufs     [][]byte
 
@@ -150,7 +155,7 @@ func New(dst io.WriteSeeker, opts Options) (*Writer, error) {
 		buf:     make([]byte, 0, BufferSize),
 		strings: make(map[string]uint32),
 		frames:  make(map[frameKey]uint32),
-		threads: make(map[threadKey]*thread),
+		threads: make(map[uint64]*Thread),
 	}
 	var zero [tachyon.HeaderSize]byte
 	if _, err := w.cw.Write(zero[:]); err != nil {
@@ -189,7 +194,7 @@ func Create(path string, opts Options) (*Writer, error) {
 // Stats reports what has been written so far.
 func (w *Writer) Stats() Stats {
 	s := w.stats
-	s.Threads = len(w.order)
+	s.Threads = w.nthreads
 	s.Strings = len(w.strTab)
 	s.Frames = len(w.frmTab)
 	return s
@@ -245,11 +250,14 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ui
 	if w.closed {
 		return ErrClosed
 	}
-	if w.err != nil {
-		return w.err
-	}
-	if w.stats.Samples >= math.MaxUint32 {
-		return ErrTooManySamples
+	return w.WriteThreadStack(w.Thread(threadID, interp), ts, status, stack)
+}
+
+// WriteThreadStack is WriteStack for a thread handle from Thread: it saves
+// the lookup of the thread on every sample.
+func (w *Writer) WriteThreadStack(t *Thread, ts uint64, status uint8, stack []uint32) error {
+	if err := w.check(t); err != nil {
+		return err
 	}
 	if len(stack) > tachyon.MaxWriteDepth {
 		stack = stack[:tachyon.MaxWriteDepth]
@@ -260,17 +268,12 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ui
 			return fmt.Errorf("%w: %d (have %d frames)", ErrFrameIndex, f, nf)
 		}
 	}
-	k := threadKey{threadID, interp}
-	t := w.threads[k]
-	if t == nil {
-		t = &thread{key: k, lastTS: w.opts.StartTime, stack: make([]uint32, 0, 64)}
-		w.threads[k] = t
-		w.order = append(w.order, t)
-		w.stats.Samples++
+	w.stats.Samples++
+	if !t.started {
+		w.start(t)
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
 		return w.err
 	}
-	w.stats.Samples++
 	if equalStacks(t.stack, stack) {
 		w.appendPair(t, ts, status)
 		return w.err
@@ -289,6 +292,17 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ui
 		w.writeChange(t, tachyon.PopPush, ts, status, uint64(p-s), stack[:n-s])
 	}
 	return w.err
+}
+
+// lookup finds a thread's state. The map is keyed by the thread id alone,
+// which hashes much faster than a struct key; the rare threads that share an
+// id across interpreters are chained.
+func (w *Writer) lookup(id uint64, interp uint32) *Thread {
+	t := w.threads[id]
+	for t != nil && t.key.interp != interp {
+		t = t.sameID
+	}
+	return t
 }
 
 func equalStacks(a, b []uint32) bool {
@@ -316,7 +330,7 @@ func sharedBottom(a, b []uint32) int {
 }
 
 // delta advances t's clock to ts and returns the elapsed microseconds.
-func (t *thread) delta(ts uint64) uint64 {
+func (t *Thread) delta(ts uint64) uint64 {
 	if ts < t.lastTS {
 		return 0
 	}
@@ -329,7 +343,7 @@ func (t *thread) delta(ts uint64) uint64 {
 // thread's previous stack. For FULL, arg is unused and frames is the whole
 // stack; for SUFFIX arg is shared_count, for POP_PUSH pop_count, and frames
 // the new frames.
-func (w *Writer) writeChange(t *thread, enc tachyon.Encoding, ts uint64, status uint8, arg uint64, stack []uint32) {
+func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status uint8, arg uint64, stack []uint32) {
 	frames := stack
 	w.reserve(13 + 3*binary.MaxVarintLen64 + 1 + 5*len(frames))
 	b := w.recordHeader(t.key, enc)
@@ -379,7 +393,7 @@ func (w *Writer) recordHeader(k threadKey, enc tachyon.Encoding) []byte {
 }
 
 // appendPair adds one sample to t's pending REPEAT run.
-func (w *Writer) appendPair(t *thread, ts uint64, status uint8) {
+func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
 	if len(t.pairs)+binary.MaxVarintLen64+1 > cap(t.pairs) {
 		w.growPairs(t)
 	}
@@ -400,7 +414,7 @@ func (w *Writer) appendPair(t *thread, ts uint64, status uint8) {
 }
 
 // growPairs gives t a larger pairs buffer, from the free list when it can.
-func (w *Writer) growPairs(t *thread) {
+func (w *Writer) growPairs(t *Thread) {
 	need := max(2*cap(t.pairs), 64)
 	var nb []byte
 	for i := len(w.freeBufs) - 1; i >= 0; i-- {
@@ -429,7 +443,7 @@ func (w *Writer) release(b []byte) {
 }
 
 // flushRun writes t's pending run, if any, as one REPEAT record.
-func (w *Writer) flushRun(t *thread) {
+func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
 	}
@@ -449,7 +463,7 @@ func (w *Writer) flushRun(t *thread) {
 	w.dequeue(t)
 }
 
-func (w *Writer) enqueue(t *thread) {
+func (w *Writer) enqueue(t *Thread) {
 	t.queued = true
 	t.prev, t.next = w.tail, nil
 	if w.tail != nil {
@@ -460,7 +474,7 @@ func (w *Writer) enqueue(t *thread) {
 	w.tail = t
 }
 
-func (w *Writer) dequeue(t *thread) {
+func (w *Writer) dequeue(t *Thread) {
 	if !t.queued {
 		return
 	}

@@ -1,0 +1,112 @@
+package writer
+
+import (
+	"errors"
+	"math"
+)
+
+// Errors of the thread-handle API.
+var (
+	// ErrNoStack is returned by Repeat for a thread that has no sample yet.
+	ErrNoStack = errors.New("writer: Repeat before the thread's first sample")
+	// ErrForgotten is returned for a handle passed to Forget.
+	ErrForgotten = errors.New("writer: thread was forgotten")
+)
+
+// Thread returns the handle of a thread (thread id, interpreter id),
+// creating its state if needed. A caller that writes many samples per
+// thread, such as a sampler keeping one handle per goroutine, saves a lookup
+// per sample with WriteThreadStack and Repeat. A thread counts in the header
+// only once it has written a sample. Handles stay valid until Close or
+// Forget.
+func (w *Writer) Thread(id uint64, interp uint32) *Thread {
+	t := w.lookup(id, interp)
+	if t == nil {
+		t = &Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: make([]uint32, 0, 32)}
+		t.sameID = w.threads[id]
+		w.threads[id] = t
+	}
+	return t
+}
+
+// Repeat writes a sample of t with the same stack as t's previous sample:
+// the cheapest way in, for a thread the caller knows has not moved. It costs
+// one (delta, status) pair in the thread's pending run.
+func (w *Writer) Repeat(t *Thread, ts uint64, status uint8) error {
+	if err := w.check(t); err != nil {
+		return err
+	}
+	if !t.started {
+		return ErrNoStack
+	}
+	w.stats.Samples++
+	w.appendPair(t, ts, status)
+	return w.err
+}
+
+// Forget tells the writer that t will write no more samples (a goroutine
+// that ended): its pending run is written now and its memory released, so
+// that a long profile of short-lived goroutines keeps bounded state. The
+// thread id must not be used again in this file, or the header would count
+// it twice; goroutine ids are never reused, so a sampler may forget every
+// goroutine that exits.
+func (w *Writer) Forget(t *Thread) {
+	if w.closed || t.forgotten {
+		return
+	}
+	w.flushRun(t)
+	t.forgotten = true
+	// Unlink t from the id chain.
+	if head := w.threads[t.key.id]; head == t {
+		if t.sameID == nil {
+			delete(w.threads, t.key.id)
+		} else {
+			w.threads[t.key.id] = t.sameID
+		}
+	} else {
+		for p := head; p != nil; p = p.sameID {
+			if p.sameID == t {
+				p.sameID = t.sameID
+				break
+			}
+		}
+	}
+	t.stack, t.pairs, t.sameID = nil, nil, nil
+	if !t.started {
+		return
+	}
+	// Drop forgotten threads from order once they are half of it.
+	if w.forgotten++; w.forgotten > len(w.order)/2 {
+		live := w.order[:0]
+		for _, o := range w.order {
+			if !o.forgotten {
+				live = append(live, o)
+			}
+		}
+		clear(w.order[len(live):])
+		w.order, w.forgotten = live, 0
+	}
+}
+
+// check returns the error that stops t from writing another sample.
+func (w *Writer) check(t *Thread) error {
+	switch {
+	case w.closed:
+		return ErrClosed
+	case w.err != nil:
+		return w.err
+	case t.forgotten:
+		return ErrForgotten
+	case w.stats.Samples >= math.MaxUint32:
+		return ErrTooManySamples
+	}
+	return nil
+}
+
+// start records t's first sample.
+func (w *Writer) start(t *Thread) {
+	t.started = true
+	w.nthreads++
+	w.order = append(w.order, t)
+}
+

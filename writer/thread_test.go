@@ -1,0 +1,146 @@
+package writer_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestThreadHandles writes through handles, Repeat and Forget and checks
+// the file against the same stream written through WriteStack.
+func TestThreadHandles(t *testing.T) {
+	var viaHandles, viaStack memFile
+	wh, _ := writer.New(&viaHandles, writer.Options{StartTime: 10})
+	ws, _ := writer.New(&viaStack, writer.Options{StartTime: 10})
+	a := wh.Frame(writer.Frame{File: "a.go", Func: "a", Line: 1})
+	b := wh.Frame(writer.Frame{File: "b.go", Func: "b", Line: 2})
+	ws.Frame(writer.Frame{File: "a.go", Func: "a", Line: 1})
+	ws.Frame(writer.Frame{File: "b.go", Func: "b", Line: 2})
+
+	unused := wh.Thread(99, 0) // a handle that never writes does not count
+	_ = unused
+	h1, h2 := wh.Thread(1, 0), wh.Thread(1, 7)
+	if err := wh.Repeat(h1, 20, 0); !errors.Is(err, writer.ErrNoStack) {
+		t.Fatalf("Repeat before a stack: %v", err)
+	}
+	steps := []struct {
+		h      *writer.Thread
+		id     uint64
+		interp uint32
+		ts     uint64
+		stack  []uint32
+		repeat bool
+	}{
+		{h1, 1, 0, 20, []uint32{a, b}, false},
+		{h2, 1, 7, 21, []uint32{b}, false},
+		{h1, 1, 0, 30, nil, true},
+		{h1, 1, 0, 40, []uint32{a, b}, false}, // equal stack: joins the run
+		{h2, 1, 7, 41, nil, true},
+		{h1, 1, 0, 50, []uint32{b}, false},
+	}
+	for _, s := range steps {
+		var err error
+		if s.repeat {
+			err = wh.Repeat(s.h, s.ts, 3)
+		} else {
+			err = wh.WriteThreadStack(s.h, s.ts, 3, s.stack)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	wh.Forget(h2)
+	if err := wh.Repeat(h2, 60, 0); !errors.Is(err, writer.ErrForgotten) {
+		t.Fatalf("Repeat after Forget: %v", err)
+	}
+	if err := wh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	prev := map[[2]uint64][]uint32{}
+	for _, s := range steps {
+		k := [2]uint64{s.id, uint64(s.interp)}
+		if s.repeat {
+			s.stack = prev[k]
+		}
+		prev[k] = s.stack
+		ws.WriteStack(s.id, s.interp, s.ts, 3, s.stack)
+	}
+	ws.Close()
+	got, want := decodeByThread(t, viaHandles.b), decodeByThread(t, viaStack.b)
+	if !equalThreads(got, want) {
+		t.Fatalf("handles:\n%v\nWriteStack:\n%v", got, want)
+	}
+	f, _ := reader.NewFileBytes(viaHandles.b)
+	if f.Header.ThreadCount != 2 || f.Header.SampleCount != 6 {
+		t.Fatalf("header: %d threads %d samples", f.Header.ThreadCount, f.Header.SampleCount)
+	}
+}
+
+// TestForgetBoundsState: a stream of short-lived goroutines, each forgotten
+// when it ends, keeps only the live ones in the writer.
+func TestForgetBoundsState(t *testing.T) {
+	var m memFile
+	w, _ := writer.New(&m, writer.Options{Compression: tachyon.CompressionZstd})
+	f := w.Frame(writer.Frame{File: "g.go", Func: "g", Line: 1})
+	for g := range uint64(100000) {
+		h := w.Thread(g+1, 0)
+		w.WriteThreadStack(h, g, 0, []uint32{f})
+		w.Repeat(h, g+1, 0)
+		w.Forget(h)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := reader.NewFileBytes(m.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if file.Header.ThreadCount != 100000 || file.Header.SampleCount != 200000 {
+		t.Fatalf("header: %d threads %d samples", file.Header.ThreadCount, file.Header.SampleCount)
+	}
+}
+
+// BenchmarkWallTickHandles is BenchmarkWallTick for a sampler that keeps a
+// handle per goroutine and writes unchanged goroutines with Repeat.
+func BenchmarkWallTickHandles(b *testing.B) {
+	const goroutines = 10000
+	var d discard
+	w, _ := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
+	stacks := make([][]uint32, goroutines)
+	hs := make([]*writer.Thread, goroutines)
+	for g := range stacks {
+		for j := range 20 {
+			stacks[g] = append(stacks[g], w.Frame(writer.Frame{File: "f.go", Func: "fn", Line: int32((g%50)*20 + j)}))
+		}
+		hs[g] = w.Thread(uint64(g)*7+1000, 0)
+		w.WriteThreadStack(hs[g], 0, 0, stacks[g])
+	}
+	ts := uint64(0)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		g := i % goroutines
+		if g == 0 {
+			ts += 10000
+		}
+		var err error
+		if i%97 == 0 {
+			stacks[g][0] ^= 1
+			err = w.WriteThreadStack(hs[g], ts, tachyon.StatusOnCPU, stacks[g])
+		} else {
+			err = w.Repeat(hs[g], ts, tachyon.StatusOnCPU)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+	w.Close()
+}
