@@ -109,4 +109,3 @@ func (w *Writer) start(t *Thread) {
 	w.nthreads++
 	w.order = append(w.order, t)
 }
-

@@ -114,13 +114,13 @@ type Writer struct {
 	closer io.Closer // set by Create
 	opts   Options
 
-	buf     []byte
-	strings map[string]uint32
-	strTab  []string
-	frames  map[frameKey]uint32
-	frmTab  []frameKey
-	threads map[uint64]*Thread // by thread id; see lookup
-	order   []*Thread // started threads in order of first sample
+	buf       []byte
+	strings   map[string]uint32
+	strTab    []string
+	frames    map[frameKey]uint32
+	frmTab    []frameKey
+	threads   map[uint64]*Thread // by thread id; see lookup
+	order     []*Thread          // started threads in order of first sample
 	nthreads  int
 	forgotten int // forgotten threads still in order
 
