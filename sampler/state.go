@@ -16,6 +16,7 @@ const maxDepth = tachyon.MaxWriteDepth
 type state struct {
 	cfg     Config
 	sink    Sink
+	tsink   ThreadSink        // sink's handle API, nil if it has none
 	reasons map[string]uint32 // wait reason -> index of its synthetic frame
 	scratch []uint32
 
@@ -25,7 +26,9 @@ type state struct {
 }
 
 func newState(cfg Config, sink Sink) *state {
-	return &state{cfg: cfg, sink: sink, reasons: make(map[string]uint32), scratch: make([]uint32, 0, maxDepth)}
+	st := &state{cfg: cfg, sink: sink, reasons: make(map[string]uint32), scratch: make([]uint32, 0, maxDepth)}
+	st.tsink, _ = sink.(ThreadSink)
+	return st
 }
 
 // setErr records the first problem met.
@@ -54,9 +57,48 @@ func (st *state) reasonFrameBytes(reason []byte) uint32 {
 	return st.reasonFrame(string(reason))
 }
 
-// emit writes one sample; reasonIdx >= 0 adds the synthetic wait-reason frame
-// unless Config.NoWaitReasonFrames.
-func (st *state) emit(gid, ts uint64, status uint8, reasonIdx int64, stack []uint32) {
+// ThreadSink is implemented by sinks that hand out per-thread handles, such
+// as *writer.Writer. The trace backend then keeps a handle per goroutine,
+// skipping a lookup per sample, writes a goroutine whose stack has not
+// changed since its previous sample as a Repeat, and forgets goroutines that
+// end so the sink's state stays bounded.
+type ThreadSink interface {
+	Sink
+	Thread(id uint64, interp uint32) *writer.Thread
+	WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error
+	Repeat(t *writer.Thread, ts uint64, status uint8) error
+	Forget(t *writer.Thread)
+}
+
+// emitThread writes one sample of goroutine gid through its handle *h
+// (created on first use); same says the stack and wait reason are those of
+// the goroutine's previous sample.
+func (st *state) emitThread(h **writer.Thread, gid, ts uint64, status uint8, reasonIdx int64, stack []uint32, same bool) {
+	if *h == nil {
+		*h = st.tsink.Thread(gid, 0)
+	}
+	var err error
+	if same {
+		err = st.tsink.Repeat(*h, ts, status)
+	} else {
+		err = st.tsink.WriteThreadStack(*h, ts, status, st.withReason(reasonIdx, stack))
+	}
+	st.count(err)
+}
+
+// count records the outcome of one write to the sink.
+func (st *state) count(err error) {
+	if err != nil {
+		st.dropped++
+		st.setErr(fmt.Errorf("sampler: sink: %w", err))
+		return
+	}
+	st.samples++
+}
+
+// withReason returns stack with the synthetic wait-reason frame on top when
+// reasonIdx >= 0 and Config.NoWaitReasonFrames is off, cut to maxDepth.
+func (st *state) withReason(reasonIdx int64, stack []uint32) []uint32 {
 	out := stack
 	if reasonIdx >= 0 && !st.cfg.NoWaitReasonFrames {
 		st.scratch = append(st.scratch[:0], uint32(reasonIdx))
@@ -66,10 +108,11 @@ func (st *state) emit(gid, ts uint64, status uint8, reasonIdx int64, stack []uin
 	if len(out) > maxDepth {
 		out = out[:maxDepth]
 	}
-	if err := st.sink.WriteStack(gid, 0, ts, status, out); err != nil {
-		st.dropped++
-		st.setErr(fmt.Errorf("sampler: sink: %w", err))
-		return
-	}
-	st.samples++
+	return out
+}
+
+// emit writes one sample; reasonIdx >= 0 adds the synthetic wait-reason frame
+// unless Config.NoWaitReasonFrames.
+func (st *state) emit(gid, ts uint64, status uint8, reasonIdx int64, stack []uint32) {
+	st.count(st.sink.WriteStack(gid, 0, ts, status, st.withReason(reasonIdx, stack)))
 }

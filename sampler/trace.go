@@ -53,6 +53,11 @@ type tgor struct {
 	excluded bool
 	seen     bool
 	pos      int // index in traceBackend.live
+	// With a ThreadSink: the goroutine's handle and what its previous
+	// sample held, so that an unchanged goroutine is written as a repeat.
+	h          *writer.Thread
+	last       *traceStack
+	lastReason int64
 }
 
 // traceBackend is the trace backend; its loop owns every field but done.
@@ -69,6 +74,9 @@ type traceBackend struct {
 	stacks map[xtrace.Stack]*traceStack
 	gs     map[xtrace.GoID]*tgor
 	live   []*tgor
+	// goroutines that ended in this generation: a late CPU sample must not
+	// bring them back (their ids would be counted twice by the sink).
+	ended map[xtrace.GoID]struct{}
 
 	clockSet  bool
 	baseTrace xtrace.Time
@@ -187,6 +195,7 @@ func (tb *traceBackend) handle(ev *xtrace.Event) {
 		}
 		// Stack handles are per generation: forget the old ones.
 		clear(tb.stacks)
+		clear(tb.ended)
 	case xtrace.EventStateTransition:
 		tb.advance(t)
 		tb.transition(ev)
@@ -227,6 +236,13 @@ func (tb *traceBackend) remove(id xtrace.GoID) {
 		return
 	}
 	delete(tb.gs, id)
+	if tb.ended == nil {
+		tb.ended = make(map[xtrace.GoID]struct{})
+	}
+	tb.ended[id] = struct{}{}
+	if g.h != nil {
+		tb.st.tsink.Forget(g.h)
+	}
 	last := tb.live[len(tb.live)-1]
 	tb.live[g.pos] = last
 	last.pos = g.pos
@@ -304,6 +320,9 @@ func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
 	if id == xtrace.NoGoroutine {
 		return
 	}
+	if _, ok := tb.ended[id]; ok {
+		return
+	}
 	ts := tb.stack(ev.Stack())
 	if ts == nil {
 		return
@@ -338,7 +357,13 @@ func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
 // emit writes one sample of g; cpu says ts is a CPU sample's stack, whose
 // leaf PC then goes to Config.LeafPC.
 func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *traceStack, cpu bool) {
-	tb.st.emit(g.id, us, st, reason, ts.frames)
+	if tb.st.tsink != nil {
+		same := g.last == ts && g.lastReason == reason
+		tb.st.emitThread(&g.h, g.id, us, st, reason, ts.frames, same)
+		g.last, g.lastReason = ts, reason
+	} else {
+		tb.st.emit(g.id, us, st, reason, ts.frames)
+	}
 	if !g.seen {
 		g.seen = true
 		tb.st.distinct++
