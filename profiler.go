@@ -44,6 +44,7 @@ type Profile struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	statsMu  sync.Mutex
 	stats    sampler.Stats
 }
 
@@ -189,10 +190,11 @@ func (p *Profile) Backend() sampler.Backend {
 	return p.s.Backend()
 }
 
-// Stats returns the sampler's statistics. They are complete once Stop has
-// returned.
+// Stats returns the sampler's statistics once Stop has returned, and the
+// zero Stats before.
 func (p *Profile) Stats() sampler.Stats {
-	p.stopOnce.Do(func() {}) // wait for a Stop in progress; no-op otherwise
+	p.statsMu.Lock()
+	defer p.statsMu.Unlock()
 	return p.stats
 }
 
@@ -213,11 +215,12 @@ func (p *Profile) Stop() error {
 			p.logf("%v", p.stopErr)
 		} else if !p.cfg.quiet {
 			fallback := ""
-			if p.stats.Fallback != "" {
-				fallback = " (fell back: " + p.stats.Fallback + ")"
+			st := p.Stats()
+			if st.Fallback != "" {
+				fallback = " (fell back: " + st.Fallback + ")"
 			}
 			p.logf("profiler: wrote %s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
-				p.outName(), p.stats.Samples, p.stats.Goroutines, p.stats.Backend, fallback, p.stats.AchievedHz)
+				p.outName(), st.Samples, st.Goroutines, st.Backend, fallback, st.AchievedHz)
 		}
 	})
 	return p.stopErr
@@ -237,7 +240,9 @@ func (p *Profile) stop() (err error) {
 		err = errors.Join(errs...)
 	}()
 	st, serr := p.s.Stop()
+	p.statsMu.Lock()
 	p.stats = st
+	p.statsMu.Unlock()
 	if serr != nil {
 		errs = append(errs, fmt.Errorf("profiler: sampler: %w", serr))
 	} else if st.Err != nil {

@@ -102,6 +102,9 @@ func TestStopTwiceAndConcurrently(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond)
+	if p.Stats().Samples != 0 {
+		t.Error("Stats before Stop not zero")
+	}
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
 	for i := range errs {
@@ -116,6 +119,9 @@ func TestStopTwiceAndConcurrently(t *testing.T) {
 	}
 	if err := p.Stop(); err != nil {
 		t.Errorf("Stop after Stop: %v", err)
+	}
+	if p.Stats().Backend == sampler.Auto {
+		t.Error("Stats after Stop: no backend")
 	}
 	f, err := reader.NewFileBytes(b.Bytes())
 	if err != nil {

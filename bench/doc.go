@@ -15,6 +15,13 @@
 //	p99late-us      p99 lateness of a goroutine looping time.Sleep(1ms),
 //	                profiled window
 //	base-p99late-us the same in the baseline window
+//	base-ops/s      the load's ops per wall second without profiling (for
+//	                pingpong, goroutine switches: 2 per op)
+//
+// Flags: -window (1s), -workers (GOMAXPROCS: saturated, as in the issue's
+// table; with every P busy the 1 ms sleeper waits for preemption, so its
+// lateness is tens of ms on a loaded host: use -workers 1 on 2 CPUs to
+// measure the lateness the profiler adds), -hopspin (5000).
 //
 // Loads: cpu-N is the CPU-bound workers plus N goroutines parked in a channel
 // receive ten frames deep; pingpong is goroutine pairs bouncing a token over

@@ -21,7 +21,18 @@ import (
 	"github.com/gotachyon/profiler/sampler"
 )
 
-var window = flag.Duration("window", time.Second, "length of each measured window")
+var (
+	window  = flag.Duration("window", time.Second, "length of each measured window")
+	workers = flag.Int("workers", 0, "CPU-bound workers (ping-pong pairs); 0 means GOMAXPROCS")
+	hopSpin = flag.Int("hopspin", 5000, "ping-pong: spin iterations per hop (5000: about 400k goroutine switches/s per core)")
+)
+
+func nWorkers() int {
+	if *workers > 0 {
+		return *workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // cpuTime returns the process's user+system CPU time.
 func cpuTime() time.Duration {
@@ -68,7 +79,7 @@ func cpuLoad(n int) *load {
 		wg.Add(1)
 		go func() { defer wg.Done(); parked(10, ch) }()
 	}
-	l := &load{ops: make([]counter, runtime.GOMAXPROCS(0))}
+	l := &load{ops: make([]counter, nWorkers())}
 	for i := range l.ops {
 		wg.Add(1)
 		go func() {
@@ -90,7 +101,7 @@ func cpuLoad(n int) *load {
 func pingPong() *load {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	l := &load{ops: make([]counter, runtime.GOMAXPROCS(0))}
+	l := &load{ops: make([]counter, nWorkers())}
 	for i := range l.ops {
 		a, b := make(chan uint64), make(chan uint64)
 		wg.Add(2)
@@ -98,7 +109,7 @@ func pingPong() *load {
 			defer wg.Done()
 			defer close(a)
 			for x := uint64(0); ctx.Err() == nil; {
-				for range 500 {
+				for range *hopSpin {
 					x = x*6364136223846793005 + 1
 				}
 				a <- x
@@ -109,7 +120,7 @@ func pingPong() *load {
 		go func() {
 			defer wg.Done()
 			for x := range a {
-				for range 500 {
+				for range *hopSpin {
 					x = x*6364136223846793005 + 1
 				}
 				b <- x
@@ -207,16 +218,17 @@ var peers = []peer{
 
 type windowResult struct {
 	rate float64 // ops per CPU-second
+	ops  float64 // ops per wall second
 	p99  time.Duration
 	hz   float64
 }
 
 func measure(l *load, pr *probe, run func()) windowResult {
 	pr.p99() // reset
-	ops0, cpu0 := l.total(), cpuTime()
+	ops0, cpu0, t0 := l.total(), cpuTime(), time.Now()
 	run()
 	ops, cpu := l.total()-ops0, cpuTime()-cpu0
-	return windowResult{rate: float64(ops) / cpu.Seconds(), p99: pr.p99()}
+	return windowResult{rate: float64(ops) / cpu.Seconds(), ops: float64(ops) / time.Since(t0).Seconds(), p99: pr.p99()}
 }
 
 func median(v []float64) float64 {
@@ -236,7 +248,7 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 	pr := startProbe()
 	defer func() { close(pr.stop); <-pr.done }()
 	time.Sleep(200 * time.Millisecond) // let the load settle
-	var lost, hz, late, baseLate []float64
+	var lost, hz, late, baseLate, baseOps []float64
 	b.ResetTimer()
 	for i := range b.N {
 		base := func() windowResult { return measure(l, pr, func() { time.Sleep(*window) }) }
@@ -260,12 +272,14 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 		hz = append(hz, rp.hz)
 		late = append(late, float64(rp.p99.Microseconds()))
 		baseLate = append(baseLate, float64(rb.p99.Microseconds()))
+		baseOps = append(baseOps, rb.ops)
 	}
 	b.StopTimer()
 	b.ReportMetric(median(lost), "lost%")
 	b.ReportMetric(median(hz), "Hz")
 	b.ReportMetric(median(late), "p99late-us")
 	b.ReportMetric(median(baseLate), "base-p99late-us")
+	b.ReportMetric(median(baseOps), "base-ops/s")
 	b.ReportMetric(0, "ns/op")
 }
 
