@@ -8,6 +8,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -56,33 +57,22 @@ type sampleKey struct {
 
 // agg is the aggregation of a file's samples.
 type agg struct {
-	stackIDs map[string]uint32
-	stacks   [][]uint32 // distinct stacks, innermost first
-	index    map[sampleKey]int
-	keys     []sampleKey
-	counts   []int64
-	allCPU   bool
-	last     uint64 // latest timestamp
-	n        int64
+	stacks stacktab.Table // distinct stacks, innermost first
+	index  map[sampleKey]int
+	keys   []sampleKey
+	counts []int64
+	allCPU bool
+	last   uint64 // latest timestamp
+	n      int64
 }
 
 func aggregate(f *reader.File) (*agg, error) {
-	a := &agg{stackIDs: map[string]uint32{}, index: map[sampleKey]int{}, allCPU: true}
-	var key []byte
+	a := &agg{index: map[sampleKey]int{}, allCPU: true}
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		key = key[:0]
-		for _, i := range s.Stack {
-			key = append(key, byte(i), byte(i>>8), byte(i>>16), byte(i>>24))
-		}
-		id, ok := a.stackIDs[string(key)]
-		if !ok {
-			id = uint32(len(a.stacks))
-			a.stackIDs[string(key)] = id
-			a.stacks = append(a.stacks, append([]uint32(nil), s.Stack...))
-		}
+		id := a.stacks.ID(s.Stack)
 		k := sampleKey{id, s.ThreadID, collapsed.StateOf(s.Status)}
 		j, ok := a.index[k]
 		if !ok {
@@ -135,9 +125,10 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	}
 	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
-	stackLocs := make([][]*profile.Location, len(a.stacks))
-	reasons := make([]string, len(a.stacks))
-	for i, st := range a.stacks {
+	stackLocs := make([][]*profile.Location, a.stacks.Len())
+	reasons := make([]string, a.stacks.Len())
+	for i := range a.stacks.Len() {
+		st := a.stacks.Stack(uint32(i))
 		if len(st) > 0 {
 			if r, ok := collapsed.WaitReason(f.Frame(st[0])); ok {
 				reasons[i] = r

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -53,7 +54,7 @@ func FuzzReader(f *testing.F) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		back, err := reader.NewFileBytes(m.b)
+		back, err := reader.NewFileBytes(m.Bytes)
 		if err != nil {
 			t.Fatalf("re-encoded file rejected: %v", err)
 		}
@@ -104,28 +105,4 @@ func sampleKey(s *reader.Sample, frames []reader.Frame) string {
 }
 
 // memFile is an in-memory io.WriteSeeker.
-type memFile struct {
-	b   []byte
-	pos int
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	if need := m.pos + len(p); need > len(m.b) {
-		m.b = append(m.b, make([]byte, need-len(m.b))...)
-	}
-	copy(m.b[m.pos:], p)
-	m.pos += len(p)
-	return len(p), nil
-}
-
-func (m *memFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case 0:
-		m.pos = int(off)
-	case 1:
-		m.pos += int(off)
-	case 2:
-		m.pos = len(m.b) + int(off)
-	}
-	return int64(m.pos), nil
-}
+type memFile = testutil.MemFile

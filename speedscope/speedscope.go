@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -49,30 +50,19 @@ type goroutine struct {
 }
 
 type agg struct {
-	stackIDs map[string]uint32
-	stacks   [][]uint32 // innermost first
-	gs       []*goroutine
+	stacks stacktab.Table // distinct stacks, innermost first
+	gs     []*goroutine
 }
 
 func aggregate(f *reader.File) (*agg, error) {
-	a := &agg{stackIDs: map[string]uint32{}}
+	a := &agg{}
 	byID := map[uint64]*goroutine{}
 	var last *goroutine
-	var key []byte
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		key = key[:0]
-		for _, i := range s.Stack {
-			key = append(key, byte(i), byte(i>>8), byte(i>>16), byte(i>>24))
-		}
-		id, ok := a.stackIDs[string(key)]
-		if !ok {
-			id = uint32(len(a.stacks))
-			a.stackIDs[string(key)] = id
-			a.stacks = append(a.stacks, append([]uint32(nil), s.Stack...))
-		}
+		id := a.stacks.ID(s.Stack)
 		g := last
 		if g == nil || g.id != s.ThreadID {
 			g = byID[s.ThreadID]
@@ -162,7 +152,7 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 	}
 	bw.Write(head[:len(head)-1]) // reopen the object for "profiles"
 	bw.WriteString(`,"profiles":[`)
-	p := printer{w: bw, a: a, stackJSON: make([][]byte, len(a.stacks)), unit: unit, weight: weight}
+	p := printer{w: bw, a: a, stackJSON: make([][]byte, a.stacks.Len()), unit: unit, weight: weight}
 	for i, g := range a.gs[:top] {
 		if i > 0 {
 			bw.WriteByte(',')
@@ -194,7 +184,7 @@ func (p *printer) stack(id uint32) []byte {
 	if b := p.stackJSON[id]; b != nil {
 		return b
 	}
-	st := p.a.stacks[id]
+	st := p.a.stacks.Stack(id)
 	b := make([]byte, 0, 2+6*len(st))
 	b = append(b, '[')
 	for j := len(st) - 1; j >= 0; j-- {

@@ -19,31 +19,7 @@ import (
 )
 
 // memFile is an in-memory io.WriteSeeker.
-type memFile struct {
-	b   []byte
-	pos int
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	if need := m.pos + len(p); need > len(m.b) {
-		m.b = append(m.b, make([]byte, need-len(m.b))...)
-	}
-	copy(m.b[m.pos:], p)
-	m.pos += len(p)
-	return len(p), nil
-}
-
-func (m *memFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-		m.pos = int(off)
-	case io.SeekCurrent:
-		m.pos += int(off)
-	case io.SeekEnd:
-		m.pos = len(m.b) + int(off)
-	}
-	return int64(m.pos), nil
-}
+type memFile = testutil.MemFile
 
 // inputStream reads a vector's NAME.input.jsonl (or .zst).
 func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
@@ -94,7 +70,7 @@ func encode(t testing.TB, meta jsonl.Meta, samples []jsonl.Sample, c tachyon.Com
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return m.b
+	return m.Bytes
 }
 
 // decodeByThread decodes a file and groups the samples by thread, keeping
