@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -54,7 +54,7 @@ func FuzzReader(f *testing.F) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		back, err := reader.NewFileBytes(m.Bytes)
+		back, err := reader.NewFileBytes(m.Bytes())
 		if err != nil {
 			t.Fatalf("re-encoded file rejected: %v", err)
 		}
@@ -105,4 +105,4 @@ func sampleKey(s *reader.Sample, frames []reader.Frame) string {
 }
 
 // memFile is an in-memory io.WriteSeeker.
-type memFile = testutil.MemFile
+type memFile = seekbuf.Buffer

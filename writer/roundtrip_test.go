@@ -45,7 +45,7 @@ func roundTrip(t *testing.T, start uint64, samples []tsample, opts writer.Option
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		f, err := reader.NewFileBytes(m.Bytes)
+		f, err := reader.NewFileBytes(m.Bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestTimestampsClamped(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := reader.NewFileBytes(m.Bytes)
+	f, err := reader.NewFileBytes(m.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}

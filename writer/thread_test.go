@@ -69,11 +69,11 @@ func TestThreadHandles(t *testing.T) {
 		ws.WriteStack(s.id, s.interp, s.ts, 3, s.stack)
 	}
 	ws.Close()
-	got, want := decodeByThread(t, viaHandles.Bytes), decodeByThread(t, viaStack.Bytes)
+	got, want := decodeByThread(t, viaHandles.Bytes()), decodeByThread(t, viaStack.Bytes())
 	if !equalThreads(got, want) {
 		t.Fatalf("handles:\n%v\nWriteStack:\n%v", got, want)
 	}
-	f, _ := reader.NewFileBytes(viaHandles.Bytes)
+	f, _ := reader.NewFileBytes(viaHandles.Bytes())
 	if f.Header.ThreadCount != 2 || f.Header.SampleCount != 6 {
 		t.Fatalf("header: %d threads %d samples", f.Header.ThreadCount, f.Header.SampleCount)
 	}
@@ -94,7 +94,7 @@ func TestForgetBoundsState(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	file, err := reader.NewFileBytes(m.Bytes)
+	file, err := reader.NewFileBytes(m.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/gotachyon/profiler/internal/jsonl"
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -19,7 +20,7 @@ import (
 )
 
 // memFile is an in-memory io.WriteSeeker.
-type memFile = testutil.MemFile
+type memFile = seekbuf.Buffer
 
 // inputStream reads a vector's NAME.input.jsonl (or .zst).
 func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
@@ -70,7 +71,7 @@ func encode(t testing.TB, meta jsonl.Meta, samples []jsonl.Sample, c tachyon.Com
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return m.Bytes
+	return m.Bytes()
 }
 
 // decodeByThread decodes a file and groups the samples by thread, keeping

@@ -1,42 +1,12 @@
 package testutil
 
 import (
-	"io"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// MemFile is an in-memory io.WriteSeeker for the writer; Bytes holds what
-// was written.
-type MemFile struct {
-	Bytes []byte
-	pos   int
-}
-
-// Write writes p at the current offset, growing the file as needed.
-func (m *MemFile) Write(p []byte) (int, error) {
-	if need := m.pos + len(p); need > len(m.Bytes) {
-		m.Bytes = append(m.Bytes, make([]byte, need-len(m.Bytes))...)
-	}
-	copy(m.Bytes[m.pos:], p)
-	m.pos += len(p)
-	return len(p), nil
-}
-
-// Seek sets the offset of the next Write.
-func (m *MemFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-		m.pos = int(off)
-	case io.SeekCurrent:
-		m.pos += int(off)
-	case io.SeekEnd:
-		m.pos = len(m.Bytes) + int(off)
-	}
-	return int64(m.pos), nil
-}
 
 // RepeatedVector returns, in memory, the shared vector NAME.bin repeated
 // rounds times, each round's timestamps shifted past the previous round's:
@@ -50,7 +20,7 @@ func RepeatedVector(tb testing.TB, name string, rounds int) *reader.File {
 	}
 	defer src.Close()
 	h := src.Header
-	var out MemFile
+	var out seekbuf.Buffer
 	w, err := writer.New(&out, writer.Options{StartTime: h.StartTime, Interval: h.Interval})
 	if err != nil {
 		tb.Fatal(err)
@@ -84,7 +54,7 @@ func RepeatedVector(tb testing.TB, name string, rounds int) *reader.File {
 	if err := w.Close(); err != nil {
 		tb.Fatal(err)
 	}
-	f, err := reader.NewFileBytes(out.Bytes)
+	f, err := reader.NewFileBytes(out.Bytes())
 	if err != nil {
 		tb.Fatal(err)
 	}
