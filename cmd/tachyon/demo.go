@@ -31,6 +31,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	rate := fs.Int("rate", profiler.DefaultRate, "sampling rate in `Hz`")
 	backS := fs.String("backend", "auto", "sampler `backend`: auto, trace or snapshot")
 	compS := fs.String("compression", "zstd", "sample region compression: zstd or none")
+	dcpiOut := fs.String("dcpi", "", "also write a DCPI leaf-PC histogram of this binary to `file`")
 	pos, ok := parseFlags(fs, args)
 	if !ok || len(pos) != 0 {
 		fs.Usage()
@@ -60,9 +61,13 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	p := profiler.Start(profiler.WithPath(*out), profiler.WithMode(mode), profiler.WithRate(*rate),
+	opts := []profiler.Option{profiler.WithPath(*out), profiler.WithMode(mode), profiler.WithRate(*rate),
 		profiler.WithBackend(backend), profiler.WithCompression(comp),
-		profiler.WithQuiet(true), profiler.WithLogger(log.New(io.Discard, "", 0)))
+		profiler.WithQuiet(true), profiler.WithLogger(log.New(io.Discard, "", 0))}
+	if *dcpiOut != "" {
+		opts = append(opts, profiler.WithDCPI(*dcpiOut))
+	}
+	p := profiler.Start(opts...)
 	if err := p.Err(); err != nil {
 		return fail(stderr, err)
 	}
