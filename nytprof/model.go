@@ -3,6 +3,7 @@ package nytprof
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/gotachyon/profiler/tachyon"
@@ -202,7 +203,7 @@ func (m *model) add(s *Sample) error {
 		cur = append(cur, fe.canon)
 	}
 	m.buf = cur
-	if g.stack >= 0 && equal(m.stacks[g.stack].canon, cur) {
+	if g.stack >= 0 && slices.Equal(m.stacks[g.stack].canon, cur) {
 		m.stacks[g.stack].count++
 		return nil
 	}
@@ -224,18 +225,6 @@ func (m *model) add(s *Sample) error {
 	}
 	g.stack = sid
 	return nil
-}
-
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // intern returns the id of the stack cur (root first), creating it and its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/klauspost/compress/zstd"
@@ -274,7 +275,7 @@ func (w *Writer) WriteThreadStack(t *Thread, ts uint64, status uint8, stack []ui
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
 		return w.err
 	}
-	if equalStacks(t.stack, stack) {
+	if slices.Equal(t.stack, stack) {
 		w.appendPair(t, ts, status)
 		return w.err
 	}
@@ -303,18 +304,6 @@ func (w *Writer) lookup(id uint64, interp uint32) *Thread {
 		t = t.sameID
 	}
 	return t
-}
-
-func equalStacks(a, b []uint32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // sharedBottom counts the outermost frames a and b have in common.
