@@ -1,9 +1,9 @@
 package pprofexport
 
 import (
-	"path/filepath"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -51,19 +51,11 @@ func goSamples() []sample {
 // file in a temporary directory and returns its path.
 func writeProfile(t testing.TB, ss []sample) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "p.tachyon")
-	w, err := writer.Create(path, writer.Options{StartTime: 1000, Interval: 100})
-	if err != nil {
-		t.Fatal(err)
+	ws := make([]writer.Sample, len(ss))
+	for i, s := range ss {
+		ws[i] = writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}
 	}
-	for _, s := range ss {
-		if err := w.WriteSample(&writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := testutil.WriteSamples(t, writer.Options{StartTime: 1000, Interval: 100}, ws)
 	return path
 }
 

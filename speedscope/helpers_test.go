@@ -1,9 +1,9 @@
 package speedscope
 
 import (
-	"path/filepath"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -19,19 +19,11 @@ type sample struct {
 // temporary file and opens it.
 func writeProfile(t testing.TB, interval uint64, ss []sample) *reader.File {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "p.tachyon")
-	w, err := writer.Create(path, writer.Options{StartTime: 1000, Interval: interval})
-	if err != nil {
-		t.Fatal(err)
+	ws := make([]writer.Sample, len(ss))
+	for i, s := range ss {
+		ws[i] = writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}
 	}
-	for _, s := range ss {
-		if err := w.WriteSample(&writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	path := testutil.WriteSamples(t, writer.Options{StartTime: 1000, Interval: interval}, ws)
 	return open(t, path)
 }
 

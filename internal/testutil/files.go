@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/seekbuf"
@@ -59,4 +60,24 @@ func RepeatedVector(tb testing.TB, name string, rounds int) *reader.File {
 		tb.Fatal(err)
 	}
 	return f
+}
+
+// WriteSamples writes samples through the writer's convenient path into a
+// file in tb's temporary directory and returns its path.
+func WriteSamples(tb testing.TB, opts writer.Options, samples []writer.Sample) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "p.tachyon")
+	w, err := writer.Create(path, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range samples {
+		if err := w.WriteSample(&samples[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }
