@@ -289,7 +289,10 @@ func (p *Profile) logf(format string, args ...any) {
 	log.Print(msg)
 }
 
-// sink passes samples to the writer and keeps its first error.
+// sink passes samples to the writer and keeps its first error. It offers the
+// writer's per-thread handles (sampler.ThreadSink), so the sampler's steady
+// state costs one Repeat per unchanged goroutine instead of a lookup and a
+// stack comparison.
 type sink struct {
 	w   *writer.Writer
 	err error
@@ -301,9 +304,34 @@ func (s *sink) WriteStack(tid uint64, interp uint32, ts uint64, status uint8, st
 	if s.err != nil {
 		return s.err
 	}
-	s.err = s.w.WriteStack(tid, interp, ts, status, stack)
-	return s.err
+	return s.keep(s.w.WriteStack(tid, interp, ts, status, stack))
 }
+
+func (s *sink) Thread(id uint64, interp uint32) *writer.Thread { return s.w.Thread(id, interp) }
+
+func (s *sink) WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.keep(s.w.WriteThreadStack(t, ts, status, stack))
+}
+
+func (s *sink) Repeat(t *writer.Thread, ts uint64, status uint8) error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.keep(s.w.Repeat(t, ts, status))
+}
+
+func (s *sink) Forget(t *writer.Thread) { s.w.Forget(t) }
+
+// keep records err as the first error if it is one.
+func (s *sink) keep(err error) error {
+	s.err = err
+	return err
+}
+
+var _ sampler.ThreadSink = (*sink)(nil)
 
 // teeSeeker writes to ws and mirrors every write, at the same offsets, into
 // an in-memory buffer.

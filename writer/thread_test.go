@@ -144,3 +144,54 @@ func BenchmarkWallTickHandles(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 	w.Close()
 }
+
+// TestRepeatEvery checks RepeatEvery against the same samples written one
+// Repeat at a time: byte-identical files under the default pending cap, and
+// the same decoded samples under a tiny one that flushes mid-run.
+func TestRepeatEvery(t *testing.T) {
+	for _, pendingCap := range []int{0, 4096} {
+		for _, step := range []uint64{0, 1, 200, 10000, 1 << 40} {
+			var bulk, single memFile
+			opts := writer.Options{StartTime: 5, MaxPendingBytes: pendingCap}
+			wb, _ := writer.New(&bulk, opts)
+			w1, _ := writer.New(&single, opts)
+			var hb, h1 [3]*writer.Thread
+			for i := range hb {
+				fb := wb.Frame(writer.Frame{File: "f.go", Func: "f", Line: int32(i)})
+				f1 := w1.Frame(writer.Frame{File: "f.go", Func: "f", Line: int32(i)})
+				hb[i], h1[i] = wb.Thread(uint64(i+1), 0), w1.Thread(uint64(i+1), 0)
+				if err := wb.RepeatEvery(hb[i], 6, step, 3, 0); !errors.Is(err, writer.ErrNoStack) {
+					t.Fatalf("RepeatEvery before a stack: %v", err)
+				}
+				wb.WriteThreadStack(hb[i], 7, 1, []uint32{fb})
+				w1.WriteThreadStack(h1[i], 7, 1, []uint32{f1})
+			}
+			ts := uint64(9)
+			for round, n := range []int{0, 1, 2, 5461, 5462, 20000, 3} {
+				for i := range hb {
+					st := uint8(round + i)
+					if err := wb.RepeatEvery(hb[i], ts, step, n, st); err != nil {
+						t.Fatal(err)
+					}
+					for j := range n {
+						w1.Repeat(h1[i], ts+uint64(j)*step, st)
+					}
+				}
+				ts += uint64(n)*step + 1
+			}
+			if err := wb.Close(); err != nil {
+				t.Fatal(err)
+			}
+			w1.Close()
+			if got, want := wb.Stats().Samples, w1.Stats().Samples; got != want {
+				t.Fatalf("cap %d step %d: %d samples, want %d", pendingCap, step, got, want)
+			}
+			if pendingCap == 0 && string(bulk.Bytes()) != string(single.Bytes()) {
+				t.Errorf("step %d: files differ", step)
+			}
+			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !equalThreads(got, want) {
+				t.Errorf("cap %d step %d: decoded samples differ", pendingCap, step)
+			}
+		}
+	}
+}
