@@ -323,6 +323,13 @@ func (s *sink) Repeat(t *writer.Thread, ts uint64, status uint8) error {
 	return s.keep(s.w.Repeat(t, ts, status))
 }
 
+func (s *sink) RepeatEvery(t *writer.Thread, ts, step uint64, n int, status uint8) error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.keep(s.w.RepeatEvery(t, ts, step, n, status))
+}
+
 func (s *sink) Forget(t *writer.Thread) { s.w.Forget(t) }
 
 // keep records err as the first error if it is one.

@@ -60,13 +60,15 @@ func (st *state) reasonFrameBytes(reason []byte) uint32 {
 // ThreadSink is implemented by sinks that hand out per-thread handles, such
 // as *writer.Writer. The trace backend then keeps a handle per goroutine,
 // skipping a lookup per sample, writes a goroutine whose stack has not
-// changed since its previous sample as a Repeat, and forgets goroutines that
-// end so the sink's state stays bounded.
+// changed since its previous sample as a Repeat (a run of unchanged wall
+// ticks as one RepeatEvery), and forgets goroutines that end so the sink's
+// state stays bounded.
 type ThreadSink interface {
 	Sink
 	Thread(id uint64, interp uint32) *writer.Thread
 	WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error
 	Repeat(t *writer.Thread, ts uint64, status uint8) error
+	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status uint8) error
 	Forget(t *writer.Thread)
 }
 
@@ -84,6 +86,36 @@ func (st *state) emitThread(h **writer.Thread, gid, ts uint64, status uint8, rea
 		err = st.tsink.WriteThreadStack(*h, ts, status, st.withReason(reasonIdx, stack))
 	}
 	st.count(err)
+}
+
+// emitRun writes n samples of goroutine gid with one stack and status at
+// ts, ts+step, ...: the first as emitThread would, the rest as one
+// RepeatEvery.
+func (st *state) emitRun(h **writer.Thread, gid, ts, step uint64, n int, status uint8, reasonIdx int64, stack []uint32, same bool) {
+	if n <= 0 {
+		return
+	}
+	if !same {
+		d := st.dropped
+		st.emitThread(h, gid, ts, status, reasonIdx, stack, false)
+		if st.dropped != d {
+			st.dropped += uint64(n - 1)
+			return
+		}
+		ts, n = ts+step, n-1
+	}
+	if n == 0 {
+		return
+	}
+	if *h == nil {
+		*h = st.tsink.Thread(gid, 0)
+	}
+	if err := st.tsink.RepeatEvery(*h, ts, step, n, status); err != nil {
+		st.dropped += uint64(n)
+		st.setErr(fmt.Errorf("sampler: sink: %w", err))
+		return
+	}
+	st.samples += uint64(n)
 }
 
 // count records the outcome of one write to the sink.

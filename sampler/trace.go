@@ -52,7 +52,8 @@ type tgor struct {
 	cpu      *traceStack // latest CPU sample while running
 	excluded bool
 	seen     bool
-	pos      int // index in traceBackend.live
+	pos      int    // index in traceBackend.live
+	due      uint64 // wall mode: first tick not yet written for it
 	// With a ThreadSink: the goroutine's handle and what its previous
 	// sample held, so that an unchanged goroutine is written as a repeat.
 	h          *writer.Thread
@@ -87,6 +88,7 @@ type traceBackend struct {
 	tickInit  bool
 	firstTick xtrace.Time
 	nextTick  xtrace.Time
+	nticks    uint64 // wall ticks passed: tick k is at firstTick + k*period
 }
 
 // startTrace starts the runtime tracer into a pipe, reads the trace header
@@ -170,6 +172,7 @@ func (tb *traceBackend) consume() error {
 	for {
 		ev, err := tb.rd.ReadEvent()
 		if err == io.EOF {
+			tb.settleAll()
 			return nil
 		}
 		if err != nil {
@@ -193,7 +196,10 @@ func (tb *traceBackend) handle(ev *xtrace.Event) {
 			}
 			tb.clockSet = true
 		}
-		// Stack handles are per generation: forget the old ones.
+		// Stack handles are per generation: forget the old ones. Writing
+		// every goroutine's deferred ticks once per generation keeps Stop
+		// short and the sink's runs flowing.
+		tb.settleAll()
 		clear(tb.stacks)
 		clear(tb.ended)
 	case xtrace.EventStateTransition:
@@ -223,7 +229,7 @@ func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
 	g = tb.gs[id]
 	if g == nil {
 		isNew = true
-		g = &tgor{id: uint64(id), reason: -1, pos: len(tb.live), excluded: uint64(id) == tb.self}
+		g = &tgor{id: uint64(id), reason: -1, pos: len(tb.live), excluded: uint64(id) == tb.self, due: tb.nticks}
 		tb.gs[id] = g
 		tb.live = append(tb.live, g)
 	}
@@ -235,6 +241,7 @@ func (tb *traceBackend) remove(id xtrace.GoID) {
 	if g == nil {
 		return
 	}
+	tb.settle(g)
 	delete(tb.gs, id)
 	if tb.ended == nil {
 		tb.ended = make(map[xtrace.GoID]struct{})
@@ -276,6 +283,7 @@ func (tb *traceBackend) transition(ev *xtrace.Event) {
 		return
 	}
 	g, isNew := tb.goroutine(id)
+	tb.settle(g)
 	if ts := tb.stack(tr.Stack); ts != nil {
 		g.stack = ts
 		if ts.system || ts.internal {
@@ -298,20 +306,10 @@ func (tb *traceBackend) transition(ev *xtrace.Event) {
 		g.reason = int64(tb.st.reasonFrame(r))
 	}
 	if isNew && from == xtrace.GoUndetermined {
-		tb.backfill(g)
-	}
-}
-
-// backfill emits the ticks already passed for a goroutine first seen through
-// a status event. The runtime reports goroutines that did not change state
-// during a generation only at its end, so such a goroutine has been in this
-// state since tracing started.
-func (tb *traceBackend) backfill(g *tgor) {
-	if tb.st.cfg.Mode != Wall || !tb.tickInit || g.excluded || g.stack == nil {
-		return
-	}
-	for t := tb.firstTick; t < tb.nextTick; t += tb.period {
-		tb.emit(g, tb.micros(t), status(g.state, g.stack.panicking), g.reason, g.stack, false)
+		// The runtime reports a goroutine that did not change state during
+		// a generation only at its end: it has been in this state since
+		// tracing started, so its ticks start at the first.
+		g.due = 0
 	}
 }
 
@@ -328,6 +326,7 @@ func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
 		return
 	}
 	g, _ := tb.goroutine(id)
+	tb.settle(g)
 	if ts.system || ts.internal {
 		g.excluded = true
 	}
@@ -373,7 +372,10 @@ func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *tra
 	}
 }
 
-// advance emits the wall-mode ticks up to and including trace time t.
+// advance passes the wall-mode ticks up to and including trace time t. A
+// tick writes nothing by itself: each goroutine's ticks are written when it
+// changes (settle), so a tick costs the same with 10 or 10,000 goroutines
+// and a parked goroutine costs a few bytes of copying per tick.
 func (tb *traceBackend) advance(t xtrace.Time) {
 	if tb.st.cfg.Mode != Wall {
 		return
@@ -381,28 +383,57 @@ func (tb *traceBackend) advance(t xtrace.Time) {
 	if !tb.tickInit {
 		tb.firstTick, tb.nextTick, tb.tickInit = t, t, true
 	}
-	for tb.nextTick <= t {
-		tb.tick(tb.nextTick)
-		tb.nextTick += tb.period
+	if tb.nextTick <= t {
+		n := uint64((t-tb.nextTick)/tb.period) + 1
+		tb.nticks += n
+		tb.st.ticks += n
+		tb.nextTick += xtrace.Time(n) * tb.period
 	}
 }
 
-// tick emits one sample for every live goroutine.
-func (tb *traceBackend) tick(t xtrace.Time) {
-	tb.st.ticks++
-	us := tb.micros(t)
+// settle writes g's ticks passed since its last change, with the state and
+// stack it has held since.
+func (tb *traceBackend) settle(g *tgor) {
+	first, n := g.due, tb.nticks-g.due
+	g.due = tb.nticks
+	if n == 0 || g.excluded {
+		return
+	}
+	ts := g.stack
+	if g.state == gRunning && g.cpu != nil {
+		ts = g.cpu
+	}
+	if ts == nil {
+		return
+	}
+	cpu := ts == g.cpu
+	st := status(g.state, ts.panicking)
+	t0 := tb.firstTick + xtrace.Time(first)*tb.period
+	if tb.st.tsink != nil && tb.period%1000 == 0 {
+		// Whole microseconds apart: one run.
+		same := g.last == ts && g.lastReason == g.reason
+		tb.st.emitRun(&g.h, g.id, tb.micros(t0), uint64(tb.period/1000), int(n), st, g.reason, ts.frames, same)
+		g.last, g.lastReason = ts, g.reason
+		if !g.seen {
+			g.seen = true
+			tb.st.distinct++
+		}
+	} else {
+		for i := range n {
+			tb.emit(g, tb.micros(t0+xtrace.Time(i)*tb.period), st, g.reason, ts, false)
+		}
+	}
+	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
+		for range n {
+			tb.st.cfg.LeafPC(uintptr(ts.leafPC))
+		}
+	}
+}
+
+// settleAll settles every live goroutine.
+func (tb *traceBackend) settleAll() {
 	for _, g := range tb.live {
-		if g.excluded {
-			continue
-		}
-		ts := g.stack
-		if g.state == gRunning && g.cpu != nil {
-			ts = g.cpu
-		}
-		if ts == nil {
-			continue
-		}
-		tb.emit(g, us, status(g.state, ts.panicking), g.reason, ts, ts == g.cpu)
+		tb.settle(g)
 	}
 }
 

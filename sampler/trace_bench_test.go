@@ -2,6 +2,8 @@ package sampler
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"runtime/pprof"
 	rtrace "runtime/trace"
 	"sync/atomic"
@@ -9,6 +11,9 @@ import (
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
+
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // recordTrace records d of execution trace with CPU samples while n
@@ -88,16 +93,27 @@ func TestTraceReplay(t *testing.T) {
 	}
 }
 
-// BenchmarkTraceTick measures one wall tick over the goroutines of a
-// replayed trace (1000 parked goroutines): the steady-state cost per tick,
-// which must not allocate.
+// BenchmarkTraceTick measures wall ticks over the goroutines of a replayed
+// trace (1000 parked goroutines) into a real zstd writer: the steady state,
+// in which a tick writes nothing and each goroutine's unchanged ticks are
+// written once per generation (here every 100 ticks, 1 s at 100 Hz). It must
+// not allocate.
 func BenchmarkTraceTick(b *testing.B) {
 	data := recordTrace(b, 1000, 100*time.Millisecond)
 	rd, err := xtrace.NewReader(bytes.NewReader(data))
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := newState(Config{Mode: Wall, Rate: 100}, &discardSink{})
+	f, err := os.Create(filepath.Join(b.TempDir(), "t.bin"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	w, err := writer.New(f, writer.Options{Compression: tachyon.CompressionZstd})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := newState(Config{Mode: Wall, Rate: 100}, w)
 	tb := newTraceBackend(st, rd, time.Now())
 	if err := tb.consume(); err != nil {
 		b.Fatal(err)
@@ -106,8 +122,16 @@ func BenchmarkTraceTick(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tb.tick(tb.nextTick)
-		tb.nextTick += tb.period
+		tb.advance(tb.nextTick)
+		if i%100 == 99 {
+			tb.settleAll()
+		}
 	}
-	b.ReportMetric(float64(st.samples-n0)/b.Elapsed().Seconds(), "samples/s")
+	tb.settleAll()
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	n := st.samples - n0
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
 }
