@@ -33,7 +33,10 @@
 // which case it falls back to runtime.Stack snapshots. The Tachyon header has
 // no field for this, and the profiler does not invent one (no synthetic frame
 // or thread): Profile.Backend reports it, and so do the log lines written at
-// Start and Stop ("backend trace" or "backend snapshot").
+// Start and Stop ("backend trace" or "backend snapshot"). With the default
+// sampler.Auto, the sampler also moves to snapshots while the trace would
+// cost more (goroutines switching hundreds of thousands of times a second);
+// Stats.Switches and the Stop log line list those switches.
 //
 // # Samples
 //

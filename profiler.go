@@ -219,6 +219,9 @@ func (p *Profile) Stop() error {
 			if st.Fallback != "" {
 				fallback = " (fell back: " + st.Fallback + ")"
 			}
+			for _, sw := range st.Switches {
+				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
+			}
 			p.logf("profiler: wrote %s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
 				p.outName(), st.Samples, st.Goroutines, st.Backend, fallback, st.AchievedHz)
 		}

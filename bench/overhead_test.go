@@ -25,6 +25,7 @@ var (
 	window  = flag.Duration("window", time.Second, "length of each measured window")
 	workers = flag.Int("workers", 0, "CPU-bound workers (ping-pong pairs); 0 means GOMAXPROCS")
 	hopSpin = flag.Int("hopspin", 5000, "ping-pong: spin iterations per hop (5000: about 400k goroutine switches/s per core)")
+	backend = flag.String("backend", "auto", "tachyon's sampler backend: auto, trace or snapshot")
 )
 
 func nWorkers() int {
@@ -182,8 +183,13 @@ type peer struct {
 
 var peers = []peer{
 	{"tachyon", func(b *testing.B) func() float64 {
+		be, err := sampler.ParseBackend(*backend)
+		if err != nil {
+			b.Fatal(err)
+		}
 		p := profiler.Start(profiler.WithPath(filepath.Join(b.TempDir(), "p.bin")),
-			profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true))
+			profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true),
+			profiler.WithBackend(be))
 		if err := p.Err(); err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	rtrace "runtime/trace"
 	"strings"
@@ -79,7 +80,7 @@ func TestStopTwiceAndFromAnotherGoroutine(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, st := range stats {
-			if st != again {
+			if !reflect.DeepEqual(st, again) {
 				t.Fatalf("Stop results differ: %+v vs %+v", st, again)
 			}
 		}

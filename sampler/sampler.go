@@ -48,7 +48,10 @@ func ParseMode(s string) (Mode, error) {
 type Backend uint8
 
 const (
-	// Auto uses Trace unless it cannot be used, then Snapshot.
+	// Auto uses Trace unless it cannot be used, then Snapshot; while the
+	// trace would cost more than snapshots (a program switching goroutines
+	// very often, with few goroutines), it runs Snapshot instead, and
+	// switches back when that ends (see Stats.Switches).
 	Auto Backend = iota
 	// Trace streams the runtime execution trace and parses it in-process.
 	Trace
@@ -97,7 +100,8 @@ type Config struct {
 	// Rate is the sampling rate in Hz; 0 means DefaultRate.
 	Rate int
 	// Backend is the requested backend. Auto uses Trace unless it cannot be
-	// used, then Snapshot. A requested Trace also falls back to Snapshot.
+	// used, then Snapshot, and moves between them to keep the cost low. A
+	// requested Trace also falls back to Snapshot, but never switches.
 	Backend Backend
 	// NoWaitReasonFrames, if true, omits the synthetic "[chan receive]"
 	// innermost frame of blocked goroutines.
@@ -120,9 +124,12 @@ const MaxRate = 10000
 
 // Stats summarises a finished sampling run.
 type Stats struct {
-	// Backend is the backend that ran (never Auto).
+	// Backend is the backend that ran (never Auto); with Auto, the one
+	// running at Stop.
 	Backend Backend
-	Mode    Mode
+	// Switches lists the Auto supervisor's changes of backend, if any.
+	Switches []Switch
+	Mode     Mode
 	// Samples is the number of samples the sink accepted.
 	Samples uint64
 	// Ticks is the number of sampling instants: wall-mode ticks (virtual
@@ -156,7 +163,8 @@ type Sampler struct {
 	backend Backend
 
 	stopOnce sync.Once
-	stopFn   func() // stops the backend and waits for its goroutine
+	stopFn   func()    // stops the backend and waits for its goroutine
+	auto     *adaptive // the Auto supervisor, nil for a fixed backend
 	stats    Stats
 	start    time.Time
 	run      *state // the state shared with the backend goroutine
@@ -187,7 +195,15 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 	s := &Sampler{cfg: cfg, start: time.Now()}
 	s.run = newState(cfg, sink)
 	var fallback string
-	if cfg.Backend != Snapshot {
+	switch cfg.Backend {
+	case Auto:
+		a, err := startAdaptive(s.run)
+		if err == nil {
+			s.backend, s.auto, s.stopFn = Trace, a, a.stop
+		} else {
+			fallback = err.Error()
+		}
+	case Trace:
 		tb, err := startTrace(s.run)
 		if err == nil {
 			s.backend = Trace
@@ -206,7 +222,12 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 }
 
 // Backend returns the backend actually running (never Auto).
-func (s *Sampler) Backend() Backend { return s.backend }
+func (s *Sampler) Backend() Backend {
+	if s.auto != nil {
+		return s.auto.backend()
+	}
+	return s.backend
+}
 
 // Stop stops sampling, flushes every remaining sample into the sink, and
 // returns when the sink will not be called again. It is idempotent and safe
@@ -218,7 +239,10 @@ func (s *Sampler) Stop() (Stats, error) {
 		elapsed := time.Since(s.start)
 		s.stopFn()
 		st := s.run
-		s.stats.Backend = s.backend
+		s.stats.Backend = s.Backend()
+		if s.auto != nil {
+			s.stats.Switches = s.auto.switches
+		}
 		s.stats.Mode = s.cfg.Mode
 		s.stats.Samples = st.samples
 		s.stats.Ticks = st.ticks

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotachyon/profiler/writer"
@@ -36,9 +37,9 @@ type snapshot struct {
 	frames map[string]snapFrame // "func\x00file:line" -> frame
 	key    []byte
 	stack  []uint32
-	seen   map[uint64]struct{}
 	self   uint64
 	stw    time.Duration // total time spent inside runtime.Stack
+	busy   atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
 }
 
 func newSnapshot(st *state) *snapshot {
@@ -49,7 +50,6 @@ func newSnapshot(st *state) *snapshot {
 		buf:    make([]byte, snapInitialBuf),
 		frames: make(map[string]snapFrame),
 		stack:  make([]uint32, 0, maxDepth),
-		seen:   make(map[uint64]struct{}),
 	}
 }
 
@@ -85,6 +85,7 @@ func (sb *snapshot) loop() {
 		t0 := time.Now()
 		dump, stw := sb.dump()
 		sb.parse(dump, uint64(t0.UnixMicro()))
+		sb.busy.Add(int64(time.Since(t0)))
 		next := period
 		if g := time.Duration(float64(stw) / stwBudget); g > next {
 			next = g
@@ -139,7 +140,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		}
 		if id, rest, ok := parseHeaderID(line); ok {
 			sb.flush(&g, ts)
-			g = snapG{id: id, open: true, skip: id == sb.self}
+			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.st.helper.Load()}
 			g.state, g.reason = parseState(rest)
 			sb.stack = sb.stack[:0]
 			fn = nil
@@ -242,10 +243,7 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 		reason = int64(sb.st.reasonFrameBytes(r))
 	}
 	sb.st.emit(g.id, ts, status(g.state, g.panicking), reason, sb.stack)
-	if _, ok := sb.seen[g.id]; !ok {
-		sb.seen[g.id] = struct{}{}
-		sb.st.distinct++
-	}
+	sb.st.markSeen(g.id)
 }
 
 // canonReasonBytes is canonReason without allocating for reasons that need

@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -22,13 +23,29 @@ type state struct {
 
 	samples, ticks, dropped uint64
 	distinct                int
-	err                     error
+	// seen holds the goroutines counted in distinct that may still be
+	// sampled, across backends (the Auto supervisor switches them).
+	seen map[uint64]struct{}
+	err  error
+	// helper is the goroutine id of the Auto supervisor (0 if none),
+	// left out of the samples like the backends' own goroutines.
+	helper atomic.Uint64
 }
 
 func newState(cfg Config, sink Sink) *state {
-	st := &state{cfg: cfg, sink: sink, reasons: make(map[string]uint32), scratch: make([]uint32, 0, maxDepth)}
+	st := &state{cfg: cfg, sink: sink, reasons: make(map[string]uint32), scratch: make([]uint32, 0, maxDepth),
+		seen: make(map[uint64]struct{})}
 	st.tsink, _ = sink.(ThreadSink)
 	return st
+}
+
+// markSeen counts goroutine id in Stats.Goroutines the first time it is
+// sampled.
+func (st *state) markSeen(id uint64) {
+	if _, ok := st.seen[id]; !ok {
+		st.seen[id] = struct{}{}
+		st.distinct++
+	}
 }
 
 // setErr records the first problem met.

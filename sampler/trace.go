@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	rtrace "runtime/trace"
+	"sync/atomic"
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
@@ -67,6 +68,7 @@ type traceBackend struct {
 	pr         *io.PipeReader
 	pw         *io.PipeWriter
 	rd         *xtrace.Reader
+	bytes      atomic.Int64 // trace bytes read so far, for the Auto supervisor
 	cpuStarted bool
 	done       chan struct{}
 
@@ -101,7 +103,8 @@ func startTrace(st *state) (*traceBackend, error) {
 	if err := rtrace.Start(pw); err != nil {
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
-	rd, err := xtrace.NewReader(pr)
+	cr := &countReader{r: pr}
+	rd, err := xtrace.NewReader(cr)
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
 		rtrace.Stop()
@@ -110,6 +113,8 @@ func startTrace(st *state) (*traceBackend, error) {
 	}
 	tb := newTraceBackend(st, rd, start)
 	tb.pr, tb.pw = pr, pw
+	cr.n = &tb.bytes
+	tb.bytes.Store(cr.early)
 	hz := wallCPUHz
 	if st.cfg.Mode == CPU {
 		hz = st.cfg.Rate
@@ -229,7 +234,8 @@ func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
 	g = tb.gs[id]
 	if g == nil {
 		isNew = true
-		g = &tgor{id: uint64(id), reason: -1, pos: len(tb.live), excluded: uint64(id) == tb.self, due: tb.nticks}
+		g = &tgor{id: uint64(id), reason: -1, pos: len(tb.live), due: tb.nticks,
+			excluded: uint64(id) == tb.self || uint64(id) == tb.st.helper.Load()}
 		tb.gs[id] = g
 		tb.live = append(tb.live, g)
 	}
@@ -243,6 +249,7 @@ func (tb *traceBackend) remove(id xtrace.GoID) {
 	}
 	tb.settle(g)
 	delete(tb.gs, id)
+	delete(tb.st.seen, uint64(id)) // ids are never reused
 	if tb.ended == nil {
 		tb.ended = make(map[xtrace.GoID]struct{})
 	}
@@ -365,7 +372,7 @@ func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *tra
 	}
 	if !g.seen {
 		g.seen = true
-		tb.st.distinct++
+		tb.st.markSeen(g.id)
 	}
 	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
 		tb.st.cfg.LeafPC(uintptr(ts.leafPC))
@@ -416,7 +423,7 @@ func (tb *traceBackend) settle(g *tgor) {
 		g.last, g.lastReason = ts, g.reason
 		if !g.seen {
 			g.seen = true
-			tb.st.distinct++
+			tb.st.markSeen(g.id)
 		}
 	} else {
 		for i := range n {
@@ -512,4 +519,22 @@ func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
 // panicFrame interns the "panic" frame the way runtime.Stack prints it.
 func (tb *traceBackend) panicFrame(f xtrace.StackFrame) uint32 {
 	return tb.st.sink.Frame(writer.Frame{File: f.File, Func: "panic", Line: int32(f.Line)})
+}
+
+// countReader counts the bytes read through it: into early until n is set,
+// then into *n.
+type countReader struct {
+	r     io.Reader
+	early int64
+	n     *atomic.Int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	if c.n != nil {
+		c.n.Add(int64(k))
+	} else {
+		c.early += int64(k)
+	}
+	return k, err
 }

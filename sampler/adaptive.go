@@ -1,0 +1,249 @@
+package sampler
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"time"
+)
+
+// Auto backend: a supervisor goroutine runs the trace backend and moves to
+// the snapshot backend while the trace would cost more than the dumps (a
+// program switching goroutines hundreds of thousands of times a second, with
+// few goroutines), and back when that stops being true.
+//
+// The trace costs about the same per goroutine switch (the runtime writes a
+// few events with stacks, x/exp/trace parses them), so its cost is the
+// scheduler's switch rate (runtime metric /sched/latencies:seconds records
+// one switch in gTrackingPeriod) times a cost per switch: traceNsPerByte
+// times the trace bytes per switch once enough have been seen, a default
+// before. The snapshot's cost is measured: two trial dumps before switching,
+// then the time its loop spends dumping and parsing.
+
+const (
+	// traceNsPerByte is the CPU time per byte of execution trace, written
+	// by the runtime and parsed by x/exp/trace (about 17 bytes and 450 ns
+	// per goroutine switch on the reference machine; see package bench).
+	traceNsPerByte = 27
+	// defaultNsPerSwitch is the trace cost per goroutine switch assumed
+	// before one has been measured.
+	defaultNsPerSwitch = 450
+	// learnAfter is the number of switches after which the trace's own
+	// bytes per switch replace the default.
+	learnAfter = 20000
+	// switchAbove is the trace cost, as a share of the machine, below which
+	// the trace is always kept.
+	switchAbove = 0.01
+	// firstCheck is when the supervisor first looks at the costs, and
+	// checkEvery how often after that.
+	firstCheck = 20 * time.Millisecond
+	checkEvery = 100 * time.Millisecond
+	// firstDwell is the least time spent in a backend before leaving it;
+	// it doubles with every switch, so the backends cannot flap.
+	firstDwell = 20 * time.Millisecond
+	// schedTrackingPeriod is the runtime's gTrackingPeriod: one goroutine
+	// switch in 8 is recorded in /sched/latencies:seconds.
+	schedTrackingPeriod = 8
+	// trialBuf bounds the trial dump: a program whose dump does not fit has
+	// too many goroutines for the snapshot backend to be cheaper.
+	trialBuf = 256 << 10
+)
+
+// Switch records one change of backend by the Auto supervisor.
+type Switch struct {
+	// At is the time since Start.
+	At time.Duration
+	// To is the backend that took over.
+	To Backend
+	// Why gives the estimated costs, as shares of the machine's CPU.
+	Why string
+}
+
+// runner is a running backend.
+type runner interface{ stop() }
+
+// adaptive is the Auto supervisor. Its goroutine owns every field but those
+// noted.
+type adaptive struct {
+	st    *state
+	start time.Time
+	quit  chan struct{}
+	done  chan struct{}
+
+	cur      runner
+	kind     atomic.Uint32 // Backend running now; read by Sampler.Backend
+	since    time.Time     // when cur started
+	dwell    time.Duration
+	procs    float64
+	perSched float64 // trace ns per goroutine switch
+
+	// at the start of cur, and at the last check
+	sched0, lastSched uint64
+	lastAt            time.Time
+	lastBusy          int64
+
+	metric []metrics.Sample
+	trial  []byte
+
+	switches []Switch // written before done is closed; read by Stop after
+}
+
+// startAdaptive starts the supervisor, which starts the trace backend; it
+// returns the trace backend's error (nothing is left running then).
+func startAdaptive(st *state) (*adaptive, error) {
+	a := &adaptive{
+		st: st, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{}),
+		dwell: firstDwell, perSched: defaultNsPerSwitch,
+		procs:  float64(runtime.GOMAXPROCS(0)),
+		metric: []metrics.Sample{{Name: "/sched/latencies:seconds"}},
+	}
+	started := make(chan error)
+	go a.loop(started)
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// backend returns the backend running now.
+func (a *adaptive) backend() Backend { return Backend(a.kind.Load()) }
+
+// stop stops the supervisor and the backend it runs.
+func (a *adaptive) stop() {
+	close(a.quit)
+	<-a.done
+}
+
+func (a *adaptive) loop(started chan<- error) {
+	defer close(a.done)
+	a.st.helper.Store(goid())
+	tb, err := startTrace(a.st)
+	started <- err
+	if err != nil {
+		return
+	}
+	a.run(tb, Trace)
+	defer func() {
+		if r := recover(); r != nil {
+			a.st.setErr(fmt.Errorf("sampler: auto backend panic: %v", r))
+		}
+		if a.cur != nil {
+			a.cur.stop()
+		}
+	}()
+	timer := time.NewTimer(firstCheck)
+	defer timer.Stop()
+	for {
+		select {
+		case <-a.quit:
+			return
+		case now := <-timer.C:
+			a.check(now)
+			timer.Reset(checkEvery)
+		}
+	}
+}
+
+// run makes r the running backend.
+func (a *adaptive) run(r runner, kind Backend) {
+	a.cur = r
+	a.kind.Store(uint32(kind))
+	a.since = time.Now()
+	a.sched0 = a.schedCount()
+	a.lastAt, a.lastSched, a.lastBusy = a.since, a.sched0, 0
+}
+
+// check compares the costs over the last interval and switches if needed.
+func (a *adaptive) check(now time.Time) {
+	sched := a.schedCount()
+	dt := now.Sub(a.lastAt).Seconds()
+	rate := float64(sched-a.lastSched) * schedTrackingPeriod / dt
+	a.lastAt, a.lastSched = now, sched
+	if dt <= 0 {
+		return
+	}
+	dwelt := now.Sub(a.since) >= a.dwell
+	switch r := a.cur.(type) {
+	case *traceBackend:
+		if n := (sched - a.sched0) * schedTrackingPeriod; n >= learnAfter {
+			a.perSched = float64(r.bytes.Load()) * traceNsPerByte / float64(n)
+		}
+		cost := rate * a.perSched / 1e9 / a.procs
+		if cost <= switchAbove || !dwelt {
+			return
+		}
+		snap, hz := a.trialCost()
+		if hz < float64(a.st.cfg.Rate)/4 || 2*snap > cost {
+			return
+		}
+		a.switchTo(Snapshot, fmt.Sprintf("trace %.1f%% (%.0f switches/s), snapshot %.2f%% at %.0f Hz", 100*cost, rate, 100*snap, hz))
+	case *snapshot:
+		busy := r.busy.Load()
+		snap := float64(busy-a.lastBusy) / 1e9 / dt
+		a.lastBusy = busy
+		est := rate * a.perSched / 1e9 / a.procs
+		if dwelt && (est <= switchAbove || 2*est < snap) {
+			a.switchTo(Trace, fmt.Sprintf("trace est. %.1f%% (%.0f switches/s), snapshot %.2f%%", 100*est, rate, 100*snap))
+		}
+	}
+}
+
+// schedCount returns the runtime's count of tracked goroutine switches.
+func (a *adaptive) schedCount() uint64 {
+	metrics.Read(a.metric)
+	if a.metric[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return 0
+	}
+	var n uint64
+	for _, c := range a.metric[0].Value.Float64Histogram().Counts {
+		n += c
+	}
+	return n
+}
+
+// trialCost takes two runtime.Stack(all) dumps and returns the rate the
+// snapshot backend would keep (its governor stops the world for at most
+// stwBudget of the time) and what it would cost there, as a share of the
+// machine: the world is stopped during the dump, and parsing takes about
+// half as long again.
+func (a *adaptive) trialCost() (cost, hz float64) {
+	if a.trial == nil {
+		a.trial = make([]byte, trialBuf)
+	}
+	d := time.Duration(1<<63 - 1)
+	for range 2 {
+		t := time.Now()
+		n := runtime.Stack(a.trial, true)
+		d = min(d, time.Since(t))
+		if n == len(a.trial) {
+			return 1, 0
+		}
+	}
+	sec := max(d.Seconds(), 1e-9)
+	hz = min(float64(a.st.cfg.Rate), stwBudget/sec)
+	return 1.5 * sec * hz, hz
+}
+
+// switchTo stops the running backend, after it has emitted everything, and
+// starts the other one on the same state.
+func (a *adaptive) switchTo(kind Backend, why string) {
+	at := time.Since(a.start)
+	a.cur.stop()
+	a.cur = nil
+	if kind == Trace {
+		tb, err := startTrace(a.st)
+		if err != nil {
+			// The tracer became unavailable (the application took it):
+			// keep the snapshots.
+			kind, why = Snapshot, why+"; trace unavailable: "+err.Error()
+			a.run(startSnapshot(a.st), Snapshot)
+		} else {
+			a.run(tb, Trace)
+		}
+	} else {
+		a.run(startSnapshot(a.st), Snapshot)
+	}
+	a.dwell *= 2
+	a.switches = append(a.switches, Switch{At: at, To: kind, Why: why})
+}

@@ -1,0 +1,132 @@
+package sampler
+
+import (
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+// pingPong starts pairs of goroutines passing a token as fast as they can
+// and returns a function that stops them.
+func pingPong(pairs int) func() {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range pairs {
+		a, b := make(chan int), make(chan int)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case a <- 1:
+				case <-stop:
+					return
+				}
+				<-b
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-a:
+				case <-stop:
+					return
+				}
+				b <- 1
+			}
+		}()
+	}
+	return func() { close(stop); wg.Wait() }
+}
+
+// TestAutoSwitchesUnderPingPong: with goroutines switching hundreds of
+// thousands of times a second, Auto moves to snapshots, says so in Stats,
+// and a parked goroutine looks the same before and after the switch.
+func TestAutoSwitchesUnderPingPong(t *testing.T) {
+	park := make(chan struct{})
+	defer close(park)
+	go blockChan2(park, 3)
+	stopLoad := pingPong(2)
+	defer stopLoad()
+	time.Sleep(20 * time.Millisecond)
+
+	sink := newMemSink()
+	s, err := Start(Config{Backend: Auto}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for s.Backend() != Snapshot && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Some snapshots (the governor slows them on a loaded machine).
+	switched := uint64(time.Now().UnixMicro())
+	for time.Now().Before(deadline.Add(5 * time.Second)) {
+		n := 0
+		for _, smp := range sink.all() {
+			if smp.ts > switched && smp.hasFunc("sampler.blockChan2") {
+				n++
+			}
+		}
+		if n >= 5 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Switches) == 0 || st.Switches[0].To != Snapshot {
+		t.Fatalf("no switch to snapshots under ping-pong: %+v", st)
+	}
+	t.Logf("switches: %+v; %d samples, %.0f Hz", st.Switches, st.Samples, st.AchievedHz)
+	if st.Switches[0].At > 3*time.Second {
+		t.Errorf("switched only after %v", st.Switches[0].At)
+	}
+
+	// The parked goroutine: sampled by both backends, one stack, time
+	// moving forward.
+	var parked []memSample
+	for _, smp := range sink.all() {
+		if smp.hasFunc("sampler.blockChan2") {
+			parked = append(parked, smp)
+		}
+	}
+	if len(parked) < 10 {
+		t.Fatalf("parked goroutine in %d samples", len(parked))
+	}
+	first := parked[0].String()
+	for i, smp := range parked {
+		if smp.String() != first {
+			t.Fatalf("sample %d of the parked goroutine:\n%s\nfirst:\n%s", i, smp, first)
+		}
+		if i > 0 && smp.ts < parked[i-1].ts {
+			t.Fatalf("time goes back: %d after %d", smp.ts, parked[i-1].ts)
+		}
+	}
+	if !slices.ContainsFunc(parked, func(m memSample) bool { return m.ts > switched }) {
+		t.Fatalf("no sample of the parked goroutine after the switch")
+	}
+}
+
+// TestAutoKeepsTraceWhenQuiet: parked goroutines and a spinner cost the
+// trace almost nothing, so Auto never leaves it.
+func TestAutoKeepsTraceWhenQuiet(t *testing.T) {
+	w := startWorkload(t, true)
+	defer w.Stop()
+	s, err := Start(Config{Backend: Auto}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Backend != Trace || len(st.Switches) != 0 {
+		t.Fatalf("backend %v, switches %+v", st.Backend, st.Switches)
+	}
+}
