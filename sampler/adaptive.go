@@ -16,22 +16,20 @@ import (
 // The trace costs about the same per goroutine switch (the runtime writes a
 // few events with stacks, x/exp/trace parses them), so its cost is the
 // scheduler's switch rate (runtime metric /sched/latencies:seconds records
-// one switch in gTrackingPeriod) times a cost per switch: traceNsPerByte
-// times the trace bytes per switch once enough have been seen, a default
-// before. The snapshot's cost is measured: two trial dumps before switching,
-// then the time its loop spends dumping and parsing.
+// one switch in gTrackingPeriod) times nsPerSwitch. (The trace's byte count
+// is no better a measure: each generation also carries a status event and
+// stack for every goroutine, whether it switched or not.) The snapshot's
+// cost is measured: two trial dumps before switching, then the time its loop
+// spends dumping and parsing.
 
 const (
-	// traceNsPerByte is the CPU time per byte of execution trace, written
-	// by the runtime and parsed by x/exp/trace (about 17 bytes and 450 ns
-	// per goroutine switch on the reference machine; see package bench).
-	traceNsPerByte = 27
-	// defaultNsPerSwitch is the trace cost per goroutine switch assumed
-	// before one has been measured.
-	defaultNsPerSwitch = 450
-	// learnAfter is the number of switches after which the trace's own
-	// bytes per switch replace the default.
-	learnAfter = 20000
+	// nsPerSwitch is the CPU time the trace costs per goroutine switch,
+	// written by the runtime and parsed by x/exp/trace (17 bytes; 10% of a
+	// 2-core machine at 440k switches/s; see package bench).
+	nsPerSwitch = 450
+	// maxTrialGoroutines bounds the trial dumps: with more goroutines a
+	// dump stops the world too long for snapshots to be cheaper.
+	maxTrialGoroutines = 1000
 	// switchAbove is the trace cost, as a share of the machine, below which
 	// the trace is always kept.
 	switchAbove = 0.01
@@ -71,17 +69,16 @@ type adaptive struct {
 	quit  chan struct{}
 	done  chan struct{}
 
-	cur      runner
-	kind     atomic.Uint32 // Backend running now; read by Sampler.Backend
-	since    time.Time     // when cur started
-	dwell    time.Duration
-	procs    float64
-	perSched float64 // trace ns per goroutine switch
+	cur   runner
+	kind  atomic.Uint32 // Backend running now; read by Sampler.Backend
+	since time.Time     // when cur started
+	dwell time.Duration
+	procs float64
 
-	// at the start of cur, and at the last check
-	sched0, lastSched uint64
-	lastAt            time.Time
-	lastBusy          int64
+	// at the last check
+	lastSched uint64
+	lastAt    time.Time
+	lastBusy  int64
 
 	metric []metrics.Sample
 	trial  []byte
@@ -94,7 +91,7 @@ type adaptive struct {
 func startAdaptive(st *state) (*adaptive, error) {
 	a := &adaptive{
 		st: st, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{}),
-		dwell: firstDwell, perSched: defaultNsPerSwitch,
+		dwell:  firstDwell,
 		procs:  float64(runtime.GOMAXPROCS(0)),
 		metric: []metrics.Sample{{Name: "/sched/latencies:seconds"}},
 	}
@@ -150,8 +147,7 @@ func (a *adaptive) run(r runner, kind Backend) {
 	a.cur = r
 	a.kind.Store(uint32(kind))
 	a.since = time.Now()
-	a.sched0 = a.schedCount()
-	a.lastAt, a.lastSched, a.lastBusy = a.since, a.sched0, 0
+	a.lastAt, a.lastSched, a.lastBusy = a.since, a.schedCount(), 0
 }
 
 // check compares the costs over the last interval and switches if needed.
@@ -166,11 +162,8 @@ func (a *adaptive) check(now time.Time) {
 	dwelt := now.Sub(a.since) >= a.dwell
 	switch r := a.cur.(type) {
 	case *traceBackend:
-		if n := (sched - a.sched0) * schedTrackingPeriod; n >= learnAfter {
-			a.perSched = float64(r.bytes.Load()) * traceNsPerByte / float64(n)
-		}
-		cost := rate * a.perSched / 1e9 / a.procs
-		if cost <= switchAbove || !dwelt {
+		cost := rate * nsPerSwitch / 1e9 / a.procs
+		if cost <= switchAbove || !dwelt || runtime.NumGoroutine() > maxTrialGoroutines {
 			return
 		}
 		snap, hz := a.trialCost()
@@ -182,7 +175,7 @@ func (a *adaptive) check(now time.Time) {
 		busy := r.busy.Load()
 		snap := float64(busy-a.lastBusy) / 1e9 / dt
 		a.lastBusy = busy
-		est := rate * a.perSched / 1e9 / a.procs
+		est := rate * nsPerSwitch / 1e9 / a.procs
 		if dwelt && (est <= switchAbove || 2*est < snap) {
 			a.switchTo(Trace, fmt.Sprintf("trace est. %.1f%% (%.0f switches/s), snapshot %.2f%%", 100*est, rate, 100*snap))
 		}

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	rtrace "runtime/trace"
-	"sync/atomic"
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
@@ -68,7 +67,6 @@ type traceBackend struct {
 	pr         *io.PipeReader
 	pw         *io.PipeWriter
 	rd         *xtrace.Reader
-	bytes      atomic.Int64 // trace bytes read so far, for the Auto supervisor
 	cpuStarted bool
 	done       chan struct{}
 
@@ -103,8 +101,7 @@ func startTrace(st *state) (*traceBackend, error) {
 	if err := rtrace.Start(pw); err != nil {
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
-	cr := &countReader{r: pr}
-	rd, err := xtrace.NewReader(cr)
+	rd, err := xtrace.NewReader(pr)
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
 		rtrace.Stop()
@@ -113,8 +110,6 @@ func startTrace(st *state) (*traceBackend, error) {
 	}
 	tb := newTraceBackend(st, rd, start)
 	tb.pr, tb.pw = pr, pw
-	cr.n = &tb.bytes
-	tb.bytes.Store(cr.early)
 	hz := wallCPUHz
 	if st.cfg.Mode == CPU {
 		hz = st.cfg.Rate
@@ -519,22 +514,4 @@ func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
 // panicFrame interns the "panic" frame the way runtime.Stack prints it.
 func (tb *traceBackend) panicFrame(f xtrace.StackFrame) uint32 {
 	return tb.st.sink.Frame(writer.Frame{File: f.File, Func: "panic", Line: int32(f.Line)})
-}
-
-// countReader counts the bytes read through it: into early until n is set,
-// then into *n.
-type countReader struct {
-	r     io.Reader
-	early int64
-	n     *atomic.Int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	k, err := c.r.Read(p)
-	if c.n != nil {
-		c.n.Add(int64(k))
-	} else {
-		c.early += int64(k)
-	}
-	return k, err
 }
