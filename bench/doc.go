@@ -1,7 +1,7 @@
 // Package bench holds the profiler's overhead benchmarks, with fgprof as the
 // peer in the same process. It has no code of its own; run
 //
-//	go test ./bench -run '^$' -bench Overhead -benchtime 5x -window 1s
+//	go test ./bench -run '^$' -bench Overhead -benchtime 5x -window 5s
 //
 // Each benchmark iteration is a pair of windows, one without profiling and
 // one with it (in alternating order), over a load of GOMAXPROCS CPU-bound
@@ -18,7 +18,9 @@
 //	base-ops/s      the load's ops per wall second without profiling (for
 //	                pingpong, goroutine switches: 2 per op)
 //
-// Flags: -window (1s), -workers (GOMAXPROCS: saturated, as in the issue's
+// Flags: -window (1s; Start and Stop are inside the window, and at 10k
+// goroutines Stop alone costs about 50 ms of CPU, so 5s is closer to a real
+// profile), -backend (auto), -workers (GOMAXPROCS: saturated, as in the issue's
 // table; with every P busy the 1 ms sleeper waits for preemption, so its
 // lateness is tens of ms on a loaded host: use -workers 1 on 2 CPUs to
 // measure the lateness the profiler adds), -hopspin (5000).
@@ -27,5 +29,8 @@
 // receive ten frames deep; pingpong is goroutine pairs bouncing a token over
 // unbuffered channels with a short spin per hop (a high scheduler event rate,
 // the trace backend's worst case). Profilers: tachyon (wall mode, 100 Hz,
-// trace backend, writing a zstd file) and fgprof v0.9.5 (99 Hz, pprof).
+// Auto backend unless -backend says otherwise, writing a zstd file),
+// trace-floor (not a profiler: the runtime writing the execution trace and
+// CPU samples into io.Discard, the part of the trace backend's cost that no
+// parser can remove) and fgprof v0.9.5 (99 Hz, pprof).
 package bench

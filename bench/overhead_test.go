@@ -5,8 +5,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
+	rtrace "runtime/trace"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -198,6 +201,21 @@ var peers = []peer{
 				b.Fatal(err)
 			}
 			return p.Stats().AchievedHz
+		}
+	}},
+	// The floor of the trace backend: the runtime writing the execution
+	// trace and CPU samples, read and thrown away unparsed.
+	{"trace-floor", func(b *testing.B) func() float64 {
+		if err := rtrace.Start(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		cpu := pprof.StartCPUProfile(io.Discard) == nil
+		return func() float64 {
+			if cpu {
+				pprof.StopCPUProfile()
+			}
+			rtrace.Stop()
+			return 0
 		}
 	}},
 	{"fgprof", func(b *testing.B) func() float64 {
