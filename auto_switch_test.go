@@ -2,11 +2,11 @@ package profiler
 
 import (
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -15,35 +15,7 @@ import (
 // both backends' samples passes the Go reader's Verify and the reference
 // validator.
 func TestAutoSwitchFileValidates(t *testing.T) {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 2 {
-		a, b := make(chan int), make(chan int)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case a <- 1:
-				case <-stop:
-					return
-				}
-				<-b
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-a:
-				case <-stop:
-					return
-				}
-				b <- 1
-			}
-		}()
-	}
-	defer func() { close(stop); wg.Wait() }()
+	defer testutil.PingPong(2)()
 
 	path := filepath.Join(t.TempDir(), "auto.bin")
 	p := Start(WithPath(path), WithQuiet(true))

@@ -2,44 +2,11 @@ package sampler
 
 import (
 	"slices"
-	"sync"
 	"testing"
 	"time"
-)
 
-// pingPong starts pairs of goroutines passing a token as fast as they can
-// and returns a function that stops them.
-func pingPong(pairs int) func() {
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range pairs {
-		a, b := make(chan int), make(chan int)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case a <- 1:
-				case <-stop:
-					return
-				}
-				<-b
-			}
-		}()
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-a:
-				case <-stop:
-					return
-				}
-				b <- 1
-			}
-		}()
-	}
-	return func() { close(stop); wg.Wait() }
-}
+	"github.com/gotachyon/profiler/internal/testutil"
+)
 
 // TestAutoSwitchesUnderPingPong: with goroutines switching hundreds of
 // thousands of times a second, Auto moves to snapshots, says so in Stats,
@@ -48,7 +15,7 @@ func TestAutoSwitchesUnderPingPong(t *testing.T) {
 	park := make(chan struct{})
 	defer close(park)
 	go blockChan2(park, 3)
-	stopLoad := pingPong(2)
+	stopLoad := testutil.PingPong(2)
 	defer stopLoad()
 	time.Sleep(20 * time.Millisecond)
 
