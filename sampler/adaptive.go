@@ -116,11 +116,14 @@ func (a *adaptive) loop(started chan<- error) {
 	defer close(a.done)
 	a.st.helper.Store(goid())
 	tb, err := startTrace(a.st)
+	if err == nil {
+		// Before Start returns: Sampler.Backend must never read Auto.
+		a.run(tb, Trace)
+	}
 	started <- err
 	if err != nil {
 		return
 	}
-	a.run(tb, Trace)
 	defer func() {
 		if r := recover(); r != nil {
 			a.st.setErr(fmt.Errorf("sampler: auto backend panic: %v", r))
@@ -154,11 +157,11 @@ func (a *adaptive) run(r runner, kind Backend) {
 func (a *adaptive) check(now time.Time) {
 	sched := a.schedCount()
 	dt := now.Sub(a.lastAt).Seconds()
-	rate := float64(sched-a.lastSched) * schedTrackingPeriod / dt
-	a.lastAt, a.lastSched = now, sched
 	if dt <= 0 {
 		return
 	}
+	rate := float64(sched-a.lastSched) * schedTrackingPeriod / dt
+	a.lastAt, a.lastSched = now, sched
 	dwelt := now.Sub(a.since) >= a.dwell
 	switch r := a.cur.(type) {
 	case *traceBackend:

@@ -88,6 +88,9 @@ func TestAutoKeepsTraceWhenQuiet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if b := s.Backend(); b != Trace {
+		t.Fatalf("Backend() right after Start = %v, want trace", b)
+	}
 	time.Sleep(400 * time.Millisecond)
 	st, err := s.Stop()
 	if err != nil {

@@ -91,8 +91,9 @@ type ThreadSink interface {
 
 // emitThread writes one sample of goroutine gid through its handle *h
 // (created on first use); same says the stack and wait reason are those of
-// the goroutine's previous sample.
-func (st *state) emitThread(h **writer.Thread, gid, ts uint64, status uint8, reasonIdx int64, stack []uint32, same bool) {
+// the goroutine's previous sample. It returns the sink's error, already
+// counted.
+func (st *state) emitThread(h **writer.Thread, gid, ts uint64, status uint8, reasonIdx int64, stack []uint32, same bool) error {
 	if *h == nil {
 		*h = st.tsink.Thread(gid, 0)
 	}
@@ -103,6 +104,7 @@ func (st *state) emitThread(h **writer.Thread, gid, ts uint64, status uint8, rea
 		err = st.tsink.WriteThreadStack(*h, ts, status, st.withReason(reasonIdx, stack))
 	}
 	st.count(err)
+	return err
 }
 
 // emitRun writes n samples of goroutine gid with one stack and status at
@@ -113,9 +115,7 @@ func (st *state) emitRun(h **writer.Thread, gid, ts, step uint64, n int, status 
 		return
 	}
 	if !same {
-		d := st.dropped
-		st.emitThread(h, gid, ts, status, reasonIdx, stack, false)
-		if st.dropped != d {
+		if st.emitThread(h, gid, ts, status, reasonIdx, stack, false) != nil {
 			st.dropped += uint64(n - 1)
 			return
 		}

@@ -365,12 +365,18 @@ func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *tra
 	} else {
 		tb.st.emit(g.id, us, st, reason, ts.frames)
 	}
+	tb.markSeen(g)
+	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
+		tb.st.cfg.LeafPC(uintptr(ts.leafPC))
+	}
+}
+
+// markSeen counts g in Stats.Goroutines; g.seen spares the shared map a
+// lookup per sample.
+func (tb *traceBackend) markSeen(g *tgor) {
 	if !g.seen {
 		g.seen = true
 		tb.st.markSeen(g.id)
-	}
-	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
-		tb.st.cfg.LeafPC(uintptr(ts.leafPC))
 	}
 }
 
@@ -416,10 +422,7 @@ func (tb *traceBackend) settle(g *tgor) {
 		same := g.last == ts && g.lastReason == g.reason
 		tb.st.emitRun(&g.h, g.id, tb.micros(t0), uint64(tb.period/1000), int(n), st, g.reason, ts.frames, same)
 		g.last, g.lastReason = ts, g.reason
-		if !g.seen {
-			g.seen = true
-			tb.st.markSeen(g.id)
-		}
+		tb.markSeen(g)
 	} else {
 		for i := range n {
 			tb.emit(g, tb.micros(t0+xtrace.Time(i)*tb.period), st, g.reason, ts, false)
