@@ -31,6 +31,7 @@ type config struct {
 	rate        int
 	compression tachyon.Compression
 	waitFrames  bool
+	wallCPU     bool
 	backend     sampler.Backend
 	quiet       bool
 	logger      *log.Logger
@@ -124,6 +125,20 @@ func WithCompression(comp tachyon.Compression) Option {
 func WithWaitReasonFrames(on bool) Option {
 	return func(c *config) error {
 		c.waitFrames = on
+		return nil
+	}
+}
+
+// WithWallCPUSamples(true) runs the CPU profiler alongside a wall-mode
+// profile, so that a running goroutine shows the stack of its latest CPU
+// sample instead of the stack of its last transition, which the scheduler
+// refreshes at least every 10 ms of running (preemption). It is off by
+// default: the CPU profiler's signals make idle threads wake late, and while
+// it runs the application cannot take its own CPU profile. See
+// sampler.Config.WallCPUSamples. CPU mode always uses the CPU profiler.
+func WithWallCPUSamples(on bool) Option {
+	return func(c *config) error {
+		c.wallCPU = on
 		return nil
 	}
 }

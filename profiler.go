@@ -108,6 +108,7 @@ func Start(opts ...Option) (p *Profile) {
 		Rate:               p.cfg.rate,
 		Backend:            p.cfg.backend,
 		NoWaitReasonFrames: !p.cfg.waitFrames,
+		WallCPUSamples:     p.cfg.wallCPU,
 		LeafPC:             p.cfg.leafPC,
 	}, p.sink)
 	if err != nil {

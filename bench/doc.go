@@ -13,24 +13,27 @@
 //	Hz              sampling rate achieved (fgprof: estimated as samples /
 //	                goroutines / seconds)
 //	p99late-us      p99 lateness of a goroutine looping time.Sleep(1ms),
-//	                profiled window
-//	base-p99late-us the same in the baseline window
+//	                over all the profiled windows pooled (a single window's
+//	                p99 swings by hundreds of µs on a VM)
+//	base-p99late-us the same over all the baseline windows
 //	base-ops/s      the load's ops per wall second without profiling (for
 //	                pingpong, goroutine switches: 2 per op)
 //
 // Flags: -window (1s; Start and Stop are inside the window, and at 10k
 // goroutines Stop alone costs about 50 ms of CPU, so 5s is closer to a real
-// profile), -backend (auto), -workers (GOMAXPROCS: saturated, as in the issue's
-// table; with every P busy the 1 ms sleeper waits for preemption, so its
-// lateness is tens of ms on a loaded host: use -workers 1 on 2 CPUs to
-// measure the lateness the profiler adds), -hopspin (5000).
+// profile), -backend (auto), -wallcpu (tachyon with WithWallCPUSamples),
+// -workers (GOMAXPROCS: saturated, as in the table; with every P
+// busy the 1 ms sleeper waits for preemption, so its lateness is tens of ms
+// on a loaded host: use -workers 1 on 2 CPUs to measure the lateness the
+// profiler adds), -hopspin (5000).
 //
 // Loads: cpu-N is the CPU-bound workers plus N goroutines parked in a channel
 // receive ten frames deep; pingpong is goroutine pairs bouncing a token over
 // unbuffered channels with a short spin per hop (a high scheduler event rate,
 // the trace backend's worst case). Profilers: tachyon (wall mode, 100 Hz,
 // Auto backend unless -backend says otherwise, writing a zstd file),
-// trace-floor (not a profiler: the runtime writing the execution trace and
-// CPU samples into io.Discard, the part of the trace backend's cost that no
-// parser can remove) and fgprof v0.9.5 (99 Hz, pprof).
+// trace-floor (not a profiler: the runtime writing the execution trace into
+// io.Discard, the part of the wall-mode trace backend's cost that no parser
+// can remove), trace+cpu-floor (the same with the CPU profiler alongside, as
+// in CPU mode or with WithWallCPUSamples) and fgprof v0.9.5 (99 Hz, pprof).
 package bench

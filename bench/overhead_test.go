@@ -29,6 +29,7 @@ var (
 	workers = flag.Int("workers", 0, "CPU-bound workers (ping-pong pairs); 0 means GOMAXPROCS")
 	hopSpin = flag.Int("hopspin", 5000, "ping-pong: spin iterations per hop (5000: about 400k goroutine switches/s per core)")
 	backend = flag.String("backend", "auto", "tachyon's sampler backend: auto, trace or snapshot")
+	wallCPU = flag.Bool("wallcpu", false, "tachyon: run the CPU profiler alongside wall mode (WithWallCPUSamples)")
 )
 
 func nWorkers() int {
@@ -164,12 +165,17 @@ func startProbe() *probe {
 	return p
 }
 
-// p99 returns the p99 lateness since the last call and resets.
-func (p *probe) p99() time.Duration {
+// take returns the latenesses measured since the last call and resets.
+func (p *probe) take() []time.Duration {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	l := p.late
 	p.late = nil
-	p.mu.Unlock()
+	return l
+}
+
+// p99 returns the 99th percentile of l, sorting it.
+func p99(l []time.Duration) time.Duration {
 	if len(l) == 0 {
 		return 0
 	}
@@ -192,7 +198,7 @@ var peers = []peer{
 		}
 		p := profiler.Start(profiler.WithPath(filepath.Join(b.TempDir(), "p.bin")),
 			profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true),
-			profiler.WithBackend(be))
+			profiler.WithBackend(be), profiler.WithWallCPUSamples(*wallCPU))
 		if err := p.Err(); err != nil {
 			b.Fatal(err)
 		}
@@ -203,9 +209,20 @@ var peers = []peer{
 			return p.Stats().AchievedHz
 		}
 	}},
-	// The floor of the trace backend: the runtime writing the execution
-	// trace and CPU samples, read and thrown away unparsed.
+	// The floor of the trace backend in wall mode: the runtime writing the
+	// execution trace, read and thrown away unparsed.
 	{"trace-floor", func(b *testing.B) func() float64 {
+		if err := rtrace.Start(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		return func() float64 {
+			rtrace.Stop()
+			return 0
+		}
+	}},
+	// The same with the CPU profiler alongside: the floor of CPU mode, and of
+	// wall mode with WithWallCPUSamples.
+	{"trace+cpu-floor", func(b *testing.B) func() float64 {
 		if err := rtrace.Start(io.Discard); err != nil {
 			b.Fatal(err)
 		}
@@ -243,16 +260,16 @@ var peers = []peer{
 type windowResult struct {
 	rate float64 // ops per CPU-second
 	ops  float64 // ops per wall second
-	p99  time.Duration
+	late []time.Duration
 	hz   float64
 }
 
 func measure(l *load, pr *probe, run func()) windowResult {
-	pr.p99() // reset
+	pr.take() // reset
 	ops0, cpu0, t0 := l.total(), cpuTime(), time.Now()
 	run()
 	ops, cpu := l.total()-ops0, cpuTime()-cpu0
-	return windowResult{rate: float64(ops) / cpu.Seconds(), ops: float64(ops) / time.Since(t0).Seconds(), p99: pr.p99()}
+	return windowResult{rate: float64(ops) / cpu.Seconds(), ops: float64(ops) / time.Since(t0).Seconds(), late: pr.take()}
 }
 
 func median(v []float64) float64 {
@@ -272,7 +289,8 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 	pr := startProbe()
 	defer func() { close(pr.stop); <-pr.done }()
 	time.Sleep(200 * time.Millisecond) // let the load settle
-	var lost, hz, late, baseLate, baseOps []float64
+	var lost, hz, baseOps []float64
+	var late, baseLate []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		base := func() windowResult { return measure(l, pr, func() { time.Sleep(*window) }) }
@@ -294,15 +312,15 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 		}
 		lost = append(lost, 100*(1-rp.rate/rb.rate))
 		hz = append(hz, rp.hz)
-		late = append(late, float64(rp.p99.Microseconds()))
-		baseLate = append(baseLate, float64(rb.p99.Microseconds()))
+		late = append(late, rp.late...)
+		baseLate = append(baseLate, rb.late...)
 		baseOps = append(baseOps, rb.ops)
 	}
 	b.StopTimer()
 	b.ReportMetric(median(lost), "lost%")
 	b.ReportMetric(median(hz), "Hz")
-	b.ReportMetric(median(late), "p99late-us")
-	b.ReportMetric(median(baseLate), "base-p99late-us")
+	b.ReportMetric(float64(p99(late).Microseconds()), "p99late-us")
+	b.ReportMetric(float64(p99(baseLate).Microseconds()), "base-p99late-us")
 	b.ReportMetric(median(baseOps), "base-ops/s")
 	b.ReportMetric(0, "ns/op")
 }

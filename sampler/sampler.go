@@ -106,13 +106,24 @@ type Config struct {
 	// NoWaitReasonFrames, if true, omits the synthetic "[chan receive]"
 	// innermost frame of blocked goroutines.
 	NoWaitReasonFrames bool
+	// WallCPUSamples, in wall mode with the trace backend, also runs the
+	// CPU profiler so that a running goroutine carries the stack of its
+	// latest CPU sample rather than that of its last transition (which the
+	// scheduler's preemption refreshes every 10 ms of running). It costs
+	// the CPU profiler's signals, which make idle threads wake late (a
+	// 1 ms sleeper's p99 lateness grows by 0.3 to 0.6 ms at 10,000
+	// goroutines), and holds the process's one CPU profile, so that the
+	// application cannot start its own (pprof.StartCPUProfile fails). CPU
+	// mode always runs the CPU profiler.
+	WallCPUSamples bool
 	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
 	// sample with the PC of its innermost real frame (used for DCPI
 	// histograms): the innermost frame kept by the normalisation described
 	// in the package doc, so time in hidden runtime functions counts at
 	// their caller's call site. CPU mode calls it for every sample; wall
-	// mode for every sample of a running goroutine whose stack comes from a
-	// CPU sample. The snapshot backend has no PCs and never calls it.
+	// mode for every sample of a running goroutine (the leaf of its latest
+	// CPU sample, or of its last transition). The snapshot backend has no
+	// PCs and never calls it.
 	LeafPC func(pc uintptr)
 }
 

@@ -17,9 +17,10 @@ import (
 // Trace backend: runtime/trace -> io.Pipe -> golang.org/x/exp/trace, folded
 // into a per-goroutine state machine.
 
-// wallCPUHz is the CPU-profile rate used in wall mode, where CPU samples only
-// refine the stacks of running goroutines. 100 Hz is pprof's own rate, so
-// setting it prints no runtime warning.
+// wallCPUHz is the CPU-profile rate used in wall mode with
+// Config.WallCPUSamples, where CPU samples only refine the stacks of running
+// goroutines. 100 Hz is pprof's own rate, so setting it prints no runtime
+// warning.
 const wallCPUHz = 100
 
 // traceStack is a normalised trace stack, cached per trace.Stack handle.
@@ -110,6 +111,10 @@ func startTrace(st *state) (*traceBackend, error) {
 	}
 	tb := newTraceBackend(st, rd, start)
 	tb.pr, tb.pw = pr, pw
+	if st.cfg.Mode != CPU && !st.cfg.WallCPUSamples {
+		go tb.loop()
+		return tb, nil
+	}
 	hz := wallCPUHz
 	if st.cfg.Mode == CPU {
 		hz = st.cfg.Rate
@@ -414,7 +419,7 @@ func (tb *traceBackend) settle(g *tgor) {
 	if ts == nil {
 		return
 	}
-	cpu := ts == g.cpu
+	running := g.state == gRunning
 	st := status(g.state, ts.panicking)
 	t0 := tb.firstTick + xtrace.Time(first)*tb.period
 	if tb.st.tsink != nil && tb.period%1000 == 0 {
@@ -428,7 +433,7 @@ func (tb *traceBackend) settle(g *tgor) {
 			tb.emit(g, tb.micros(t0+xtrace.Time(i)*tb.period), st, g.reason, ts, false)
 		}
 	}
-	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
+	if running && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
 		for range n {
 			tb.st.cfg.LeafPC(uintptr(ts.leafPC))
 		}

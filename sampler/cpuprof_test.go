@@ -1,0 +1,80 @@
+package sampler
+
+import (
+	"fmt"
+	"io"
+	"runtime/pprof"
+	"testing"
+	"time"
+)
+
+// TestWallLeavesCPUProfiler checks who holds the process's one CPU profile:
+// wall mode leaves it to the application unless Config.WallCPUSamples asks
+// for CPU samples; CPU mode always takes it.
+func TestWallLeavesCPUProfiler(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cfg   Config
+		taken bool
+	}{
+		{"wall", Config{Mode: Wall, Backend: Trace}, false},
+		{"wall+cpu", Config{Mode: Wall, Backend: Trace, WallCPUSamples: true}, true},
+		{"cpu", Config{Mode: CPU, Backend: Trace}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Start(tc.cfg, newMemSink())
+			if err != nil {
+				t.Fatal(err)
+			}
+			backend := s.Backend()
+			time.Sleep(20 * time.Millisecond)
+			appErr := pprof.StartCPUProfile(io.Discard)
+			if appErr == nil {
+				pprof.StopCPUProfile()
+			}
+			st, err := s.Stop()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if backend != Trace {
+				t.Skipf("trace backend unavailable: %s", st.Fallback)
+			}
+			if taken := appErr != nil; taken != tc.taken {
+				t.Fatalf("application's StartCPUProfile during %s: %v; want it taken=%v", tc.name, appErr, tc.taken)
+			}
+		})
+	}
+}
+
+// TestWallRunningStacks checks that a goroutine spinning without a single
+// scheduler event of its own is seen in its spin loop, from preemption
+// points alone and with CPU samples. A loaded machine may keep the spinner
+// off CPU, so a short run that sees too little is retried longer.
+func TestWallRunningStacks(t *testing.T) {
+	for _, withCPU := range []bool{false, true} {
+		t.Run(fmt.Sprintf("WallCPUSamples=%v", withCPU), func(t *testing.T) {
+			var on, inLoop int
+			for _, d := range []time.Duration{400 * time.Millisecond, 1500 * time.Millisecond} {
+				sink, _, ids, got := sampleFor(t, Config{Backend: Trace, WallCPUSamples: withCPU}, d, true, true)
+				if got != Trace {
+					t.Skip("trace backend unavailable")
+				}
+				on, inLoop = 0, 0
+				for _, s := range sink.of(ids["spin"]) {
+					if s.status != onCPU {
+						continue
+					}
+					on++
+					if s.hasFunc("sampler.spin") || s.hasFunc("sampler.spinWork") {
+						inLoop++
+					}
+				}
+				if on >= 10 && inLoop >= on*8/10 {
+					t.Logf("%d of the spinner's %d on-CPU samples in its loop (%v)", inLoop, on, d)
+					return
+				}
+			}
+			t.Fatalf("%d of the spinner's %d on-CPU samples show its loop, want >= 80%% of at least 10", inLoop, on)
+		})
+	}
+}
