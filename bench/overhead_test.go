@@ -211,30 +211,10 @@ var peers = []peer{
 	}},
 	// The floor of the trace backend in wall mode: the runtime writing the
 	// execution trace, read and thrown away unparsed.
-	{"trace-floor", func(b *testing.B) func() float64 {
-		if err := rtrace.Start(io.Discard); err != nil {
-			b.Fatal(err)
-		}
-		return func() float64 {
-			rtrace.Stop()
-			return 0
-		}
-	}},
+	{"trace-floor", traceFloor(false)},
 	// The same with the CPU profiler alongside: the floor of CPU mode, and of
 	// wall mode with WithWallCPUSamples.
-	{"trace+cpu-floor", func(b *testing.B) func() float64 {
-		if err := rtrace.Start(io.Discard); err != nil {
-			b.Fatal(err)
-		}
-		cpu := pprof.StartCPUProfile(io.Discard) == nil
-		return func() float64 {
-			if cpu {
-				pprof.StopCPUProfile()
-			}
-			rtrace.Stop()
-			return 0
-		}
-	}},
+	{"trace+cpu-floor", traceFloor(true)},
 	{"fgprof", func(b *testing.B) func() float64 {
 		var buf bytes.Buffer
 		t0 := time.Now()
@@ -255,6 +235,24 @@ var peers = []peer{
 			return float64(n) / float64(runtime.NumGoroutine()) / secs
 		}
 	}},
+}
+
+// traceFloor starts the runtime tracer (and, if cpu, the CPU profiler)
+// into io.Discard: not a profiler, the cost no trace parser can remove.
+func traceFloor(cpu bool) func(b *testing.B) func() float64 {
+	return func(b *testing.B) func() float64 {
+		if err := rtrace.Start(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+		cpuOn := cpu && pprof.StartCPUProfile(io.Discard) == nil
+		return func() float64 {
+			if cpuOn {
+				pprof.StopCPUProfile()
+			}
+			rtrace.Stop()
+			return 0
+		}
+	}
 }
 
 type windowResult struct {

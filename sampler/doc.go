@@ -25,12 +25,11 @@
 //     runnable goroutines carry the stack of their last transition, running
 //     ones that of their last transition too (where they resumed, or were
 //     last preempted) or, with Config.WallCPUSamples, of their latest CPU
-//     sample. Without WallCPUSamples wall mode leaves the CPU profiler
-//     alone: its signals make idle threads wake late (a 1 ms sleeper's p99
-//     lateness rose by 0.3 to 0.6 ms with 10,000 goroutines on 2 CPUs), and
-//     the application keeps its own CPU profiles. Goroutines that do not change state during a
-//     generation are reported by the runtime only at its end; the first time
-//     such a goroutine is seen, the ticks already passed are filled in. A
+//     sample; without it wall mode leaves the CPU profiler alone (see
+//     Config.WallCPUSamples for why). Goroutines that do not change state
+//     during a generation are reported by the runtime only at its end; the
+//     first time such a goroutine is seen, the ticks already passed are
+//     filled in. A
 //     tick costs nothing by itself: a goroutine's ticks are written when it
 //     changes, ends, at each generation and at Stop, as one run of
 //     identical samples (ThreadSink.RepeatEvery), so 10,000 parked

@@ -111,22 +111,20 @@ func startTrace(st *state) (*traceBackend, error) {
 	}
 	tb := newTraceBackend(st, rd, start)
 	tb.pr, tb.pw = pr, pw
-	if st.cfg.Mode != CPU && !st.cfg.WallCPUSamples {
-		go tb.loop()
-		return tb, nil
+	if st.cfg.Mode == CPU || st.cfg.WallCPUSamples {
+		hz := wallCPUHz
+		if st.cfg.Mode == CPU {
+			hz = st.cfg.Rate
+		}
+		if hz != 100 {
+			// pprof.StartCPUProfile sets 100 Hz itself; setting the rate
+			// first makes the runtime keep ours (it prints a warning).
+			runtime.SetCPUProfileRate(hz)
+		}
+		// If the application already profiles the CPU, its samples reach
+		// the trace all the same.
+		tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
 	}
-	hz := wallCPUHz
-	if st.cfg.Mode == CPU {
-		hz = st.cfg.Rate
-	}
-	if hz != 100 {
-		// pprof.StartCPUProfile sets 100 Hz itself; setting the rate first
-		// makes the runtime keep ours (it prints a warning about it).
-		runtime.SetCPUProfileRate(hz)
-	}
-	// If the application already profiles the CPU, its samples reach the
-	// trace all the same.
-	tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
 	go tb.loop()
 	return tb, nil
 }
