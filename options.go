@@ -46,6 +46,7 @@ func defaultConfig() config {
 		rate:        DefaultRate,
 		compression: tachyon.CompressionZstd,
 		waitFrames:  true,
+		wallCPU:     true,
 		backend:     sampler.Auto,
 	}
 }
@@ -129,13 +130,15 @@ func WithWaitReasonFrames(on bool) Option {
 	}
 }
 
-// WithWallCPUSamples(true) runs the CPU profiler alongside a wall-mode
-// profile, so that a running goroutine shows the stack of its latest CPU
-// sample instead of the stack of its last transition, which the scheduler
-// refreshes at least every 10 ms of running (preemption). It is off by
-// default: the CPU profiler's signals make idle threads wake late, and while
-// it runs the application cannot take its own CPU profile. See
-// sampler.Config.WallCPUSamples. CPU mode always uses the CPU profiler.
+// WithWallCPUSamples says whether a wall-mode profile runs the CPU profiler
+// (at 100 Hz) to learn where running goroutines are. It is on by default:
+// a running goroutine's ticks take the stack of its nearest CPU sample.
+// WithWallCPUSamples(false) leaves the CPU profiler to an application that
+// takes its own CPU profiles meanwhile; a running goroutine's ticks then
+// take the stack where its run ended, which misplaces a goroutine that
+// computes for long stretches between scheduler events (see
+// sampler.Config.NoCPUSamples and the README's accuracy figures). CPU mode
+// always uses the CPU profiler.
 func WithWallCPUSamples(on bool) Option {
 	return func(c *config) error {
 		c.wallCPU = on

@@ -36,7 +36,6 @@ type Profile struct {
 
 	s      *sampler.Sampler
 	w      *writer.Writer
-	sink   *sink
 	file   *os.File        // the file we created, closed by Stop
 	out    io.WriteSeeker  // what the writer writes to
 	mirror *seekbuf.Buffer // in-memory copy of out, for exports
@@ -102,15 +101,14 @@ func Start(opts ...Option) (p *Profile) {
 		return p
 	}
 	p.w = w
-	p.sink = &sink{w: w}
 	s, err := sampler.Start(sampler.Config{
 		Mode:               p.cfg.mode,
 		Rate:               p.cfg.rate,
 		Backend:            p.cfg.backend,
 		NoWaitReasonFrames: !p.cfg.waitFrames,
-		WallCPUSamples:     p.cfg.wallCPU,
+		NoCPUSamples:       !p.cfg.wallCPU,
 		LeafPC:             p.cfg.leafPC,
-	}, p.sink)
+	}, w)
 	if err != nil {
 		p.abort(fmt.Errorf("profiler: %w", err))
 		return p
@@ -247,22 +245,19 @@ func (p *Profile) stop() (err error) {
 	p.statsMu.Lock()
 	p.stats = st
 	p.statsMu.Unlock()
-	if serr != nil {
-		errs = append(errs, fmt.Errorf("profiler: sampler: %w", serr))
-	} else if st.Err != nil {
-		errs = append(errs, fmt.Errorf("profiler: sampler: %w", st.Err))
-	}
-	if p.sink.err != nil {
-		errs = append(errs, fmt.Errorf("profiler: writing %s: %w", p.outName(), p.sink.err))
-	}
 	if p.cfg.leafFinish != nil {
 		if err := callSafely(p.cfg.leafFinish); err != nil {
 			errs = append(errs, fmt.Errorf("profiler: leaf PC histogram: %w", err))
 		}
 	}
 	werr := p.w.Close()
+	// The writer keeps its first error: a sampler that stopped on it
+	// reports the same error, which is said once.
+	if serr != nil && (werr == nil || !errors.Is(serr, werr)) {
+		errs = append(errs, fmt.Errorf("profiler: %w", serr))
+	}
 	if werr != nil {
-		errs = append(errs, fmt.Errorf("profiler: finalizing %s: %w", p.outName(), werr))
+		errs = append(errs, fmt.Errorf("profiler: writing %s: %w", p.outName(), werr))
 	}
 	if p.file != nil {
 		if err := p.file.Close(); err != nil && werr == nil {
@@ -292,57 +287,6 @@ func (p *Profile) logf(format string, args ...any) {
 	}
 	log.Print(msg)
 }
-
-// sink passes samples to the writer and keeps its first error. It offers the
-// writer's per-thread handles (sampler.ThreadSink), so the sampler's steady
-// state costs one Repeat per unchanged goroutine instead of a lookup and a
-// stack comparison.
-type sink struct {
-	w   *writer.Writer
-	err error
-}
-
-func (s *sink) Frame(f writer.Frame) uint32 { return s.w.Frame(f) }
-
-func (s *sink) WriteStack(tid uint64, interp uint32, ts uint64, status uint8, stack []uint32) error {
-	if s.err != nil {
-		return s.err
-	}
-	return s.keep(s.w.WriteStack(tid, interp, ts, status, stack))
-}
-
-func (s *sink) Thread(id uint64, interp uint32) *writer.Thread { return s.w.Thread(id, interp) }
-
-func (s *sink) WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error {
-	if s.err != nil {
-		return s.err
-	}
-	return s.keep(s.w.WriteThreadStack(t, ts, status, stack))
-}
-
-func (s *sink) Repeat(t *writer.Thread, ts uint64, status uint8) error {
-	if s.err != nil {
-		return s.err
-	}
-	return s.keep(s.w.Repeat(t, ts, status))
-}
-
-func (s *sink) RepeatEvery(t *writer.Thread, ts, step uint64, n int, status uint8) error {
-	if s.err != nil {
-		return s.err
-	}
-	return s.keep(s.w.RepeatEvery(t, ts, step, n, status))
-}
-
-func (s *sink) Forget(t *writer.Thread) { s.w.Forget(t) }
-
-// keep records err as the first error if it is one.
-func (s *sink) keep(err error) error {
-	s.err = err
-	return err
-}
-
-var _ sampler.ThreadSink = (*sink)(nil)
 
 // teeSeeker writes to ws and mirrors every write, at the same offsets, into
 // an in-memory buffer.

@@ -29,7 +29,7 @@ var (
 	workers = flag.Int("workers", 0, "CPU-bound workers (ping-pong pairs); 0 means GOMAXPROCS")
 	hopSpin = flag.Int("hopspin", 5000, "ping-pong: spin iterations per hop (5000: about 400k goroutine switches/s per core)")
 	backend = flag.String("backend", "auto", "tachyon's sampler backend: auto, trace or snapshot")
-	wallCPU = flag.Bool("wallcpu", false, "tachyon: run the CPU profiler alongside wall mode (WithWallCPUSamples)")
+	wallCPU = flag.Bool("wallcpu", true, "tachyon: run the CPU profiler alongside wall mode (WithWallCPUSamples; -wallcpu=false leaves it off)")
 )
 
 func nWorkers() int {

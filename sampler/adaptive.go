@@ -64,7 +64,7 @@ type runner interface{ stop() }
 // adaptive is the Auto supervisor. Its goroutine owns every field but those
 // noted.
 type adaptive struct {
-	st    *state
+	em    *emitter
 	start time.Time
 	quit  chan struct{}
 	done  chan struct{}
@@ -88,9 +88,9 @@ type adaptive struct {
 
 // startAdaptive starts the supervisor, which starts the trace backend; it
 // returns the trace backend's error (nothing is left running then).
-func startAdaptive(st *state) (*adaptive, error) {
+func startAdaptive(em *emitter) (*adaptive, error) {
 	a := &adaptive{
-		st: st, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{}),
+		em: em, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{}),
 		dwell:  firstDwell,
 		procs:  float64(runtime.GOMAXPROCS(0)),
 		metric: []metrics.Sample{{Name: "/sched/latencies:seconds"}},
@@ -114,8 +114,8 @@ func (a *adaptive) stop() {
 
 func (a *adaptive) loop(started chan<- error) {
 	defer close(a.done)
-	a.st.helper.Store(goid())
-	tb, err := startTrace(a.st)
+	a.em.helper.Store(goid())
+	tb, err := startTrace(a.em)
 	if err == nil {
 		// Before Start returns: Sampler.Backend must never read Auto.
 		a.run(tb, Trace)
@@ -126,7 +126,7 @@ func (a *adaptive) loop(started chan<- error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			a.st.setErr(fmt.Errorf("sampler: auto backend panic: %v", r))
+			a.em.setErr(fmt.Errorf("sampler: auto backend panic: %v", r))
 		}
 		if a.cur != nil {
 			a.cur.stop()
@@ -170,7 +170,7 @@ func (a *adaptive) check(now time.Time) {
 			return
 		}
 		snap, hz := a.trialCost()
-		if hz < float64(a.st.cfg.Rate)/4 || 2*snap > cost {
+		if hz < float64(a.em.cfg.Rate)/4 || 2*snap > cost {
 			return
 		}
 		a.switchTo(Snapshot, fmt.Sprintf("trace %.1f%% (%.0f switches/s), snapshot %.2f%% at %.0f Hz", 100*cost, rate, 100*snap, hz))
@@ -217,7 +217,7 @@ func (a *adaptive) trialCost() (cost, hz float64) {
 		}
 	}
 	sec := max(d.Seconds(), 1e-9)
-	hz = min(float64(a.st.cfg.Rate), stwBudget/sec)
+	hz = min(float64(a.em.cfg.Rate), stwBudget/sec)
 	return 1.5 * sec * hz, hz
 }
 
@@ -228,17 +228,17 @@ func (a *adaptive) switchTo(kind Backend, why string) {
 	a.cur.stop()
 	a.cur = nil
 	if kind == Trace {
-		tb, err := startTrace(a.st)
+		tb, err := startTrace(a.em)
 		if err != nil {
 			// The tracer became unavailable (the application took it):
 			// keep the snapshots.
 			kind, why = Snapshot, why+"; trace unavailable: "+err.Error()
-			a.run(startSnapshot(a.st), Snapshot)
+			a.run(startSnapshot(a.em), Snapshot)
 		} else {
 			a.run(tb, Trace)
 		}
 	} else {
-		a.run(startSnapshot(a.st), Snapshot)
+		a.run(startSnapshot(a.em), Snapshot)
 	}
 	a.dwell *= 2
 	a.switches = append(a.switches, Switch{At: at, To: kind, Why: why})

@@ -17,8 +17,8 @@ func TestWallLeavesCPUProfiler(t *testing.T) {
 		cfg   Config
 		taken bool
 	}{
-		{"wall", Config{Mode: Wall, Backend: Trace}, false},
-		{"wall+cpu", Config{Mode: Wall, Backend: Trace, WallCPUSamples: true}, true},
+		{"wall", Config{Mode: Wall, Backend: Trace, NoCPUSamples: true}, false},
+		{"wall+cpu", Config{Mode: Wall, Backend: Trace}, true},
 		{"cpu", Config{Mode: CPU, Backend: Trace}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestWallRunningStacks(t *testing.T) {
 		t.Run(fmt.Sprintf("WallCPUSamples=%v", withCPU), func(t *testing.T) {
 			var on, inLoop int
 			for _, d := range []time.Duration{400 * time.Millisecond, 1500 * time.Millisecond} {
-				sink, _, ids, got := sampleFor(t, Config{Backend: Trace, WallCPUSamples: withCPU}, d, true, true)
+				sink, _, ids, got := sampleFor(t, Config{Backend: Trace, NoCPUSamples: !withCPU}, d, true, true)
 				if got != Trace {
 					t.Skip("trace backend unavailable")
 				}

@@ -50,18 +50,6 @@ func hiddenRuntime(fn string) bool {
 	return !('A' <= c && c <= 'Z')
 }
 
-// systemFunc reports whether a goroutine whose outermost function is fn is a
-// runtime system goroutine (hidden by runtime.Stack, so hidden here too).
-func systemFunc(fn string) bool {
-	return strings.HasPrefix(fn, "runtime.") && fn != "runtime.main" && fn != "runtime.goexit"
-}
-
-// internalFunc reports whether fn marks one of the trace backend's own helper
-// goroutines (the runtime/trace writer and runtime/pprof's profile reader).
-func internalFunc(fn string) bool {
-	return strings.HasPrefix(fn, "runtime/trace.") || fn == "runtime/pprof.profileWriter"
-}
-
 // reasonHints maps a blocking function to the wait reason runtime.Stack
 // prints for it. Used to name waits the trace reports without a reason
 // (goroutines already blocked when tracing started) and to refine the
@@ -85,6 +73,15 @@ var reasonHints = map[string]string{
 
 // weakSemacquire is the hint used only when no more specific one is found.
 const weakSemacquire = "semacquire"
+
+// waitReason names a wait: by the hint of the goroutine's stack if it has
+// one, else by the reason the source gave (why).
+func waitReason(hint, why string) string {
+	if hint != "" {
+		return hint
+	}
+	return canonReason(why)
+}
 
 // canonReason maps a wait reason, as printed by runtime.Stack or reported by
 // the trace, onto one vocabulary (runtime.Stack's, without qualifiers).

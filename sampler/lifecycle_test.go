@@ -140,7 +140,7 @@ type failSink struct {
 
 var errSink = errors.New("disk full")
 
-func (f failSink) WriteStack(uint64, uint32, uint64, uint8, []uint32) error {
+func (f failSink) WriteThreadStack(*writer.Thread, uint64, uint8, []uint32) error {
 	if f.panics {
 		panic("sink exploded")
 	}

@@ -85,12 +85,20 @@ func ParseBackend(s string) (Backend, error) {
 	return 0, fmt.Errorf("sampler: unknown backend %q (want auto, trace or snapshot)", s)
 }
 
-// Sink receives samples from one goroutine at a time; *writer.Writer
-// satisfies it. Frame indices returned by Frame are cached by the sampler, so
-// a steady-state sample interns nothing.
+// Sink receives the samples, from one goroutine at a time; *writer.Writer
+// satisfies it. The sampler keeps a handle per goroutine (Thread, with
+// thread id = goroutine id and interpreter id 0), writes a goroutine's
+// sample with WriteThreadStack when its stack changes and the unchanged
+// ticks that follow as one RepeatEvery, and calls Forget when the goroutine
+// ends. It caches the indices returned by Frame, so that a steady-state
+// sample interns nothing. The first error the Sink returns stops the
+// sampling: nothing more is written, and Stop returns that error.
 type Sink interface {
 	Frame(f writer.Frame) uint32
-	WriteStack(threadID uint64, interp uint32, ts uint64, status uint8, stack []uint32) error
+	Thread(id uint64, interp uint32) *writer.Thread
+	WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error
+	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status uint8) error
+	Forget(t *writer.Thread)
 }
 
 // Config configures a Sampler. The zero value samples wall time at 100 Hz
@@ -106,23 +114,26 @@ type Config struct {
 	// NoWaitReasonFrames, if true, omits the synthetic "[chan receive]"
 	// innermost frame of blocked goroutines.
 	NoWaitReasonFrames bool
-	// WallCPUSamples, in wall mode with the trace backend, also runs the
-	// CPU profiler so that a running goroutine carries the stack of its
-	// latest CPU sample rather than that of its last transition (which the
-	// scheduler's preemption refreshes every 10 ms of running). It costs
-	// the CPU profiler's signals, which make idle threads wake late (a
-	// 1 ms sleeper's p99 lateness grows by 0.3 to 0.6 ms at 10,000
-	// goroutines), and holds the process's one CPU profile, so that the
-	// application cannot start its own (pprof.StartCPUProfile fails). CPU
-	// mode always runs the CPU profiler.
-	WallCPUSamples bool
+	// NoCPUSamples, in wall mode, leaves the CPU profiler alone, for an
+	// application that takes its own CPU profiles while a wall profile
+	// runs (pprof.StartCPUProfile fails while the sampler holds the
+	// process's one CPU profile). Wall mode otherwise runs it at 100 Hz:
+	// its samples are the only record of where a running goroutine is
+	// between scheduler events. Without them, a running goroutine's ticks
+	// take the stack where its run ended (it blocked, made a system call or
+	// was preempted, which the scheduler does after 10 ms of running when
+	// others wait) or, if it has not ended, where it began. A goroutine
+	// that computes for long stretches between events is then seen at
+	// their ends only: see the README's accuracy figures. CPU mode always
+	// runs the CPU profiler.
+	NoCPUSamples bool
 	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
 	// sample with the PC of its innermost real frame (used for DCPI
 	// histograms): the innermost frame kept by the normalisation described
 	// in the package doc, so time in hidden runtime functions counts at
 	// their caller's call site. CPU mode calls it for every sample; wall
-	// mode for every sample of a running goroutine (the leaf of its latest
-	// CPU sample, or of its last transition). The snapshot backend has no
+	// mode for every sample of a running goroutine (the leaf of the stack
+	// its tick took). The snapshot backend has no
 	// PCs and never calls it.
 	LeafPC func(pc uintptr)
 }
@@ -178,7 +189,7 @@ type Sampler struct {
 	auto     *adaptive // the Auto supervisor, nil for a fixed backend
 	stats    Stats
 	start    time.Time
-	run      *state // the state shared with the backend goroutine
+	em       *emitter // the emitter shared with the backend goroutine
 }
 
 // Start begins sampling into sink. It never fails because the trace backend is
@@ -204,18 +215,18 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 		return nil, ErrRunning
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
-	s.run = newState(cfg, sink)
+	s.em = newEmitter(cfg, sink)
 	var fallback string
 	switch cfg.Backend {
 	case Auto:
-		a, err := startAdaptive(s.run)
+		a, err := startAdaptive(s.em)
 		if err == nil {
 			s.backend, s.auto, s.stopFn = Trace, a, a.stop
 		} else {
 			fallback = err.Error()
 		}
 	case Trace:
-		tb, err := startTrace(s.run)
+		tb, err := startTrace(s.em)
 		if err == nil {
 			s.backend = Trace
 			s.stopFn = tb.stop
@@ -224,7 +235,7 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 		}
 	}
 	if s.stopFn == nil {
-		sb := startSnapshot(s.run)
+		sb := startSnapshot(s.em)
 		s.backend = Snapshot
 		s.stopFn = sb.stop
 	}
@@ -249,19 +260,19 @@ func (s *Sampler) Stop() (Stats, error) {
 		// flush that follows it.
 		elapsed := time.Since(s.start)
 		s.stopFn()
-		st := s.run
+		em := s.em
 		s.stats.Backend = s.Backend()
 		if s.auto != nil {
 			s.stats.Switches = s.auto.switches
 		}
 		s.stats.Mode = s.cfg.Mode
-		s.stats.Samples = st.samples
-		s.stats.Ticks = st.ticks
-		s.stats.Goroutines = st.distinct
-		s.stats.Dropped = st.dropped
-		s.stats.Err = st.err
+		s.stats.Samples = em.samples
+		s.stats.Ticks = em.ticks
+		s.stats.Goroutines = em.goroutines
+		s.stats.Dropped = em.dropped
+		s.stats.Err = em.err
 		if sec := elapsed.Seconds(); sec > 0 {
-			s.stats.AchievedHz = float64(st.ticks) / sec
+			s.stats.AchievedHz = float64(em.ticks) / sec
 		}
 		running.Store(false)
 	})

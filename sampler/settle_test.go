@@ -40,12 +40,12 @@ func TestSettleRunsMatchSamples(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	replay := func(sink Sink) *state {
+	replay := func(sink Sink) *emitter {
 		rd, err := xtrace.NewReader(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}
-		st := newState(Config{Mode: Wall, Rate: 100}, sink)
+		st := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
 		if err := newTraceBackend(st, rd, time.Unix(1e9, 0)).consume(); err != nil {
 			t.Fatal(err)
 		}
@@ -67,9 +67,9 @@ func TestSettleRunsMatchSamples(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if stW.samples != stMem.samples || stW.ticks != stMem.ticks || stW.distinct != stMem.distinct {
+	if stW.samples != stMem.samples || stW.ticks != stMem.ticks || stW.goroutines != stMem.goroutines {
 		t.Fatalf("writer: %d samples %d ticks %d goroutines; plain sink: %d %d %d",
-			stW.samples, stW.ticks, stW.distinct, stMem.samples, stMem.ticks, stMem.distinct)
+			stW.samples, stW.ticks, stW.goroutines, stMem.samples, stMem.ticks, stMem.goroutines)
 	}
 	f, err := reader.NewFileBytes(file.Bytes())
 	if err != nil {

@@ -8,13 +8,22 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// memSink is an in-memory Sink that keeps every sample, resolved.
+// memSink is an in-memory Sink that keeps every sample, resolved. Like the
+// writer, it refuses a thread that was forgotten.
 type memSink struct {
 	mu      sync.Mutex
 	frames  []writer.Frame
 	index   map[writer.Frame]uint32
 	samples []memSample
-	calls   int // WriteStack calls from more than one goroutine would race here
+	threads map[*writer.Thread]*memThread
+}
+
+// memThread is a thread handle's state.
+type memThread struct {
+	id        uint64
+	stack     []writer.Frame
+	started   bool
+	forgotten bool
 }
 
 type memSample struct {
@@ -24,7 +33,9 @@ type memSample struct {
 	stack  []writer.Frame
 }
 
-func newMemSink() *memSink { return &memSink{index: make(map[writer.Frame]uint32)} }
+func newMemSink() *memSink {
+	return &memSink{index: make(map[writer.Frame]uint32), threads: make(map[*writer.Thread]*memThread)}
+}
 
 func (m *memSink) Frame(f writer.Frame) uint32 {
 	if i, ok := m.index[f]; ok {
@@ -36,9 +47,16 @@ func (m *memSink) Frame(f writer.Frame) uint32 {
 	return i
 }
 
-func (m *memSink) WriteStack(gid uint64, interp uint32, ts uint64, status uint8, stack []uint32) error {
-	if interp != 0 {
-		return fmt.Errorf("interp %d", interp)
+func (m *memSink) Thread(id uint64, interp uint32) *writer.Thread {
+	h := new(writer.Thread)
+	m.threads[h] = &memThread{id: id}
+	return h
+}
+
+func (m *memSink) WriteThreadStack(h *writer.Thread, ts uint64, status uint8, stack []uint32) error {
+	t := m.threads[h]
+	if t == nil || t.forgotten {
+		return fmt.Errorf("write to an unknown or forgotten thread")
 	}
 	fr := make([]writer.Frame, len(stack))
 	for i, idx := range stack {
@@ -47,10 +65,30 @@ func (m *memSink) WriteStack(gid uint64, interp uint32, ts uint64, status uint8,
 		}
 		fr[i] = m.frames[idx]
 	}
+	t.stack, t.started = fr, true
 	m.mu.Lock()
-	m.samples = append(m.samples, memSample{gid, ts, status, fr})
+	m.samples = append(m.samples, memSample{t.id, ts, status, fr})
 	m.mu.Unlock()
 	return nil
+}
+
+func (m *memSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, status uint8) error {
+	t := m.threads[h]
+	if t == nil || t.forgotten || !t.started {
+		return fmt.Errorf("repeat of an unknown, forgotten or empty thread")
+	}
+	m.mu.Lock()
+	for i := range uint64(n) {
+		m.samples = append(m.samples, memSample{t.id, ts + i*step, status, t.stack})
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *memSink) Forget(h *writer.Thread) {
+	if t := m.threads[h]; t != nil {
+		t.forgotten = true
+	}
 }
 
 func (m *memSink) all() []memSample {
@@ -90,8 +128,17 @@ func (s memSample) hasFunc(suffix string) bool {
 }
 
 // discardSink numbers frames and drops samples, for benchmarks.
-type discardSink struct{ n uint32 }
+type discardSink struct {
+	n uint32
+	h writer.Thread
+}
 
 func (d *discardSink) Frame(writer.Frame) uint32 { d.n++; return d.n - 1 }
 
-func (d *discardSink) WriteStack(uint64, uint32, uint64, uint8, []uint32) error { return nil }
+func (d *discardSink) Thread(uint64, uint32) *writer.Thread { return &d.h }
+
+func (d *discardSink) WriteThreadStack(*writer.Thread, uint64, uint8, []uint32) error { return nil }
+
+func (d *discardSink) RepeatEvery(*writer.Thread, uint64, uint64, int, uint8) error { return nil }
+
+func (d *discardSink) Forget(*writer.Thread) {}

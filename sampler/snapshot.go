@@ -2,8 +2,10 @@ package sampler
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -23,38 +25,57 @@ const (
 
 // snapFrame is a cached frame of the text traceback.
 type snapFrame struct {
-	idx   uint32
-	panic bool
+	idx  uint32
+	kind frameKind
+	role role // the goroutine's role if this were its start function
 }
 
-// snapshot is the snapshot backend; its loop owns every field but quit and done.
+// snapGor is a goroutine of the dumps.
+type snapGor struct {
+	track
+	dump uint64 // the latest dump that listed it
+}
+
+// maxSnapStacks bounds the table of distinct stacks; it starts afresh when
+// full (the sink then compares a few stacks it could have been spared).
+const maxSnapStacks = 1 << 16
+
+// snapshot is the snapshot backend; its loop owns every field but quit,
+// done and busy.
 type snapshot struct {
-	st   *state
+	em   *emitter
 	quit chan struct{}
 	done chan struct{}
 
-	buf    []byte
-	frames map[string]snapFrame // "func\x00file:line" -> frame
-	key    []byte
-	stack  []uint32
-	self   uint64
-	stw    time.Duration // total time spent inside runtime.Stack
-	busy   atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
+	buf     []byte
+	frames  map[string]snapFrame // "func\x00file:line" -> frame
+	stacks  map[string]*stack    // frame indices -> stack
+	reasons map[string]string    // reason as printed -> canonical reason
+	gs      map[uint64]*snapGor
+	dumps   uint64
+	key     []byte
+	stack   []uint32
+	self    uint64
+	stw     time.Duration // total time spent inside runtime.Stack
+	busy    atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
 }
 
-func newSnapshot(st *state) *snapshot {
+func newSnapshot(em *emitter) *snapshot {
 	return &snapshot{
-		st:     st,
-		quit:   make(chan struct{}),
-		done:   make(chan struct{}),
-		buf:    make([]byte, snapInitialBuf),
-		frames: make(map[string]snapFrame),
-		stack:  make([]uint32, 0, maxDepth),
+		em:      em,
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+		buf:     make([]byte, snapInitialBuf),
+		frames:  make(map[string]snapFrame),
+		stacks:  make(map[string]*stack),
+		reasons: make(map[string]string),
+		gs:      make(map[uint64]*snapGor),
+		stack:   make([]uint32, 0, maxDepth),
 	}
 }
 
-func startSnapshot(st *state) *snapshot {
-	sb := newSnapshot(st)
+func startSnapshot(em *emitter) *snapshot {
+	sb := newSnapshot(em)
 	go sb.loop()
 	return sb
 }
@@ -69,14 +90,14 @@ func (sb *snapshot) loop() {
 	defer close(sb.done)
 	defer func() {
 		if r := recover(); r != nil {
-			sb.st.setErr(fmt.Errorf("sampler: snapshot backend panic: %v", r))
+			sb.em.setErr(fmt.Errorf("sampler: snapshot backend panic: %v", r))
 		}
 	}()
 	sb.self = goid()
-	period := time.Second / time.Duration(sb.st.cfg.Rate)
+	period := time.Second / time.Duration(sb.em.cfg.Rate)
 	timer := time.NewTimer(period)
 	defer timer.Stop()
-	for {
+	for !sb.em.failed() {
 		select {
 		case <-sb.quit:
 			return
@@ -121,13 +142,16 @@ type snapG struct {
 	state     gstate
 	reason    []byte
 	panicking bool
+	outer     role // role of the outermost frame so far: the start function
 	skip      bool
 	open      bool
 }
 
-// parse turns one dump into samples at timestamp ts (µs since the epoch).
+// parse turns one dump into samples at timestamp ts (µs since the epoch),
+// then forgets the goroutines it no longer lists.
 func (sb *snapshot) parse(b []byte, ts uint64) {
-	sb.st.ticks++
+	sb.em.ticks++
+	sb.dumps++
 	var g snapG
 	var fn []byte // function of the frame whose file line comes next
 	skipFile := false
@@ -140,7 +164,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		}
 		if id, rest, ok := parseHeaderID(line); ok {
 			sb.flush(&g, ts)
-			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.st.helper.Load()}
+			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load()}
 			g.state, g.reason = parseState(rest)
 			sb.stack = sb.stack[:0]
 			fn = nil
@@ -170,6 +194,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		}
 	}
 	sb.flush(&g, ts)
+	sb.sweep()
 }
 
 // parseState parses "[chan receive, 2 minutes, locked to thread]:".
@@ -199,7 +224,9 @@ func parseState(rest []byte) (gstate, []byte) {
 	return gWaiting, s
 }
 
-// addFrame resolves one "func" + "file:line +0x1d" pair through the cache.
+// addFrame resolves one "func" + "file:line +0x1d" pair through the cache
+// and normalises it as the trace backend does (a dump taken with
+// GOTRACEBACK=system shows runtime frames).
 func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
 	if k := bytes.LastIndexByte(loc, ' '); k > 0 {
 		loc = loc[:k]
@@ -213,14 +240,21 @@ func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
 				file, line = loc[:k], n
 			}
 		}
-		f.panic = string(fn) == "panic"
-		f.idx = sb.st.sink.Frame(writer.Frame{File: string(file), Func: string(fn), Line: int32(line)})
+		f.kind = classify(string(fn), string(file))
+		if string(fn) == "panic" {
+			f.kind = panicFrame
+		}
+		f.role = roleOf(string(fn))
+		if f.kind != dropFrame {
+			f.idx = sb.em.sink.Frame(writer.Frame{File: string(file), Func: string(fn), Line: int32(line)})
+		}
 		sb.frames[string(sb.key)] = f
 	}
-	if f.panic {
+	g.outer = f.role
+	if f.kind == panicFrame {
 		g.panicking = true
 	}
-	if len(sb.stack) < maxDepth {
+	if f.kind != dropFrame && len(sb.stack) < maxDepth {
 		sb.stack = append(sb.stack, f.idx)
 	}
 }
@@ -231,26 +265,60 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 		return
 	}
 	g.open = false
-	if g.skip || len(sb.stack) == 0 {
+	if g.skip || g.outer == roleHidden || len(sb.stack) == 0 {
 		return
 	}
-	if sb.st.cfg.Mode == CPU && g.state != gRunning && g.state != gRunnable && g.state != gSyscall {
+	gor := sb.gs[g.id]
+	if gor == nil {
+		gor = &snapGor{track: track{id: g.id}}
+		sb.gs[g.id] = gor
+	}
+	gor.dump = sb.dumps
+	if sb.em.cfg.Mode == CPU && g.state != gRunning && g.state != gRunnable && g.state != gSyscall {
 		return
 	}
-	reason := int64(-1)
+	s := sb.intern(g.panicking)
 	if g.state == gWaiting {
-		r := canonReasonBytes(g.reason)
-		reason = int64(sb.st.reasonFrameBytes(r))
+		s = sb.em.waitStack(s, sb.reason(g.reason))
 	}
-	sb.st.emit(g.id, ts, status(g.state, g.panicking), reason, sb.stack)
-	sb.st.markSeen(g.id)
+	sb.em.write(&gor.track, span{ts: ts, n: 1}, status(g.state, g.panicking), s)
 }
 
-// canonReasonBytes is canonReason without allocating for reasons that need
-// no rewriting.
-func canonReasonBytes(r []byte) []byte {
-	if bytes.IndexByte(r, '(') < 0 && len(r) > 0 && string(r) != "network" && string(r) != "sync" {
-		return r
+// intern returns the stack of the frames parsed, made once per distinct
+// stack.
+func (sb *snapshot) intern(panicking bool) *stack {
+	sb.key = sb.key[:0]
+	for _, f := range sb.stack {
+		sb.key = binary.LittleEndian.AppendUint32(sb.key, f)
 	}
-	return []byte(canonReason(string(r)))
+	if s, ok := sb.stacks[string(sb.key)]; ok {
+		return s
+	}
+	if len(sb.stacks) >= maxSnapStacks {
+		clear(sb.stacks)
+	}
+	s := &stack{frames: slices.Clone(sb.stack), panicking: panicking, evidence: true}
+	sb.stacks[string(sb.key)] = s
+	return s
+}
+
+// reason returns the canonical name of a wait reason as the dump prints it.
+func (sb *snapshot) reason(r []byte) string {
+	if c, ok := sb.reasons[string(r)]; ok {
+		return c
+	}
+	c := canonReason(string(r))
+	sb.reasons[string(r)] = c
+	return c
+}
+
+// sweep forgets the goroutines that the latest dump did not list: they
+// ended, so the state kept for them is bounded by the live goroutines.
+func (sb *snapshot) sweep() {
+	for id, g := range sb.gs {
+		if g.dump != sb.dumps {
+			sb.em.forget(&g.track)
+			delete(sb.gs, id)
+		}
+	}
 }

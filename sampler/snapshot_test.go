@@ -62,7 +62,7 @@ main.tru`
 
 func TestSnapshotParse(t *testing.T) {
 	sink := newMemSink()
-	st := newState(Config{Mode: Wall, Rate: 100}, sink)
+	st := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
 	sb := newSnapshot(st)
 	sb.self = 1 // the caller's own goroutine is left out
 	sb.parse([]byte(dumpText), 1234)
@@ -93,8 +93,8 @@ func TestSnapshotParse(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if st.distinct != len(want) || st.ticks != 1 {
-		t.Fatalf("distinct %d ticks %d", st.distinct, st.ticks)
+	if st.goroutines != len(want) || st.ticks != 1 {
+		t.Fatalf("distinct %d ticks %d", st.goroutines, st.ticks)
 	}
 	// A second dump interns nothing new.
 	frames := len(sink.frames)
@@ -119,7 +119,7 @@ func itoa(n int) string {
 func TestSnapshotParseGarbage(t *testing.T) {
 	for _, in := range []string{"", "goroutine", "goroutine x [", "goroutine 5 [", "goroutine 5 ]x[:\n\t:\n(\n\t/a:b +", "\n\n\t\t(((", strings.Repeat("f(\n\tx:1\n", 1000)} {
 		sink := newMemSink()
-		sb := newSnapshot(newState(Config{Rate: 100}, sink))
+		sb := newSnapshot(newEmitter(Config{Rate: 100}, sink))
 		sb.parse([]byte(in), 1)
 	}
 }
@@ -172,7 +172,7 @@ func BenchmarkSnapshotParse(b *testing.B) {
 	time.Sleep(50 * time.Millisecond)
 	buf := make([]byte, 8<<20)
 	dump := buf[:runtime.Stack(buf, true)]
-	st := newState(Config{Rate: 100}, &discardSink{})
+	st := newEmitter(Config{Rate: 100}, &discardSink{})
 	sb := newSnapshot(st)
 	sb.parse(dump, 1) // warm the caches
 	b.SetBytes(int64(len(dump)))

@@ -10,61 +10,30 @@ import (
 
 	xtrace "golang.org/x/exp/trace"
 
-	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
 // Trace backend: runtime/trace -> io.Pipe -> golang.org/x/exp/trace, folded
-// into a per-goroutine state machine.
+// into a state machine per goroutine (tracegor.go).
 
-// wallCPUHz is the CPU-profile rate used in wall mode with
-// Config.WallCPUSamples, where CPU samples only refine the stacks of running
-// goroutines. 100 Hz is pprof's own rate, so setting it prints no runtime
-// warning.
+// wallCPUHz is the CPU-profile rate in wall mode, where CPU samples give the
+// stacks of running goroutines. 100 Hz is pprof's own rate, so setting it
+// prints no runtime warning.
 const wallCPUHz = 100
-
-// traceStack is a normalised trace stack, cached per trace.Stack handle.
-type traceStack struct {
-	frames    []uint32
-	leafPC    uint64
-	hint      string // wait reason inferred from the frames ("" none)
-	panicking bool
-	system    bool // runtime system goroutine (outermost frame in runtime)
-	internal  bool // the sampler's own helper goroutines
-}
 
 // pcFrame is a cached frame of the trace, keyed by PC.
 type pcFrame struct {
-	idx      uint32
-	line     uint64
-	kind     frameKind
-	hint     string
-	system   bool
-	internal bool
-	goexit   bool
-}
-
-// tgor is the sampler's view of one goroutine.
-type tgor struct {
-	id       uint64
-	state    gstate
-	reason   int64       // wait-reason frame index, -1 if none
-	stack    *traceStack // stack at the last transition
-	cpu      *traceStack // latest CPU sample while running
-	excluded bool
-	seen     bool
-	pos      int    // index in traceBackend.live
-	due      uint64 // wall mode: first tick not yet written for it
-	// With a ThreadSink: the goroutine's handle and what its previous
-	// sample held, so that an unchanged goroutine is written as a repeat.
-	h          *writer.Thread
-	last       *traceStack
-	lastReason int64
+	idx    uint32
+	line   uint64
+	kind   frameKind
+	hint   string
+	role   role // the goroutine's role if this were its start function
+	goexit bool
 }
 
 // traceBackend is the trace backend; its loop owns every field but done.
 type traceBackend struct {
-	st         *state
+	em         *emitter
 	pr         *io.PipeReader
 	pw         *io.PipeWriter
 	rd         *xtrace.Reader
@@ -73,30 +42,27 @@ type traceBackend struct {
 
 	self   uint64
 	pcs    map[uint64]pcFrame
-	stacks map[xtrace.Stack]*traceStack
+	stacks map[xtrace.Stack]*stack
 	gs     map[xtrace.GoID]*tgor
 	live   []*tgor
 	// goroutines that ended in this generation: a late CPU sample must not
 	// bring them back (their ids would be counted twice by the sink).
-	ended map[xtrace.GoID]struct{}
+	ended   map[xtrace.GoID]struct{}
+	unknown *stack // "[stack unknown]", for a goroutine never seen with a stack
 
 	clockSet  bool
 	baseTrace xtrace.Time
 	baseWall  int64 // ns since the epoch at baseTrace
 	startWall time.Time
 
-	period    xtrace.Time
-	tickInit  bool
-	firstTick xtrace.Time
-	nextTick  xtrace.Time
-	nticks    uint64 // wall ticks passed: tick k is at firstTick + k*period
+	ticks tickGrid
 }
 
 // startTrace starts the runtime tracer into a pipe, reads the trace header
 // and starts the parsing goroutine. An error means the trace cannot be used
 // (the tracer is taken, or the parser does not know this trace version);
 // nothing is left running then.
-func startTrace(st *state) (*traceBackend, error) {
+func startTrace(em *emitter) (*traceBackend, error) {
 	pr, pw := io.Pipe()
 	start := time.Now()
 	if err := rtrace.Start(pw); err != nil {
@@ -109,39 +75,66 @@ func startTrace(st *state) (*traceBackend, error) {
 		pw.Close()
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
-	tb := newTraceBackend(st, rd, start)
+	tb := newTraceBackend(em, rd, start)
 	tb.pr, tb.pw = pr, pw
-	if st.cfg.Mode == CPU || st.cfg.WallCPUSamples {
-		hz := wallCPUHz
-		if st.cfg.Mode == CPU {
-			hz = st.cfg.Rate
-		}
-		if hz != 100 {
-			// pprof.StartCPUProfile sets 100 Hz itself; setting the rate
-			// first makes the runtime keep ours (it prints a warning).
-			runtime.SetCPUProfileRate(hz)
-		}
-		// If the application already profiles the CPU, its samples reach
-		// the trace all the same.
-		tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
-	}
+	tb.startCPU()
 	go tb.loop()
+	endFirstGeneration()
 	return tb, nil
+}
+
+// startCPU starts the CPU profiler, whose samples reach the trace with
+// goroutine ids: in CPU mode they are the samples, in wall mode they give
+// running goroutines their stacks (unless Config.NoCPUSamples). If the
+// application already profiles the CPU, its samples reach the trace all the
+// same.
+func (tb *traceBackend) startCPU() {
+	cfg := tb.em.cfg
+	if cfg.Mode == Wall && cfg.NoCPUSamples {
+		return
+	}
+	hz := wallCPUHz
+	if cfg.Mode == CPU {
+		hz = cfg.Rate
+	}
+	if hz != 100 {
+		// pprof.StartCPUProfile sets 100 Hz itself; setting the rate first
+		// makes the runtime keep ours (it prints a warning).
+		runtime.SetCPUProfileRate(hz)
+	}
+	tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
+}
+
+// endFirstGeneration makes the runtime end the trace's first generation
+// now. The runtime reports a goroutine that has not run since tracing began
+// only at the end of a generation, with its stack; one that runs first is
+// reported without a stack. Ending the first generation at once gives
+// almost every goroutine its stack at the first tick instead of up to a
+// second later. A flight recorder that subscribes to a running trace ends
+// the generation; if the application runs its own, the first generation
+// runs its course.
+func endFirstGeneration() {
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MaxBytes: 1 << 16})
+	if fr.Start() == nil {
+		fr.Stop()
+	}
 }
 
 // newTraceBackend returns a backend that parses rd; start is the wall time
 // used if the trace carries no clock snapshot.
-func newTraceBackend(st *state, rd *xtrace.Reader, start time.Time) *traceBackend {
-	return &traceBackend{
-		st:        st,
+func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBackend {
+	tb := &traceBackend{
+		em:        em,
 		rd:        rd,
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
-		stacks:    make(map[xtrace.Stack]*traceStack),
+		stacks:    make(map[xtrace.Stack]*stack),
 		gs:        make(map[xtrace.GoID]*tgor),
+		ended:     make(map[xtrace.GoID]struct{}),
 		startWall: start,
-		period:    xtrace.Time(int64(time.Second) / int64(st.cfg.Rate)),
 	}
+	tb.ticks.stepUS = uint64(1e6 / em.cfg.Rate)
+	return tb
 }
 
 // stop stops CPU profiling and tracing, then waits until the parser has
@@ -161,58 +154,79 @@ func (tb *traceBackend) loop() {
 	defer tb.pr.CloseWithError(io.ErrClosedPipe)
 	defer func() {
 		if r := recover(); r != nil {
-			tb.st.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
+			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
 		}
 	}()
 	tb.self = goid()
 	if err := tb.consume(); err != nil {
-		tb.st.setErr(err)
+		tb.em.setErr(err)
 	}
 }
 
-// consume parses the trace to its end.
+// consume parses the trace to its end, or until the sink fails.
 func (tb *traceBackend) consume() error {
-	for {
+	for !tb.em.failed() {
 		ev, err := tb.rd.ReadEvent()
 		if err == io.EOF {
-			tb.settleAll()
+			tb.finish()
 			return nil
 		}
 		if err != nil {
+			tb.finish()
 			return fmt.Errorf("sampler: reading trace: %w", err)
 		}
 		tb.handle(&ev)
 	}
+	return nil
 }
 
-// handle folds one event into the state machine, first emitting the wall
-// ticks that fall before it.
+// handle folds one event into the state machine, after passing the wall
+// ticks up to its time.
 func (tb *traceBackend) handle(ev *xtrace.Event) {
 	t := ev.Time()
+	if ev.Kind() == xtrace.EventSync {
+		tb.sync(ev, t)
+		return
+	}
+	tb.advance(t)
 	switch ev.Kind() {
-	case xtrace.EventSync:
-		if !tb.clockSet {
-			if cs := ev.Sync().ClockSnapshot; cs != nil {
-				tb.baseTrace, tb.baseWall = cs.Trace, cs.Wall.UnixNano()
-			} else {
-				tb.baseTrace, tb.baseWall = t, tb.startWall.UnixNano()
-			}
-			tb.clockSet = true
-		}
-		// Stack handles are per generation: forget the old ones. Writing
-		// every goroutine's deferred ticks once per generation keeps Stop
-		// short and the sink's runs flowing.
-		tb.settleAll()
-		clear(tb.stacks)
-		clear(tb.ended)
 	case xtrace.EventStateTransition:
-		tb.advance(t)
-		tb.transition(ev)
+		tb.transition(ev, t)
 	case xtrace.EventStackSample:
-		tb.advance(t)
 		tb.cpuSample(ev, t)
-	default:
-		tb.advance(t)
+	}
+}
+
+// sync starts a generation. Stack handles are per generation: forget them.
+// Writing the ticks of every goroutine whose stack is settled keeps Stop
+// short and the sink's runs flowing.
+func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
+	if !tb.clockSet {
+		if cs := ev.Sync().ClockSnapshot; cs != nil {
+			tb.baseTrace, tb.baseWall = cs.Trace, cs.Wall.UnixNano()
+		} else {
+			tb.baseTrace, tb.baseWall = t, tb.startWall.UnixNano()
+		}
+		tb.clockSet = true
+	}
+	tb.advance(t)
+	tb.settleAll()
+	clear(tb.stacks)
+	clear(tb.ended)
+}
+
+// settleAll writes every goroutine's ticks passed, as far as their stack is
+// known.
+func (tb *traceBackend) settleAll() {
+	for _, g := range tb.live {
+		tb.settle(g)
+	}
+}
+
+// finish writes every goroutine's remaining ticks at the end of the trace.
+func (tb *traceBackend) finish() {
+	for _, g := range tb.live {
+		tb.close(g)
 	}
 }
 
@@ -228,243 +242,81 @@ func (tb *traceBackend) micros(t xtrace.Time) uint64 {
 	return uint64(ns / 1000)
 }
 
-func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
-	g = tb.gs[id]
-	if g == nil {
-		isNew = true
-		g = &tgor{id: uint64(id), reason: -1, pos: len(tb.live), due: tb.nticks,
-			excluded: uint64(id) == tb.self || uint64(id) == tb.st.helper.Load()}
-		tb.gs[id] = g
-		tb.live = append(tb.live, g)
-	}
-	return g, isNew
-}
-
-func (tb *traceBackend) remove(id xtrace.GoID) {
-	g := tb.gs[id]
-	if g == nil {
-		return
-	}
-	tb.settle(g)
-	delete(tb.gs, id)
-	delete(tb.st.seen, uint64(id)) // ids are never reused
-	if tb.ended == nil {
-		tb.ended = make(map[xtrace.GoID]struct{})
-	}
-	tb.ended[id] = struct{}{}
-	if g.h != nil {
-		tb.st.tsink.Forget(g.h)
-	}
-	last := tb.live[len(tb.live)-1]
-	tb.live[g.pos] = last
-	last.pos = g.pos
-	tb.live[len(tb.live)-1] = nil
-	tb.live = tb.live[:len(tb.live)-1]
-}
-
-func goState(s xtrace.GoState) gstate {
-	switch s {
-	case xtrace.GoRunning:
-		return gRunning
-	case xtrace.GoRunnable:
-		return gRunnable
-	case xtrace.GoSyscall:
-		return gSyscall
-	case xtrace.GoWaiting:
-		return gWaiting
-	}
-	return gUnknown
-}
-
-func (tb *traceBackend) transition(ev *xtrace.Event) {
-	tr := ev.StateTransition()
-	if tr.Resource.Kind != xtrace.ResourceGoroutine {
-		return
-	}
-	id := tr.Resource.Goroutine()
-	from, to := tr.Goroutine()
-	if to == xtrace.GoNotExist {
-		tb.remove(id)
-		return
-	}
-	g, isNew := tb.goroutine(id)
-	tb.settle(g)
-	if ts := tb.stack(tr.Stack); ts != nil {
-		g.stack = ts
-		if ts.system || ts.internal {
-			g.excluded = true
-		}
-	}
-	if !(from == xtrace.GoRunning && to == xtrace.GoRunning) {
-		g.cpu = nil
-	}
-	g.state = goState(to)
-	g.reason = -1
-	if g.state == gWaiting {
-		r := ""
-		if g.stack != nil {
-			r = g.stack.hint
-		}
-		if r == "" {
-			r = canonReason(tr.Reason)
-		}
-		g.reason = int64(tb.st.reasonFrame(r))
-	}
-	if isNew && from == xtrace.GoUndetermined {
-		// The runtime reports a goroutine that did not change state during
-		// a generation only at its end: it has been in this state since
-		// tracing started, so its ticks start at the first.
-		g.due = 0
-	}
-}
-
-func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
-	id := ev.Goroutine()
-	if id == xtrace.NoGoroutine {
-		return
-	}
-	if _, ok := tb.ended[id]; ok {
-		return
-	}
-	ts := tb.stack(ev.Stack())
-	if ts == nil {
-		return
-	}
-	g, _ := tb.goroutine(id)
-	tb.settle(g)
-	if ts.system || ts.internal {
-		g.excluded = true
-	}
-	if g.state == gUnknown {
-		g.state = gRunning
-	}
-	if g.state == gRunning {
-		g.cpu = ts
-	}
-	if tb.st.cfg.Mode != CPU {
-		return
-	}
-	tb.st.ticks++
-	if g.excluded {
-		return
-	}
-	st := tachyon.StatusOnCPU | tachyon.StatusHasGIL
-	if g.state == gSyscall {
-		st = status(gSyscall, false)
-	}
-	if ts.panicking {
-		st |= tachyon.StatusHasException
-	}
-	tb.emit(g, tb.micros(t), st, -1, ts, true)
-}
-
-// emit writes one sample of g; cpu says ts is a CPU sample's stack, whose
-// leaf PC then goes to Config.LeafPC.
-func (tb *traceBackend) emit(g *tgor, us uint64, st uint8, reason int64, ts *traceStack, cpu bool) {
-	if tb.st.tsink != nil {
-		same := g.last == ts && g.lastReason == reason
-		tb.st.emitThread(&g.h, g.id, us, st, reason, ts.frames, same)
-		g.last, g.lastReason = ts, reason
-	} else {
-		tb.st.emit(g.id, us, st, reason, ts.frames)
-	}
-	tb.markSeen(g)
-	if cpu && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
-		tb.st.cfg.LeafPC(uintptr(ts.leafPC))
-	}
-}
-
-// markSeen counts g in Stats.Goroutines; g.seen spares the shared map a
-// lookup per sample.
-func (tb *traceBackend) markSeen(g *tgor) {
-	if !g.seen {
-		g.seen = true
-		tb.st.markSeen(g.id)
-	}
-}
-
 // advance passes the wall-mode ticks up to and including trace time t. A
-// tick writes nothing by itself: each goroutine's ticks are written when it
-// changes (settle), so a tick costs the same with 10 or 10,000 goroutines
-// and a parked goroutine costs a few bytes of copying per tick.
+// tick writes nothing by itself: each goroutine's ticks are written when its
+// stack over them is known, so a tick costs the same with 10 or 10,000
+// goroutines and a parked goroutine costs a few bytes of copying per tick.
 func (tb *traceBackend) advance(t xtrace.Time) {
-	if tb.st.cfg.Mode != Wall {
+	if tb.em.cfg.Mode != Wall {
 		return
 	}
-	if !tb.tickInit {
-		tb.firstTick, tb.nextTick, tb.tickInit = t, t, true
+	if !tb.ticks.started {
+		tb.ticks.start(t, tb.micros(t))
 	}
-	if tb.nextTick <= t {
-		n := uint64((t-tb.nextTick)/tb.period) + 1
-		tb.nticks += n
-		tb.st.ticks += n
-		tb.nextTick += xtrace.Time(n) * tb.period
-	}
+	tb.em.ticks += tb.ticks.advance(t)
 }
 
-// settle writes g's ticks passed since its last change, with the state and
-// stack it has held since.
-func (tb *traceBackend) settle(g *tgor) {
-	first, n := g.due, tb.nticks-g.due
-	g.due = tb.nticks
-	if n == 0 || g.excluded {
-		return
-	}
-	ts := g.stack
-	if g.state == gRunning && g.cpu != nil {
-		ts = g.cpu
-	}
-	if ts == nil {
-		return
-	}
-	running := g.state == gRunning
-	st := status(g.state, ts.panicking)
-	t0 := tb.firstTick + xtrace.Time(first)*tb.period
-	if tb.st.tsink != nil && tb.period%1000 == 0 {
-		// Whole microseconds apart: one run.
-		same := g.last == ts && g.lastReason == g.reason
-		tb.st.emitRun(&g.h, g.id, tb.micros(t0), uint64(tb.period/1000), int(n), st, g.reason, ts.frames, same)
-		g.last, g.lastReason = ts, g.reason
-		tb.markSeen(g)
-	} else {
-		for i := range n {
-			tb.emit(g, tb.micros(t0+xtrace.Time(i)*tb.period), st, g.reason, ts, false)
-		}
-	}
-	if running && tb.st.cfg.LeafPC != nil && ts.leafPC != 0 {
-		for range n {
-			tb.st.cfg.LeafPC(uintptr(ts.leafPC))
-		}
-	}
+// tickGrid is the wall-mode ticks: tick k is at trace time first + k*step
+// and wall time firstUS + k*stepUS. The step is a whole number of
+// microseconds, so that a run of ticks is one RepeatEvery.
+type tickGrid struct {
+	started bool
+	first   xtrace.Time
+	firstUS uint64
+	stepUS  uint64
+	n       uint64 // ticks passed: those at or before the latest event
 }
 
-// settleAll settles every live goroutine.
-func (tb *traceBackend) settleAll() {
-	for _, g := range tb.live {
-		tb.settle(g)
+func (g *tickGrid) start(t xtrace.Time, us uint64) {
+	g.started, g.first, g.firstUS = true, t, us
+}
+
+func (g *tickGrid) step() xtrace.Time { return xtrace.Time(g.stepUS * 1000) }
+
+// advance passes the ticks at or before t and returns how many it passed.
+func (g *tickGrid) advance(t xtrace.Time) uint64 {
+	n := g.upTo(t)
+	if n <= g.n {
+		return 0
 	}
+	d := n - g.n
+	g.n = n
+	return d
+}
+
+// upTo returns the number of ticks at or before t.
+func (g *tickGrid) upTo(t xtrace.Time) uint64 {
+	if !g.started || t < g.first {
+		return 0
+	}
+	return uint64((t-g.first)/g.step()) + 1
+}
+
+// span returns the ticks [from, to) as a span of samples.
+func (g *tickGrid) span(from, to uint64) span {
+	return span{ts: g.firstUS + from*g.stepUS, step: g.stepUS, n: int(to - from)}
 }
 
 // stack normalises a trace stack, cached per handle for the generation and
 // per PC for the process.
-func (tb *traceBackend) stack(s xtrace.Stack) *traceStack {
+func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 	if s == xtrace.NoStack {
 		return nil
 	}
 	if ts, ok := tb.stacks[s]; ok {
 		return ts
 	}
-	ts := &traceStack{}
-	first := true
+	ts := &stack{}
+	var first xtrace.StackFrame
+	var above, outer pcFrame // the two outermost frames
 	weak := ""
+	i := 0
 	for f := range s.Frames() {
 		e := tb.frame(f)
-		if e.internal {
-			ts.internal = true
+		if i == 0 {
+			first = f
 		}
-		if !e.goexit {
-			ts.system = e.system
-		}
+		above, outer = outer, e
 		if e.hint != "" && ts.hint == "" {
 			if e.hint != weakSemacquire {
 				ts.hint = e.hint
@@ -481,17 +333,27 @@ func (tb *traceBackend) stack(s xtrace.Stack) *traceStack {
 				ts.frames = append(ts.frames, e.idx)
 			}
 		case panicFrame:
-			if !first {
+			if i > 0 {
 				ts.panicking = true
 				if len(ts.frames) < maxDepth {
-					ts.frames = append(ts.frames, tb.panicFrame(f))
+					ts.frames = append(ts.frames, tb.namedFrame(f, "panic"))
 				}
 			}
 		}
-		first = false
+		i++
 	}
 	if ts.hint == "" {
 		ts.hint = weak
+	}
+	ts.evidence = len(ts.frames) > 0
+	if !ts.evidence && i > 0 {
+		// Only hidden runtime frames: keep the innermost, so that a CPU
+		// sample still says where the time went.
+		ts.frames = append(ts.frames, tb.namedFrame(first, first.Func))
+	}
+	ts.outer = outer.role
+	if outer.goexit && i >= 2 {
+		ts.start = above.role
 	}
 	tb.stacks[s] = ts
 	return ts
@@ -503,21 +365,29 @@ func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
 		return e
 	}
 	e := pcFrame{
-		line:     f.Line,
-		kind:     classify(f.Func, f.File),
-		hint:     reasonHints[f.Func],
-		system:   systemFunc(f.Func),
-		internal: internalFunc(f.Func),
-		goexit:   f.Func == "runtime.goexit",
+		line:   f.Line,
+		kind:   classify(f.Func, f.File),
+		hint:   reasonHints[f.Func],
+		role:   roleOf(f.Func),
+		goexit: f.Func == "runtime.goexit",
 	}
 	if e.kind == keepFrame {
-		e.idx = tb.st.sink.Frame(writer.Frame{File: f.File, Func: f.Func, Line: int32(f.Line)})
+		e.idx = tb.namedFrame(f, f.Func)
 	}
 	tb.pcs[f.PC] = e
 	return e
 }
 
-// panicFrame interns the "panic" frame the way runtime.Stack prints it.
-func (tb *traceBackend) panicFrame(f xtrace.StackFrame) uint32 {
-	return tb.st.sink.Frame(writer.Frame{File: f.File, Func: "panic", Line: int32(f.Line)})
+// namedFrame interns frame f under the function name fn.
+func (tb *traceBackend) namedFrame(f xtrace.StackFrame, fn string) uint32 {
+	return tb.em.sink.Frame(writer.Frame{File: f.File, Func: fn, Line: int32(f.Line)})
+}
+
+// unknownStack is the stack of a goroutine whose stack the trace never
+// showed: one synthetic frame, "[stack unknown]".
+func (tb *traceBackend) unknownStack() *stack {
+	if tb.unknown == nil {
+		tb.unknown = &stack{frames: []uint32{tb.em.sink.Frame(writer.Frame{Func: "[stack unknown]"})}}
+	}
+	return tb.unknown
 }

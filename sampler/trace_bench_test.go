@@ -52,7 +52,7 @@ func BenchmarkTraceWall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st := newState(Config{Mode: Wall, Rate: 100}, &discardSink{})
+		st := newEmitter(Config{Mode: Wall, Rate: 100}, &discardSink{})
 		tb := newTraceBackend(st, rd, time.Now())
 		if err := tb.consume(); err != nil {
 			b.Fatal(err)
@@ -72,7 +72,7 @@ func TestTraceReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	sink := newMemSink()
-	st := newState(Config{Mode: Wall, Rate: 100}, sink)
+	st := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
 	tb := newTraceBackend(st, rd, time.Now())
 	if err := tb.consume(); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func BenchmarkTraceTick(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := newState(Config{Mode: Wall, Rate: 100}, w)
+	st := newEmitter(Config{Mode: Wall, Rate: 100}, w)
 	tb := newTraceBackend(st, rd, time.Now())
 	if err := tb.consume(); err != nil {
 		b.Fatal(err)
@@ -122,7 +122,7 @@ func BenchmarkTraceTick(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tb.advance(tb.nextTick)
+		tb.advance(tb.ticks.first + xtrace.Time(tb.ticks.n)*tb.ticks.step())
 		if i%100 == 99 {
 			tb.settleAll()
 		}

@@ -1,0 +1,166 @@
+package sampler
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// maxDepth caps the stacks handed to the sink (innermost frames kept).
+const maxDepth = tachyon.MaxWriteDepth
+
+// The emitter is the one path from a goroutine's state to the sink: both
+// backends decide which stack and status a goroutine had over a span of
+// ticks, and the emitter writes that span as one sample and one run of
+// repeats. It owns the counters behind Stats and the first sink error;
+// after that error it writes nothing more.
+
+// A track is one goroutine as the sink sees it: its handle and the stack of
+// its latest sample.
+type track struct {
+	id      uint64
+	h       *writer.Thread
+	last    *stack
+	counted bool
+}
+
+// span is n samples at ts, ts+step, ..., in microseconds since the epoch.
+type span struct {
+	ts, step uint64
+	n        int
+}
+
+// emitter writes samples; it is used by one goroutine at a time (the running
+// backend's, then Stop's once that goroutine has ended).
+type emitter struct {
+	cfg     Config
+	sink    Sink
+	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
+
+	samples, ticks, dropped uint64
+	goroutines              int
+	// seen holds the ids counted in goroutines that may still be sampled,
+	// across backends (the Auto supervisor switches them).
+	seen    map[uint64]struct{}
+	err     error // the first problem met
+	sinkErr bool  // err is the sink's: nothing more is written
+
+	// helper is the goroutine id of the Auto supervisor (0 if none), left
+	// out of the samples like the backends' own goroutines.
+	helper atomic.Uint64
+}
+
+func newEmitter(cfg Config, sink Sink) *emitter {
+	return &emitter{cfg: cfg, sink: sink, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
+}
+
+// write writes the samples of sp for t, all with status st and stack s: the
+// first through WriteThreadStack unless s is t's latest stack, the rest as
+// one RepeatEvery.
+func (e *emitter) write(t *track, sp span, st uint8, s *stack) {
+	if sp.n <= 0 {
+		return
+	}
+	if e.failed() {
+		e.dropped += uint64(sp.n)
+		return
+	}
+	if t.h == nil {
+		t.h = e.sink.Thread(t.id, 0)
+	}
+	n := sp.n
+	if t.last != s {
+		if err := e.sink.WriteThreadStack(t.h, sp.ts, st, s.frames); err != nil {
+			e.sinkFailed(err, n)
+			return
+		}
+		t.last = s
+		e.samples++
+		sp.ts += sp.step
+		sp.n--
+	}
+	if sp.n > 0 {
+		if err := e.sink.RepeatEvery(t.h, sp.ts, sp.step, sp.n, st); err != nil {
+			e.sinkFailed(err, sp.n)
+			return
+		}
+		e.samples += uint64(sp.n)
+	}
+	e.count(t)
+	e.leaf(st, s, n)
+}
+
+// leaf passes the leaf PC of n on-CPU samples to Config.LeafPC: every CPU
+// sample in CPU mode, the ticks of running goroutines in wall mode.
+func (e *emitter) leaf(st uint8, s *stack, n int) {
+	if e.cfg.LeafPC == nil || s.leafPC == 0 {
+		return
+	}
+	if e.cfg.Mode == Wall && st&tachyon.StatusHasGIL == 0 {
+		return
+	}
+	for range n {
+		e.cfg.LeafPC(uintptr(s.leafPC))
+	}
+}
+
+// count counts t in Stats.Goroutines the first time it is written.
+func (e *emitter) count(t *track) {
+	if t.counted {
+		return
+	}
+	t.counted = true
+	if _, ok := e.seen[t.id]; !ok {
+		e.seen[t.id] = struct{}{}
+		e.goroutines++
+	}
+}
+
+// forget tells the sink that t ended, so that its state is released.
+func (e *emitter) forget(t *track) {
+	delete(e.seen, t.id) // ids are never reused
+	if t.h != nil {
+		e.sink.Forget(t.h)
+		t.h = nil
+	}
+}
+
+// failed reports whether a sink error has stopped the writing.
+func (e *emitter) failed() bool { return e.err != nil && e.sinkErr }
+
+// sinkFailed records the sink's first error; n samples were not written.
+func (e *emitter) sinkFailed(err error, n int) {
+	e.dropped += uint64(n)
+	if e.err == nil {
+		e.err = fmt.Errorf("sampler: writing samples: %w", err)
+		e.sinkErr = true
+	}
+}
+
+// setErr records the first problem that is not the sink's.
+func (e *emitter) setErr(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// reasonFrame returns the frame index of the synthetic "[reason]" frame.
+func (e *emitter) reasonFrame(reason string) uint32 {
+	if idx, ok := e.reasons[reason]; ok {
+		return idx
+	}
+	idx := e.sink.Frame(writer.Frame{Func: "[" + reason + "]"})
+	e.reasons[reason] = idx
+	return idx
+}
+
+// waitStack returns s as a blocked goroutine's sample shows it: under its
+// "[reason]" frame unless Config.NoWaitReasonFrames.
+func (e *emitter) waitStack(s *stack, reason string) *stack {
+	if e.cfg.NoWaitReasonFrames || reason == "" {
+		return s
+	}
+	return s.waiting(e.reasonFrame(reason))
+}

@@ -1,0 +1,75 @@
+package sampler
+
+import "strings"
+
+// A stack is a normalised stack as the sink receives it. Both backends
+// build each distinct stack once and hand the same *stack to the emitter
+// while it does not change, so that an unchanged goroutine costs a pointer
+// comparison.
+type stack struct {
+	frames    []uint32 // frame indices, innermost first, at most maxDepth
+	leafPC    uint64   // PC of the innermost kept frame (trace only)
+	hint      string   // wait reason inferred from the frames ("" none)
+	panicking bool
+	// evidence says the stack shows where the goroutine is: it has at least
+	// one frame that normalisation keeps. A CPU sample cut short inside the
+	// runtime (only [runtime.nanotime1], say) has none.
+	evidence bool
+	// start is the role of the goroutine's start function, known when the
+	// stack is complete (its outermost frame is runtime.goexit).
+	start role
+	// outer is the role of the outermost frame: the start function itself
+	// in the one-frame stack of a goroutine's creation.
+	outer role
+
+	waits []*stack // this stack under a wait-reason frame, one per reason
+}
+
+// waiting returns s under the synthetic wait-reason frame reason (a frame
+// index), made once per (stack, reason).
+func (s *stack) waiting(reason uint32) *stack {
+	for _, w := range s.waits {
+		if w.frames[0] == reason {
+			return w
+		}
+	}
+	w := *s
+	w.waits = nil
+	w.frames = append(append(make([]uint32, 0, len(s.frames)+1), reason), s.frames...)
+	if len(w.frames) > maxDepth {
+		w.frames = w.frames[:maxDepth]
+	}
+	s.waits = append(s.waits, &w)
+	return &w
+}
+
+// role says whether a goroutine is sampled.
+type role uint8
+
+const (
+	// roleUnknown: no complete stack seen yet. Such a goroutine is sampled.
+	roleUnknown role = iota
+	// roleUser: a goroutine of the program, sampled.
+	roleUser
+	// roleHidden: a runtime system goroutine or one of the profiler's own,
+	// never sampled.
+	roleHidden
+)
+
+// roleOf classifies a goroutine by its start function, which it keeps for
+// life: runtime system goroutines (start function in package runtime, other
+// than runtime.main: what runtime.Stack hides) and the goroutines that the
+// runtime/trace and runtime/pprof packages start for the profiler (the
+// trace reader, the CPU profile reader) are hidden. A goroutine is never
+// classified by the frames it passes through: a user goroutine inside
+// trace.WithRegion runs runtime/trace code, and a CPU sample cut short may
+// show runtime frames only.
+func roleOf(startFunc string) role {
+	switch {
+	case strings.HasPrefix(startFunc, "runtime/trace."), startFunc == "runtime/pprof.profileWriter":
+		return roleHidden
+	case strings.HasPrefix(startFunc, "runtime.") && startFunc != "runtime.main" && startFunc != "runtime.goexit":
+		return roleHidden
+	}
+	return roleUser
+}
