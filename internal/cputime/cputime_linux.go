@@ -1,4 +1,4 @@
-package demo
+package cputime
 
 import (
 	"syscall"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// threadCPU returns the calling thread's CPU time. It uses a raw system call
+// Thread returns the calling thread's CPU time. It uses a raw system call
 // (clock_gettime never blocks) so that the workload does not itself produce
 // a stream of syscall transitions for the sampler to see.
-func threadCPU() time.Duration {
+func Thread() time.Duration {
 	var ts unix.Timespec
 	_, _, errno := syscall.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_THREAD_CPUTIME_ID, uintptr(unsafe.Pointer(&ts)), 0)
 	if errno != 0 {

@@ -1,10 +1,10 @@
 //go:build !linux
 
-package demo
+package cputime
 
 import "time"
 
 var epoch = time.Now()
 
-// threadCPU falls back to wall time where thread CPU time is not wired up.
-func threadCPU() time.Duration { return time.Since(epoch) }
+// Thread falls back to wall time where thread CPU time is not wired up.
+func Thread() time.Duration { return time.Since(epoch) }

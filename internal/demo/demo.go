@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/cputime"
 )
 
 // Shares of the CPU-bound goroutine's time.
@@ -100,13 +102,13 @@ var sinkA, sinkB uint64
 
 //go:noinline
 func hotA(d time.Duration) time.Duration {
-	start := threadCPU()
+	start := cputime.Thread()
 	x := sinkA
 	for {
 		for i := 0; i < 500; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
-		if used := threadCPU() - start; used >= d {
+		if used := cputime.Thread() - start; used >= d {
 			sinkA = x
 			return used
 		}
@@ -115,13 +117,13 @@ func hotA(d time.Duration) time.Duration {
 
 //go:noinline
 func hotB(d time.Duration) time.Duration {
-	start := threadCPU()
+	start := cputime.Thread()
 	x := sinkB
 	for {
 		for i := 0; i < 500; i++ {
 			x = x*2862933555777941757 + 3037000493
 		}
-		if used := threadCPU() - start; used >= d {
+		if used := cputime.Thread() - start; used >= d {
 			sinkB = x
 			return used
 		}

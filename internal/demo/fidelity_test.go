@@ -47,25 +47,6 @@ func profileDemo(t *testing.T, d time.Duration, goroutines int, opts ...profiler
 	return sum, res, p.Backend()
 }
 
-// retry runs check with doubling durations, as runtime/pprof's
-// testCPUProfile does, until it passes, the test's deadline is near, or
-// maxTries runs failed; it fails t with the last error.
-func retry(t *testing.T, d time.Duration, maxTries int, check func(d time.Duration) error) {
-	t.Helper()
-	deadline, hasDeadline := t.Deadline()
-	var err error
-	for try := 0; try < maxTries; try, d = try+1, d*2 {
-		if hasDeadline && time.Until(deadline) < 3*d {
-			break
-		}
-		if err = check(d); err == nil {
-			return
-		}
-		t.Logf("%v run: %v; retrying longer", d, err)
-	}
-	t.Fatal(err)
-}
-
 // TestSplit checks that CPU mode finds the spinner's 60/40 split between
 // hotA and hotB within ±2 points of what the workload measured itself. CPU
 // samples are close to independent draws, so ±2 points needs about 2,000 of
@@ -122,7 +103,7 @@ func TestStates(t *testing.T) {
 				{"readSyscall", "syscall", 1},
 				{"idleWorker", "blocked", pool},
 			}
-			retry(t, time.Second, 3, func(d time.Duration) error {
+			testutil.Retry(t, time.Second, 3, func(d time.Duration) error {
 				sum, _, ran := profileDemo(t, d, pool, profiler.WithBackend(b))
 				if ran != b {
 					t.Skipf("backend %v not available (ran %v)", b, ran)
