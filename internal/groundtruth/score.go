@@ -1,0 +1,291 @@
+package groundtruth
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// pkgPrefix is the prefix of the phase functions' names in a profile.
+const pkgPrefix = "github.com/gotachyon/profiler/internal/groundtruth."
+
+// minCPUNanos is the CPU time after which a goroutine must appear in a CPU
+// profile.
+const minCPUNanos = 0.1e9
+
+// other names the samples whose stack holds no phase function.
+const other = "(other)"
+
+// reasons is the wait-reason frame each waiting phase must show.
+var reasons = map[string]string{
+	"handlerRead":  "[IO wait]",
+	"dutySleep":    "[sleep]",
+	"sleeperSleep": "[sleep]",
+	"chanWait":     "[chan receive]",
+	"mutexWait":    "[sync.Mutex.Lock]",
+	"poolWait":     "[select]",
+}
+
+// Pair is a share measured in the profile and the share the workload
+// recorded.
+type Pair struct{ Got, Want float64 }
+
+// Err is the absolute difference, in percentage points.
+func (p Pair) Err() float64 { return 100 * math.Abs(p.Got-p.Want) }
+
+// Goroutine is one workload goroutine's score.
+type Goroutine struct {
+	Role    string
+	ID      uint64
+	Samples int
+	// Presence (wall mode) is the share of the profile's ticks at which it
+	// has a sample; AtEnds says it has one at the first and the last tick.
+	Presence float64
+	AtEnds   bool
+	// Funcs are the shares of its samples by phase function, against its
+	// share of time in each (wall mode), or of the time in its active
+	// phases (CPU mode: it uses the CPU in those alone).
+	Funcs map[string]Pair
+	// States are the shares of its samples by state (wall mode), against
+	// its share of time in each. A runnable sample in an active phase's
+	// function (preempted) counts as active; one in a waiting phase's
+	// function was woken and waits for a CPU, for a time that depends on
+	// the machine's load and that no goroutine can measure of itself: those
+	// are left out, and Woken is their share.
+	States map[State]Pair
+	Woken  float64
+	// ReasonOK is the share of its waiting samples, in a phase that waits
+	// for a known reason, that show that reason's frame ("[IO wait]").
+	ReasonOK float64
+	// Agreement (wall mode) is the share of its samples naming the phase
+	// function it was in at the sample's time: a sharper test than shares.
+	Agreement float64
+	// Other is the most frequent innermost frames of its samples in no
+	// phase function.
+	Other string
+	// PerCPUSecond (CPU mode) is its samples per second of its thread's CPU
+	// time (goroutines locked to a thread).
+	PerCPUSecond float64
+	cpuSeconds   float64
+}
+
+// Report scores one profile.
+type Report struct {
+	CPU        bool // CPU mode: shares are of CPU time
+	Ticks      int  // distinct sample times (wall mode)
+	Window     time.Duration
+	Goroutines []Goroutine
+	Missing    []string // workload goroutines without a single sample
+}
+
+// gsample is a sample of a workload goroutine, resolved.
+type gsample struct {
+	ts       uint64
+	state    State
+	known    bool // state is one of the workload's
+	runnable bool
+	fn       string // phase function, or other
+	top      string // innermost frame's function
+	where    string // other: its innermost frames, for the report
+}
+
+// woken reports whether s is of a goroutine woken from a wait and not yet
+// running again: runnable, in a waiting phase's function.
+func (s *gsample) woken() bool { return s.runnable && reasons[s.fn] != "" }
+
+// Score reads f, a profile taken while w ran, and scores every goroutine of
+// w. Call it after w.Stop.
+func Score(f *reader.File, w *Workload) (*Report, error) {
+	byID, ticks, err := collect(f, w)
+	if err != nil {
+		return nil, err
+	}
+	if len(ticks) == 0 {
+		return nil, errors.New("groundtruth: the profile has no samples of the workload")
+	}
+	r := &Report{CPU: cpuMode(f)}
+	first, last := ticks[0], ticks[len(ticks)-1]
+	r.Ticks = len(ticks)
+	r.Window = time.Duration(last-first) * time.Microsecond
+	half := int64(f.Header.Interval) * 1000 / 2
+	from, to := int64(first)*1000-half, int64(last)*1000+half
+	for _, l := range w.logs {
+		ss, tr := byID[l.id], l.truth(from, to)
+		switch {
+		case len(ss) > 0:
+			r.Goroutines = append(r.Goroutines, r.score(l, ss, tr, ticks))
+		case !r.CPU || tr.cpu >= minCPUNanos:
+			// A wall profile samples every goroutine; a CPU profile every
+			// goroutine that used the CPU.
+			r.Missing = append(r.Missing, fmt.Sprintf("%s (g%d)", l.role, l.id))
+		}
+	}
+	return r, nil
+}
+
+// cpuMode reports whether f is a CPU-mode profile: every sample on CPU.
+func cpuMode(f *reader.File) bool {
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+		if it.Sample().Status&tachyon.StatusOnCPU == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// collect resolves the samples of w's goroutines and lists the distinct
+// sample times of the file.
+func collect(f *reader.File, w *Workload) (map[uint64][]gsample, []uint64, error) {
+	ids := map[uint64]bool{}
+	for _, l := range w.logs {
+		ids[l.id] = true
+	}
+	phaseOf := make([]string, len(f.FrameRefs()))
+	for i := range phaseOf {
+		if fn, ok := strings.CutPrefix(f.Frame(uint32(i)).Func, pkgPrefix); ok && isPhase(fn) {
+			phaseOf[i] = fn
+		}
+	}
+	byID := map[uint64][]gsample{}
+	times := map[uint64]bool{}
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+		s := it.Sample()
+		times[s.Timestamp] = true
+		if !ids[s.ThreadID] {
+			continue
+		}
+		g := gsample{ts: s.Timestamp, fn: other}
+		g.state, g.known = stateOf(s.Status)
+		g.runnable = s.Status&tachyon.StatusGILRequested != 0
+		for _, fr := range s.Stack {
+			if p := phaseOf[fr]; p != "" {
+				g.fn = p
+				break
+			}
+		}
+		if g.fn == other {
+			g.where = innermost(f, s.Stack, 3)
+		}
+		if len(s.Stack) > 0 {
+			g.top = f.Frame(s.Stack[0]).Func
+		}
+		byID[s.ThreadID] = append(byID[s.ThreadID], g)
+	}
+	if err := it.Err(); err != nil {
+		return nil, nil, err
+	}
+	return byID, slices.Sorted(maps.Keys(times)), nil
+}
+
+// innermost names the n innermost frames of stack.
+func innermost(f *reader.File, stack []uint32, n int) string {
+	var names []string
+	for _, fr := range stack[:min(n, len(stack))] {
+		fn := f.Frame(fr).Func
+		names = append(names, fn[strings.LastIndexByte(fn, '/')+1:])
+	}
+	return strings.Join(names, " < ")
+}
+
+// isPhase reports whether fn is one of the phase functions.
+func isPhase(fn string) bool {
+	switch fn {
+	case "handlerRead", "handlerCompute", "handlerReply", "dutySleep", "dutySpin", "spinA", "spinB", "spinC",
+		"sleeperSleep", "chanWait", "mutexWait", "syscallRead", "poolWait":
+		return true
+	}
+	return false
+}
+
+// stateOf maps a status byte onto a phase's state.
+func stateOf(st uint8) (State, bool) {
+	switch {
+	case st&tachyon.StatusUnknown != 0 && st&tachyon.StatusOnCPU != 0:
+		return Syscall, true
+	case st&tachyon.StatusUnknown != 0:
+		return 0, false
+	case st&(tachyon.StatusOnCPU|tachyon.StatusGILRequested) != 0:
+		return Active, true
+	}
+	return Waiting, true
+}
+
+// score compares one goroutine's samples with its truth.
+func (r *Report) score(l *log, ss []gsample, tr truth, ticks []uint64) Goroutine {
+	g := Goroutine{Role: l.role, ID: l.id, Samples: len(ss), Funcs: map[string]Pair{}, States: map[State]Pair{}}
+	n := float64(len(ss))
+	var woken float64
+	for _, s := range ss {
+		if s.woken() {
+			woken++
+		}
+	}
+	g.Woken = woken / n
+	var waiting, reasonOK, agree int
+	seen := map[uint64]bool{}
+	others := map[string]int{}
+	for _, s := range ss {
+		if s.where != "" {
+			if others[s.where]++; others[s.where] > others[g.Other] {
+				g.Other = s.where
+			}
+		}
+		seen[s.ts] = true
+		p := g.Funcs[s.fn]
+		p.Got += 1 / n
+		g.Funcs[s.fn] = p
+		if s.known && !s.woken() {
+			q := g.States[s.state]
+			q.Got += 1 / (n - woken)
+			g.States[s.state] = q
+		}
+		if want := reasons[s.fn]; want != "" && s.known && s.state == Waiting {
+			waiting++
+			if s.top == want {
+				reasonOK++
+			}
+		}
+		if ph := l.at(int64(s.ts) * 1000); ph != nil && ph.fn == s.fn {
+			agree++
+		}
+	}
+	g.ReasonOK = 1
+	if waiting > 0 {
+		g.ReasonOK = float64(reasonOK) / float64(waiting)
+	}
+	g.Agreement = float64(agree) / n
+	g.Presence = float64(len(seen)) / float64(len(ticks))
+	g.AtEnds = seen[ticks[0]] && seen[ticks[len(ticks)-1]]
+	want, sum := tr.wall, tr.wallSum
+	if r.CPU {
+		want, sum = tr.active, tr.activeSum
+		g.cpuSeconds = tr.cpu / 1e9
+		if g.cpuSeconds > 0 {
+			g.PerCPUSecond = n / g.cpuSeconds
+		}
+	}
+	for fn, d := range want {
+		p := g.Funcs[fn]
+		p.Want = d / max(sum, 1)
+		g.Funcs[fn] = p
+	}
+	if !r.CPU {
+		for st, d := range tr.state {
+			q := g.States[st]
+			q.Want = d / max(tr.wallSum, 1)
+			g.States[st] = q
+		}
+	}
+	return g
+}
