@@ -21,6 +21,8 @@ type stack struct {
 	// outer is the role of the outermost frame: the start function itself
 	// in the one-frame stack of a goroutine's creation.
 	outer role
+	// key identifies the frames, whichever generation's handle made s.
+	key uint64
 
 	waits []*stack // this stack under a wait-reason frame, one per reason
 }
@@ -41,6 +43,23 @@ func (s *stack) waiting(reason uint32) *stack {
 	}
 	s.waits = append(s.waits, &w)
 	return &w
+}
+
+// frameKey hashes frame indices (FNV-1a).
+func frameKey(frames []uint32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, f := range frames {
+		h = (h ^ uint64(f)) * 1099511628211
+	}
+	return h
+}
+
+// keyOf returns s's key, 0 for nil.
+func keyOf(s *stack) uint64 {
+	if s == nil {
+		return 0
+	}
+	return s.key
 }
 
 // role says whether a goroutine is sampled.

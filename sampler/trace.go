@@ -49,6 +49,10 @@ type traceBackend struct {
 	// bring them back (their ids would be counted twice by the sink).
 	ended   map[xtrace.GoID]struct{}
 	unknown *stack // "[stack unknown]", for a goroutine never seen with a stack
+	// like holds, per kind of active stretch (the stacks it began and
+	// ended at), the latest evidence of one: what a stretch of that kind
+	// without evidence of its own most likely did.
+	like map[[2]uint64]*stack
 
 	clockSet  bool
 	baseTrace xtrace.Time
@@ -131,6 +135,7 @@ func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBack
 		stacks:    make(map[xtrace.Stack]*stack),
 		gs:        make(map[xtrace.GoID]*tgor),
 		ended:     make(map[xtrace.GoID]struct{}),
+		like:      make(map[[2]uint64]*stack),
 		startWall: start,
 	}
 	tb.ticks.stepUS = uint64(1e6 / em.cfg.Rate)
@@ -351,6 +356,7 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 		// sample still says where the time went.
 		ts.frames = append(ts.frames, tb.namedFrame(first, first.Func))
 	}
+	ts.key = frameKey(ts.frames)
 	ts.outer = outer.role
 	if outer.goexit && i >= 2 {
 		ts.start = above.role

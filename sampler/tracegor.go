@@ -19,8 +19,12 @@ import (
 //     evidence is the stretch's CPU samples and its preemptions' stacks,
 //     both taken at moments that do not depend on what the code does; the
 //     ticks between two pieces of evidence are split at the midpoint.
-//     A stretch without any takes the stack where it ended (the block or
-//     system call) and, failing that, where it began.
+//     A stretch without any (one shorter than the CPU profiler's 10 ms)
+//     takes the latest evidence of a stretch of the same kind, one that
+//     began and ended at the same stacks (a handler's short computation
+//     between its read and its reply, where other requests were sampled);
+//     failing that, the stack where it ended (the block or system call)
+//     and, failing that, where it began.
 //
 // A goroutine's ticks are written, in order, as soon as their stack is
 // known; until then they wait in a short queue of runs (pend). A goroutine
@@ -37,8 +41,10 @@ type tgor struct {
 	due   uint64 // first tick not yet queued
 	ev    *stack // latest evidence of the active stretch, nil if none
 	evAt  xtrace.Time
-	pend  []run // ticks queued, in time order, not yet written
-	pos   int   // index in traceBackend.live
+	begin *stack // the stack the active stretch began at
+	fresh bool   // no active stretch has begun since the last ended
+	pend  []run  // ticks queued, in time order, not yet written
+	pos   int    // index in traceBackend.live
 }
 
 // run is the ticks [from, to) of a goroutine in one state.
@@ -76,7 +82,7 @@ func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
 	if g = tb.gs[id]; g != nil {
 		return g, false
 	}
-	g = &tgor{track: track{id: uint64(id)}, pos: len(tb.live), due: tb.ticks.n}
+	g = &tgor{track: track{id: uint64(id)}, pos: len(tb.live), due: tb.ticks.n, fresh: true}
 	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
@@ -130,6 +136,9 @@ func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
 	g.state = next
 	if s != nil {
 		g.stack = s
+	}
+	if g.fresh && (next == gRunning || next == gRunnable) {
+		g.begin, g.fresh = g.stack, false
 	}
 	g.why = ""
 	if next == gWaiting {
@@ -253,11 +262,19 @@ func (tb *traceBackend) evidence(g *tgor, s *stack, t xtrace.Time) {
 
 // endStretch gives the queued running ticks of g's active stretch, which
 // ends with stack end (nil if the event has none), the stretch's latest
-// evidence or, if it has none, end or where the stretch began.
+// evidence; if it has none, the latest evidence of a stretch of the same
+// kind, or end, or where the stretch began.
 func (tb *traceBackend) endStretch(g *tgor, end *stack) {
+	kind := [2]uint64{keyOf(g.begin), keyOf(end)}
 	s := g.ev
 	switch {
 	case s != nil:
+		if len(tb.like) >= maxLike {
+			clear(tb.like)
+		}
+		tb.like[kind] = s
+	case tb.like[kind] != nil:
+		s = tb.like[kind]
 	case end != nil && end.evidence:
 		s = end
 	default:
@@ -268,8 +285,11 @@ func (tb *traceBackend) endStretch(g *tgor, end *stack) {
 			r.stack = s
 		}
 	}
-	g.ev = nil
+	g.ev, g.begin, g.fresh = nil, nil, true
 }
+
+// maxLike bounds the table of stretch kinds; it starts afresh when full.
+const maxLike = 1 << 14
 
 // flush writes g's queued runs, oldest first, up to the first whose stack
 // is not known yet. A run queued before g's first stack was known takes it.

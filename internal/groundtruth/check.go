@@ -113,7 +113,7 @@ func (r *Report) String() string {
 		}
 		fmt.Fprintf(&b, "  %-8s g%-5d %6d samples", g.Role, g.ID, g.Samples)
 		if r.CPU {
-			fmt.Fprintf(&b, " %5.0f/CPU-s", g.PerCPUSecond)
+			fmt.Fprintf(&b, " %5.0f/CPU-s agree %5.1f%%", g.PerCPUSecond, 100*g.Agreement)
 		} else {
 			fmt.Fprintf(&b, " present %6.2f%% agree %5.1f%%", 100*g.Presence, 100*g.Agreement)
 		}

@@ -53,7 +53,7 @@ func TestFidelity(t *testing.T) {
 			if mode == sampler.CPU {
 				limits.Rate = profiler.DefaultRate
 			}
-			testutil.Retry(t, 10*time.Second, 3, func(d time.Duration) error {
+			testutil.Retry(t, 15*time.Second, 3, func(d time.Duration) error {
 				r, err := profile(t, d, profiler.WithMode(mode))
 				if err != nil {
 					t.Fatal(err)

@@ -33,7 +33,8 @@ func (s State) String() string {
 type phase struct {
 	fn         string // the phase function, e.g. "spinA"
 	state      State
-	start, end int64 // wall time, ns since the epoch
+	start, end int64   // wall time, ns since the epoch
+	work       float64 // units of equal CPU cost done, 0 if not counted
 }
 
 // mark is a reading of a locked goroutine's thread CPU time.
@@ -60,10 +61,13 @@ type log struct {
 }
 
 // enter ends the current phase, if any, and begins fn.
-func (l *log) enter(fn string, st State) {
+func (l *log) enter(fn string, st State) { l.enterWork(fn, st, 0) }
+
+// enterWork begins fn, which does work units of equal CPU cost.
+func (l *log) enterWork(fn string, st State, work int) {
 	now := time.Now().UnixNano()
 	l.close(now)
-	l.cur = phase{fn: fn, state: st, start: now}
+	l.cur = phase{fn: fn, state: st, start: now, work: float64(work)}
 	if l.locked && (len(l.marks) == 0 || now-l.marks[len(l.marks)-1].wall >= markEvery) {
 		l.marks = append(l.marks, mark{now, cputime.Thread()})
 	}
@@ -114,8 +118,11 @@ func (l *log) cpuAt(ns int64) float64 {
 
 // truth sums the wall time spent per function and per state within the
 // window [from, to] (ns). The CPU-mode shares (active) are those of the
-// active phases alone: a goroutine uses the CPU only in those. cpu is the
-// thread CPU time in the window, for locked goroutines.
+// active phases alone, a goroutine uses the CPU only in those: by their
+// work where every active phase counts it in units of one cost (the
+// spinner's), else by their wall time, which also holds the time spent
+// preempted. cpu is the thread CPU time in the window, for locked
+// goroutines.
 type truth struct {
 	wall, active map[string]float64 // by phase function
 	state        map[State]float64  // wall time by state
@@ -126,6 +133,12 @@ type truth struct {
 
 func (l *log) truth(from, to int64) truth {
 	t := truth{wall: map[string]float64{}, active: map[string]float64{}, state: map[State]float64{}}
+	byWork := true
+	for _, p := range l.phases {
+		if p.state == Active && p.work == 0 {
+			byWork = false
+		}
+	}
 	for _, p := range l.phases {
 		a, b := max(p.start, from), min(p.end, to)
 		if b <= a {
@@ -136,6 +149,9 @@ func (l *log) truth(from, to int64) truth {
 		t.state[p.state] += d
 		t.wallSum += d
 		if p.state == Active {
+			if byWork {
+				d = p.work * d / float64(p.end-p.start)
+			}
 			t.active[p.fn] += d
 			t.activeSum += d
 		}

@@ -64,8 +64,8 @@ type Goroutine struct {
 	// ReasonOK is the share of its waiting samples, in a phase that waits
 	// for a known reason, that show that reason's frame ("[IO wait]").
 	ReasonOK float64
-	// Agreement (wall mode) is the share of its samples naming the phase
-	// function it was in at the sample's time: a sharper test than shares.
+	// Agreement is the share of its samples naming the phase function it
+	// was in at the sample's time: a sharper test than shares.
 	Agreement float64
 	// Other is the most frequent innermost frames of its samples in no
 	// phase function.

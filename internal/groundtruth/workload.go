@@ -258,11 +258,11 @@ func (w *Workload) spinner(l *log, rng *rand.Rand) {
 	spin, _ := perMilli()
 	for !w.stopping() {
 		c := work(uniform(rng, 4*time.Millisecond, 14*time.Millisecond), spin)
-		l.enter("spinA", Active)
+		l.enterWork("spinA", Active, c*5/10)
 		spinA(c * 5 / 10)
-		l.enter("spinB", Active)
+		l.enterWork("spinB", Active, c*3/10)
 		spinB(c * 3 / 10)
-		l.enter("spinC", Active)
+		l.enterWork("spinC", Active, c*2/10)
 		spinC(c * 2 / 10)
 	}
 }
