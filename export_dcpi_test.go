@@ -17,7 +17,8 @@ import (
 // TestWithDCPILive builds dcpi/testdata/spin (plain and PIE), which profiles
 // itself with WithDCPI while spinning in main.spin, and checks its DCPI file
 // with the shared validator, against the Tachyon file of the same run, the
-// binary's ELF text section and go tool objdump.
+// binary's ELF text section and go tool objdump. Under the race detector the
+// program is built with it too (its CPU samples once marked main excluded).
 func TestWithDCPILive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
@@ -32,6 +33,9 @@ func TestWithDCPILive(t *testing.T) {
 			args := []string{"build", "-o", bin}
 			if pie {
 				args = append(args, "-buildmode=pie")
+			}
+			if raceBuild && !pie { // the race detector does not build PIE
+				args = append(args, "-race")
 			}
 			if out, err := exec.Command(gotool, append(args, "./dcpi/testdata/spin")...).CombinedOutput(); err != nil {
 				t.Fatalf("go build: %v\n%s", err, out)

@@ -355,6 +355,7 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 		// Only hidden runtime frames: keep the innermost, so that a CPU
 		// sample still says where the time went.
 		ts.frames = append(ts.frames, tb.namedFrame(first, first.Func))
+		ts.leafPC = first.PC
 	}
 	ts.key = frameKey(ts.frames)
 	ts.outer = outer.role
