@@ -265,15 +265,20 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 		return
 	}
 	g.open = false
-	if g.skip || g.outer == roleHidden || len(sb.stack) == 0 {
+	if g.skip {
 		return
 	}
 	gor := sb.gs[g.id]
+	if gor != nil {
+		gor.dump = sb.dumps // listed, so alive, even without a stack
+	}
+	if g.outer == roleHidden || len(sb.stack) == 0 {
+		return
+	}
 	if gor == nil {
-		gor = &snapGor{track: track{id: g.id}}
+		gor = &snapGor{track: track{id: g.id}, dump: sb.dumps}
 		sb.gs[g.id] = gor
 	}
-	gor.dump = sb.dumps
 	if sb.em.cfg.Mode == CPU && g.state != gRunning && g.state != gRunnable && g.state != gSyscall {
 		return
 	}

@@ -1,7 +1,9 @@
 package sampler
 
 import (
+	"maps"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +103,31 @@ func TestSnapshotParse(t *testing.T) {
 	sb.parse([]byte(dumpText), 1235)
 	if len(sink.frames) != frames {
 		t.Fatalf("frames grew from %d to %d on a repeated dump", frames, len(sink.frames))
+	}
+}
+
+// TestSnapshotForgets: a goroutine missing from the next dump has ended;
+// the backend forgets it (and tells the sink), so its state is bounded by
+// the live goroutines.
+func TestSnapshotForgets(t *testing.T) {
+	sink := newMemSink()
+	sb := newSnapshot(newEmitter(Config{Mode: Wall, Rate: 100}, sink))
+	sb.parse([]byte(dumpText), 1)
+	if len(sb.gs) != 9 {
+		t.Fatalf("%d goroutines kept after the first dump, want 9", len(sb.gs))
+	}
+	sb.parse([]byte("goroutine 7 [chan receive]:\nmain.wait()\n\t/src/t.go:42 +0x2b\n"), 2)
+	if len(sb.gs) != 1 || sb.gs[7] == nil {
+		t.Fatalf("kept %v after a dump of g7 alone", slices.Collect(maps.Keys(sb.gs)))
+	}
+	forgotten := 0
+	for _, th := range sink.threads {
+		if th.forgotten {
+			forgotten++
+		}
+	}
+	if forgotten != 8 {
+		t.Fatalf("the sink was told of %d ended goroutines, want 8", forgotten)
 	}
 }
 
