@@ -1,0 +1,73 @@
+package profiler_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"log"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// fullDisk is an output that takes limit bytes and then fails every write,
+// as a full disk does.
+type fullDisk struct {
+	limit, n, off int64
+}
+
+var errFull = errors.New("disk full")
+
+func (d *fullDisk) Write(p []byte) (int, error) {
+	if d.off+int64(len(p)) > d.limit {
+		return 0, errFull
+	}
+	d.off += int64(len(p))
+	d.n = max(d.n, d.off)
+	return len(p), nil
+}
+
+func (d *fullDisk) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += d.off
+	case io.SeekEnd:
+		off += d.n
+	}
+	d.off = off
+	return off, nil
+}
+
+// TestWriteErrorSaidOnce fills the disk while sampling: Stop returns the
+// error once, it is logged once, and the sampler stopped writing on it.
+func TestWriteErrorSaidOnce(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 2000 {
+		go func() { <-stop }()
+	}
+	var logged bytes.Buffer
+	p := profiler.Start(profiler.WithOutput(&fullDisk{limit: 4096}), profiler.WithRate(1000),
+		profiler.WithCompression(tachyon.CompressionNone), profiler.WithLogger(log.New(&logged, "", 0)), profiler.WithQuiet(true))
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // a generation or more: the writer flushes
+	err := p.Stop()
+	if !errors.Is(err, errFull) {
+		t.Fatalf("Stop: %v, want the disk's error", err)
+	}
+	if n := strings.Count(err.Error(), "disk full"); n != 1 {
+		t.Errorf("Stop's error says it %d times: %v", n, err)
+	}
+	if n := strings.Count(logged.String(), "disk full"); n != 1 {
+		t.Errorf("the log says it %d times:\n%s", n, logged.String())
+	}
+	if st := p.Stats(); st.Dropped == 0 || !errors.Is(st.Err, errFull) {
+		t.Errorf("the sampler went on or did not see the error: %+v", st)
+	}
+	t.Log(err)
+}
