@@ -1,5 +1,5 @@
-// Package bench holds the profiler's overhead benchmarks, with fgprof as the
-// peer in the same process. It has no code of its own; run
+// Package bench holds the profiler's overhead and fidelity benchmarks, with
+// fgprof as the peer in the same process. It has no code of its own; run
 //
 //	go test ./bench -run '^$' -bench Overhead -benchtime 5x -window 5s
 //
@@ -36,4 +36,23 @@
 // io.Discard, the part of the wall-mode trace backend's cost that no parser
 // can remove), trace+cpu-floor (the same with the CPU profiler alongside, as
 // in CPU mode or with WithWallCPUSamples) and fgprof v0.9.5 (99 Hz, pprof).
+//
+// BenchmarkFidelity measures accuracy instead: each iteration runs the
+// ground-truth workload of internal/groundtruth (goroutines that record their
+// own phases) for one -window under each of tachyon in wall mode, tachyon in
+// wall mode with WithWallCPUSamples(false), and fgprof, in rotating order,
+// and scores each profile against the record: tachyon's per goroutine
+// (groundtruth.Score), fgprof's, which has no goroutine ids, per role
+// (groundtruth.ScoreAggregate). It logs, per role, the median over the
+// iterations of the role's largest function-share error in percentage
+// points (the share of its samples in each phase function against the share
+// of its time there), the three profilers side by side, and reports the
+// largest over the roles as tachyon-max-pp, tachyon-nocpu-max-pp and
+// fgprof-max-pp; -v also logs every profile's full score. The -window
+// default is too short for shares to settle; run
+//
+//	go test ./bench -run '^$' -bench Fidelity -benchtime 1x -window 20s
+//
+// (three windows of 20 s per iteration; -backend applies to tachyon,
+// -wallcpu does not: both settings are run).
 package bench
