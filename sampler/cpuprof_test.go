@@ -9,16 +9,16 @@ import (
 )
 
 // TestWallLeavesCPUProfiler checks who holds the process's one CPU profile:
-// wall mode leaves it to the application unless Config.WallCPUSamples asks
-// for CPU samples; CPU mode always takes it.
+// wall mode takes it unless Config.NoCPUSamples leaves it to the
+// application; CPU mode always takes it.
 func TestWallLeavesCPUProfiler(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		cfg   Config
 		taken bool
 	}{
-		{"wall", Config{Mode: Wall, Backend: Trace, NoCPUSamples: true}, false},
-		{"wall+cpu", Config{Mode: Wall, Backend: Trace}, true},
+		{"wall", Config{Mode: Wall, Backend: Trace}, true},
+		{"wall without CPU samples", Config{Mode: Wall, Backend: Trace, NoCPUSamples: true}, false},
 		{"cpu", Config{Mode: CPU, Backend: Trace}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,12 +47,12 @@ func TestWallLeavesCPUProfiler(t *testing.T) {
 }
 
 // TestWallRunningStacks checks that a goroutine spinning without a single
-// scheduler event of its own is seen in its spin loop, from preemption
-// points alone and with CPU samples. A loaded machine may keep the spinner
+// scheduler event of its own is seen in its spin loop, with CPU samples and
+// from preemption points alone. A loaded machine may keep the spinner
 // off CPU, so a short run that sees too little is retried longer.
 func TestWallRunningStacks(t *testing.T) {
 	for _, withCPU := range []bool{false, true} {
-		t.Run(fmt.Sprintf("WallCPUSamples=%v", withCPU), func(t *testing.T) {
+		t.Run(fmt.Sprintf("NoCPUSamples=%v", !withCPU), func(t *testing.T) {
 			var on, inLoop int
 			for _, d := range []time.Duration{400 * time.Millisecond, 1500 * time.Millisecond} {
 				sink, _, ids, got := sampleFor(t, Config{Backend: Trace, NoCPUSamples: !withCPU}, d, true, true)
