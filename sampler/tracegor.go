@@ -261,31 +261,43 @@ func (tb *traceBackend) evidence(g *tgor, s *stack, t xtrace.Time) {
 }
 
 // endStretch gives the queued running ticks of g's active stretch, which
-// ends with stack end (nil if the event has none), the stretch's latest
-// evidence; if it has none, the latest evidence of a stretch of the same
-// kind, or end, or where the stretch began.
+// ends with stack end (nil if the event has none), the stack stretchStack
+// chooses. Most stretches of a busy program are shorter than a tick and
+// have none.
 func (tb *traceBackend) endStretch(g *tgor, end *stack) {
 	kind := [2]uint64{keyOf(g.begin), keyOf(end)}
-	s := g.ev
-	switch {
-	case s != nil:
+	if g.ev != nil {
 		if len(tb.like) >= maxLike {
 			clear(tb.like)
 		}
-		tb.like[kind] = s
-	case tb.like[kind] != nil:
-		s = tb.like[kind]
-	case end != nil && end.evidence:
-		s = end
-	default:
-		s = g.stack
+		tb.like[kind] = g.ev
 	}
+	var s *stack
 	for i := range g.pend {
 		if r := &g.pend[i]; r.state == gRunning && r.stack == nil {
+			if s == nil {
+				s = tb.stretchStack(g, kind, end)
+			}
 			r.stack = s
 		}
 	}
 	g.ev, g.begin, g.fresh = nil, nil, true
+}
+
+// stretchStack returns the stack for the running ticks of g's stretch of
+// the given kind, ending at end: its latest evidence; without any, the
+// latest evidence of a stretch of the same kind, or end, or where the
+// stretch began.
+func (tb *traceBackend) stretchStack(g *tgor, kind [2]uint64, end *stack) *stack {
+	switch {
+	case g.ev != nil:
+		return g.ev
+	case tb.like[kind] != nil:
+		return tb.like[kind]
+	case end != nil && end.evidence:
+		return end
+	}
+	return g.stack
 }
 
 // maxLike bounds the table of stretch kinds; it starts afresh when full.
