@@ -21,7 +21,8 @@
 //
 // Flags: -window (1s; Start and Stop are inside the window, and at 10k
 // goroutines Stop alone costs about 50 ms of CPU, so 5s is closer to a real
-// profile), -backend (auto), -wallcpu (tachyon with WithWallCPUSamples),
+// profile), -backend (auto), -wallcpu (true: tachyon's wall mode runs the
+// CPU profiler, its default; -wallcpu=false leaves it off),
 // -workers (GOMAXPROCS: saturated, as in the table; with every P
 // busy the 1 ms sleeper waits for preemption, so its lateness is tens of ms
 // on a loaded host: use -workers 1 on 2 CPUs to measure the lateness the
@@ -35,7 +36,17 @@
 // trace-floor (not a profiler: the runtime writing the execution trace into
 // io.Discard, the part of the wall-mode trace backend's cost that no parser
 // can remove), trace+cpu-floor (the same with the CPU profiler alongside, as
-// in CPU mode or with WithWallCPUSamples) and fgprof v0.9.5 (99 Hz, pprof).
+// in CPU mode and in wall mode by default, so tachyon's floor) and fgprof
+// v0.9.5 (99 Hz, pprof).
+//
+// BenchmarkOverheadFloor measures tachyon against trace+cpu-floor side by
+// side on the cpu-N loads: each iteration runs an unprofiled window, a floor
+// window and a tachyon window in rotating order, and it reports each one's
+// lost% and p99late-us and above-floor-pp, the median over iterations of
+// tachyon's lost% minus the floor's in the same iteration (the pairing
+// cancels most of the drift of a shared machine):
+//
+//	go test ./bench -run '^$' -bench OverheadFloor -benchtime 9x -window 5s
 //
 // BenchmarkFidelity measures accuracy instead: each iteration runs the
 // ground-truth workload of internal/groundtruth (goroutines that record their

@@ -323,6 +323,82 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// BenchmarkOverheadFloor measures tachyon against its floor side by side:
+// each iteration runs a window unprofiled, one under trace+cpu-floor and one
+// under tachyon, in rotating order, on one load. Besides each one's lost%
+// and p99 lateness it reports above-floor-pp, the median over iterations of
+// tachyon's lost% minus the floor's in the same iteration: the pairing
+// cancels most of the machine's drift, which the separate runs of
+// BenchmarkOverhead cannot.
+func BenchmarkOverheadFloor(b *testing.B) {
+	loads := []struct {
+		name string
+		new  func() *load
+	}{
+		{"cpu-100", func() *load { return cpuLoad(100) }},
+		{"cpu-1k", func() *load { return cpuLoad(1000) }},
+		{"cpu-10k", func() *load { return cpuLoad(10000) }},
+	}
+	floor, tachyon := peerNamed("trace+cpu-floor"), peerNamed("tachyon")
+	for _, ld := range loads {
+		b.Run(ld.name, func(b *testing.B) { benchPaired(b, ld.new, floor, tachyon) })
+	}
+}
+
+func peerNamed(name string) peer {
+	for _, p := range peers {
+		if p.name == name {
+			return p
+		}
+	}
+	panic("no peer " + name)
+}
+
+// benchPaired runs, per iteration, an unprofiled window and one window per
+// peer in rotating order, and reports each peer's median lost% and pooled
+// p99 lateness, and the median paired difference of the second peer's
+// lost% over the first's.
+func benchPaired(b *testing.B, newLoad func() *load, peers ...peer) {
+	l := newLoad()
+	defer l.stop()
+	pr := startProbe()
+	defer func() { close(pr.stop); <-pr.done }()
+	time.Sleep(200 * time.Millisecond) // let the load settle
+	lost := make([][]float64, len(peers))
+	late := make([][]time.Duration, len(peers))
+	var diff []float64
+	var baseLate []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		runs := make([]func() windowResult, 0, len(peers)+1)
+		runs = append(runs, func() windowResult { return measure(l, pr, func() { time.Sleep(*window) }) })
+		for _, pe := range peers {
+			runs = append(runs, func() windowResult {
+				return measure(l, pr, func() { stop := pe.start(b); time.Sleep(*window); stop() })
+			})
+		}
+		res := make([]windowResult, len(runs))
+		for k := range runs {
+			j := (k + i) % len(runs) // rotate the order
+			res[j] = runs[j]()
+		}
+		for k := range peers {
+			lost[k] = append(lost[k], 100*(1-res[k+1].rate/res[0].rate))
+			late[k] = append(late[k], res[k+1].late...)
+		}
+		baseLate = append(baseLate, res[0].late...)
+		diff = append(diff, lost[1][i]-lost[0][i])
+	}
+	b.StopTimer()
+	for k, pe := range peers {
+		b.ReportMetric(median(lost[k]), pe.name+"-lost%")
+		b.ReportMetric(float64(p99(late[k]).Microseconds()), pe.name+"-p99late-us")
+	}
+	b.ReportMetric(median(diff), "above-floor-pp")
+	b.ReportMetric(float64(p99(baseLate).Microseconds()), "base-p99late-us")
+	b.ReportMetric(0, "ns/op")
+}
+
 // BenchmarkOverhead compares tachyon and fgprof on CPU-bound loads with
 // 100, 1k and 10k parked goroutines and on a ping-pong load.
 func BenchmarkOverhead(b *testing.B) {
