@@ -76,21 +76,29 @@ func profileFor(t *testing.T, d time.Duration, opts ...Option) (string, *Profile
 	return path, p
 }
 
+// TestModesValid profiles a busy and a blocked goroutine in each mode and
+// checks the file: valid, at the rate asked, with samples. A run too short
+// for a loaded machine to give it a sample (in CPU mode, the busy goroutine
+// may get little CPU) is retried longer.
 func TestModesValid(t *testing.T) {
 	for _, m := range []sampler.Mode{sampler.Wall, sampler.CPU} {
 		t.Run(m.String(), func(t *testing.T) {
-			path, p := profileFor(t, 300*time.Millisecond, WithMode(m), WithRate(200))
-			if b := p.Backend(); b != sampler.Trace && b != sampler.Snapshot {
-				t.Errorf("Backend() = %v", b)
-			}
-			if n := proftest.Validate(t, path); n == 0 {
-				t.Errorf("no samples")
-			}
-			f, _ := reader.Open(path)
-			defer f.Close()
-			if f.Header.Interval != 5000 {
-				t.Errorf("interval %d µs, want 5000 for 200 Hz", f.Header.Interval)
-			}
+			testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
+				path, p := profileFor(t, d, WithMode(m), WithRate(200))
+				if b := p.Backend(); b != sampler.Trace && b != sampler.Snapshot {
+					t.Errorf("Backend() = %v", b)
+				}
+				n := proftest.Validate(t, path)
+				f, _ := reader.Open(path)
+				defer f.Close()
+				if f.Header.Interval != 5000 {
+					t.Errorf("interval %d µs, want 5000 for 200 Hz", f.Header.Interval)
+				}
+				if n == 0 {
+					return fmt.Errorf("no samples in %v", d)
+				}
+				return nil
+			})
 		})
 	}
 }
@@ -226,25 +234,32 @@ func TestExports(t *testing.T) {
 	}
 }
 
+// TestLeafPC checks that CPU mode with the trace backend calls LeafPC for
+// a busy goroutine and runs the finish function once, whose error Stop
+// returns. A run in which a loaded machine gave the busy goroutine no CPU
+// sample is retried longer.
 func TestLeafPC(t *testing.T) {
-	var pcs, finished atomic.Int64
-	p := Start(WithOutput(new(seekbuf.Buffer)), quiet, WithMode(sampler.CPU),
-		withLeafPC(func(uintptr) { pcs.Add(1) }, func() error { finished.Add(1); return errors.New("dcpi") }))
-	stop := make(chan struct{})
-	wg := busy(stop)
-	time.Sleep(300 * time.Millisecond)
-	err := p.Stop()
-	close(stop)
-	wg.Wait()
-	if err == nil || !strings.Contains(err.Error(), "dcpi") {
-		t.Errorf("Stop = %v, want the finish error", err)
-	}
-	if finished.Load() != 1 {
-		t.Errorf("finish ran %d times", finished.Load())
-	}
-	if p.Backend() == sampler.Trace && pcs.Load() == 0 { // snapshots have no PCs
-		t.Errorf("LeafPC never called in CPU mode with a busy goroutine")
-	}
+	testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
+		var pcs, finished atomic.Int64
+		p := Start(WithOutput(new(seekbuf.Buffer)), quiet, WithMode(sampler.CPU),
+			withLeafPC(func(uintptr) { pcs.Add(1) }, func() error { finished.Add(1); return errors.New("dcpi") }))
+		stop := make(chan struct{})
+		wg := busy(stop)
+		time.Sleep(d)
+		err := p.Stop()
+		close(stop)
+		wg.Wait()
+		if err == nil || !strings.Contains(err.Error(), "dcpi") {
+			t.Errorf("Stop = %v, want the finish error", err)
+		}
+		if finished.Load() != 1 {
+			t.Errorf("finish ran %d times", finished.Load())
+		}
+		if p.Backend() == sampler.Trace && pcs.Load() == 0 { // snapshots have no PCs
+			return fmt.Errorf("LeafPC never called in %v of CPU mode with a busy goroutine", d)
+		}
+		return nil
+	})
 }
 
 // TestStartStopLoop starts and stops 1,000 times and checks that neither
@@ -273,12 +288,8 @@ func TestStartStopLoop(t *testing.T) {
 	}
 	var g1 int
 	var h1 uint64
-	for range 50 { // let exiting goroutines finish
-		if g1, h1 = measure(); g1 <= g0 {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	// Let exiting goroutines finish; a loaded machine may take a while.
+	testutil.WaitFor(10*time.Second, func() bool { g1, h1 = measure(); return g1 <= g0 })
 	if g1 > g0 {
 		t.Errorf("goroutines: %d after %d iterations, %d after %d", g1, n, g0, n/10)
 	}
@@ -288,55 +299,61 @@ func TestStartStopLoop(t *testing.T) {
 }
 
 // TestAppTrace checks that, with the application already tracing, profiling
-// falls back to snapshots and the application's trace stays intact.
+// falls back to snapshots and the application's trace stays intact. A run
+// too short for a loaded machine to give the snapshots a sample is retried
+// longer.
 func TestAppTrace(t *testing.T) {
-	var tb bytes.Buffer
-	if err := trace.Start(&tb); err != nil {
-		t.Skipf("cannot trace: %v", err)
-	}
-	path := filepath.Join(t.TempDir(), "p.bin")
-	p := Start(WithPath(path), quiet)
-	if err := p.Err(); err != nil {
+	testutil.Retry(t, 200*time.Millisecond, 4, func(d time.Duration) error {
+		var tb bytes.Buffer
+		if err := trace.Start(&tb); err != nil {
+			t.Skipf("cannot trace: %v", err)
+		}
+		path := filepath.Join(t.TempDir(), "p.bin")
+		p := Start(WithPath(path), quiet)
+		if err := p.Err(); err != nil {
+			trace.Stop()
+			t.Fatal(err)
+		}
+		stop := make(chan struct{})
+		wg := busy(stop)
+		trace.Log(context.Background(), "app", "marker")
+		time.Sleep(d)
+		perr := p.Stop()
+		close(stop)
+		wg.Wait()
 		trace.Stop()
-		t.Fatal(err)
-	}
-	stop := make(chan struct{})
-	wg := busy(stop)
-	trace.Log(context.Background(), "app", "marker")
-	time.Sleep(200 * time.Millisecond)
-	perr := p.Stop()
-	close(stop)
-	wg.Wait()
-	trace.Stop()
-	if perr != nil {
-		t.Fatal(perr)
-	}
-	if b := p.Backend(); b != sampler.Snapshot {
-		t.Errorf("backend %v, want snapshot while the app traces", b)
-	}
-	if n := proftest.Validate(t, path); n == 0 {
-		t.Error("no samples from the fallback")
-	}
-	r, err := xtrace.NewReader(&tb)
-	if err != nil {
-		t.Fatalf("app trace: %v", err)
-	}
-	found := false
-	for {
-		ev, err := r.ReadEvent()
-		if err == io.EOF {
-			break
+		if perr != nil {
+			t.Fatal(perr)
 		}
+		if b := p.Backend(); b != sampler.Snapshot {
+			t.Errorf("backend %v, want snapshot while the app traces", b)
+		}
+		n := proftest.Validate(t, path)
+		r, err := xtrace.NewReader(&tb)
 		if err != nil {
-			t.Fatalf("app trace corrupted: %v", err)
+			t.Fatalf("app trace: %v", err)
 		}
-		if ev.Kind() == xtrace.EventLog && ev.Log().Message == "marker" {
-			found = true
+		found := false
+		for {
+			ev, err := r.ReadEvent()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("app trace corrupted: %v", err)
+			}
+			if ev.Kind() == xtrace.EventLog && ev.Log().Message == "marker" {
+				found = true
+			}
 		}
-	}
-	if !found {
-		t.Error("the app's trace lost its log event")
-	}
+		if !found {
+			t.Error("the app's trace lost its log event")
+		}
+		if n == 0 {
+			return fmt.Errorf("no samples from the fallback in %v", d)
+		}
+		return nil
+	})
 }
 
 // TestRunTestsHook runs "go test" on testdata/hooktest with PROFILE_OUT.

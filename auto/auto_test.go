@@ -3,6 +3,7 @@ package auto
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testutil"
 )
 
 // TestHelperProcess is the child: it runs when the test binary is started
@@ -27,7 +29,12 @@ func TestHelperProcess(t *testing.T) {
 		os.Exit(3)
 	}
 	os.Stdout.WriteString("ready\n")
-	end := time.Now().Add(300 * time.Millisecond)
+	busy, err := time.ParseDuration(os.Getenv("AUTO_BUSY"))
+	if err != nil {
+		os.Stdout.WriteString("bad AUTO_BUSY\n")
+		os.Exit(6)
+	}
+	end := time.Now().Add(busy)
 	for time.Now().Before(end) {
 	}
 	if mode == "exit" {
@@ -40,11 +47,15 @@ func TestHelperProcess(t *testing.T) {
 	os.Exit(5)
 }
 
-func runHelper(t *testing.T, mode string, sig os.Signal) (string, error) {
+// runHelper starts the child in mode, which keeps a goroutine busy for d
+// after profiling started; with sig, the parent sends it sig once the child
+// has had d and a little more. It returns the profile's path and how the
+// child ended.
+func runHelper(t *testing.T, mode string, sig os.Signal, d time.Duration) (string, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "auto.bin")
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), "AUTO_HELPER="+mode, profiler.EnvOut+"="+out, profiler.EnvMode+"=wall")
+	cmd.Env = append(os.Environ(), "AUTO_HELPER="+mode, "AUTO_BUSY="+d.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -59,39 +70,48 @@ func runHelper(t *testing.T, mode string, sig os.Signal) (string, error) {
 		t.Fatalf("child said %q", line)
 	}
 	if sig != nil {
-		time.Sleep(400 * time.Millisecond)
+		time.Sleep(d + d/3)
 		cmd.Process.Signal(sig)
 	}
 	return out, cmd.Wait()
 }
 
+// The tests below check that the child's profile is valid and has samples.
+// A run too short for a loaded machine to give it one is retried longer.
+
 func TestSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			out, err := runHelper(t, "signal", sig)
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) {
-				t.Fatalf("child: %v, want death by %v", err, sig)
-			}
-			ws, ok := ee.Sys().(syscall.WaitStatus)
-			if !ok || !ws.Signaled() || ws.Signal() != sig {
-				t.Fatalf("child ended with %v, want death by %v", err, sig)
-			}
-			if n := proftest.Validate(t, out); n == 0 {
-				t.Error("no samples")
-			}
+			testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
+				out, err := runHelper(t, "signal", sig, d)
+				var ee *exec.ExitError
+				if !errors.As(err, &ee) {
+					t.Fatalf("child: %v, want death by %v", err, sig)
+				}
+				ws, ok := ee.Sys().(syscall.WaitStatus)
+				if !ok || !ws.Signaled() || ws.Signal() != sig {
+					t.Fatalf("child ended with %v, want death by %v", err, sig)
+				}
+				if n := proftest.Validate(t, out); n == 0 {
+					return fmt.Errorf("no samples")
+				}
+				return nil
+			})
 		})
 	}
 }
 
 func TestNormalExit(t *testing.T) {
-	out, err := runHelper(t, "exit", nil)
-	if err != nil {
-		t.Fatalf("child: %v", err)
-	}
-	if n := proftest.Validate(t, out); n == 0 {
-		t.Error("no samples")
-	}
+	testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
+		out, err := runHelper(t, "exit", nil, d)
+		if err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		if n := proftest.Validate(t, out); n == 0 {
+			return fmt.Errorf("no samples")
+		}
+		return nil
+	})
 }
 
 func TestStopWithoutProfile(t *testing.T) {

@@ -47,6 +47,9 @@ func TestWorkedExample(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 	// The shared reference writer produces the same bytes.
+	if testing.Short() {
+		t.Skip("the comparison with the reference writer runs dcpi_ref.py")
+	}
 	tool := testutil.Shared(t, "tools", "dcpi_ref.py")
 	dir := t.TempDir()
 	counts := filepath.Join(dir, "counts")
@@ -123,6 +126,9 @@ func TestRuntimeTextStart(t *testing.T) {
 // TestFromTachyon maps leaf lines of main.spin in the spin test program
 // through its line table and checks the addresses with objdump.
 func TestFromTachyon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a program and runs go tool objdump and dcpi_ref.py")
+	}
 	bin := buildSpin(t, false)
 	img, err := OpenImage(bin)
 	if err != nil {

@@ -41,8 +41,13 @@ for my $fi ($p->all_fileinfos) {
 }
 `
 
+// needNYTProf returns perl once Devel::NYTProf is known to load; the tests
+// that run it skip under -short.
 func needNYTProf(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs perl and Devel::NYTProf's tools")
+	}
 	perl := testutil.Tool(t, "perl")
 	if err := exec.Command(perl, "-MDevel::NYTProf::Data", "-e1").Run(); err != nil {
 		testutil.Missing(t, "perl module Devel::NYTProf::Data (Debian libdevel-nytprof-perl): %v", err)

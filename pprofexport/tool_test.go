@@ -17,8 +17,12 @@ import (
 )
 
 // pprofTool returns the path of the pprof binary that "go tool pprof" runs.
+// The tests that run it skip under -short.
 func pprofTool(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go tool pprof")
+	}
 	goCmd := testutil.Tool(t, "go")
 	out, err := exec.Command(goCmd, "tool", "-n", "pprof").Output()
 	if err != nil {

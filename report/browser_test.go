@@ -94,6 +94,9 @@ type browserResult struct {
 // highlights and the table sorts, and that nothing is logged as an error or
 // fetched from the network. The screenshot is kept with go test -artifacts.
 func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives headless Chromium")
+	}
 	browsertest.Require(t)
 	pattern := os.Getenv("TACHYON_REPORT_PROFILES") // a glob, to try other profiles
 	if pattern == "" {

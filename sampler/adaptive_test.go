@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +12,12 @@ import (
 // TestAutoSwitchesUnderPingPong: with goroutines switching hundreds of
 // thousands of times a second, Auto moves to snapshots, says so in Stats,
 // and a parked goroutine looks the same before and after the switch.
+//
+// How soon the switch comes and how many snapshots follow depend on the
+// machine: another process's load slows the ping-pong (the trace then costs
+// too little to leave) and the snapshots (the governor stretches their
+// interval, to 16 Hz under -race). A run that waited d for the switch and
+// then d for the samples without getting them is retried with a longer d.
 func TestAutoSwitchesUnderPingPong(t *testing.T) {
 	park := make(chan struct{})
 	defer close(park)
@@ -19,68 +26,66 @@ func TestAutoSwitchesUnderPingPong(t *testing.T) {
 	defer stopLoad()
 	time.Sleep(20 * time.Millisecond)
 
-	sink := newMemSink()
-	s, err := Start(Config{Backend: Auto}, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for s.Backend() != Snapshot && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	// Some snapshots, and enough samples in all for the checks below (the
-	// governor slows snapshots on a loaded machine, to 16 Hz under -race).
-	switched := uint64(time.Now().UnixMicro())
-	for time.Now().Before(deadline.Add(5 * time.Second)) {
-		after, all := 0, 0
+	testutil.Retry(t, 5*time.Second, 3, func(d time.Duration) error {
+		sink := newMemSink()
+		s, err := Start(Config{Backend: Auto}, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snapshots := testutil.WaitFor(d, func() bool { return s.Backend() == Snapshot })
+		switched := uint64(time.Now().UnixMicro())
+		if snapshots {
+			// Some snapshots, and enough samples in all for the checks below.
+			testutil.WaitFor(d, func() bool {
+				after, all := 0, 0
+				for _, smp := range sink.all() {
+					if smp.hasFunc("sampler.blockChan2") {
+						all++
+						if smp.ts > switched {
+							after++
+						}
+					}
+				}
+				return after >= 5 && all >= 10
+			})
+		}
+		st, err := s.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Switches) == 0 || st.Switches[0].To != Snapshot {
+			return fmt.Errorf("no switch to snapshots under ping-pong: %+v", st)
+		}
+		t.Logf("switches: %+v; %d samples, %.0f Hz", st.Switches, st.Samples, st.AchievedHz)
+		if st.Switches[0].At > 3*time.Second {
+			return fmt.Errorf("switched only after %v", st.Switches[0].At)
+		}
+
+		// The parked goroutine: sampled by both backends, one stack, time
+		// moving forward.
+		var parked []memSample
 		for _, smp := range sink.all() {
 			if smp.hasFunc("sampler.blockChan2") {
-				all++
-				if smp.ts > switched {
-					after++
-				}
+				parked = append(parked, smp)
 			}
 		}
-		if after >= 5 && all >= 10 {
-			break
+		if len(parked) < 10 {
+			return fmt.Errorf("parked goroutine in %d samples", len(parked))
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	st, err := s.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(st.Switches) == 0 || st.Switches[0].To != Snapshot {
-		t.Fatalf("no switch to snapshots under ping-pong: %+v", st)
-	}
-	t.Logf("switches: %+v; %d samples, %.0f Hz", st.Switches, st.Samples, st.AchievedHz)
-	if st.Switches[0].At > 3*time.Second {
-		t.Errorf("switched only after %v", st.Switches[0].At)
-	}
-
-	// The parked goroutine: sampled by both backends, one stack, time
-	// moving forward.
-	var parked []memSample
-	for _, smp := range sink.all() {
-		if smp.hasFunc("sampler.blockChan2") {
-			parked = append(parked, smp)
+		first := parked[0].String()
+		for i, smp := range parked {
+			if smp.String() != first {
+				t.Fatalf("sample %d of the parked goroutine:\n%s\nfirst:\n%s", i, smp, first)
+			}
+			if i > 0 && smp.ts < parked[i-1].ts {
+				t.Fatalf("time goes back: %d after %d", smp.ts, parked[i-1].ts)
+			}
 		}
-	}
-	if len(parked) < 10 {
-		t.Fatalf("parked goroutine in %d samples", len(parked))
-	}
-	first := parked[0].String()
-	for i, smp := range parked {
-		if smp.String() != first {
-			t.Fatalf("sample %d of the parked goroutine:\n%s\nfirst:\n%s", i, smp, first)
+		if !slices.ContainsFunc(parked, func(m memSample) bool { return m.ts > switched }) {
+			return fmt.Errorf("no sample of the parked goroutine after the switch")
 		}
-		if i > 0 && smp.ts < parked[i-1].ts {
-			t.Fatalf("time goes back: %d after %d", smp.ts, parked[i-1].ts)
-		}
-	}
-	if !slices.ContainsFunc(parked, func(m memSample) bool { return m.ts > switched }) {
-		t.Fatalf("no sample of the parked goroutine after the switch")
-	}
+		return nil
+	})
 }
 
 // TestAutoKeepsTraceWhenQuiet: parked goroutines and a spinner cost the

@@ -3,6 +3,7 @@ package sampler
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 
 	xtrace "golang.org/x/exp/trace"
 
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -28,11 +30,15 @@ func TestFallbackWhenAppTraces(t *testing.T) {
 		t.Fatalf("test's own trace.Start: %v", err)
 	}
 	for _, b := range []Backend{Auto, Trace} {
-		sink, st, ids, got := sampleFor(t, Config{Backend: b}, 100*time.Millisecond, false, false)
-		if got != Snapshot || st.Fallback == "" {
-			t.Fatalf("backend %v (fallback %q), want snapshot with a reason", got, st.Fallback)
-		}
-		wantState(t, sink, ids, "chan", 0, "[chan receive]", "sampler.blockChan")
+		// A loaded machine may give the snapshots' governor too few dumps
+		// in a short run to catch the blocked goroutine: retry longer.
+		testutil.Retry(t, 100*time.Millisecond, 4, func(d time.Duration) error {
+			sink, st, ids, got := sampleFor(t, Config{Backend: b}, d, false, false)
+			if got != Snapshot || st.Fallback == "" {
+				t.Fatalf("backend %v (fallback %q), want snapshot with a reason", got, st.Fallback)
+			}
+			return stateSeen(sink, ids, "chan", 0, "[chan receive]", "sampler.blockChan")
+		})
 	}
 	rtrace.Stop()
 	rd, err := xtrace.NewReader(&app)
@@ -109,12 +115,10 @@ func TestNoGoroutineLeak(t *testing.T) {
 			t.Fatalf("cycle %d: %v", i, err)
 		}
 	}
+	// Exiting goroutines may need a moment, longer on a loaded machine.
 	var after int
-	for i := 0; i < 100; i++ { // exiting goroutines may need a moment
-		if after = runtime.NumGoroutine(); after <= before {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	if testutil.WaitFor(10*time.Second, func() bool { after = runtime.NumGoroutine(); return after <= before }) {
+		return
 	}
 	buf := make([]byte, 1<<20)
 	t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
@@ -147,89 +151,140 @@ func (f failSink) WriteThreadStack(*writer.Thread, uint64, uint8, []uint32) erro
 	return errSink
 }
 
+// TestSinkFailures: a sink that fails makes Stop return its error and count
+// the samples it refused as dropped; one that panics has the panic reported.
+// Both need the sink to be called at least once, which a short run on a
+// loaded machine may not do: those runs are retried longer.
 func TestSinkFailures(t *testing.T) {
 	for _, b := range []Backend{Trace, Snapshot} {
-		s, err := Start(Config{Backend: b}, failSink{memSink: newMemSink()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-		st, err := s.Stop()
-		if !errors.Is(err, errSink) || st.Dropped == 0 || st.Samples != 0 {
-			t.Fatalf("%v: err %v, stats %+v", b, err, st)
-		}
+		testutil.Retry(t, 50*time.Millisecond, 4, func(d time.Duration) error {
+			s, err := Start(Config{Backend: b}, failSink{memSink: newMemSink()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+			st, err := s.Stop()
+			if err == nil && st.Dropped == 0 && st.Samples == 0 {
+				return fmt.Errorf("%v: the failing sink was never called", b)
+			}
+			if !errors.Is(err, errSink) || st.Dropped == 0 || st.Samples != 0 {
+				t.Fatalf("%v: err %v, stats %+v", b, err, st)
+			}
+			return nil
+		})
 
-		s, err = Start(Config{Backend: b}, failSink{memSink: newMemSink(), panics: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-		if _, err = s.Stop(); err == nil || !strings.Contains(err.Error(), "sink exploded") {
-			t.Fatalf("%v: panic not reported: %v", b, err)
-		}
+		testutil.Retry(t, 50*time.Millisecond, 4, func(d time.Duration) error {
+			s, err := Start(Config{Backend: b}, failSink{memSink: newMemSink(), panics: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(d)
+			st, err := s.Stop()
+			if err == nil && st.Samples == 0 {
+				return fmt.Errorf("%v: the panicking sink was never called", b)
+			}
+			if err == nil || !strings.Contains(err.Error(), "sink exploded") {
+				t.Fatalf("%v: panic not reported: %v", b, err)
+			}
+			return nil
+		})
 	}
 }
 
 // TestWriterFileVerifies samples into a real Tachyon file in both modes and
-// backends, then validates it strictly and finds the blocked goroutine.
+// backends, then validates it strictly and finds the blocked goroutine (in
+// CPU mode, the spinner). Finding it is statistical: a loaded machine may
+// give a 200 ms run too few samples, or the spinner too little CPU, so such
+// a run is retried with a longer one.
 func TestWriterFileVerifies(t *testing.T) {
 	for _, tc := range []struct {
 		mode Mode
 		b    Backend
 	}{{Wall, Trace}, {CPU, Trace}, {Wall, Snapshot}} {
-		path := filepath.Join(t.TempDir(), "p.tachyon")
-		w, err := writer.Create(path, writer.Options{
-			StartTime: uint64(time.Now().UnixMicro()), Interval: 10000, Compression: tachyon.CompressionZstd,
+		testutil.Retry(t, 200*time.Millisecond, 4, func(d time.Duration) error {
+			return writeAndVerify(t, tc.mode, tc.b, d)
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wl := startWorkload(t, true)
-		s, err := Start(Config{Mode: tc.mode, Backend: tc.b}, w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(200 * time.Millisecond)
-		st, err := s.Stop()
-		wl.Stop()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := f.Verify(); err != nil {
-			t.Fatalf("%v/%v: %v", tc.mode, tc.b, err)
-		}
-		if uint64(f.Header.SampleCount) != st.Samples || st.Samples == 0 {
-			t.Fatalf("%v/%v: file has %d samples, stats say %d", tc.mode, tc.b, f.Header.SampleCount, st.Samples)
-		}
-		want := "[chan receive]"
-		if tc.mode == CPU {
-			want = "sampler.spinWork"
-		}
-		found := false
-		it := f.Samples()
-		var fr []reader.Frame
-		for it.Next() {
-			fr = it.Frames(fr[:0])
-			if len(fr) > 0 && strings.HasSuffix(fr[0].Func, want) {
-				found = true
-			}
-		}
-		if err := it.Err(); err != nil {
-			t.Fatal(err)
-		}
-		it.Close()
-		f.Close()
-		if !found {
-			t.Errorf("%v/%v: no sample with leaf %s", tc.mode, tc.b, want)
+	}
+}
+
+// writeAndVerify samples a workload for d in mode with backend b into a
+// Tachyon file and checks it. It fails t if the file is invalid or does not
+// hold what Stop counted, and returns an error if the run was too thin to
+// judge: no sample at all, or none with the leaf the mode must show.
+func writeAndVerify(t *testing.T, mode Mode, b Backend, d time.Duration) error {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "p.tachyon")
+	w, err := writer.Create(path, writer.Options{
+		StartTime: uint64(time.Now().UnixMicro()), Interval: 10000, Compression: tachyon.CompressionZstd,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := startWorkload(t, true)
+	s, err := Start(Config{Mode: mode, Backend: b}, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	st, err := s.Stop()
+	wl.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Verify(); err != nil {
+		t.Fatalf("%v/%v: %v", mode, b, err)
+	}
+	if uint64(f.Header.SampleCount) != st.Samples {
+		t.Fatalf("%v/%v: file has %d samples, stats say %d", mode, b, f.Header.SampleCount, st.Samples)
+	}
+	if st.Samples == 0 {
+		return fmt.Errorf("%v/%v: no samples; stats %+v", mode, b, st)
+	}
+	want := "[chan receive]"
+	if mode == CPU {
+		want = "sampler.spinWork"
+	}
+	found := false
+	it := f.Samples()
+	defer it.Close()
+	var fr []reader.Frame
+	for it.Next() {
+		fr = it.Frames(fr[:0])
+		if len(fr) > 0 && strings.HasSuffix(fr[0].Func, want) {
+			found = true
 		}
 	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		return fmt.Errorf("%v/%v: no sample with leaf %s among %d; stats %+v", mode, b, want, st.Samples, st)
+	}
+	return nil
+}
+
+// stateSeen is wantState for checks that retry: it returns an error unless
+// goroutine name has a sample with the given status, innermost frame fn (""
+// for any) and a stack containing in.
+func stateSeen(sink *memSink, ids map[string]uint64, name string, status uint8, fn, in string) error {
+	ss := sink.of(ids[name])
+	if len(ss) == 0 {
+		return fmt.Errorf("%s (g%d): no samples", name, ids[name])
+	}
+	for _, s := range ss {
+		if s.status == status && len(s.stack) > 0 && (fn == "" || s.stack[0].Func == fn) && s.hasFunc(in) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s (g%d): no sample with status %#x, leaf %q, containing %q; last: %v", name, ids[name], status, fn, in, ss[len(ss)-1])
 }
 
 func TestParseModeBackend(t *testing.T) {

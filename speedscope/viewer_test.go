@@ -22,6 +22,9 @@ import (
 // busiest goroutine's profile, lists every profile and logs no error. A
 // screenshot lands in the test's output directory.
 func TestSpeedscopeViewer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives speedscope in headless Chromium")
+	}
 	dist := speedscopetest.Dist(t)
 	browsertest.Require(t)
 	inputs := []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "threads_8.bin")}

@@ -16,6 +16,9 @@ import (
 // tool: for the golden inputs its writer must produce the same raw bytes,
 // and its validator must accept our zstd output.
 func TestReferenceTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the reference tool (python3) once per input")
+	}
 	ref := testutil.Shared(t, "tools", "tachyon_ref.py")
 	py := testutil.Tool(t, "python3")
 	testutil.Tool(t, "zstd")

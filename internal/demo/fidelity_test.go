@@ -49,47 +49,54 @@ func profileDemo(t *testing.T, d time.Duration, goroutines int, opts ...profiler
 
 // TestSplit checks that CPU mode finds the spinner's 60/40 split between
 // hotA and hotB within ±2 points of what the workload measured itself. CPU
-// samples are close to independent draws, so ±2 points needs about 2,000 of
-// them (σ ≈ 1.1 points): the test pools 5 s runs until it has them, which
-// takes about 10 s on an idle machine. If a loaded machine cannot give the
-// spinner enough CPU within the time budget, the test skips locally (and
-// fails under CI).
+// samples are close to independent draws: over 2,000 of them σ ≈ 1.1
+// points, so ±2 points is under 2σ and one run fails now and then however
+// good the sampler. As runtime/pprof's tests do, a run that misses (or
+// that a loaded machine left with fewer than 2,000 samples of the spinner)
+// is retried twice as long: 10 s, then 20 s, then 40 s; at 250 Hz the
+// second run has about 5,000 samples (σ ≈ 0.7 points). If even the last
+// run is short of samples, the machine is too loaded to judge and the test
+// skips locally (and fails under CI).
 func TestSplit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical, needs seconds of CPU")
 	}
-	const need = 2000
-	budget := 120 * time.Second
-	if deadline, ok := t.Deadline(); ok {
-		budget = min(budget, time.Until(deadline)/2)
-	}
-	var a, b int
-	var cpuA, cpuB time.Duration
-	for start := time.Now(); a+b < need && time.Since(start)+5*time.Second < budget; {
-		sum, res, _ := profileDemo(t, 5*time.Second, 10, profiler.WithMode(sampler.CPU), profiler.WithRate(250))
-		a, b = a+sum.Roles["hotA"].Samples, b+sum.Roles["hotB"].Samples
-		cpuA, cpuB = cpuA+res.CPUA, cpuB+res.CPUB
-		t.Logf("run: hotA %d, hotB %d CPU samples; pooled %d", sum.Roles["hotA"].Samples, sum.Roles["hotB"].Samples, a+b)
-	}
-	want := demo.Result{CPUA: cpuA, CPUB: cpuB}.Split()
-	if math.Abs(want-demo.ShareA) > 0.005 {
-		t.Fatalf("workload itself split %.3f, not %.2f", want, demo.ShareA)
-	}
-	n := a + b
-	got := float64(a) / float64(max(n, 1))
-	if n < need {
-		testutil.Missing(t, "only %d CPU samples of the spinner (split %.2f%%): machine too loaded to judge ±2 points", n, 100*got)
-	}
-	if math.Abs(got-want) > tolerance {
-		t.Fatalf("split %.2f%% from %d samples, want %.2f%% ± %.0f", 100*got, n, 100*want, 100*tolerance)
-	}
-	t.Logf("split %.2f%% from %d samples, workload measured %.2f%%", 100*got, n, 100*want)
+	const (
+		need  = 2000
+		tries = 3
+	)
+	try := 0
+	testutil.Retry(t, 10*time.Second, tries, func(d time.Duration) error {
+		try++
+		sum, res, _ := profileDemo(t, d, 10, profiler.WithMode(sampler.CPU), profiler.WithRate(250))
+		want := res.Split()
+		if math.Abs(want-demo.ShareA) > 0.005 {
+			t.Fatalf("workload itself split %.3f, not %.2f", want, demo.ShareA)
+		}
+		a, b := sum.Roles["hotA"].Samples, sum.Roles["hotB"].Samples
+		n := a + b
+		got := float64(a) / float64(max(n, 1))
+		t.Logf("%v run: hotA %d, hotB %d CPU samples: split %.2f%%, workload measured %.2f%%", d, a, b, 100*got, 100*want)
+		if n < need {
+			if try == tries {
+				testutil.Missing(t, "only %d CPU samples of the spinner in %v (split %.2f%%): machine too loaded to judge ±2 points", n, d, 100*got)
+			}
+			return fmt.Errorf("only %d CPU samples of the spinner, want %d", n, need)
+		}
+		if math.Abs(got-want) > tolerance {
+			return fmt.Errorf("split %.2f%% from %d samples, want %.2f%% ± %.0f", 100*got, n, 100*want, 100*tolerance)
+		}
+		return nil
+	})
 }
 
 // TestStates checks, for both backends in wall mode, that the sleeping,
 // blocked, IO-waiting, in-syscall and idle goroutines are all seen, each
 // in its state for at least 98% of its samples.
 func TestStates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("statistical, profiles each backend for a second or more")
+	}
 	for _, b := range []sampler.Backend{sampler.Trace, sampler.Snapshot} {
 		t.Run(b.String(), func(t *testing.T) {
 			const pool = 20
