@@ -271,22 +271,6 @@ func writeAndVerify(t *testing.T, mode Mode, b Backend, d time.Duration) error {
 	return nil
 }
 
-// stateSeen is wantState for checks that retry: it returns an error unless
-// goroutine name has a sample with the given status, innermost frame fn (""
-// for any) and a stack containing in.
-func stateSeen(sink *memSink, ids map[string]uint64, name string, status uint8, fn, in string) error {
-	ss := sink.of(ids[name])
-	if len(ss) == 0 {
-		return fmt.Errorf("%s (g%d): no samples", name, ids[name])
-	}
-	for _, s := range ss {
-		if s.status == status && len(s.stack) > 0 && (fn == "" || s.stack[0].Func == fn) && s.hasFunc(in) {
-			return nil
-		}
-	}
-	return fmt.Errorf("%s (g%d): no sample with status %#x, leaf %q, containing %q; last: %v", name, ids[name], status, fn, in, ss[len(ss)-1])
-}
-
 func TestParseModeBackend(t *testing.T) {
 	for _, m := range []Mode{Wall, CPU} {
 		if got, err := ParseMode(m.String()); err != nil || got != m {

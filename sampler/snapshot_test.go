@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"fmt"
 	"maps"
 	"runtime"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -155,35 +157,34 @@ func TestSnapshotParseGarbage(t *testing.T) {
 // panic carries HasException in both backends.
 func TestPanickingGoroutine(t *testing.T) {
 	for _, b := range []Backend{Trace, Snapshot} {
-		sink := newMemSink()
-		s, err := Start(Config{Backend: b}, sink)
-		if err != nil {
-			t.Fatal(err)
-		}
-		release := make(chan struct{})
-		idc := make(chan uint64)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			defer func() { recover() }()
-			defer func() { <-release }()
-			idc <- goid()
-			panic("boom")
-		}()
-		id := <-idc
-		time.Sleep(150 * time.Millisecond)
-		s.Stop()
-		close(release)
-		<-done
-		ok := false
-		for _, x := range sink.of(id) {
-			if x.status == tachyon.StatusHasException && x.hasFunc("panic") && x.stack[0].Func == "[chan receive]" {
-				ok = true
+		testutil.Retry(t, 150*time.Millisecond, 3, func(d time.Duration) error {
+			sink := newMemSink()
+			s, err := Start(Config{Backend: b}, sink)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if !ok {
-			t.Errorf("%v: no panicking sample for g%d: %v", b, id, sink.of(id))
-		}
+			release := make(chan struct{})
+			idc := make(chan uint64)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				defer func() { recover() }()
+				defer func() { <-release }()
+				idc <- goid()
+				panic("boom")
+			}()
+			id := <-idc
+			time.Sleep(d)
+			s.Stop()
+			close(release)
+			<-done
+			for _, x := range sink.of(id) {
+				if x.status == tachyon.StatusHasException && x.hasFunc("panic") && x.stack[0].Func == "[chan receive]" {
+					return nil
+				}
+			}
+			return fmt.Errorf("%v: no panicking sample for g%d: %v", b, id, sink.of(id))
+		})
 	}
 }
 

@@ -390,11 +390,16 @@ func (tb *traceBackend) namedFrame(f xtrace.StackFrame, fn string) uint32 {
 	return tb.em.sink.Frame(writer.Frame{File: f.File, Func: fn, Line: int32(f.Line)})
 }
 
+// unknownFrame is the one synthetic frame of a goroutine whose stack the
+// trace never showed: one that was already runnable when tracing began, ran
+// and ended without blocking, being preempted or being sampled.
+const unknownFrame = "[stack unknown]"
+
 // unknownStack is the stack of a goroutine whose stack the trace never
-// showed: one synthetic frame, "[stack unknown]".
+// showed.
 func (tb *traceBackend) unknownStack() *stack {
 	if tb.unknown == nil {
-		tb.unknown = &stack{frames: []uint32{tb.em.sink.Frame(writer.Frame{Func: "[stack unknown]"})}}
+		tb.unknown = &stack{frames: []uint32{tb.em.sink.Frame(writer.Frame{Func: unknownFrame})}}
 	}
 	return tb.unknown
 }

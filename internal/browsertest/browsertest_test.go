@@ -13,6 +13,9 @@ import (
 // TestRun drives a small page: a script clicks a button and reads the DOM,
 // a console error and a network request are reported.
 func TestRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser")
+	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "page.html")
 	html := `<!doctype html><title>bt</title><button id="b" onclick="this.textContent='clicked'">go</button>

@@ -129,6 +129,9 @@ func (r *Report) String() string {
 			}
 			fmt.Fprintf(&b, " (woken %.1f)", 100*g.Woken)
 		}
+		if g.CutShort > 0 {
+			fmt.Fprintf(&b, " [cut short %.1f%%]", 100*g.CutShort)
+		}
 		if g.Other != "" {
 			fmt.Fprintf(&b, " [other mostly %s]", g.Other)
 		}

@@ -67,6 +67,9 @@ type Goroutine struct {
 	// Agreement is the share of its samples naming the phase function it
 	// was in at the sample's time: a sharper test than shares.
 	Agreement float64
+	// CutShort is the share of its samples whose stack the runtime could
+	// not unwind (the race detector's calls): left out of every share.
+	CutShort float64
 	// Other is the most frequent innermost frames of its samples in no
 	// phase function.
 	Other string
@@ -91,6 +94,9 @@ type gsample struct {
 	state    State
 	known    bool // state is one of the workload's
 	runnable bool
+	// cut: the runtime could not unwind the sample's stack (CPU mode
+	// writes it with its innermost frame alone: racecall, under -race)
+	cut bool
 	fn       string // phase function, or other
 	top      string // innermost frame's function
 	where    string // other: its innermost frames, for the report
@@ -176,6 +182,9 @@ func collect(f *reader.File, w *Workload) (map[uint64][]gsample, []uint64, error
 		}
 		if g.fn == other {
 			g.where = innermost(f, s.Stack, 3)
+			// A workload goroutine's stack holds its phase, its loop and
+			// its start function: one frame is a stack cut short.
+			g.cut = len(s.Stack) == 1
 		}
 		if len(s.Stack) > 0 {
 			g.top = f.Frame(s.Stack[0]).Func
@@ -222,9 +231,16 @@ func stateOf(st uint8) (State, bool) {
 }
 
 // score compares one goroutine's samples with its truth.
-func (r *Report) score(l *log, ss []gsample, tr truth, ticks []uint64) Goroutine {
-	g := Goroutine{Role: l.role, ID: l.id, Samples: len(ss), Funcs: map[string]Pair{}, States: map[State]Pair{}}
-	n := float64(len(ss))
+func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutine {
+	g := Goroutine{Role: l.role, ID: l.id, Samples: len(all), Funcs: map[string]Pair{}, States: map[State]Pair{}}
+	ss := make([]gsample, 0, len(all))
+	for _, s := range all {
+		if !s.cut {
+			ss = append(ss, s)
+		}
+	}
+	g.CutShort = 1 - float64(len(ss))/float64(len(all))
+	n := float64(max(len(ss), 1))
 	var woken float64
 	for _, s := range ss {
 		if s.woken() {
@@ -233,7 +249,10 @@ func (r *Report) score(l *log, ss []gsample, tr truth, ticks []uint64) Goroutine
 	}
 	g.Woken = woken / n
 	var waiting, reasonOK, agree int
-	seen := map[uint64]bool{}
+	seen := map[uint64]bool{} // presence counts every sample
+	for _, s := range all {
+		seen[s.ts] = true
+	}
 	others := map[string]int{}
 	for _, s := range ss {
 		if s.where != "" {
@@ -241,7 +260,6 @@ func (r *Report) score(l *log, ss []gsample, tr truth, ticks []uint64) Goroutine
 				g.Other = s.where
 			}
 		}
-		seen[s.ts] = true
 		p := g.Funcs[s.fn]
 		p.Got += 1 / n
 		g.Funcs[s.fn] = p

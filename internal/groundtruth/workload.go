@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -348,19 +349,20 @@ func spinB(rounds int) { spinRounds(rounds) }
 //go:noinline
 func spinC(rounds int) { spinRounds(rounds) }
 
-var spinSink uint64
+// spinSink keeps the spins' results alive; each phase adds to it once.
+var spinSink atomic.Uint64
 
 // spinRounds computes n rounds of 256 steps of a linear congruential
 // generator. It is inlined into each phase function, so that a CPU
 // sample's leaf is the phase function.
 func spinRounds(n int) {
-	x := spinSink
+	x := uint64(n)
 	for range n {
 		for range 256 {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
-	spinSink = x
+	spinSink.Add(x)
 }
 
 //go:noinline
