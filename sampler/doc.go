@@ -36,11 +36,11 @@
 //     rate is Config.Rate, capped by the kernel (CONFIG_HZ per thread).
 //
 // A goroutine that has not run since tracing began is reported by the
-// runtime only at the end of a generation, with its stack; one that ran
-// first is reported without a stack. Start ends the first generation at
-// once (a flight recorder subscribing to the trace does it), so every
-// goroutine's stack is known from the first tick; the rare goroutine first
-// reported without one holds its ticks until its stack is known. A tick
+// runtime only at the end of the first generation, with its stack; its
+// ticks since the first are written then. One that ran first is reported
+// without a stack: its ticks wait for its first transition with a stack
+// (where it blocks again, most often where it was blocked) and take it.
+// So every goroutine alive at Start has a sample at the first tick. A tick
 // costs nothing by itself: a goroutine's ticks are written as one run of
 // identical samples (Sink.RepeatEvery) when its stack over them is known,
 // at each generation and at Stop, so 10,000 parked goroutines at 100 Hz

@@ -83,7 +83,6 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	tb.pr, tb.pw = pr, pw
 	tb.startCPU()
 	go tb.loop()
-	endFirstGeneration()
 	return tb, nil
 }
 
@@ -107,21 +106,6 @@ func (tb *traceBackend) startCPU() {
 		runtime.SetCPUProfileRate(hz)
 	}
 	tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
-}
-
-// endFirstGeneration makes the runtime end the trace's first generation
-// now. The runtime reports a goroutine that has not run since tracing began
-// only at the end of a generation, with its stack; one that runs first is
-// reported without a stack. Ending the first generation at once gives
-// almost every goroutine its stack at the first tick instead of up to a
-// second later. A flight recorder that subscribes to a running trace ends
-// the generation; if the application runs its own, the first generation
-// runs its course.
-func endFirstGeneration() {
-	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MaxBytes: 1 << 16})
-	if fr.Start() == nil {
-		fr.Stop()
-	}
 }
 
 // newTraceBackend returns a backend that parses rd; start is the wall time

@@ -27,9 +27,13 @@ import (
 //     and, failing that, where it began.
 //
 // A goroutine's ticks are written, in order, as soon as their stack is
-// known; until then they wait in a short queue of runs (pend). A goroutine
-// first reported without a stack (it ran before the runtime reported it)
-// keeps its runs there until its first stack is known, and they take it.
+// known; until then they wait in a short queue of runs (pend). The runtime
+// reports a goroutine that has not run since tracing began at the end of
+// the first generation, with its stack, and its ticks since the first are
+// written then. One that ran before that is reported without a stack: its
+// runs wait for its first transition with a stack (where it blocks again,
+// most often where it was blocked before) and take it; its running ticks
+// take their evidence as usual.
 
 // tgor is one goroutine of the trace.
 type tgor struct {
@@ -127,7 +131,7 @@ func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
 	default:
 		tb.cut(g)
 		switch {
-		case g.state == gRunning && next == gRunnable && s != nil:
+		case g.state == gRunning && next == gRunnable && s != nil && s.evidence:
 			tb.evidence(g, s, t) // preempted: where it was, now
 		case ends(next):
 			tb.endStretch(g, s)
@@ -189,9 +193,6 @@ func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
 	}
 	if g.state != gRunning || !s.evidence {
 		return
-	}
-	if g.stack == nil {
-		g.stack = s
 	}
 	tb.cut(g)
 	tb.evidence(g, s, t)
