@@ -96,10 +96,10 @@ type gsample struct {
 	runnable bool
 	// cut: the runtime could not unwind the sample's stack (CPU mode
 	// writes it with its innermost frame alone: racecall, under -race)
-	cut bool
-	fn       string // phase function, or other
-	top      string // innermost frame's function
-	where    string // other: its innermost frames, for the report
+	cut   bool
+	fn    string // phase function, or other
+	top   string // innermost frame's function
+	where string // other: its innermost frames, for the report
 }
 
 // woken reports whether s is of a goroutine woken from a wait and not yet
