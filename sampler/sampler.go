@@ -89,15 +89,17 @@ func ParseBackend(s string) (Backend, error) {
 // satisfies it. The sampler keeps a handle per goroutine (Thread, with
 // thread id = goroutine id and interpreter id 0), writes a goroutine's
 // sample with WriteThreadStack when its stack changes and the unchanged
-// ticks that follow as one RepeatEvery, and calls Forget when the goroutine
-// ends. It caches the indices returned by Frame, so that a steady-state
-// sample interns nothing. The first error the Sink returns stops the
+// ticks that follow as one RepeatEvery, flushes each goroutine's run once a
+// generation (FlushThread), and calls Forget when the goroutine ends. It
+// caches the indices returned by Frame, so that a steady-state sample
+// interns nothing. The first error the Sink returns stops the
 // sampling: nothing more is written, and Stop returns that error.
 type Sink interface {
 	Frame(f writer.Frame) uint32
 	Thread(id uint64, interp uint32) *writer.Thread
 	WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error
 	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status uint8) error
+	FlushThread(t *writer.Thread)
 	Forget(t *writer.Thread)
 }
 

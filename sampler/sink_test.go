@@ -85,6 +85,8 @@ func (m *memSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, status u
 	return nil
 }
 
+func (m *memSink) FlushThread(*writer.Thread) {}
+
 func (m *memSink) Forget(h *writer.Thread) {
 	if t := m.threads[h]; t != nil {
 		t.forgotten = true
@@ -140,5 +142,7 @@ func (d *discardSink) Thread(uint64, uint32) *writer.Thread { return &d.h }
 func (d *discardSink) WriteThreadStack(*writer.Thread, uint64, uint8, []uint32) error { return nil }
 
 func (d *discardSink) RepeatEvery(*writer.Thread, uint64, uint64, int, uint8) error { return nil }
+
+func (d *discardSink) FlushThread(*writer.Thread) {}
 
 func (d *discardSink) Forget(*writer.Thread) {}

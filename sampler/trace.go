@@ -205,10 +205,14 @@ func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
 }
 
 // settleAll writes every goroutine's ticks passed, as far as their stack is
-// known.
+// known, and ends each one's run in the sink, whose buffers then keep one
+// generation's size.
 func (tb *traceBackend) settleAll() {
 	for _, g := range tb.live {
 		tb.settle(g)
+		if g.h != nil && !tb.em.failed() {
+			tb.em.sink.FlushThread(g.h)
+		}
 	}
 }
 

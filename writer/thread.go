@@ -90,8 +90,8 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status uint8) {
 			w.flushRun(t)
 			continue
 		}
-		for len(t.pairs)+k*pl > cap(t.pairs) {
-			w.growPairs(t)
+		if need := len(t.pairs) + k*pl; need > cap(t.pairs) {
+			w.growPairs(t, need)
 		}
 		// Write one pair, then double the written span until k are there.
 		start := len(t.pairs)
@@ -115,6 +115,17 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status uint8) {
 			w.flushRun(w.head)
 		}
 	}
+}
+
+// FlushThread writes t's pending REPEAT run now, as one record. A caller
+// that writes a thread's samples in batches (a sampler, once a second)
+// flushes each batch's run, so that the thread's buffer keeps its size and
+// is reused instead of growing across batches; the samples are the same.
+func (w *Writer) FlushThread(t *Thread) {
+	if w.closed || t.forgotten {
+		return
+	}
+	w.flushRun(t)
 }
 
 // Forget tells the writer that t will write no more samples (a goroutine

@@ -383,8 +383,8 @@ func (w *Writer) recordHeader(k threadKey, enc tachyon.Encoding) []byte {
 
 // appendPair adds one sample to t's pending REPEAT run.
 func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
-	if len(t.pairs)+binary.MaxVarintLen64+1 > cap(t.pairs) {
-		w.growPairs(t)
+	if need := len(t.pairs) + binary.MaxVarintLen64 + 1; need > cap(t.pairs) {
+		w.growPairs(t, need)
 	}
 	before := len(t.pairs)
 	t.pairs = binary.AppendUvarint(t.pairs, t.delta(ts))
@@ -402,9 +402,11 @@ func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
 	}
 }
 
-// growPairs gives t a larger pairs buffer, from the free list when it can.
-func (w *Writer) growPairs(t *Thread) {
-	need := max(2*cap(t.pairs), 64)
+// growPairs gives t a pairs buffer of at least need bytes (and twice the
+// old one), from the free list when it can: one step, however large the
+// growth.
+func (w *Writer) growPairs(t *Thread, need int) {
+	need = max(need, 2*cap(t.pairs), 64)
 	var nb []byte
 	for i := len(w.freeBufs) - 1; i >= 0; i-- {
 		if cap(w.freeBufs[i]) >= need {
