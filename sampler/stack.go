@@ -1,6 +1,9 @@
 package sampler
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A stack is a normalised stack as the sink receives it. Both backends
 // build each distinct stack once and hand the same *stack to the emitter
@@ -43,6 +46,13 @@ func (s *stack) waiting(reason uint32) *stack {
 	}
 	s.waits = append(s.waits, &w)
 	return &w
+}
+
+// same reports whether s and o are the same stack to every reader: frames,
+// leaf PC and what is read off them.
+func (s *stack) same(o *stack) bool {
+	return s.key == o.key && s.leafPC == o.leafPC && s.hint == o.hint && s.panicking == o.panicking &&
+		s.evidence == o.evidence && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
 }
 
 // frameKey hashes frame indices (FNV-1a).

@@ -42,7 +42,8 @@ type traceBackend struct {
 
 	self   uint64
 	pcs    map[uint64]pcFrame
-	stacks map[xtrace.Stack]*stack
+	stacks map[xtrace.Stack]*stack // this generation's, by handle
+	known  map[uint64]*stack       // across generations, by key
 	gs     map[xtrace.GoID]*tgor
 	live   []*tgor
 	// goroutines that ended in this generation: a late CPU sample must not
@@ -117,6 +118,7 @@ func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBack
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
 		stacks:    make(map[xtrace.Stack]*stack),
+		known:     make(map[uint64]*stack),
 		gs:        make(map[xtrace.GoID]*tgor),
 		ended:     make(map[xtrace.GoID]struct{}),
 		like:      make(map[[2]uint64]*stack),
@@ -350,9 +352,29 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 	if outer.goexit && i >= 2 {
 		ts.start = above.role
 	}
+	ts = tb.intern(ts)
 	tb.stacks[s] = ts
 	return ts
 }
+
+// intern returns the stack of an earlier generation equal to ts, if any, or
+// ts. Stack handles are per generation; the same stack keeps the same
+// *stack across generations, so that an unchanged goroutine is one repeat
+// in the sink and its wait-reason stacks are made once.
+func (tb *traceBackend) intern(ts *stack) *stack {
+	if old := tb.known[ts.key]; old != nil && old.same(ts) {
+		return old
+	}
+	if len(tb.known) >= maxKnown {
+		clear(tb.known)
+	}
+	tb.known[ts.key] = ts
+	return ts
+}
+
+// maxKnown bounds the stacks kept across generations; the table starts
+// afresh when full.
+const maxKnown = 1 << 16
 
 // frame classifies and interns one frame, cached per PC.
 func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
