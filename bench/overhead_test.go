@@ -323,6 +323,19 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 	b.ReportMetric(0, "ns/op")
 }
 
+// namedLoad is a load of the benchmarks, by its sub-benchmark name.
+type namedLoad struct {
+	name string
+	new  func() *load
+}
+
+// cpuLoads are the CPU-bound workers with 100, 1k and 10k parked goroutines.
+var cpuLoads = []namedLoad{
+	{"cpu-100", func() *load { return cpuLoad(100) }},
+	{"cpu-1k", func() *load { return cpuLoad(1000) }},
+	{"cpu-10k", func() *load { return cpuLoad(10000) }},
+}
+
 // BenchmarkOverheadFloor measures tachyon against its floor side by side:
 // each iteration runs a window unprofiled, one under trace+cpu-floor and one
 // under tachyon, in rotating order, on one load. Besides each one's lost%
@@ -331,16 +344,8 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 // cancels most of the machine's drift, which the separate runs of
 // BenchmarkOverhead cannot.
 func BenchmarkOverheadFloor(b *testing.B) {
-	loads := []struct {
-		name string
-		new  func() *load
-	}{
-		{"cpu-100", func() *load { return cpuLoad(100) }},
-		{"cpu-1k", func() *load { return cpuLoad(1000) }},
-		{"cpu-10k", func() *load { return cpuLoad(10000) }},
-	}
 	floor, tachyon := peerNamed("trace+cpu-floor"), peerNamed("tachyon")
-	for _, ld := range loads {
+	for _, ld := range cpuLoads {
 		b.Run(ld.name, func(b *testing.B) { benchPaired(b, ld.new, floor, tachyon) })
 	}
 }
@@ -402,16 +407,7 @@ func benchPaired(b *testing.B, newLoad func() *load, peers ...peer) {
 // BenchmarkOverhead compares tachyon and fgprof on CPU-bound loads with
 // 100, 1k and 10k parked goroutines and on a ping-pong load.
 func BenchmarkOverhead(b *testing.B) {
-	loads := []struct {
-		name string
-		new  func() *load
-	}{
-		{"cpu-100", func() *load { return cpuLoad(100) }},
-		{"cpu-1k", func() *load { return cpuLoad(1000) }},
-		{"cpu-10k", func() *load { return cpuLoad(10000) }},
-		{"pingpong", pingPong},
-	}
-	for _, ld := range loads {
+	for _, ld := range append(cpuLoads, namedLoad{"pingpong", pingPong}) {
 		for _, pe := range peers {
 			b.Run(fmt.Sprintf("%s/%s", ld.name, pe.name), func(b *testing.B) {
 				b.ReportAllocs()
