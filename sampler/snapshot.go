@@ -2,10 +2,8 @@ package sampler
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -36,10 +34,6 @@ type snapGor struct {
 	dump uint64 // the latest dump that listed it
 }
 
-// maxSnapStacks bounds the table of distinct stacks; it starts afresh when
-// full (the sink then compares a few stacks it could have been spared).
-const maxSnapStacks = 1 << 16
-
 // snapshot is the snapshot backend; its loop owns every field but quit,
 // done and busy.
 type snapshot struct {
@@ -49,8 +43,8 @@ type snapshot struct {
 
 	buf     []byte
 	frames  map[string]snapFrame // "func\x00file:line" -> frame
-	stacks  map[string]*stack    // frame indices -> stack
-	reasons map[string]string    // reason as printed -> canonical reason
+	stacks  stackTable
+	reasons map[string]string // reason as printed -> canonical reason
 	gs      map[uint64]*snapGor
 	dumps   uint64
 	key     []byte
@@ -67,7 +61,7 @@ func newSnapshot(em *emitter) *snapshot {
 		done:    make(chan struct{}),
 		buf:     make([]byte, snapInitialBuf),
 		frames:  make(map[string]snapFrame),
-		stacks:  make(map[string]*stack),
+		stacks:  make(stackTable),
 		reasons: make(map[string]string),
 		gs:      make(map[uint64]*snapGor),
 		stack:   make([]uint32, 0, maxDepth),
@@ -282,29 +276,11 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 	if sb.em.cfg.Mode == CPU && g.state != gRunning && g.state != gRunnable && g.state != gSyscall {
 		return
 	}
-	s := sb.intern(g.panicking)
+	s := sb.stacks.intern(&stack{frames: sb.stack, panicking: g.panicking, evidence: true})
 	if g.state == gWaiting {
 		s = sb.em.waitStack(s, sb.reason(g.reason))
 	}
 	sb.em.write(&gor.track, span{ts: ts, n: 1}, status(g.state, g.panicking), s)
-}
-
-// intern returns the stack of the frames parsed, made once per distinct
-// stack.
-func (sb *snapshot) intern(panicking bool) *stack {
-	sb.key = sb.key[:0]
-	for _, f := range sb.stack {
-		sb.key = binary.LittleEndian.AppendUint32(sb.key, f)
-	}
-	if s, ok := sb.stacks[string(sb.key)]; ok {
-		return s
-	}
-	if len(sb.stacks) >= maxSnapStacks {
-		clear(sb.stacks)
-	}
-	s := &stack{frames: slices.Clone(sb.stack), panicking: panicking, evidence: true}
-	sb.stacks[string(sb.key)] = s
-	return s
 }
 
 // reason returns the canonical name of a wait reason as the dump prints it.

@@ -55,6 +55,32 @@ func (s *stack) same(o *stack) bool {
 		s.evidence == o.evidence && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
 }
 
+// stackTable interns stacks by content, so that one stack keeps one *stack
+// however often a backend meets it (the trace's stack handles last a
+// generation; a dump has no handles at all). It starts afresh when it holds
+// maxStacks.
+type stackTable map[uint64]*stack
+
+// maxStacks bounds a stackTable.
+const maxStacks = 1 << 16
+
+// intern returns the table's stack equal to s or, the first time, a copy of
+// s that it keeps: s may be a value on the caller's stack whose frames are
+// a scratch buffer, so that a stack met again allocates nothing.
+func (t stackTable) intern(s *stack) *stack {
+	s.key = frameKey(s.frames)
+	if old := t[s.key]; old != nil && old.same(s) {
+		return old
+	}
+	if len(t) >= maxStacks {
+		clear(t)
+	}
+	c := *s
+	c.frames = slices.Clone(s.frames)
+	t[c.key] = &c
+	return &c
+}
+
 // frameKey hashes frame indices (FNV-1a).
 func frameKey(frames []uint32) uint64 {
 	h := uint64(14695981039346656037)

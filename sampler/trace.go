@@ -40,12 +40,13 @@ type traceBackend struct {
 	cpuStarted bool
 	done       chan struct{}
 
-	self   uint64
-	pcs    map[uint64]pcFrame
-	stacks map[xtrace.Stack]*stack // this generation's, by handle
-	known  map[uint64]*stack       // across generations, by key
-	gs     map[xtrace.GoID]*tgor
-	live   []*tgor
+	self    uint64
+	pcs     map[uint64]pcFrame
+	stacks  map[xtrace.Stack]*stack // this generation's, by handle
+	known   stackTable              // across generations, by content
+	scratch []uint32                // frames of the stack being built
+	gs      map[xtrace.GoID]*tgor
+	live    []*tgor
 	// goroutines that ended in this generation: a late CPU sample must not
 	// bring them back (their ids would be counted twice by the sink).
 	ended   map[xtrace.GoID]struct{}
@@ -118,7 +119,7 @@ func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBack
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
 		stacks:    make(map[xtrace.Stack]*stack),
-		known:     make(map[uint64]*stack),
+		known:     make(stackTable),
 		gs:        make(map[xtrace.GoID]*tgor),
 		ended:     make(map[xtrace.GoID]struct{}),
 		like:      make(map[[2]uint64]*stack),
@@ -301,7 +302,7 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 	if ts, ok := tb.stacks[s]; ok {
 		return ts
 	}
-	ts := &stack{}
+	ts := stack{frames: tb.scratch[:0]}
 	var first xtrace.StackFrame
 	var above, outer pcFrame // the two outermost frames
 	weak := ""
@@ -347,34 +348,15 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 		ts.frames = append(ts.frames, tb.namedFrame(first, first.Func))
 		ts.leafPC = first.PC
 	}
-	ts.key = frameKey(ts.frames)
 	ts.outer = outer.role
 	if outer.goexit && i >= 2 {
 		ts.start = above.role
 	}
-	ts = tb.intern(ts)
-	tb.stacks[s] = ts
-	return ts
+	tb.scratch = ts.frames
+	st := tb.known.intern(&ts)
+	tb.stacks[s] = st
+	return st
 }
-
-// intern returns the stack of an earlier generation equal to ts, if any, or
-// ts. Stack handles are per generation; the same stack keeps the same
-// *stack across generations, so that an unchanged goroutine is one repeat
-// in the sink and its wait-reason stacks are made once.
-func (tb *traceBackend) intern(ts *stack) *stack {
-	if old := tb.known[ts.key]; old != nil && old.same(ts) {
-		return old
-	}
-	if len(tb.known) >= maxKnown {
-		clear(tb.known)
-	}
-	tb.known[ts.key] = ts
-	return ts
-}
-
-// maxKnown bounds the stacks kept across generations; the table starts
-// afresh when full.
-const maxKnown = 1 << 16
 
 // frame classifies and interns one frame, cached per PC.
 func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
