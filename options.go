@@ -132,13 +132,12 @@ func WithWaitReasonFrames(on bool) Option {
 
 // WithWallCPUSamples says whether a wall-mode profile runs the CPU profiler
 // (at 100 Hz) to learn where running goroutines are. It is on by default:
-// a running goroutine's ticks take the stack of its nearest CPU sample.
-// WithWallCPUSamples(false) leaves the CPU profiler to an application that
-// takes its own CPU profiles meanwhile; a running goroutine's ticks then
-// take the stack where its run ended, which misplaces a goroutine that
-// computes for long stretches between scheduler events (see
-// sampler.Config.NoCPUSamples and the README's accuracy figures). CPU mode
-// always uses the CPU profiler.
+// a running goroutine's ticks take the stack of its nearest CPU sample or
+// preemption. WithWallCPUSamples(false) leaves the CPU profiler to an
+// application that takes its own CPU profiles meanwhile; preemptions are
+// then the only evidence, which places a running goroutine less well tick
+// by tick (see sampler.Config.NoCPUSamples and the README's accuracy
+// figures). CPU mode always uses the CPU profiler.
 func WithWallCPUSamples(on bool) Option {
 	return func(c *config) error {
 		c.wallCPU = on

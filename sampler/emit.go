@@ -45,7 +45,7 @@ type emitter struct {
 	// across backends (the Auto supervisor switches them).
 	seen    map[uint64]struct{}
 	err     error // the first problem met
-	sinkErr bool  // err is the sink's: nothing more is written
+	sinkErr bool  // err is the sink's, and nothing more is written
 
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
@@ -128,7 +128,7 @@ func (e *emitter) forget(t *track) {
 }
 
 // failed reports whether a sink error has stopped the writing.
-func (e *emitter) failed() bool { return e.err != nil && e.sinkErr }
+func (e *emitter) failed() bool { return e.sinkErr }
 
 // sinkFailed records the sink's first error; n samples were not written.
 func (e *emitter) sinkFailed(err error, n int) {

@@ -120,14 +120,14 @@ type Config struct {
 	// application that takes its own CPU profiles while a wall profile
 	// runs (pprof.StartCPUProfile fails while the sampler holds the
 	// process's one CPU profile). Wall mode otherwise runs it at 100 Hz:
-	// its samples are the only record of where a running goroutine is
-	// between scheduler events. Without them, a running goroutine's ticks
-	// take the stack where its run ended (it blocked, made a system call or
-	// was preempted, which the scheduler does after 10 ms of running when
-	// others wait) or, if it has not ended, where it began. A goroutine
-	// that computes for long stretches between events is then seen at
-	// their ends only: see the README's accuracy figures. CPU mode always
-	// runs the CPU profiler.
+	// its samples are the best record of where a running goroutine is
+	// between scheduler events. Without them the evidence is the
+	// scheduler's preemptions (after 10 ms of running) and the stacks where
+	// active stretches end: shares stay close, but a goroutine is placed
+	// tick by tick less well, and code the scheduler cannot preempt
+	// (assembly, cgo) is seen at the next preemptible frame. See the
+	// package doc and the README's accuracy figures. CPU mode always runs
+	// the CPU profiler.
 	NoCPUSamples bool
 	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
 	// sample with the PC of its innermost real frame (used for DCPI

@@ -33,7 +33,9 @@
 //
 // Stacks deeper than tachyon.MaxWriteDepth (256) keep their innermost 256
 // frames. A pending REPEAT run is written out once its (delta, status) pairs
-// reach MaxRunBytes (16 KiB), and all pending runs together are capped at
+// reach MaxRunBytes (16 KiB), or when the caller ends it (FlushThread: a
+// sampler writing in batches keeps each thread's buffer one batch long), and
+// all pending runs together are capped at
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most:
 // the 512 KB record buffer, about 4 MiB of pending pairs, per thread a
