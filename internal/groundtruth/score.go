@@ -109,14 +109,14 @@ func (s *gsample) woken() bool { return s.runnable && reasons[s.fn] != "" }
 // Score reads f, a profile taken while w ran, and scores every goroutine of
 // w. Call it after w.Stop.
 func Score(f *reader.File, w *Workload) (*Report, error) {
-	byID, ticks, err := collect(f, w)
+	byID, ticks, cpu, err := collect(f, w)
 	if err != nil {
 		return nil, err
 	}
 	if len(ticks) == 0 {
 		return nil, errors.New("groundtruth: the profile has no samples of the workload")
 	}
-	r := &Report{CPU: cpuMode(f)}
+	r := &Report{CPU: cpu}
 	first, last := ticks[0], ticks[len(ticks)-1]
 	r.Ticks = len(ticks)
 	r.Window = time.Duration(last-first) * time.Microsecond
@@ -136,21 +136,10 @@ func Score(f *reader.File, w *Workload) (*Report, error) {
 	return r, nil
 }
 
-// cpuMode reports whether f is a CPU-mode profile: every sample on CPU.
-func cpuMode(f *reader.File) bool {
-	it := f.Samples()
-	defer it.Close()
-	for it.Next() {
-		if it.Sample().Status&tachyon.StatusOnCPU == 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// collect resolves the samples of w's goroutines and lists the distinct
-// sample times of the file.
-func collect(f *reader.File, w *Workload) (map[uint64][]gsample, []uint64, error) {
+// collect resolves the samples of w's goroutines, lists the distinct sample
+// times of the file and says whether it is a CPU-mode profile (every sample
+// on CPU).
+func collect(f *reader.File, w *Workload) (byID map[uint64][]gsample, ticks []uint64, cpu bool, err error) {
 	ids := map[uint64]bool{}
 	for _, l := range w.logs {
 		ids[l.id] = true
@@ -161,13 +150,15 @@ func collect(f *reader.File, w *Workload) (map[uint64][]gsample, []uint64, error
 			phaseOf[i] = fn
 		}
 	}
-	byID := map[uint64][]gsample{}
+	byID = map[uint64][]gsample{}
 	times := map[uint64]bool{}
+	cpu = true
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
 		times[s.Timestamp] = true
+		cpu = cpu && s.Status&tachyon.StatusOnCPU != 0
 		if !ids[s.ThreadID] {
 			continue
 		}
@@ -192,9 +183,9 @@ func collect(f *reader.File, w *Workload) (map[uint64][]gsample, []uint64, error
 		byID[s.ThreadID] = append(byID[s.ThreadID], g)
 	}
 	if err := it.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	return byID, slices.Sorted(maps.Keys(times)), nil
+	return byID, slices.Sorted(maps.Keys(times)), cpu, nil
 }
 
 // innermost names the n innermost frames of stack.
