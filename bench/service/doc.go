@@ -1,0 +1,44 @@
+// Command service measures what profiling costs a real service: a net/http
+// JSON server in this process, under a fixed offered load from a load
+// generator in a second process (this program, re-executed with -loadgen),
+// over keep-alive connections on 127.0.0.1.
+//
+//	go run ./bench/service -parked 10000 -windows 9 -window 10s
+//
+// Each round runs one window per condition, in an order that rotates from
+// round to round:
+//
+//	none             no profiler
+//	trace-floor      the runtime's execution trace into io.Discard
+//	trace+cpu-floor  the same with the CPU profiler alongside: wall mode's
+//	                 floor, which no trace parser can go below
+//	tachyon-wall     gotachyon, wall mode, 100 Hz, zstd file
+//	tachyon-cpu      gotachyon, CPU mode, 100 Hz, zstd file
+//	fgprof           felixge/fgprof, 99 Hz, pprof into memory
+//	pprof-cpu        runtime/pprof's CPU profile into memory
+//
+// A condition's profiler starts, then -settle passes, then the window is
+// measured, then the profiler stops: Start and Stop are outside the window
+// and timed on their own. The program prints, per condition, medians over
+// the rounds (with the range) of
+//
+//	cpu/1k-ms   server CPU (the whole process's user+system time) per 1,000
+//	            requests answered in the window
+//	over-floor% the paired excess over trace+cpu-floor in the same round,
+//	            100*(cpu/1k / floor's cpu/1k - 1): the pairing cancels most
+//	            of a shared machine's drift
+//	p50/p99/p99.9-us  latency from the request's send to its response
+//	p99q-us     p99 latency from the request's scheduled time (open loop:
+//	            queueing behind a slow server counts)
+//	start-ms, stop-ms  Start and Stop latency
+//	heap-MiB    the heap's live objects at the window's end
+//
+// Loads: -parked goroutines blocked ten frames deep in a channel receive;
+// -churn new goroutines per second, each sleeping 5 ms, then exiting.
+// Flags -rate (30000 requests/s) and -conns (64) shape the offered load;
+// -conditions picks a comma-separated subset. -heaplog d logs the heap every
+// d during each window and reports its slope after the first minute
+// (heap-slope-MiB/min), for long churn runs:
+//
+//	go run ./bench/service -churn 60000 -conditions tachyon-wall -windows 1 -window 10m -heaplog 10s
+package main

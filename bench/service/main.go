@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+var (
+	loadgen   = flag.String("loadgen", "", "run as the load generator against this address (internal)")
+	rate      = flag.Int("rate", 30000, "offered load, requests per second")
+	conns     = flag.Int("conns", 64, "keep-alive connections")
+	parkedN   = flag.Int("parked", 0, "goroutines parked in the server")
+	churnN    = flag.Int("churn", 0, "new short-lived goroutines per second in the server")
+	window    = flag.Duration("window", 10*time.Second, "length of each measured window")
+	settle    = flag.Duration("settle", time.Second, "time between a profiler's Start and its window")
+	windows   = flag.Int("windows", 9, "rounds: windows per condition")
+	condList  = flag.String("conditions", "", "comma-separated conditions to run (default: all)")
+	heapLog   = flag.Duration("heaplog", 0, "log the heap at this interval during each window")
+	heapProf  = flag.String("heapprofile", "", "write a heap profile at each window's end to this file")
+	saveTrace = flag.String("savetrace", "", "the floors write the trace to this file instead of io.Discard")
+	warmup    = flag.Duration("warmup", 3*time.Second, "load before the first window")
+)
+
+func main() {
+	flag.Parse()
+	log.SetFlags(0)
+	if *loadgen != "" {
+		if err := runLoadgen(*loadgen, *rate, *conns); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if err := run(); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// result is one window of one condition.
+type result struct {
+	cpuPer1k        float64 // ms
+	lat             latencies
+	startMS, stopMS float64
+	heapMiB         float64
+	slope           float64 // MiB/min after the first minute, with -heaplog
+	served          uint64
+}
+
+func run() error {
+	conds, err := pick(*condList)
+	if err != nil {
+		return err
+	}
+	svc := newService()
+	addr, err := serve(svc)
+	if err != nil {
+		return err
+	}
+	park(*parkedN)
+	churn(*churnN)
+	lg, err := startLoadgen(addr)
+	if err != nil {
+		return err
+	}
+	defer lg.close()
+	dir, err := os.MkdirTemp("", "svcbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Printf("service: %d req/s offered over %d connections, %d parked, %d/s churn, %d rounds of %v windows, GOMAXPROCS %d\n",
+		*rate, *conns, *parkedN, *churnN, *windows, *window, runtime.GOMAXPROCS(0))
+	time.Sleep(*warmup)
+	res := make(map[string][]result)
+	for round := range *windows {
+		for k := range conds {
+			c := conds[(k+round)%len(conds)]
+			r, err := measure(c, svc, lg, dir)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			res[c.name] = append(res[c.name], r)
+			fmt.Fprintf(os.Stderr, "round %d %-16s cpu/1k %.2f ms  p99 %.0f µs  p99q %.0f µs  start %.1f ms  stop %.1f ms  served %d errors %d behind %.1f%%\n",
+				round, c.name, r.cpuPer1k, r.lat.P99, r.lat.P99Q, r.startMS, r.stopMS, r.served, r.lat.Errors, 100*r.lat.Behind)
+		}
+	}
+	report(conds, res)
+	return nil
+}
+
+// pick returns the conditions named in list, all of them if it is empty.
+func pick(list string) ([]condition, error) {
+	if list == "" {
+		return conditions, nil
+	}
+	var out []condition
+	for name := range strings.SplitSeq(list, ",") {
+		i := slices.IndexFunc(conditions, func(c condition) bool { return c.name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("no condition %q", name)
+		}
+		out = append(out, conditions[i])
+	}
+	return out, nil
+}
+
+// measure runs one window of c: Start, settle, the window, Stop.
+func measure(c condition, svc *service, lg *loadgenProc, dir string) (result, error) {
+	var r result
+	t := time.Now()
+	stop, err := c.start(dir)
+	if err != nil {
+		return r, err
+	}
+	r.startMS = ms(time.Since(t))
+	time.Sleep(*settle)
+	lat, heap, err := window1(svc, lg, &r)
+	if err != nil {
+		stop()
+		return r, err
+	}
+	t = time.Now()
+	if err := stop(); err != nil {
+		return r, err
+	}
+	r.stopMS = ms(time.Since(t))
+	r.lat, r.heapMiB = lat, heap[len(heap)-1]
+	r.slope = slope(heap)
+	return r, nil
+}
+
+// window1 measures one window: CPU per request, latencies, the heap.
+func window1(svc *service, lg *loadgenProc, r *result) (latencies, []float64, error) {
+	served0, cpu0 := svc.served.Load(), cpuTime()
+	if err := lg.send("begin"); err != nil {
+		return latencies{}, nil, err
+	}
+	var heap []float64
+	if *heapLog > 0 {
+		for end := time.Now().Add(*window); time.Now().Before(end); {
+			time.Sleep(min(*heapLog, time.Until(end)))
+			heap = append(heap, heapMiB())
+			fmt.Fprintf(os.Stderr, "  heap %.1f MiB\n", heap[len(heap)-1])
+		}
+	} else {
+		time.Sleep(*window)
+	}
+	heap = append(heap, heapMiB())
+	if *heapProf != "" {
+		writeHeapProfile(*heapProf)
+	}
+	served, cpu := svc.served.Load()-served0, cpuTime()-cpu0
+	lat, err := lg.end()
+	r.served = served
+	if served > 0 {
+		r.cpuPer1k = ms(cpu) / float64(served) * 1000
+	}
+	return lat, heap, err
+}
+
+// slope is the heap's growth in MiB per minute over the samples after the
+// first minute (least squares), or 0 without enough samples.
+func slope(heap []float64) float64 {
+	if *heapLog <= 0 {
+		return 0
+	}
+	skip := int(time.Minute / *heapLog)
+	if len(heap)-skip < 3 {
+		return 0
+	}
+	ys := heap[skip:]
+	var sx, sy, sxx, sxy float64
+	for i, y := range ys {
+		x := float64(i) * heapLog.Minutes()
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	n := float64(len(ys))
+	return (n*sxy - sx*sy) / (n*sxx - sx*sx)
+}
+
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Print(err)
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		log.Print(err)
+	}
+}
+
+func heapMiB() float64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return float64(s[0].Value.Uint64()) / (1 << 20)
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// loadgenProc is the load generator's process.
+type loadgenProc struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+func startLoadgen(addr string) (*loadgenProc, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "-loadgen", addr, "-rate", strconv.Itoa(*rate), "-conns", strconv.Itoa(*conns))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &loadgenProc{cmd: cmd, in: in, out: bufio.NewScanner(out)}, nil
+}
+
+func (p *loadgenProc) send(line string) error {
+	_, err := fmt.Fprintln(p.in, line)
+	return err
+}
+
+func (p *loadgenProc) end() (latencies, error) {
+	var l latencies
+	if err := p.send("end"); err != nil {
+		return l, err
+	}
+	if !p.out.Scan() {
+		return l, fmt.Errorf("load generator: %v", p.out.Err())
+	}
+	return l, json.Unmarshal(p.out.Bytes(), &l)
+}
+
+func (p *loadgenProc) close() {
+	p.in.Close()
+	p.cmd.Process.Kill()
+	p.cmd.Wait()
+}
+
+// report prints per condition the medians over rounds, with ranges.
+func report(conds []condition, res map[string][]result) {
+	floor := res[floorName]
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\theap-MiB\theap-slope-MiB/min\t")
+	for _, c := range conds {
+		rs := res[c.name]
+		get := func(f func(result) float64) []float64 {
+			v := make([]float64, len(rs))
+			for i, r := range rs {
+				v[i] = f(r)
+			}
+			return v
+		}
+		over := "-"
+		if len(floor) == len(rs) {
+			v := make([]float64, len(rs))
+			for i := range rs {
+				v[i] = 100 * (rs[i].cpuPer1k/floor[i].cpuPer1k - 1)
+			}
+			over = fmt.Sprintf("%+.1f [%+.1f..%+.1f]", median(v), slices.Min(v), slices.Max(v))
+		}
+		cpu := get(func(r result) float64 { return r.cpuPer1k })
+		stops := get(func(r result) float64 { return r.stopMS })
+		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t\n", c.name,
+			median(cpu), slices.Min(cpu), slices.Max(cpu), over,
+			median(get(func(r result) float64 { return r.lat.P50 })),
+			median(get(func(r result) float64 { return r.lat.P99 })),
+			median(get(func(r result) float64 { return r.lat.P999 })),
+			median(get(func(r result) float64 { return r.lat.P99Q })),
+			median(get(func(r result) float64 { return r.startMS })),
+			median(stops), slices.Max(stops),
+			median(get(func(r result) float64 { return r.heapMiB })),
+			median(get(func(r result) float64 { return r.slope })))
+	}
+	tw.Flush()
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}

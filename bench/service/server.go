@@ -1,0 +1,98 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// item is the small struct the service returns.
+type item struct {
+	Key   string `json:"key"`
+	Value int    `json:"value"`
+	Hits  int64  `json:"hits"`
+}
+
+// service is a JSON lookup service: a map under a mutex, one struct, JSON.
+type service struct {
+	mu     sync.Mutex
+	items  map[string]*item
+	served atomic.Uint64
+}
+
+func newService() *service {
+	s := &service{items: make(map[string]*item)}
+	for i := range 1000 {
+		k := "k" + strconv.Itoa(i)
+		s.items[k] = &item{Key: k, Value: i}
+	}
+	return s
+}
+
+func (s *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	key := r.URL.Query().Get("key")
+	s.mu.Lock()
+	it, ok := s.items[key]
+	var out item
+	if ok {
+		it.Hits++
+		out = *it
+	}
+	s.mu.Unlock()
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(&out)
+	s.served.Add(1)
+}
+
+// serve starts the service on a loopback port and returns its address.
+func serve(s *service) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go http.Serve(ln, s)
+	return ln.Addr().String(), nil
+}
+
+//go:noinline
+func parked(depth int, ch chan struct{}) {
+	if depth > 0 {
+		parked(depth-1, ch)
+		return
+	}
+	<-ch
+}
+
+// park starts n goroutines blocked ten frames deep.
+func park(n int) {
+	ch := make(chan struct{})
+	for range n {
+		go parked(10, ch)
+	}
+}
+
+// churn starts perSec short-lived goroutines per second, in batches every
+// millisecond, each sleeping 5 ms.
+func churn(perSec int) {
+	if perSec <= 0 {
+		return
+	}
+	go func() {
+		t := time.NewTicker(time.Millisecond)
+		var owed float64
+		for range t.C {
+			owed += float64(perSec) / 1000
+			for ; owed >= 1; owed-- {
+				go time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}()
+}
