@@ -34,11 +34,15 @@
 // Stacks deeper than tachyon.MaxWriteDepth (256) keep their innermost 256
 // frames. A pending REPEAT run is written out once its (delta, status) pairs
 // reach MaxRunBytes (16 KiB), or when the caller ends it (FlushThread: a
-// sampler writing in batches keeps each thread's buffer one batch long), and
-// all pending runs together are capped at
+// sampler writing in batches ends each thread's run once per batch). A
+// thread holds a pairs buffer only while it has a pending run; a written
+// run's buffer goes to a free list of at most 1 MiB, from which the next
+// run takes one, so that threads written in batches share a few buffers.
+// The capacity of the buffers the threads hold is capped at
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most:
-// the 512 KB record buffer, about 4 MiB of pending pairs, per thread a
+// the 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free
+// ones, per thread a
 // previous stack of up to 1 KiB plus about 100 bytes of state (10,000 threads
 // with 40-frame stacks: about 2.6 MB), the string and frame tables of what
 // was seen, and with zstd one encoder: level 5 (klauspost's SpeedDefault)

@@ -103,7 +103,6 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status uint8) {
 		t.lastTS += uint64(k) * step
 		t.pending += uint64(k)
 		w.stats.Samples += uint64(k)
-		w.pendingBytes += k * pl
 		n -= k
 		if !t.queued {
 			w.enqueue(t)
@@ -111,9 +110,7 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status uint8) {
 		if len(t.pairs) >= MaxRunBytes {
 			w.flushRun(t)
 		}
-		for w.pendingBytes > w.opts.MaxPendingBytes && w.head != nil {
-			w.flushRun(w.head)
-		}
+		w.capPending()
 	}
 }
 
@@ -139,6 +136,7 @@ func (w *Writer) Forget(t *Thread) {
 		return
 	}
 	w.flushRun(t)
+	w.dropPairs(t)
 	t.forgotten = true
 	// Unlink t from the id chain.
 	if head := w.threads[t.key.id]; head == t {

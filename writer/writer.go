@@ -126,8 +126,9 @@ type Writer struct {
 	forgotten int // forgotten threads still in order
 
 	head, tail   *Thread // pending-run queue
-	pendingBytes int
+	pendingBytes int // capacity of the pairs buffers the threads hold
 	freeBufs     [][]byte
+	freeBytes    int
 
 	scratch []uint32
 	stats   Stats
@@ -386,17 +387,21 @@ func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
 	if need := len(t.pairs) + binary.MaxVarintLen64 + 1; need > cap(t.pairs) {
 		w.growPairs(t, need)
 	}
-	before := len(t.pairs)
 	t.pairs = binary.AppendUvarint(t.pairs, t.delta(ts))
 	t.pairs = append(t.pairs, status)
 	t.pending++
-	w.pendingBytes += len(t.pairs) - before
 	if !t.queued {
 		w.enqueue(t)
 	}
 	if len(t.pairs) >= MaxRunBytes {
 		w.flushRun(t)
 	}
+	w.capPending()
+}
+
+// capPending writes the oldest pending runs while the buffers they hold are
+// above Options.MaxPendingBytes.
+func (w *Writer) capPending() {
 	for w.pendingBytes > w.opts.MaxPendingBytes && w.head != nil {
 		w.flushRun(w.head)
 	}
@@ -404,36 +409,51 @@ func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
 
 // growPairs gives t a pairs buffer of at least need bytes (and twice the
 // old one), from the free list when it can: one step, however large the
-// growth.
+// growth. pendingBytes counts the capacity the threads hold, not the bytes
+// they use.
 func (w *Writer) growPairs(t *Thread, need int) {
-	need = max(need, 2*cap(t.pairs), 64)
-	var nb []byte
-	for i := len(w.freeBufs) - 1; i >= 0; i-- {
-		if cap(w.freeBufs[i]) >= need {
-			nb = w.freeBufs[i][:0]
-			w.freeBufs[i] = w.freeBufs[len(w.freeBufs)-1]
-			w.freeBufs = w.freeBufs[:len(w.freeBufs)-1]
-			break
-		}
-	}
-	if nb == nil {
-		nb = make([]byte, 0, need)
-	}
+	need = max(need, 2*cap(t.pairs), minPairsCap)
+	nb := w.takeBuf(need)
 	nb = append(nb, t.pairs...)
+	w.pendingBytes += cap(nb) - cap(t.pairs)
 	w.release(t.pairs)
 	t.pairs = nb
 }
 
-// release keeps a pairs buffer for reuse; small ones are simply dropped.
-const maxFreeBufs = 64
+// Bounds of the free list of pairs buffers.
+const (
+	minPairsCap  = 64
+	maxFreeBufs  = 256
+	maxFreeBytes = 1 << 20
+)
 
-func (w *Writer) release(b []byte) {
-	if cap(b) >= 1024 && len(w.freeBufs) < maxFreeBufs {
-		w.freeBufs = append(w.freeBufs, b[:0])
+// takeBuf returns an empty buffer of at least need bytes, from the free list
+// when one is large enough.
+func (w *Writer) takeBuf(need int) []byte {
+	for i := len(w.freeBufs) - 1; i >= 0; i-- {
+		if b := w.freeBufs[i]; cap(b) >= need {
+			w.freeBufs[i] = w.freeBufs[len(w.freeBufs)-1]
+			w.freeBufs[len(w.freeBufs)-1] = nil
+			w.freeBufs = w.freeBufs[:len(w.freeBufs)-1]
+			w.freeBytes -= cap(b)
+			return b
+		}
 	}
+	return make([]byte, 0, need)
 }
 
-// flushRun writes t's pending run, if any, as one REPEAT record.
+// release keeps a pairs buffer for reuse, within the free list's bounds.
+func (w *Writer) release(b []byte) {
+	if cap(b) == 0 || len(w.freeBufs) >= maxFreeBufs || w.freeBytes+cap(b) > maxFreeBytes {
+		return
+	}
+	w.freeBufs = append(w.freeBufs, b[:0])
+	w.freeBytes += cap(b)
+}
+
+// flushRun writes t's pending run, if any, as one REPEAT record, and gives
+// its buffer back: a thread holds one only while it has a pending run, so
+// that 10,000 parked goroutines written once a second share a few buffers.
 func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
@@ -443,15 +463,16 @@ func (w *Writer) flushRun(t *Thread) {
 	b = binary.AppendUvarint(b, t.pending)
 	w.buf = append(b, t.pairs...)
 	w.stats.Records[tachyon.Repeat]++
-	w.pendingBytes -= len(t.pairs)
 	t.pending = 0
-	if cap(t.pairs) > 1024 {
-		w.release(t.pairs)
-		t.pairs = nil
-	} else {
-		t.pairs = t.pairs[:0]
-	}
+	w.dropPairs(t)
 	w.dequeue(t)
+}
+
+// dropPairs takes t's pairs buffer back into the free list.
+func (w *Writer) dropPairs(t *Thread) {
+	w.pendingBytes -= cap(t.pairs)
+	w.release(t.pairs)
+	t.pairs = nil
 }
 
 func (w *Writer) enqueue(t *Thread) {
