@@ -47,6 +47,8 @@ type traceBackend struct {
 	scratch []uint32                // frames of the stack being built
 	gs      map[xtrace.GoID]*tgor
 	live    []*tgor
+	last    *tgor   // the goroutine found last (see find)
+	free    []*tgor // records of ended goroutines, for reuse
 	// goroutines that ended in this generation: a late CPU sample must not
 	// bring them back (their ids would be counted twice by the sink).
 	ended   map[xtrace.GoID]struct{}
@@ -62,6 +64,7 @@ type traceBackend struct {
 	startWall time.Time
 
 	ticks tickGrid
+	pace  pacer
 }
 
 // startTrace starts the runtime tracer into a pipe, reads the trace header
@@ -83,6 +86,7 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	}
 	tb := newTraceBackend(em, rd, start)
 	tb.pr, tb.pw = pr, pw
+	tb.pace.on = true
 	tb.startCPU()
 	go tb.loop()
 	return tb, nil
@@ -132,6 +136,7 @@ func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBack
 // stop stops CPU profiling and tracing, then waits until the parser has
 // consumed and emitted everything.
 func (tb *traceBackend) stop() {
+	tb.pace.stopping.Store(true)
 	if tb.cpuStarted {
 		pprof.StopCPUProfile()
 	}
@@ -168,6 +173,7 @@ func (tb *traceBackend) consume() error {
 			return fmt.Errorf("sampler: reading trace: %w", err)
 		}
 		tb.handle(&ev)
+		tb.pace.event(tb.wallNS(ev.Time()))
 	}
 	return nil
 }
@@ -212,6 +218,7 @@ func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
 // generation's size.
 func (tb *traceBackend) settleAll() {
 	for _, g := range tb.live {
+		g.hs = [2]handleStack{} // the handles are the ending generation's
 		tb.settle(g)
 		if g.h != nil && !tb.em.failed() {
 			tb.em.sink.FlushThread(g.h)
@@ -228,14 +235,19 @@ func (tb *traceBackend) finish() {
 
 // micros maps a trace time onto wall-clock microseconds since the epoch.
 func (tb *traceBackend) micros(t xtrace.Time) uint64 {
-	if !tb.clockSet {
-		tb.baseTrace, tb.baseWall, tb.clockSet = t, tb.startWall.UnixNano(), true
-	}
-	ns := tb.baseWall + int64(t-tb.baseTrace)
+	ns := tb.wallNS(t)
 	if ns < 0 {
 		return 0
 	}
 	return uint64(ns / 1000)
+}
+
+// wallNS maps a trace time onto wall-clock nanoseconds since the epoch.
+func (tb *traceBackend) wallNS(t xtrace.Time) int64 {
+	if !tb.clockSet {
+		tb.baseTrace, tb.baseWall, tb.clockSet = t, tb.startWall.UnixNano(), true
+	}
+	return tb.baseWall + int64(t-tb.baseTrace)
 }
 
 // advance passes the wall-mode ticks up to and including trace time t. A

@@ -49,6 +49,16 @@ type tgor struct {
 	fresh bool   // no active stretch has begun since the last ended
 	pend  []run  // ticks queued, in time order, not yet written
 	pos   int    // index in traceBackend.live
+	// hs caches the stacks of g's latest trace stack handles: a goroutine
+	// moves between a few places (its system calls, its blocks), and a
+	// hit saves a lookup in the generation's table.
+	hs [2]handleStack
+}
+
+// handleStack is a trace stack handle and its normalised stack.
+type handleStack struct {
+	h xtrace.Stack
+	s *stack
 }
 
 // run is the ticks [from, to) of a goroutine in one state.
@@ -83,16 +93,61 @@ func ends(s gstate) bool { return s == gWaiting || s == gSyscall }
 // goroutine returns the goroutine id, creating it if new. The backends' own
 // goroutines are hidden by identity.
 func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
-	if g = tb.gs[id]; g != nil {
+	if g = tb.find(id); g != nil {
 		return g, false
 	}
-	g = &tgor{track: track{id: uint64(id)}, pos: len(tb.live), due: tb.ticks.n, fresh: true}
+	g = tb.newTgor()
+	*g = tgor{track: track{id: uint64(id)}, pos: len(tb.live), due: tb.ticks.n, fresh: true, pend: g.pend[:0]}
 	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
 	tb.gs[id] = g
 	tb.live = append(tb.live, g)
+	tb.last = g
 	return g, true
+}
+
+// find returns the goroutine id if it is live. Most events follow one of
+// the same goroutine (into a system call and out of it), so the latest one
+// found is checked first.
+func (tb *traceBackend) find(id xtrace.GoID) *tgor {
+	if g := tb.last; g != nil && xtrace.GoID(g.id) == id {
+		return g
+	}
+	g := tb.gs[id]
+	if g != nil {
+		tb.last = g
+	}
+	return g
+}
+
+// newTgor returns a goroutine record, reusing one that ended: under churn
+// (a server starts a goroutine or two per request) the records would
+// otherwise be most of the parser's garbage.
+func (tb *traceBackend) newTgor() *tgor {
+	if n := len(tb.free); n > 0 {
+		g := tb.free[n-1]
+		tb.free[n-1] = nil
+		tb.free = tb.free[:n-1]
+		return g
+	}
+	return &tgor{}
+}
+
+// gstack returns g's normalised stack for handle h (nil for none), through
+// g's cache of its latest handles.
+func (tb *traceBackend) gstack(g *tgor, h xtrace.Stack) *stack {
+	if h == xtrace.NoStack {
+		return nil
+	}
+	for i := range g.hs {
+		if g.hs[i].h == h {
+			return g.hs[i].s
+		}
+	}
+	s := tb.stack(h)
+	g.hs[1], g.hs[0] = g.hs[0], handleStack{h, s}
+	return s
 }
 
 // transition folds a goroutine's state transition at time t.
@@ -103,9 +158,9 @@ func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
 	}
 	id := tr.Resource.Goroutine()
 	from, to := tr.Goroutine()
-	s := tb.stack(tr.Stack)
 	if to == xtrace.GoNotExist {
-		if g := tb.gs[id]; g != nil {
+		if g := tb.find(id); g != nil {
+			s := tb.gstack(g, tr.Stack)
 			tb.learn(g, s, false)
 			tb.cut(g)
 			tb.endStretch(g, s)
@@ -114,6 +169,7 @@ func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
 		return
 	}
 	g, isNew := tb.goroutine(id)
+	s := tb.gstack(g, tr.Stack)
 	tb.learn(g, s, from == xtrace.GoNotExist)
 	next := goState(to)
 	switch {
@@ -365,4 +421,15 @@ func (tb *traceBackend) remove(g *tgor) {
 	last.pos = g.pos
 	tb.live[len(tb.live)-1] = nil
 	tb.live = tb.live[:len(tb.live)-1]
+	if tb.last == g {
+		tb.last = nil
+	}
+	if len(tb.free) < maxFree {
+		clear(g.pend[:cap(g.pend)])
+		*g = tgor{pend: g.pend[:0]}
+		tb.free = append(tb.free, g)
+	}
 }
+
+// maxFree bounds the records kept for reuse.
+const maxFree = 1 << 12
