@@ -47,8 +47,8 @@ type traceBackend struct {
 	scratch []uint32                // frames of the stack being built
 	gs      map[xtrace.GoID]*tgor
 	live    []*tgor
-	last    *tgor   // the goroutine found last (see find)
-	free    []*tgor // records of ended goroutines, for reuse
+	recent  [256]*tgor // goroutines found lately, by id (see find)
+	free    []*tgor    // records of ended goroutines, for reuse
 	// goroutines that ended in this generation: a late CPU sample must not
 	// bring them back (their ids would be counted twice by the sink).
 	ended   map[xtrace.GoID]struct{}

@@ -103,20 +103,21 @@ func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
 	}
 	tb.gs[id] = g
 	tb.live = append(tb.live, g)
-	tb.last = g
+	tb.recent[uint64(id)%uint64(len(tb.recent))] = g
 	return g, true
 }
 
-// find returns the goroutine id if it is live. Most events follow one of
-// the same goroutine (into a system call and out of it), so the latest one
-// found is checked first.
+// find returns the goroutine id if it is live. A busy program's events
+// name a few hundred goroutines over and over (a server's connections), so
+// a small table of recent ones, by id, is checked before the map.
 func (tb *traceBackend) find(id xtrace.GoID) *tgor {
-	if g := tb.last; g != nil && xtrace.GoID(g.id) == id {
+	slot := &tb.recent[uint64(id)%uint64(len(tb.recent))]
+	if g := *slot; g != nil && xtrace.GoID(g.id) == id {
 		return g
 	}
 	g := tb.gs[id]
 	if g != nil {
-		tb.last = g
+		*slot = g
 	}
 	return g
 }
@@ -421,8 +422,8 @@ func (tb *traceBackend) remove(g *tgor) {
 	last.pos = g.pos
 	tb.live[len(tb.live)-1] = nil
 	tb.live = tb.live[:len(tb.live)-1]
-	if tb.last == g {
-		tb.last = nil
+	if slot := &tb.recent[g.id%uint64(len(tb.recent))]; *slot == g {
+		*slot = nil
 	}
 	if len(tb.free) < maxFree {
 		clear(g.pend[:cap(g.pend)])
