@@ -1,0 +1,72 @@
+package bench
+
+import (
+	"runtime/metrics"
+	"testing"
+	"time"
+)
+
+// heapAllocs returns the bytes allocated on the heap since the process began.
+func heapAllocs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// BenchmarkIdle measures what profiling costs a process that does nothing:
+// -idle goroutines (10,000) parked ten frames deep. Each iteration starts
+// each peer in turn (none, trace-floor, trace+cpu-floor, tachyon), lets
+// -settle pass (the first generations carry every goroutine's first
+// stack), then measures one -window of the steady state, and stops it. It
+// reports per peer the median CPU in ms per second and heap allocation in
+// KB per second, and tachyon's paired excess over trace+cpu-floor:
+//
+//	go test ./bench -run '^$' -bench Idle -benchtime 5x -window 5s
+func BenchmarkIdle(b *testing.B) {
+	l := cpuParked(*idleN)
+	defer l()
+	time.Sleep(200 * time.Millisecond)
+	runs := []peer{{"none", func(*testing.B) func() float64 { return func() float64 { return 0 } }},
+		peerNamed("trace-floor"), peerNamed("trace+cpu-floor"), peerNamed("tachyon")}
+	cpu := make([][]float64, len(runs))
+	alloc := make([][]float64, len(runs))
+	var over []float64
+	b.ResetTimer()
+	for i := range b.N {
+		for k := range runs {
+			j := (k + i) % len(runs)
+			stop := runs[j].start(b)
+			time.Sleep(*settle)
+			c0, a0, t0 := cpuTime(), heapAllocs(), time.Now()
+			time.Sleep(*window)
+			secs := time.Since(t0).Seconds()
+			cpu[j] = append(cpu[j], float64(cpuTime()-c0)/1e6/secs)
+			alloc[j] = append(alloc[j], float64(heapAllocs()-a0)/1024/secs)
+			stop()
+		}
+		over = append(over, cpu[3][i]-cpu[2][i])
+	}
+	b.StopTimer()
+	for k, r := range runs {
+		b.ReportMetric(median(cpu[k]), r.name+"-cpu-ms/s")
+		b.ReportMetric(median(alloc[k]), r.name+"-alloc-KB/s")
+	}
+	b.ReportMetric(median(over), "above-floor-ms/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// cpuParked parks n goroutines ten frames deep and returns what releases
+// them.
+func cpuParked(n int) func() {
+	ch := make(chan struct{})
+	done := make(chan struct{})
+	for range n {
+		go func() { parked(10, ch); done <- struct{}{} }()
+	}
+	return func() {
+		close(ch)
+		for range n {
+			<-done
+		}
+	}
+}
