@@ -31,7 +31,7 @@
 //	p99q-us     p99 latency from the request's scheduled time (open loop:
 //	            queueing behind a slow server counts)
 //	start-ms, stop-ms  Start and Stop latency
-//	heap-MiB    the heap's live objects at the window's end
+//	heap-MiB    the live heap at the window's end, as of the last collection
 //
 // Loads: -parked goroutines blocked ten frames deep in a channel receive;
 // -churn new goroutines per second, each sleeping 5 ms, then exiting.

@@ -206,7 +206,7 @@ func writeHeapProfile(path string) {
 }
 
 func heapMiB() float64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	return float64(s[0].Value.Uint64()) / (1 << 20)
 }
