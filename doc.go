@@ -38,6 +38,22 @@
 // cost more (goroutines switching hundreds of thousands of times a second);
 // Stats.Switches and the Stop log line list those switches.
 //
+// # Memory
+//
+// The profiler's heap is bounded by what the program has, not by how long
+// it runs: about 12 MiB (the writer's record buffer, pending runs and zstd
+// encoder, the pipe and tables of the trace reader), plus 2 KiB per live
+// goroutine (its record in the sampler, its thread in the writer, its state
+// in the trace parser), plus 1 KiB per distinct frame (strings, frame and
+// stack tables), plus three times one generation of the runtime's trace
+// (about a second of it, held whole by golang.org/x/exp/trace while it is
+// parsed: some 25 bytes per scheduler event). Ended goroutines are
+// forgotten; TestHeapBoundedUnderChurn checks the bound under churn. The
+// trace parser itself allocates each generation's batches afresh (and so
+// does the runtime while writing them); the sampler and the writer allocate
+// nothing per event, tick or generation once a program's goroutines and
+// stacks are known (sampler.TestSteadyStateAllocs).
+//
 // # Samples
 //
 // Thread id = goroutine id, interpreter id = 0. The header's start time is the

@@ -1,0 +1,98 @@
+package profiler_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+)
+
+// liveHeap returns the bytes of live heap objects, after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// churn starts perSec goroutines a second, each sleeping 5 ms, until stop
+// is closed.
+func churn(perSec int, stop chan struct{}) {
+	go func() {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for owed := 0.0; ; {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			for owed += float64(perSec) / 1000; owed >= 1; owed-- {
+				go time.Sleep(5 * time.Millisecond)
+			}
+		}
+	}()
+}
+
+// heapBound is the documented bound on the profiler's heap (see the package
+// documentation, Memory): 12 MiB, plus 2 KiB per live goroutine and 1 KiB
+// per distinct frame, plus three times a generation of trace.
+func heapBound(goroutines, frames, traceBytes int) uint64 {
+	return 12<<20 + uint64(goroutines)*2<<10 + uint64(frames)<<10 + 3*uint64(traceBytes)
+}
+
+// TestHeapBoundedUnderChurn profiles 1,000 parked goroutines and a churn of
+// short-lived ones in wall mode and checks the profiler's heap (the live
+// heap above the same program's without it) against the documented bound,
+// and that it does not grow once the first generations are in.
+func TestHeapBoundedUnderChurn(t *testing.T) {
+	const parked, perSec = 1000, 10000
+	stop := make(chan struct{})
+	defer close(stop)
+	for range parked {
+		go func() { <-stop }()
+	}
+	churn(perSec, stop)
+	time.Sleep(300 * time.Millisecond)
+	base := liveHeap()
+	p := profiler.Start(profiler.WithPath(filepath.Join(t.TempDir(), "p.bin")), profiler.WithQuiet(true))
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	var heap []uint64
+	peakG := 0
+	for range 8 {
+		time.Sleep(time.Second)
+		peakG = max(peakG, runtime.NumGoroutine())
+		heap = append(heap, liveHeap()-min(base, liveHeap()))
+	}
+	// The test's goroutines have a few dozen frames; a generation of
+	// its trace is about 100 bytes per goroutine started.
+	bound := heapBound(peakG, 1000, perSec*100)
+	for i, h := range heap {
+		if h > bound {
+			t.Errorf("after %d s the profiler holds %.1f MiB, above the bound %.1f MiB (%d goroutines)", i+1, mib(h), mib(bound), peakG)
+		}
+	}
+	if grow := int64(heap[len(heap)-1]) - int64(heap[2]); grow > 2<<20 {
+		t.Errorf("the profiler's heap grew by %.1f MiB from 3 s to 8 s under churn: %.1f MiB", float64(grow)/(1<<20), mibs(heap))
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("profiler heap by second: %.1f MiB (bound %.1f MiB)", mibs(heap), mib(bound))
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+func mibs(v []uint64) []float64 {
+	out := make([]float64, len(v))
+	for i, b := range v {
+		out[i] = mib(b)
+	}
+	return out
+}
