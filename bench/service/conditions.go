@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,6 +40,10 @@ var conditions = []condition{
 		return func() error { pprof.StopCPUProfile(); return nil }, nil
 	}},
 }
+
+// lastNote says how the last gotachyon window ran (its backend, Auto's
+// switches, the rate achieved), for the per-round log.
+var lastNote string
 
 // floorName is the condition the others are paired against.
 const floorName = "trace+cpu-floor"
@@ -86,6 +91,8 @@ func tachyon(m sampler.Mode) func(string) (func() error, error) {
 		return func() error {
 			err := p.Stop()
 			os.Remove(path)
+			st := p.Stats()
+			lastNote = fmt.Sprintf("backend %s, %d switches, %.1f Hz", p.Backend(), len(st.Switches), st.AchievedHz)
 			return err
 		}, nil
 	}

@@ -94,8 +94,9 @@ func run() error {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
 			res[c.name] = append(res[c.name], r)
-			fmt.Fprintf(os.Stderr, "round %d %-16s cpu/1k %.2f ms  p99 %.0f µs  p99q %.0f µs  start %.1f ms  stop %.1f ms  served %d errors %d behind %.1f%%\n",
-				round, c.name, r.cpuPer1k, r.lat.P99, r.lat.P99Q, r.startMS, r.stopMS, r.served, r.lat.Errors, 100*r.lat.Behind)
+			fmt.Fprintf(os.Stderr, "round %d %-16s cpu/1k %.2f ms  p99 %.0f µs  p99q %.0f µs  start %.1f ms  stop %.1f ms  served %d errors %d behind %.1f%% %s\n",
+				round, c.name, r.cpuPer1k, r.lat.P99, r.lat.P99Q, r.startMS, r.stopMS, r.served, r.lat.Errors, 100*r.lat.Behind, lastNote)
+			lastNote = ""
 		}
 	}
 	report(conds, res)
