@@ -272,7 +272,8 @@ type tickGrid struct {
 	first   xtrace.Time
 	firstUS uint64
 	stepUS  uint64
-	n       uint64 // ticks passed: those at or before the latest event
+	n       uint64      // ticks passed: those at or before the latest event
+	next    xtrace.Time // time of tick n (the first not passed), once n > 0
 }
 
 func (g *tickGrid) start(t xtrace.Time, us uint64) {
@@ -282,13 +283,18 @@ func (g *tickGrid) start(t xtrace.Time, us uint64) {
 func (g *tickGrid) step() xtrace.Time { return xtrace.Time(g.stepUS * 1000) }
 
 // advance passes the ticks at or before t and returns how many it passed.
+// Most events fall between two ticks: one comparison says so.
 func (g *tickGrid) advance(t xtrace.Time) uint64 {
+	if g.n > 0 && t < g.next {
+		return 0
+	}
 	n := g.upTo(t)
 	if n <= g.n {
 		return 0
 	}
 	d := n - g.n
 	g.n = n
+	g.next = g.first + xtrace.Time(n)*g.step()
 	return d
 }
 
