@@ -2,10 +2,14 @@ package sampler
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
 	rtrace "runtime/trace"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -134,4 +138,105 @@ func BenchmarkTraceTick(b *testing.B) {
 	n := st.samples - n0
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
+}
+
+// recordBusyTrace records d of execution trace with CPU samples while
+// 1,000 goroutines are parked and an HTTP client on loopback keeps two
+// connections busy against a server in this process: a service's events
+// (system calls, network waits, a goroutine per request).
+func recordBusyTrace(tb testing.TB, d time.Duration) []byte {
+	stop := make(chan struct{})
+	for i := range 1000 {
+		go blockChan2(stop, i%7)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"key":"k","value":1}`)
+	}))
+	defer srv.Close()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop) // before the clients are waited for
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if resp, err := http.Get(srv.URL); err == nil {
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	time.Sleep(50 * time.Millisecond)
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(io.Discard); err == nil {
+		defer pprof.StopCPUProfile()
+	}
+	if err := rtrace.Start(&buf); err != nil {
+		tb.Fatalf("cannot trace: %v", err)
+	}
+	time.Sleep(d)
+	rtrace.Stop()
+	return buf.Bytes()
+}
+
+// BenchmarkTraceBusy parses a recorded trace of a busy HTTP service (1.2 s,
+// 1,000 parked goroutines) through the wall-mode state machine at 100 Hz
+// into a discarding sink, and reports the cost per trace event: ns/event in
+// all, read-ns/event of it spent in golang.org/x/exp/trace (measured by
+// reading the same trace alone), and allocations.
+func BenchmarkTraceBusy(b *testing.B) {
+	data := recordBusyTrace(b, 1200*time.Millisecond)
+	events, read := readOnly(b, data)
+	var samples uint64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		em := newEmitter(Config{Mode: Wall, Rate: 100}, &discardSink{})
+		tb := newTraceBackend(em, rd, time.Now())
+		if err := tb.consume(); err != nil {
+			b.Fatal(err)
+		}
+		samples += em.samples
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(events), "ns/event")
+	b.ReportMetric(float64(read.Nanoseconds())/float64(events), "read-ns/event")
+	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// readOnly reads a recorded trace with golang.org/x/exp/trace alone, a few
+// times, and returns its event count and the fastest time.
+func readOnly(b *testing.B, data []byte) (events int, best time.Duration) {
+	for i := range 3 {
+		t0 := time.Now()
+		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			if _, err := rd.ReadEvent(); err == io.EOF {
+				break
+			} else if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if d := time.Since(t0); i == 0 || d < best {
+			best = d
+		}
+		events = n
+	}
+	return events, best
 }
