@@ -16,7 +16,11 @@
 // generations of about one second, so samples are written in batches, for
 // virtual ticks at the configured rate with the trace's real timestamps;
 // Stop stops the trace, which flushes the last generation, and writes
-// everything before it returns.
+// everything before it returns. A generation can be parsed only once the
+// next has begun, so a busy program's generation arrives as one burst of
+// work; the parser paces itself (pace.go) to about a quarter of a CPU while
+// it keeps up, so that the burst does not take a P from the application
+// all at once, and runs flat out while it is behind and during Stop.
 //
 //   - Wall mode: at every tick, one sample of every live goroutine, from
 //     the first tick to the last. A goroutine that is runnable, blocked or
