@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
-	rtrace "runtime/trace"
 	"testing"
 	"time"
 
@@ -45,16 +43,7 @@ func recordIdleTrace(tb testing.TB, n int, d time.Duration) []byte {
 		go blockChan2(stop, i%7)
 	}
 	time.Sleep(20 * time.Millisecond)
-	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(io.Discard); err == nil {
-		defer pprof.StopCPUProfile()
-	}
-	if err := rtrace.Start(&buf); err != nil {
-		tb.Fatalf("cannot trace: %v", err)
-	}
-	time.Sleep(d)
-	rtrace.Stop()
-	return buf.Bytes()
+	return traceFor(tb, d)
 }
 
 // TestSteadyStateAllocs checks that, once a program's goroutines and

@@ -31,12 +31,18 @@ func recordTrace(tb testing.TB, n int, d time.Duration) []byte {
 	go spin(&spinning)
 	defer func() { close(stop); spinning.Store(true) }()
 	time.Sleep(20 * time.Millisecond)
+	return traceFor(tb, d)
+}
+
+// traceFor records d of execution trace with the CPU profiler alongside, as
+// the trace backend runs them.
+func traceFor(tb testing.TB, d time.Duration) []byte {
 	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(&bytes.Buffer{}); err == nil {
+	if err := pprof.StartCPUProfile(io.Discard); err == nil {
 		defer pprof.StopCPUProfile()
 	}
 	if err := rtrace.Start(&buf); err != nil {
-		tb.Skipf("cannot trace: %v", err)
+		tb.Fatalf("cannot trace: %v", err)
 	}
 	time.Sleep(d)
 	rtrace.Stop()
@@ -174,16 +180,7 @@ func recordBusyTrace(tb testing.TB, d time.Duration) []byte {
 		}()
 	}
 	time.Sleep(50 * time.Millisecond)
-	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(io.Discard); err == nil {
-		defer pprof.StopCPUProfile()
-	}
-	if err := rtrace.Start(&buf); err != nil {
-		tb.Fatalf("cannot trace: %v", err)
-	}
-	time.Sleep(d)
-	rtrace.Stop()
-	return buf.Bytes()
+	return traceFor(tb, d)
 }
 
 // BenchmarkTraceBusy parses a recorded trace of a busy HTTP service (1.2 s,
