@@ -126,7 +126,7 @@ type Writer struct {
 	forgotten int // forgotten threads still in order
 
 	head, tail   *Thread // pending-run queue
-	pendingBytes int // capacity of the pairs buffers the threads hold
+	pendingBytes int     // capacity of the pairs buffers the threads hold
 	freeBufs     [][]byte
 	freeBytes    int
 
