@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/benchload"
 )
 
 // liveHeap returns the bytes of live heap objects, after a collection.
@@ -16,25 +17,6 @@ func liveHeap() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
-}
-
-// churn starts perSec goroutines a second, each sleeping 5 ms, until stop
-// is closed.
-func churn(perSec int, stop chan struct{}) {
-	go func() {
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for owed := 0.0; ; {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			for owed += float64(perSec) / 1000; owed >= 1; owed-- {
-				go time.Sleep(5 * time.Millisecond)
-			}
-		}
-	}()
 }
 
 // heapBound is the documented bound on the profiler's heap (see the package
@@ -50,12 +32,8 @@ func heapBound(goroutines, frames, traceBytes int) uint64 {
 // and that it does not grow once the first generations are in.
 func TestHeapBoundedUnderChurn(t *testing.T) {
 	const parked, perSec = 1000, 10000
-	stop := make(chan struct{})
-	defer close(stop)
-	for range parked {
-		go func() { <-stop }()
-	}
-	churn(perSec, stop)
+	defer benchload.Park(parked)()
+	defer benchload.Churn(perSec)()
 	time.Sleep(300 * time.Millisecond)
 	base := liveHeap()
 	p := profiler.Start(profiler.WithPath(filepath.Join(t.TempDir(), "p.bin")), profiler.WithQuiet(true))

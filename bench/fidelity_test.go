@@ -12,6 +12,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/groundtruth"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
@@ -152,7 +153,7 @@ func (e fidelityErrs) table() string {
 	for _, role := range append(fidelityRoles, "max") {
 		fmt.Fprintf(&b, "%-8s", role)
 		for _, pe := range fidelityPeers {
-			fmt.Fprintf(&b, " %14.1f", median(e[pe.name][role]))
+			fmt.Fprintf(&b, " %14.1f", benchload.Median(e[pe.name][role]))
 		}
 		b.WriteByte('\n')
 	}
@@ -181,7 +182,7 @@ func BenchmarkFidelity(b *testing.B) {
 	b.StopTimer()
 	b.Log("\n" + errs.table())
 	for _, pe := range fidelityPeers {
-		b.ReportMetric(median(errs[pe.name]["max"]), pe.name+"-max-pp")
+		b.ReportMetric(benchload.Median(errs[pe.name]["max"]), pe.name+"-max-pp")
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"github.com/gotachyon/profiler/internal/benchload"
 	"runtime/metrics"
 	"testing"
 	"time"
@@ -23,8 +24,8 @@ func heapAllocs() uint64 {
 //
 //	go test ./bench -run '^$' -bench Idle -benchtime 5x -window 5s
 func BenchmarkIdle(b *testing.B) {
-	l := cpuParked(*idleN)
-	defer l()
+	release := benchload.Park(*idleN)
+	defer release()
 	time.Sleep(200 * time.Millisecond)
 	runs := []peer{{"none", func(*testing.B) func() float64 { return func() float64 { return 0 } }},
 		peerNamed("trace-floor"), peerNamed("trace+cpu-floor"), peerNamed("tachyon")}
@@ -48,25 +49,9 @@ func BenchmarkIdle(b *testing.B) {
 	}
 	b.StopTimer()
 	for k, r := range runs {
-		b.ReportMetric(median(cpu[k]), r.name+"-cpu-ms/s")
-		b.ReportMetric(median(alloc[k]), r.name+"-alloc-KB/s")
+		b.ReportMetric(benchload.Median(cpu[k]), r.name+"-cpu-ms/s")
+		b.ReportMetric(benchload.Median(alloc[k]), r.name+"-alloc-KB/s")
 	}
-	b.ReportMetric(median(over), "above-floor-ms/s")
+	b.ReportMetric(benchload.Median(over), "above-floor-ms/s")
 	b.ReportMetric(0, "ns/op")
-}
-
-// cpuParked parks n goroutines ten frames deep and returns what releases
-// them.
-func cpuParked(n int) func() {
-	ch := make(chan struct{})
-	done := make(chan struct{})
-	for range n {
-		go func() { parked(10, ch); done <- struct{}{} }()
-	}
-	return func() {
-		close(ch)
-		for range n {
-			<-done
-		}
-	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -68,24 +69,11 @@ func (l *load) total() uint64 {
 	return t
 }
 
-//go:noinline
-func parked(depth int, ch chan struct{}) {
-	if depth > 0 {
-		parked(depth-1, ch)
-		return
-	}
-	<-ch
-}
-
 // cpuLoad starts GOMAXPROCS spinning workers and n parked goroutines.
 func cpuLoad(n int) *load {
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan struct{})
+	release := benchload.Park(n)
 	var wg sync.WaitGroup
-	for range n {
-		wg.Add(1)
-		go func() { defer wg.Done(); parked(10, ch) }()
-	}
 	l := &load{ops: make([]counter, nWorkers())}
 	for i := range l.ops {
 		wg.Add(1)
@@ -100,7 +88,7 @@ func cpuLoad(n int) *load {
 			}
 		}()
 	}
-	l.stop = func() { cancel(); close(ch); wg.Wait() }
+	l.stop = func() { cancel(); release(); wg.Wait() }
 	return l
 }
 
@@ -272,17 +260,6 @@ func measure(l *load, pr *probe, run func()) windowResult {
 	return windowResult{rate: float64(ops) / cpu.Seconds(), ops: float64(ops) / time.Since(t0).Seconds(), late: pr.take()}
 }
 
-func median(v []float64) float64 {
-	slices.Sort(v)
-	if len(v) == 0 {
-		return 0
-	}
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
-
 func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 	l := newLoad()
 	defer l.stop()
@@ -317,11 +294,11 @@ func benchOverhead(b *testing.B, newLoad func() *load, pe peer) {
 		baseOps = append(baseOps, rb.ops)
 	}
 	b.StopTimer()
-	b.ReportMetric(median(lost), "lost%")
-	b.ReportMetric(median(hz), "Hz")
+	b.ReportMetric(benchload.Median(lost), "lost%")
+	b.ReportMetric(benchload.Median(hz), "Hz")
 	b.ReportMetric(float64(p99(late).Microseconds()), "p99late-us")
 	b.ReportMetric(float64(p99(baseLate).Microseconds()), "base-p99late-us")
-	b.ReportMetric(median(baseOps), "base-ops/s")
+	b.ReportMetric(benchload.Median(baseOps), "base-ops/s")
 	b.ReportMetric(0, "ns/op")
 }
 
@@ -398,10 +375,10 @@ func benchPaired(b *testing.B, newLoad func() *load, peers ...peer) {
 	}
 	b.StopTimer()
 	for k, pe := range peers {
-		b.ReportMetric(median(lost[k]), pe.name+"-lost%")
+		b.ReportMetric(benchload.Median(lost[k]), pe.name+"-lost%")
 		b.ReportMetric(float64(p99(late[k]).Microseconds()), pe.name+"-p99late-us")
 	}
-	b.ReportMetric(median(diff), "above-floor-pp")
+	b.ReportMetric(benchload.Median(diff), "above-floor-pp")
 	b.ReportMetric(float64(p99(baseLate).Microseconds()), "base-p99late-us")
 	b.ReportMetric(0, "ns/op")
 }

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/benchload"
 )
 
 var (
@@ -70,8 +72,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	park(*parkedN)
-	churn(*churnN)
+	defer benchload.Park(*parkedN)()
+	if *churnN > 0 {
+		defer benchload.Churn(*churnN)()
+	}
 	lg, err := startLoadgen(addr)
 	if err != nil {
 		return err
@@ -159,12 +163,12 @@ func window1(svc *service, lg *loadgenProc, r *result) (latencies, []float64, er
 		}
 	} else {
 		time.Sleep(*window)
-	}
-	heap = append(heap, heapMiB())
-	if *heapProf != "" {
-		writeHeapProfile(*heapProf)
+		heap = append(heap, heapMiB())
 	}
 	served, cpu := svc.served.Load()-served0, cpuTime()-cpu0
+	if *heapProf != "" {
+		writeHeapProfile(*heapProf) // after the CPU reading: it collects
+	}
 	lat, err := lg.end()
 	r.served = served
 	if served > 0 {
@@ -290,32 +294,20 @@ func report(conds []condition, res map[string][]result) {
 			for i := range rs {
 				v[i] = 100 * (rs[i].cpuPer1k/floor[i].cpuPer1k - 1)
 			}
-			over = fmt.Sprintf("%+.1f [%+.1f..%+.1f]", median(v), slices.Min(v), slices.Max(v))
+			over = fmt.Sprintf("%+.1f [%+.1f..%+.1f]", benchload.Median(v), slices.Min(v), slices.Max(v))
 		}
 		cpu := get(func(r result) float64 { return r.cpuPer1k })
 		stops := get(func(r result) float64 { return r.stopMS })
 		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t\n", c.name,
-			median(cpu), slices.Min(cpu), slices.Max(cpu), over,
-			median(get(func(r result) float64 { return r.lat.P50 })),
-			median(get(func(r result) float64 { return r.lat.P99 })),
-			median(get(func(r result) float64 { return r.lat.P999 })),
-			median(get(func(r result) float64 { return r.lat.P99Q })),
-			median(get(func(r result) float64 { return r.startMS })),
-			median(stops), slices.Max(stops),
-			median(get(func(r result) float64 { return r.heapMiB })),
-			median(get(func(r result) float64 { return r.slope })))
+			benchload.Median(cpu), slices.Min(cpu), slices.Max(cpu), over,
+			benchload.Median(get(func(r result) float64 { return r.lat.P50 })),
+			benchload.Median(get(func(r result) float64 { return r.lat.P99 })),
+			benchload.Median(get(func(r result) float64 { return r.lat.P999 })),
+			benchload.Median(get(func(r result) float64 { return r.lat.P99Q })),
+			benchload.Median(get(func(r result) float64 { return r.startMS })),
+			benchload.Median(stops), slices.Max(stops),
+			benchload.Median(get(func(r result) float64 { return r.heapMiB })),
+			benchload.Median(get(func(r result) float64 { return r.slope })))
 	}
 	tw.Flush()
-}
-
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if len(v) == 0 {
-		return 0
-	}
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
 }

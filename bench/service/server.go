@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // item is the small struct the service returns.
@@ -60,39 +59,4 @@ func serve(s *service) (string, error) {
 	}
 	go http.Serve(ln, s)
 	return ln.Addr().String(), nil
-}
-
-//go:noinline
-func parked(depth int, ch chan struct{}) {
-	if depth > 0 {
-		parked(depth-1, ch)
-		return
-	}
-	<-ch
-}
-
-// park starts n goroutines blocked ten frames deep.
-func park(n int) {
-	ch := make(chan struct{})
-	for range n {
-		go parked(10, ch)
-	}
-}
-
-// churn starts perSec short-lived goroutines per second, in batches every
-// millisecond, each sleeping 5 ms.
-func churn(perSec int) {
-	if perSec <= 0 {
-		return
-	}
-	go func() {
-		t := time.NewTicker(time.Millisecond)
-		var owed float64
-		for range t.C {
-			owed += float64(perSec) / 1000
-			for ; owed >= 1; owed-- {
-				go time.Sleep(5 * time.Millisecond)
-			}
-		}
-	}()
 }
