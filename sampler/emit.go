@@ -120,9 +120,8 @@ func (e *emitter) count(t *track) {
 
 // forget tells the sink that t ended, so that its state is released.
 func (e *emitter) forget(t *track) {
-	if t.counted {
-		delete(e.seen, t.id) // ids are never reused
-	}
+	// Not only if t.counted: another backend may have counted the id.
+	delete(e.seen, t.id) // ids are never reused
 	if t.h != nil {
 		e.sink.Forget(t.h)
 		t.h = nil

@@ -38,20 +38,26 @@ type pacer struct {
 	stopping atomic.Bool
 }
 
-// event counts one event parsed; at the end of a chunk it may sleep. wallNS
-// is the event's wall-clock time in nanoseconds since the epoch.
-func (p *pacer) event(wallNS int64) {
+// due counts one event parsed and reports whether a chunk has ended, when
+// rest must be called: the clock is read once a chunk, not per event.
+func (p *pacer) due() bool {
 	if !p.on {
-		return
+		return false
 	}
-	if p.n++; p.n < paceChunk {
-		return
-	}
+	p.n++
+	return p.n >= paceChunk
+}
+
+// rest ends a chunk whose last event happened at wallNS (nanoseconds since
+// the epoch): it sleeps for the chunk's share of idle time, unless Stop has
+// begun or the parser is behind.
+func (p *pacer) rest(wallNS int64) {
 	p.n = 0
 	now := time.Now()
 	work := now.Sub(p.chunk)
+	first := p.chunk.IsZero()
 	p.chunk = now
-	if p.stopping.Load() || work <= 0 || work == now.Sub(time.Time{}) || now.UnixNano()-wallNS > int64(paceBehind) {
+	if first || work <= 0 || p.stopping.Load() || now.UnixNano()-wallNS > int64(paceBehind) {
 		return
 	}
 	time.Sleep(min(work*(100-paceDuty)/paceDuty, paceMaxNap))

@@ -173,7 +173,9 @@ func (tb *traceBackend) consume() error {
 			return fmt.Errorf("sampler: reading trace: %w", err)
 		}
 		tb.handle(&ev)
-		tb.pace.event(tb.wallNS(ev.Time()))
+		if tb.pace.due() {
+			tb.pace.rest(tb.wallNS(ev.Time()))
+		}
 	}
 	return nil
 }
