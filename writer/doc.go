@@ -35,7 +35,10 @@
 // frames. A pending REPEAT run is written out once its (delta, status) pairs
 // reach MaxRunBytes (16 KiB), or when the caller ends it (FlushThread: a
 // sampler writing in batches ends each thread's run once per batch). A
-// thread holds a pairs buffer only while it has a pending run; a written
+// run's trailing copies of one pair (a parked goroutine's run is nothing
+// else) are kept as the pair and a count, and are expanded only into the
+// record buffer, so that such a run costs a few bytes however long it is.
+// A thread holds a pairs buffer only while its run has other pairs; a written
 // run's buffer goes to a free list of at most 1 MiB, from which the next
 // run takes one, so that threads written in batches share a few buffers.
 // The capacity of the buffers the threads hold is capped at
@@ -46,8 +49,8 @@
 // previous stack of up to 1 KiB plus about 100 bytes of state (10,000 threads
 // with 40-frame stacks: about 2.6 MB), the string and frame tables of what
 // was seen, and with zstd one encoder: level 5 (klauspost's SpeedDefault)
-// with concurrency 1, lower-memory mode and a 1 MiB window, measured at about
-// 4 MiB of heap (see BenchmarkEncoderMemory).
+// with concurrency 1, lower-memory mode and a 128 KiB window, measured at
+// about 3 MiB of heap (see BenchmarkEncoderMemory).
 //
 // Timestamps are microseconds. A thread's timestamps are taken as
 // non-decreasing: one earlier than the thread's previous sample (or, for the

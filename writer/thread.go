@@ -78,40 +78,12 @@ func (w *Writer) RepeatEvery(t *Thread, ts, step uint64, n int, status uint8) er
 	return full
 }
 
-// appendRun adds n identical (step, status) pairs to t's pending run,
-// flushing it at MaxRunBytes and the oldest runs above MaxPendingBytes.
+// appendRun adds n identical (step, status) pairs to t's pending run.
 func (w *Writer) appendRun(t *Thread, step uint64, n int, status uint8) {
 	var pb [binary.MaxVarintLen64 + 1]byte
-	pair := append(binary.AppendUvarint(pb[:0], step), status)
-	pl := len(pair)
-	for n > 0 {
-		k := min(n, (MaxRunBytes-len(t.pairs)+pl-1)/pl)
-		if k <= 0 {
-			w.flushRun(t)
-			continue
-		}
-		if need := len(t.pairs) + k*pl; need > cap(t.pairs) {
-			w.growPairs(t, need)
-		}
-		// Write one pair, then double the written span until k are there.
-		start := len(t.pairs)
-		t.pairs = append(t.pairs, pair...)
-		for done := pl; done < k*pl; {
-			done += copy(t.pairs[start+done:start+k*pl], t.pairs[start:start+done])
-			t.pairs = t.pairs[:start+done]
-		}
-		t.lastTS += uint64(k) * step
-		t.pending += uint64(k)
-		w.stats.Samples += uint64(k)
-		n -= k
-		if !t.queued {
-			w.enqueue(t)
-		}
-		if len(t.pairs) >= MaxRunBytes {
-			w.flushRun(t)
-		}
-		w.capPending()
-	}
+	t.lastTS += uint64(n) * step
+	w.stats.Samples += uint64(n)
+	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], step), status), n)
 }
 
 // FlushThread writes t's pending REPEAT run now, as one record. A caller

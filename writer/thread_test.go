@@ -195,3 +195,33 @@ func TestRepeatEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestParkedRunsHoldNoBuffer checks that a run repeating one pair costs no
+// pending bytes: 1,000 threads each written twice with RepeatEvery, under a
+// 1 KiB cap on pending buffers, still make one REPEAT record per thread,
+// where buffered pairs would be cut at the cap after every call.
+func TestParkedRunsHoldNoBuffer(t *testing.T) {
+	var m memFile
+	w, _ := writer.New(&m, writer.Options{StartTime: 0, MaxPendingBytes: 1 << 10})
+	f := w.Frame(writer.Frame{File: "p.go", Func: "parked", Line: 1})
+	const threads, n, step = 1000, 1000, 10000
+	hs := make([]*writer.Thread, threads)
+	for i := range hs {
+		hs[i] = w.Thread(uint64(i+1), 0)
+		w.WriteThreadStack(hs[i], step, 0, []uint32{f})
+	}
+	for round := range 2 {
+		for _, h := range hs {
+			if err := w.RepeatEvery(h, step*uint64(2+round*n), step, n, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats()
+	if st.Samples != threads*(1+2*n) || st.Records[tachyon.Repeat] != threads {
+		t.Fatalf("%d samples in %d REPEAT records, want %d in %d", st.Samples, st.Records[tachyon.Repeat], threads*(1+2*n), threads)
+	}
+}

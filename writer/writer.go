@@ -1,6 +1,7 @@
 package writer
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -27,7 +28,7 @@ const (
 	// ZstdLevel is the zstd level the writer asks klauspost/compress for.
 	ZstdLevel = 5
 	// ZstdWindow is the zstd window size; it bounds the encoder's memory.
-	ZstdWindow = 1 << 20
+	ZstdWindow = 128 << 10
 )
 
 // Errors returned by the Writer.
@@ -94,8 +95,9 @@ type Thread struct {
 	key     threadKey
 	lastTS  uint64
 	stack   []uint32 // previous stack, innermost first
-	pairs   []byte   // pending REPEAT run: (delta varint, status) pairs
-	pending uint64   // samples in pairs
+	pairs   []byte   // pending REPEAT run: (delta varint, status) pairs...
+	tail    tail     // ...then one pair repeated, not yet expanded
+	pending uint64   // samples in pairs and tail
 	// queue of threads with a pending run, oldest run first
 	prev, next *Thread
 	queued     bool
@@ -384,19 +386,48 @@ func (w *Writer) recordHeader(k threadKey, enc tachyon.Encoding) []byte {
 
 // appendPair adds one sample to t's pending REPEAT run.
 func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
-	if need := len(t.pairs) + binary.MaxVarintLen64 + 1; need > cap(t.pairs) {
+	var pb [binary.MaxVarintLen64 + 1]byte
+	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], t.delta(ts)), status), 1)
+}
+
+// appendPairs adds n copies of one (delta, status) pair to t's pending run,
+// flushing the run at MaxRunBytes and the oldest runs above
+// MaxPendingBytes. Copies of the run's last pair only extend its tail; a
+// different pair first expands the tail into the pairs buffer.
+func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
+	pl := len(pair)
+	for n > 0 {
+		k := min(n, (MaxRunBytes-t.runBytes()+pl-1)/pl)
+		if k <= 0 {
+			w.flushRun(t)
+			continue
+		}
+		if t.tail.n > 0 && !bytes.Equal(t.tail.bytes(), pair) {
+			w.expandTail(t)
+		}
+		if t.tail.n == 0 {
+			t.tail.len = uint8(copy(t.tail.pair[:], pair))
+		}
+		t.tail.n += uint64(k)
+		t.pending += uint64(k)
+		n -= k
+		if !t.queued {
+			w.enqueue(t)
+		}
+		if t.runBytes() >= MaxRunBytes {
+			w.flushRun(t)
+		}
+		w.capPending()
+	}
+}
+
+// expandTail moves t's tail into its pairs buffer.
+func (w *Writer) expandTail(t *Thread) {
+	if need := len(t.pairs) + t.tail.size(); need > cap(t.pairs) {
 		w.growPairs(t, need)
 	}
-	t.pairs = binary.AppendUvarint(t.pairs, t.delta(ts))
-	t.pairs = append(t.pairs, status)
-	t.pending++
-	if !t.queued {
-		w.enqueue(t)
-	}
-	if len(t.pairs) >= MaxRunBytes {
-		w.flushRun(t)
-	}
-	w.capPending()
+	t.pairs = t.tail.appendTo(t.pairs)
+	t.tail.n = 0
 }
 
 // capPending writes the oldest pending runs while the buffers they hold are
@@ -454,16 +485,17 @@ func (w *Writer) release(b []byte) {
 // flushRun writes t's pending run, if any, as one REPEAT record, and gives
 // its buffer back: a thread holds one only while it has a pending run, so
 // that 10,000 parked goroutines written once a second share a few buffers.
+// The tail is expanded straight into the record buffer.
 func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
 	}
-	w.reserve(13 + binary.MaxVarintLen64 + len(t.pairs))
+	w.reserve(13 + binary.MaxVarintLen64 + t.runBytes())
 	b := w.recordHeader(t.key, tachyon.Repeat)
 	b = binary.AppendUvarint(b, t.pending)
-	w.buf = append(b, t.pairs...)
+	w.buf = t.tail.appendTo(append(b, t.pairs...))
 	w.stats.Records[tachyon.Repeat]++
-	t.pending = 0
+	t.pending, t.tail.n = 0, 0
 	w.dropPairs(t)
 	w.dequeue(t)
 }

@@ -1,0 +1,42 @@
+package writer
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A tail is the end of a pending REPEAT run that repeats one (delta,
+// status) pair: what a parked goroutine writes tick after tick. It is kept
+// as the pair and a count, so that such a run costs a few bytes however
+// long it grows, and it is expanded only where it is written.
+type tail struct {
+	pair [binary.MaxVarintLen64 + 1]byte
+	len  uint8
+	n    uint64
+}
+
+// bytes returns the repeated pair.
+func (r *tail) bytes() []byte { return r.pair[:r.len] }
+
+// size returns the tail's expanded size in bytes.
+func (r *tail) size() int { return int(r.n) * int(r.len) }
+
+// appendTo appends the expanded tail to b: the pair, then the written span
+// doubled until the count is reached.
+func (r *tail) appendTo(b []byte) []byte {
+	total := r.size()
+	if total == 0 {
+		return b
+	}
+	b = slices.Grow(b, total)
+	start := len(b)
+	b = append(b, r.bytes()...)
+	for done := int(r.len); done < total; {
+		done += copy(b[start+done:start+total], b[start:start+done])
+		b = b[:start+done]
+	}
+	return b
+}
+
+// runBytes returns the size of t's pending run's pairs, expanded.
+func (t *Thread) runBytes() int { return len(t.pairs) + t.tail.size() }
