@@ -46,9 +46,11 @@
 // (where it blocks again, most often where it was blocked) and take it.
 // So every goroutine alive at Start has a sample at the first tick. A tick
 // costs nothing by itself: a goroutine's ticks are written as one run of
-// identical samples (Sink.RepeatEvery) when its stack over them is known,
-// at each generation and at Stop, so 10,000 parked goroutines at 100 Hz
-// cost a few bytes of copying per sample.
+// identical samples (Sink.RepeatEvery) when its stack over them is known:
+// when it changes state, every fourth generation (a quarter of the
+// goroutines at each) and at Stop, so 10,000 parked goroutines at 100 Hz
+// cost a few bytes of copying per sample and the sink sees runs of about
+// four seconds.
 //
 // Goroutines already blocked when tracing starts come without a wait
 // reason; it is inferred from their stack's top runtime frames

@@ -47,8 +47,8 @@ type traceBackend struct {
 	scratch []uint32                // frames of the stack being built
 	gs      map[xtrace.GoID]*tgor
 	live    []*tgor
-	recent  [256]*tgor // goroutines found lately, by id (see find)
-	free    []*tgor    // records of ended goroutines, for reuse
+	recent  [1 << 14]*tgor // goroutines found lately, by id (see find)
+	free    []*tgor        // records of ended goroutines, for reuse
 	// goroutines that ended in this generation: a late CPU sample must not
 	// bring them back (their ids would be counted twice by the sink).
 	ended   map[xtrace.GoID]struct{}
@@ -65,6 +65,7 @@ type traceBackend struct {
 
 	ticks tickGrid
 	pace  pacer
+	gen   uint64 // generations begun
 }
 
 // startTrace starts the runtime tracer into a pipe, reads the trace header
@@ -198,7 +199,7 @@ func (tb *traceBackend) handle(ev *xtrace.Event) {
 }
 
 // sync starts a generation. Stack handles are per generation: forget them.
-// Writing the ticks of every goroutine whose stack is settled keeps Stop
+// Writing the settled ticks of a share of the goroutines at each keeps Stop
 // short and the sink's runs flowing.
 func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
 	if !tb.clockSet {
@@ -210,23 +211,34 @@ func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
 		tb.clockSet = true
 	}
 	tb.advance(t)
-	tb.settleAll()
+	tb.settleShare()
 	clear(tb.stacks)
 	clear(tb.ended)
 }
 
-// settleAll writes every goroutine's ticks passed, as far as their stack is
-// known, and ends each one's run in the sink, whose buffers then keep one
-// generation's size.
-func (tb *traceBackend) settleAll() {
+// settleShare writes the ticks passed of a quarter of the goroutines, a
+// different quarter each generation, as far as their stack is known, and
+// ends each one's run in the sink. A goroutine's ticks thus reach the file
+// at least every settleEvery generations (about a second each), in runs
+// four times longer than with a settle per generation (a parked
+// goroutine's run is a count in the sink, and longer runs compress faster),
+// and Stop has at most settleEvery generations of ticks left to write.
+func (tb *traceBackend) settleShare() {
+	tb.gen++
 	for _, g := range tb.live {
 		g.hs = [2]handleStack{} // the handles are the ending generation's
+		if (g.id+tb.gen)%settleEvery != 0 {
+			continue
+		}
 		tb.settle(g)
 		if g.h != nil && !tb.em.failed() {
 			tb.em.sink.FlushThread(g.h)
 		}
 	}
 }
+
+// settleEvery is how many generations apart settleShare writes a goroutine.
+const settleEvery = 4
 
 // finish writes every goroutine's remaining ticks at the end of the trace.
 func (tb *traceBackend) finish() {

@@ -134,10 +134,12 @@ func BenchmarkTraceTick(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		tb.advance(tb.ticks.first + xtrace.Time(tb.ticks.n)*tb.ticks.step())
 		if i%100 == 99 {
-			tb.settleAll()
+			tb.settleShare()
 		}
 	}
-	tb.settleAll()
+	for range settleEvery {
+		tb.settleShare()
+	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
