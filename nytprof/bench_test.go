@@ -23,7 +23,7 @@ func BenchmarkExport1M(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out.Reset()
-		if err := Export(&out, FromFile(f), Options{NoSource: true}); err != nil {
+		if err := Export(&out, FromFile(f), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -43,7 +43,7 @@ func BenchmarkExport50k(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out.Reset()
-		if err := Export(&out, FromFile(f), Options{NoSource: true}); err != nil {
+		if err := Export(&out, FromFile(f), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -20,7 +20,7 @@ func Example() {
 	p.Add(1, 0, main)
 
 	var out bytes.Buffer
-	if err := nytprof.Export(&out, p, nytprof.Options{OnCPU: true, NoSource: true}); err != nil {
+	if err := nytprof.Export(&out, p, nytprof.Options{OnCPU: true}); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(string(out.Bytes()[:12]))

@@ -4,18 +4,16 @@ import (
 	"bufio"
 	"bytes"
 	"compress/zlib"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/gotachyon/profiler/reader"
 )
 
 // Options control the export. The zero value writes an uncompressed file
-// counting every sample (wall time), with source embedded where readable.
+// counting every sample (wall time), without source.
 type Options struct {
 	// OnCPU counts only samples whose status has tachyon.StatusOnCPU;
 	// otherwise every sample counts (wall-clock view).
@@ -23,12 +21,10 @@ type Options struct {
 	// Compress writes everything after the text part as one zlib stream
 	// (the "z" record), as NYTProf does by default.
 	Compress bool
-	// NoSource disables SRC_LINE embedding; files are then flagged as
-	// having no source.
-	NoSource bool
-	// ReadSource returns a file's text for embedding; nil means reading it
-	// from disk (regular files up to MaxSourceSize). An error means the
-	// file has no source.
+	// ReadSource returns a file's text for embedding as SRC_LINE records;
+	// an error means the file has no source. nil, the default, embeds no
+	// source and reads nothing: a profile's file names come from whoever
+	// wrote it. SourceFiles reads from disk within limits.
 	ReadSource func(path string) ([]byte, error)
 	// DeclLine maps a function symbol to the line of its declaration, used
 	// as the sub's first line; nil or !ok means the smallest sampled line.
@@ -38,7 +34,7 @@ type Options struct {
 	Application string
 }
 
-// MaxSourceSize is the largest source file read from disk for embedding.
+// MaxSourceSize is SourceFiles' default cap on one source file.
 const MaxSourceSize = 16 << 20
 
 // ExportFile validates f fully and, if it is sound, writes it to w as an
@@ -239,12 +235,9 @@ func (m *model) writeCallTree(e *enc, r *result, node int32, depth uint32) {
 // newlines, or nil when it has no source.
 func (m *model) sources(r *result) [][]string {
 	out := make([][]string, len(r.files))
-	if m.opt.NoSource {
-		return out
-	}
 	read := m.opt.ReadSource
 	if read == nil {
-		read = readSourceFile
+		return out
 	}
 	for i, f := range r.files {
 		if f.name == unknownFile {
@@ -266,17 +259,4 @@ func (m *model) sources(r *result) [][]string {
 		out[i] = lines
 	}
 	return out
-}
-
-var errNotRegular = errors.New("not a regular file of at most MaxSourceSize bytes")
-
-func readSourceFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > MaxSourceSize {
-		return nil, errNotRegular
-	}
-	return os.ReadFile(path)
 }

@@ -90,13 +90,13 @@ type goldenCase struct {
 var goldenCases = []goldenCase{
 	{"go_small", goProfile, Options{ReadSource: readMap(goSources), Application: "app"}},
 	{"go_small_oncpu", goProfile, Options{ReadSource: readMap(goSources), Application: "app", OnCPU: true}},
-	{"go_small_nosource", goProfile, Options{NoSource: true, Application: "app",
+	{"go_small_nosource", goProfile, Options{Application: "app",
 		DeclLine: func(s string) (int, bool) {
 			return map[string]int{"main.main": 5, "main.work": 3}[s], s == "main.main" || s == "main.work"
 		}}},
 	{"go_small_z", goProfile, Options{ReadSource: readMap(goSources), Application: "app", Compress: true}},
-	{"split", splitProfile, Options{NoSource: true, Application: "split"}},
-	{"empty", func() *Profile { return &Profile{Start: 1_700_000_000_000_000, Every: 1000} }, Options{NoSource: true}},
+	{"split", splitProfile, Options{Application: "split"}},
+	{"empty", func() *Profile { return &Profile{Start: 1_700_000_000_000_000, Every: 1000} }, Options{}},
 }
 
 func export(t testing.TB, src Source, opt Options) []byte {
@@ -202,7 +202,7 @@ func sortedStrings(s []string) bool {
 }
 
 func TestTickSplit(t *testing.T) {
-	d, err := decode(export(t, splitProfile(), Options{NoSource: true}))
+	d, err := decode(export(t, splitProfile(), Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestPropertiesRandom(t *testing.T) {
 	for seed := uint64(0); seed < 40; seed++ {
 		p := randomProfile(seed, 300)
 		for _, cpu := range []bool{false, true} {
-			d, err := decode(export(t, p, Options{OnCPU: cpu, NoSource: true}))
+			d, err := decode(export(t, p, Options{OnCPU: cpu}))
 			if err != nil {
 				t.Fatalf("seed %d: decoder: %v", seed, err)
 			}
@@ -347,7 +347,7 @@ func TestPropertiesVectors(t *testing.T) {
 		}
 		for _, cpu := range []bool{false, true} {
 			var b bytes.Buffer
-			if err := ExportFile(&b, f, Options{OnCPU: cpu, NoSource: true}); err != nil {
+			if err := ExportFile(&b, f, Options{OnCPU: cpu}); err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}
 			d, err := decode(b.Bytes())

@@ -26,7 +26,7 @@ func FuzzExport(f *testing.F) {
 		}
 		for _, cpu := range []bool{false, true} {
 			b.Reset()
-			if err := ExportFile(&b, file, Options{OnCPU: cpu, Compress: cpu, NoSource: true}); err != nil {
+			if err := ExportFile(&b, file, Options{OnCPU: cpu, Compress: cpu}); err != nil {
 				t.Fatalf("accepted file does not export: %v", err)
 			}
 			d, err := decode(b.Bytes())

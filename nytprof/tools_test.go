@@ -108,7 +108,7 @@ func toolInputs(t *testing.T) []toolInput {
 	var in []toolInput
 	add := func(name string, f *reader.File) {
 		for _, cpu := range []bool{false, true} {
-			in = append(in, toolInput{fmt.Sprintf("%s/oncpu=%v", name, cpu), FromFile(f), Options{OnCPU: cpu, NoSource: true, Compress: cpu}})
+			in = append(in, toolInput{fmt.Sprintf("%s/oncpu=%v", name, cpu), FromFile(f), Options{OnCPU: cpu, Compress: cpu}})
 		}
 	}
 	for _, path := range sharedVectors(t) {

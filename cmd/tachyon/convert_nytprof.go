@@ -13,7 +13,7 @@ import (
 func init() {
 	registerConverter(&converter{
 		name:    "nytprof",
-		summary: "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --no-source, --bin EXE)",
+		summary: "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE)",
 		setup:   setupNYTProf,
 	})
 }
@@ -21,11 +21,15 @@ func init() {
 func setupNYTProf(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
 	compress := fs.Bool("compress", false, "nytprof: zlib-compress the records (NYTProf's default form)")
 	onCPU := fs.Bool("on-cpu", false, "nytprof: count only on-CPU samples (default: all samples, wall time)")
-	noSource := fs.Bool("no-source", false, "nytprof: do not embed source files")
+	source := fs.Bool("source", false, "nytprof: embed the source files the profile names, read from this machine (regular files only, never /proc, /sys or /dev; 16 MiB each, 256 MiB in all)")
+	sourceRoot := fs.String("source-root", "", "nytprof: with --source (implied), read source files only inside `DIR`")
+	noSource := fs.Bool("no-source", false, "nytprof: embed no source (the default; kept for scripts)")
 	bin := fs.String("bin", "", "nytprof: Go executable that was profiled, for the subs' declaration lines")
 	return func(in, out string, stdout, stderr io.Writer) error {
-		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, NoSource: *noSource,
-			Application: filepath.Base(in)}
+		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, Application: filepath.Base(in)}
+		if (*source || *sourceRoot != "") && !*noSource {
+			opt.ReadSource = nytprof.SourceFiles(nytprof.SourceLimits{Root: *sourceRoot})
+		}
 		if *bin != "" {
 			decl, err := nytprof.DeclLines(*bin)
 			if err != nil {
