@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/gotachyon/profiler/tachyon"
@@ -55,7 +56,9 @@ type File struct {
 
 	ra     io.ReaderAt
 	data   []byte    // the whole file, when it is in memory
+	mapped bool      // data is a mapping: read it through guard
 	closer io.Closer // set by Open
+	closed atomic.Bool
 }
 
 // Strings returns the string table. The slice must not be modified.
@@ -85,6 +88,7 @@ func (f *File) Close() error {
 	}
 	c := f.closer
 	f.closer = nil
+	f.closed.Store(true)
 	return c.Close()
 }
 
@@ -111,6 +115,9 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 
 // readAt returns n bytes at off, from memory when the file is mapped.
 func (f *File) readAt(off, n int64) ([]byte, error) {
+	if f.closed.Load() {
+		return nil, ErrClosed
+	}
 	if f.data != nil {
 		return f.data[off : off+n], nil
 	}

@@ -3,6 +3,7 @@ package reader
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 
@@ -36,14 +37,19 @@ func (f *File) newSource() (*source, error) {
 	off, n := f.SampleRegion()
 	s := &source{zstd: f.Header.Compression == tachyon.CompressionZstd}
 	var region io.Reader
-	if f.data != nil {
+	switch {
+	case f.closed.Load():
+		return nil, ErrClosed
+	case f.mapped:
+		region = &mappedReader{data: f.data[off : off+n], closed: &f.closed}
+	case f.data != nil:
 		raw := f.data[off : off+n]
 		if !s.zstd {
 			s.buf, s.eof = raw, true
 			return s, nil
 		}
 		region = bytes.NewReader(raw)
-	} else {
+	default:
 		region = io.NewSectionReader(f.ra, off, n)
 	}
 	s.rd = region
@@ -136,6 +142,9 @@ func (s *source) atEnd() bool { return s.avail() == 0 && !s.fill(1) }
 func (s *source) streamErr(regionOff int64) error {
 	if s.err == nil {
 		return nil
+	}
+	if errors.Is(s.err, ErrChanged) || errors.Is(s.err, ErrClosed) {
+		return fmt.Errorf("reading samples at offset %d: %w", regionOff+s.base+int64(s.pos), s.err)
 	}
 	if s.zstd {
 		return &FormatError{Offset: regionOff, Decompressed: s.base + int64(s.pos), Code: EZstd,
