@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gotachyon/profiler/internal/testutil"
 )
@@ -79,5 +82,54 @@ func TestExitCodes(t *testing.T) {
 	}
 	if code, _, errs := runCLI("dump", filepath.Join(t.TempDir(), "missing.bin")); code != exitBad || !strings.Contains(errs, "missing.bin") {
 		t.Errorf("missing file: %d %q", code, errs)
+	}
+}
+
+// TestEncodeRejectsBackwardTimestamps: the format's deltas are unsigned, so
+// encode refuses a step back with the line, rather than writing it as 0.
+func TestEncodeRejectsBackwardTimestamps(t *testing.T) {
+	dir := t.TempDir()
+	meta := `{"meta": {"start_time_us": 100, "interval_us": 10}}` + "\n"
+	line := func(ts int) string {
+		return `{"thread_id": 1, "interpreter_id": 0, "timestamp_us": ` + strconv.Itoa(ts) + `, "status": 0, "stack": [["a.go", "f", 1]]}` + "\n"
+	}
+	for _, c := range []struct {
+		name, input, want string
+	}{
+		{"before start", meta + line(5), "line 2: timestamp 5 is before the start time 100"},
+		{"backward", meta + line(120) + line(110), "line 3: timestamp 110 of thread 1 goes back from its previous 120"},
+		{"no meta", line(120), "line 1: first line must be {\"meta\": {...}}, and has no \"meta\" key"},
+	} {
+		in := filepath.Join(dir, "in.jsonl")
+		os.WriteFile(in, []byte(c.input), 0o600)
+		out := filepath.Join(dir, "out.bin")
+		code, _, errs := runCLI("encode", in, out)
+		if code != exitBad || !strings.Contains(errs, c.want) || strings.Contains(errs, "<nil>") {
+			t.Errorf("%s: exit %d, stderr %q; want %q", c.name, code, errs, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: left %s behind", c.name, out)
+		}
+	}
+	if code, _, errs := runCLI("encode", filepath.Join(dir, "missing.jsonl"), filepath.Join(dir, "o.bin")); code != exitBad || errs == "" {
+		t.Errorf("missing input: exit %d %q", code, errs)
+	}
+}
+
+// TestVerifyFIFO: a FIFO is refused at once, not waited on.
+func TestVerifyFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "p.bin")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { code, _, _ := runCLI("verify", fifo); done <- code }()
+	select {
+	case code := <-done:
+		if code != exitBad {
+			t.Errorf("verify FIFO: exit %d, want %d", code, exitBad)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("verify FIFO blocked")
 	}
 }

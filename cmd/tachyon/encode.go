@@ -59,10 +59,14 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 	}
 	var s jsonl.Sample
 	var ws writer.Sample
+	clock := timestamps{start: input.Meta.StartTimeUS, last: make(map[[2]uint64]uint64)}
 	for {
 		err := input.Next(&s)
 		if err == io.EOF {
 			break
+		}
+		if err == nil {
+			err = clock.check(&s, input.Line())
 		}
 		if err == nil {
 			ws = writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.TimestampUS, Status: s.Status, Frames: ws.Frames[:0]}
@@ -80,5 +84,26 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("%s: %w", out, err)
 	}
+	return nil
+}
+
+// timestamps checks that each thread's timestamps do not go back, from the
+// start time on: a sample's delta is unsigned, so the format cannot hold a
+// step back, and the writer would record it as 0.
+type timestamps struct {
+	start uint64
+	last  map[[2]uint64]uint64 // (thread id, interpreter id) -> latest
+}
+
+func (c *timestamps) check(s *jsonl.Sample, line int) error {
+	k := [2]uint64{s.ThreadID, uint64(s.InterpreterID)}
+	prev, seen := c.last[k]
+	switch {
+	case !seen && s.TimestampUS < c.start:
+		return fmt.Errorf("line %d: timestamp %d is before the start time %d (the format cannot hold it)", line, s.TimestampUS, c.start)
+	case seen && s.TimestampUS < prev:
+		return fmt.Errorf("line %d: timestamp %d of thread %d goes back from its previous %d (the format cannot hold it)", line, s.TimestampUS, s.ThreadID, prev)
+	}
+	c.last[k] = s.TimestampUS
 	return nil
 }

@@ -106,8 +106,11 @@ func NewInput(r io.Reader) (*Input, error) {
 		}
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &first); err != nil || first.Meta == nil {
-		return nil, fmt.Errorf("line %d: first line must be {\"meta\": {...}}: %v", in.line, err)
+	if err := json.Unmarshal(b, &first); err != nil {
+		return nil, fmt.Errorf("line %d: first line must be {\"meta\": {...}}: %w", in.line, err)
+	}
+	if first.Meta == nil {
+		return nil, fmt.Errorf("line %d: first line must be {\"meta\": {...}}, and has no \"meta\" key", in.line)
 	}
 	in.Meta = *first.Meta
 	return in, nil
@@ -126,6 +129,9 @@ func (in *Input) next() ([]byte, error) {
 	}
 	return nil, io.EOF
 }
+
+// Line returns the line number of the line read last.
+func (in *Input) Line() int { return in.line }
 
 // Next reads the next sample into s; it returns io.EOF at the end.
 func (in *Input) Next(s *Sample) error {
