@@ -6,6 +6,7 @@ import (
 	"io"
 	"log"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,15 +15,22 @@ import (
 )
 
 // fullDisk is an output that takes limit bytes and then fails every write,
-// as a full disk does.
+// as a full disk does, noting when it first failed.
 type fullDisk struct {
+	mu            sync.Mutex
 	limit, n, off int64
+	failedAt      time.Time
 }
 
 var errFull = errors.New("disk full")
 
 func (d *fullDisk) Write(p []byte) (int, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.off+int64(len(p)) > d.limit {
+		if d.failedAt.IsZero() {
+			d.failedAt = time.Now()
+		}
 		return 0, errFull
 	}
 	d.off += int64(len(p))
@@ -31,6 +39,8 @@ func (d *fullDisk) Write(p []byte) (int, error) {
 }
 
 func (d *fullDisk) Seek(off int64, whence int) (int64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	switch whence {
 	case io.SeekCurrent:
 		off += d.off
@@ -39,6 +49,13 @@ func (d *fullDisk) Seek(off int64, whence int) (int64, error) {
 	}
 	d.off = off
 	return off, nil
+}
+
+// failed reports whether a write has failed.
+func (d *fullDisk) failed() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return !d.failedAt.IsZero()
 }
 
 // TestWriteErrorSaidOnce fills the disk while sampling: Stop returns the

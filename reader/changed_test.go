@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -106,5 +107,22 @@ func TestOpenFIFO(t *testing.T) {
 	}
 	if _, err := reader.Open("/dev/null"); !errors.Is(err, reader.ErrNotRegular) {
 		t.Errorf("Open(/dev/null): %v, want ErrNotRegular", err)
+	}
+}
+
+// TestNotFinalized reads what a writer leaves before Close (a zero header,
+// with or without data after it): the error says so in plain words.
+func TestNotFinalized(t *testing.T) {
+	for _, size := range []int{tachyon.HeaderSize, 4096} {
+		path := filepath.Join(t.TempDir(), "p.bin")
+		b := make([]byte, size)
+		for i := tachyon.HeaderSize; i < size; i++ {
+			b[i] = byte(i)
+		}
+		os.WriteFile(path, b, 0o600)
+		_, err := reader.Open(path)
+		if err == nil || !strings.Contains(err.Error(), "not finalized") || !strings.Contains(err.Error(), "was Stop called?") {
+			t.Errorf("%d bytes: %v", size, err)
+		}
 	}
 }

@@ -134,6 +134,11 @@ func (f *File) readAt(off, n int64) ([]byte, error) {
 func (f *File) init() error {
 	size := f.Size
 	if size < tachyon.MinFileSize {
+		if size >= tachyon.HeaderSize {
+			if hb, err := f.readAt(0, tachyon.HeaderSize); err == nil && allZero(hb) {
+				return formatErr(0, ETooSmall, "not finalized: %d bytes with an all-zero header, as the writer leaves a file until Close (was Stop called? did writing fail?)", size)
+			}
+		}
 		return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
 	}
 	hb, err := f.readAt(0, tachyon.HeaderSize)
@@ -145,7 +150,9 @@ func (f *File) init() error {
 		return err
 	}
 	le := binary.LittleEndian
-	if m := le.Uint32(hb[0:]); m != tachyon.Magic {
+	if m := le.Uint32(hb[0:]); m == 0 && allZero(hb) {
+		return formatErr(0, EMagic, "not finalized: the header is all zeros, as the writer leaves it until Close (was Stop called? did writing fail?)")
+	} else if m != tachyon.Magic {
 		return formatErr(0, EMagic, "magic is %#08x, want %#08x (bytes \"HCAT\")", m, tachyon.Magic)
 	}
 	h := Header{
@@ -284,4 +291,14 @@ func (f *File) parseFrames(b []byte, base int64) error {
 		return formatErr(base+int64(pos), EFrameCount, "%d bytes left in the frame table after %d frames", len(b)-pos, n)
 	}
 	return nil
+}
+
+// allZero reports whether b holds only zero bytes.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -155,6 +155,9 @@ func (a *adaptive) run(r runner, kind Backend) {
 
 // check compares the costs over the last interval and switches if needed.
 func (a *adaptive) check(now time.Time) {
+	if a.em.halted.Load() {
+		return // the sink failed: the backend has stopped, and stays so
+	}
 	sched := a.schedCount()
 	dt := now.Sub(a.lastAt).Seconds()
 	if dt <= 0 {

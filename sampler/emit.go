@@ -46,6 +46,8 @@ type emitter struct {
 	seen    map[uint64]struct{}
 	err     error // the first problem met
 	sinkErr bool  // err is the sink's, and nothing more is written
+	// halted is sinkErr for other goroutines (the Auto supervisor).
+	halted atomic.Bool
 
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
@@ -137,6 +139,7 @@ func (e *emitter) sinkFailed(err error, n int) {
 	if e.err == nil {
 		e.err = fmt.Errorf("sampler: writing samples: %w", err)
 		e.sinkErr = true
+		e.halted.Store(true)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	rtrace "runtime/trace"
+	"sync/atomic"
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
@@ -38,6 +39,7 @@ type traceBackend struct {
 	pw         *io.PipeWriter
 	rd         *xtrace.Reader
 	cpuStarted bool
+	released   atomic.Bool // the tracer and CPU profiler are stopped
 	done       chan struct{}
 
 	self    uint64
@@ -138,12 +140,23 @@ func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBack
 // consumed and emitted everything.
 func (tb *traceBackend) stop() {
 	tb.pace.stopping.Store(true)
+	tb.release() // returns once all trace data has been written to the pipe
+	tb.pw.Close()
+	<-tb.done
+}
+
+// release stops the CPU profiler and the tracer this backend started, once:
+// at Stop, or as soon as the sink fails, so that a profiler that can no
+// longer write costs the program nothing more (and a later Stop does not
+// stop a tracer the program started since).
+func (tb *traceBackend) release() {
+	if !tb.released.CompareAndSwap(false, true) {
+		return
+	}
 	if tb.cpuStarted {
 		pprof.StopCPUProfile()
 	}
-	rtrace.Stop() // returns once all trace data has been written to the pipe
-	tb.pw.Close()
-	<-tb.done
+	rtrace.Stop()
 }
 
 func (tb *traceBackend) loop() {
@@ -158,6 +171,12 @@ func (tb *traceBackend) loop() {
 	tb.self = goid()
 	if err := tb.consume(); err != nil {
 		tb.em.setErr(err)
+	}
+	if tb.em.failed() {
+		// The trace writer must not wait on a pipe nobody reads while
+		// the tracer stops.
+		tb.pr.CloseWithError(io.ErrClosedPipe)
+		tb.release()
 	}
 }
 
