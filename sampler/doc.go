@@ -130,6 +130,15 @@
 //     by the functions it calls, so a goroutine inside trace.WithRegion is
 //     sampled like any other.
 //
+// Stack depth. The runtime hands the trace backend at most 128 frames of a
+// goroutine's stack where it changes state, and 64 of a CPU sample; the
+// snapshot backend's runtime.Stack prints a deep stack's innermost and
+// outermost 50 frames. A stack cut before its root (64 frames or more and
+// no runtime.goexit at the bottom) ends in a "[truncated]" frame, and the
+// gap runtime.Stack leaves is a "[frames elided]" frame, so that a flame
+// graph never shows a cut as a root. The sink keeps at most
+// tachyon.MaxWriteDepth (256) frames.
+//
 // A CPU sample cut short inside the runtime (a stack of hidden runtime
 // frames only, such as [runtime.nanotime1]) says nothing of where a
 // goroutine runs: wall mode does not take it as evidence, and CPU mode

@@ -41,17 +41,19 @@ type snapshot struct {
 	quit chan struct{}
 	done chan struct{}
 
-	buf     []byte
-	frames  map[string]snapFrame // "func\x00file:line" -> frame
-	stacks  stackTable
-	reasons map[string]string // reason as printed -> canonical reason
-	gs      map[uint64]*snapGor
-	dumps   uint64
-	key     []byte
-	stack   []uint32
-	self    uint64
-	stw     time.Duration // total time spent inside runtime.Stack
-	busy    atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
+	buf       []byte
+	frames    map[string]snapFrame // "func\x00file:line" -> frame
+	elided    uint32               // the "[frames elided]" frame, once elidedSet
+	elidedSet bool
+	stacks    stackTable
+	reasons   map[string]string // reason as printed -> canonical reason
+	gs        map[uint64]*snapGor
+	dumps     uint64
+	key       []byte
+	stack     []uint32
+	self      uint64
+	stw       time.Duration // total time spent inside runtime.Stack
+	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
 }
 
 func newSnapshot(em *emitter) *snapshot {
@@ -181,6 +183,12 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 			}
 		case bytes.HasPrefix(line, []byte("created by ")):
 			skipFile = true
+		case bytes.HasPrefix(line, []byte("...")) && bytes.Contains(line, []byte("elided")):
+			// runtime.Stack keeps a deep stack's innermost and outermost
+			// 50 frames: mark the gap.
+			if len(sb.stack) < maxDepth {
+				sb.stack = append(sb.stack, sb.elidedFrame())
+			}
 		default:
 			if i := bytes.LastIndexByte(line, '('); i > 0 {
 				fn = line[:i]
@@ -221,6 +229,18 @@ func parseState(rest []byte) (gstate, []byte) {
 // addFrame resolves one "func" + "file:line +0x1d" pair through the cache
 // and normalises it as the trace backend does (a dump taken with
 // GOTRACEBACK=system shows runtime frames).
+// elidedFrame returns the frame that marks the frames runtime.Stack left out
+// of a deep stack.
+func (sb *snapshot) elidedFrame() uint32 {
+	if !sb.elidedSet {
+		sb.elided, sb.elidedSet = sb.em.sink.Frame(writer.Frame{Func: elidedFrame}), true
+	}
+	return sb.elided
+}
+
+// elidedFrame names the gap runtime.Stack leaves in a deep stack.
+const elidedFrame = "[frames elided]"
+
 func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
 	if k := bytes.LastIndexByte(loc, ' '); k > 0 {
 		loc = loc[:k]

@@ -392,6 +392,11 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 	if ts.hint == "" {
 		ts.hint = weak
 	}
+	if i >= minCutDepth && !outer.goexit && len(ts.frames) > 0 {
+		// The runtime cut the stack (the trace keeps 128 frames, a CPU
+		// sample 64) before the goroutine's root: say so at the root.
+		ts.frames = append(ts.frames[:min(len(ts.frames), maxDepth-1)], tb.markFrame(truncatedFrame))
+	}
 	ts.evidence = len(ts.frames) > 0
 	if !ts.evidence && i > 0 {
 		// Only hidden runtime frames: keep the innermost, so that a CPU
@@ -438,11 +443,25 @@ func (tb *traceBackend) namedFrame(f xtrace.StackFrame, fn string) uint32 {
 // and ended without blocking, being preempted or being sampled.
 const unknownFrame = "[stack unknown]"
 
+// truncatedFrame is the outermost frame of a stack the runtime cut before
+// the goroutine's root, and minCutDepth the fewest frames such a stack has
+// (a CPU sample keeps 64; every complete goroutine stack ends in
+// runtime.goexit).
+const (
+	truncatedFrame = "[truncated]"
+	minCutDepth    = 64
+)
+
+// markFrame interns a synthetic frame, one with only a name.
+func (tb *traceBackend) markFrame(name string) uint32 {
+	return tb.em.sink.Frame(writer.Frame{Func: name})
+}
+
 // unknownStack is the stack of a goroutine whose stack the trace never
 // showed.
 func (tb *traceBackend) unknownStack() *stack {
 	if tb.unknown == nil {
-		tb.unknown = &stack{frames: []uint32{tb.em.sink.Frame(writer.Frame{Func: unknownFrame})}}
+		tb.unknown = &stack{frames: []uint32{tb.markFrame(unknownFrame)}}
 	}
 	return tb.unknown
 }
