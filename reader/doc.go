@@ -15,5 +15,13 @@
 // failure. The reader never panics on bad input and never allocates from a
 // length field more than the file can hold: table counts are checked against
 // the bytes that hold them, and stacks grow only as frames are actually read
-// (at most tachyon.MaxReadDepth).
+// (at most tachyon.MaxReadDepth). The work a file can ask for is bounded
+// too: past its first million samples, a zstd sample region may hold at
+// most 4,096 samples per compressed byte (the writer's worst case is about
+// 1,700), so a decompression bomb ends early with E_ZSTD.
+//
+// Open refuses what is not a regular file (a FIFO or a device) without
+// waiting on it, and reads a mapped file under a fault guard: a file
+// truncated or rewritten while it is read gives ErrChanged, and a File used
+// after Close gives ErrClosed, never a fault.
 package reader

@@ -83,14 +83,15 @@ type Samples struct {
 	repeat  uint64 // samples left in the current REPEAT record
 	scratch []uint32
 	stats   Stats
-	recOff  int64 // stream offset of the current record
+	recOff  int64  // stream offset of the current record
+	limit   uint64 // samples the iterator accepts (see sampleLimit)
 	err     error
 	done    bool
 }
 
 // Samples returns an iterator over the samples in file order.
 func (f *File) Samples() *Samples {
-	it := &Samples{f: f, threads: make(map[threadKey]*rthread)}
+	it := &Samples{f: f, threads: make(map[threadKey]*rthread), limit: f.sampleLimit()}
 	src, err := f.newSource()
 	if err != nil {
 		it.err, it.done = err, true
@@ -254,8 +255,8 @@ func (it *Samples) Next() bool {
 		t.off += int(pop)
 		t.push(it.scratch)
 	}
-	if it.stats.Samples >= uint64(h.SampleCount) {
-		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", h.SampleCount)
+	if it.stats.Samples >= it.limit {
+		return it.overLimit()
 	}
 	if len(t.arr)-t.off > tachyon.MaxReadDepth {
 		return it.fail(it.recOff, EDepth, "stack of %d frames is deeper than the reader's limit %d", len(t.arr)-t.off, tachyon.MaxReadDepth)
@@ -319,14 +320,46 @@ func (it *Samples) nextPair() bool {
 	if !it.timeStatus(t) {
 		return false
 	}
-	if it.stats.Samples >= uint64(it.f.Header.SampleCount) {
-		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", it.f.Header.SampleCount)
+	if it.stats.Samples >= it.limit {
+		return it.overLimit()
 	}
 	it.repeat--
 	it.sample.Stack = t.stack()
 	it.stats.Samples++
 	it.stats.SamplesBy[tachyon.Repeat]++
 	return true
+}
+
+// A zstd sample region can expand a few kilobytes into billions of
+// samples, and verifying them would take minutes. Past freeSamples, a
+// compressed region may hold at most maxSamplesPerByte samples per byte on
+// disk: above the writer's worst case (one goroutine parked for the whole
+// profile, 1,700 samples per byte: zstd's block overhead caps the ratio;
+// a realistic profile has a few hundred), below a bomb's 16,000 and more.
+const (
+	freeSamples       = 1 << 20
+	maxSamplesPerByte = 4096
+)
+
+// sampleLimit returns how many samples the file's iterators accept: the
+// header's count, and for a compressed region the bound above.
+func (f *File) sampleLimit() uint64 {
+	limit := uint64(f.Header.SampleCount)
+	if f.Header.Compression == tachyon.CompressionZstd {
+		_, n := f.SampleRegion()
+		limit = min(limit, freeSamples+maxSamplesPerByte*uint64(max(n, 0)))
+	}
+	return limit
+}
+
+// overLimit fails the iteration at its sample limit.
+func (it *Samples) overLimit() bool {
+	if h := it.f.Header; it.limit == uint64(h.SampleCount) {
+		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", h.SampleCount)
+	}
+	off, n := it.f.SampleRegion()
+	return it.fail(off, EZstd, "the %d-byte compressed sample region holds more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
+		n, it.limit, maxSamplesPerByte, freeSamples)
 }
 
 // finish checks the totals once the records are exhausted.
