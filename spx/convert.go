@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -84,8 +85,13 @@ type Written struct {
 	Summary   Summary
 }
 
-type rec struct {
+// A run is n samples of one thread with one stack and status at ts,
+// ts+step, ...: a wall profile's REPEAT records, kept as one entry each, so
+// that the conversion holds a few bytes per stack change, not per sample.
+type run struct {
 	ts     uint64
+	step   uint32 // µs between the run's samples; 0 while n is 1
+	n      uint32
 	stack  uint32
 	status uint8
 }
@@ -93,8 +99,50 @@ type rec struct {
 type thread struct {
 	id     uint64
 	interp uint32
-	recs   []rec
+	runs   []run
+	n      int // samples
 	onCPU  int
+}
+
+// add appends a sample to t, extending its last run when it continues it.
+func (t *thread) add(ts uint64, stack uint32, status uint8) {
+	t.n++
+	if k := len(t.runs); k > 0 {
+		r := &t.runs[k-1]
+		last := r.ts + uint64(r.n-1)*uint64(r.step)
+		if r.stack == stack && r.status == status && r.n < math.MaxUint32 && ts >= last {
+			d := ts - last
+			if r.n == 1 && d > 0 && d <= math.MaxUint32 {
+				r.step, r.n = uint32(d), 2
+				return
+			}
+			if r.n > 1 && d == uint64(r.step) {
+				r.n++
+				return
+			}
+		}
+	}
+	t.runs = append(t.runs, run{ts: ts, n: 1, stack: stack, status: status})
+}
+
+// each calls fn for every sample of t in order, with the timestamp of the
+// next one (ok false for the last).
+func (t *thread) each(fn func(ts uint64, stack uint32, status uint8, next uint64, ok bool) error) error {
+	for i, r := range t.runs {
+		for k := range uint64(r.n) {
+			ts := r.ts + k*uint64(r.step)
+			next, ok := ts+uint64(r.step), true
+			if k == uint64(r.n)-1 {
+				if ok = i+1 < len(t.runs); ok {
+					next = t.runs[i+1].ts
+				}
+			}
+			if err := fn(ts, r.stack, r.status, next, ok); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // profile is a Tachyon file reduced to per-thread samples of interned
@@ -158,7 +206,7 @@ func load(f *reader.File) (*profile, error) {
 			threads[key] = t
 			p.threads = append(p.threads, t)
 		}
-		t.recs = append(t.recs, rec{s.Timestamp, sid, s.Status})
+		t.add(s.Timestamp, sid, s.Status)
 		if s.Status&tachyon.StatusOnCPU != 0 {
 			t.onCPU++
 			p.states = true
@@ -170,14 +218,15 @@ func load(f *reader.File) (*profile, error) {
 	return p, nil
 }
 
-// step returns the time (µs) sample i of recs owns and the gap after it.
-func step(recs []rec, i int, iv uint64) (own, gap uint64) {
-	if i == len(recs)-1 {
+// step returns the time (µs) a sample at ts owns and the gap after it,
+// given the next sample's time (hasNext false for the last).
+func step(ts, next uint64, hasNext bool, iv uint64) (own, gap uint64) {
+	if !hasNext {
 		return min(iv, MaxStep), 0
 	}
 	d := uint64(0)
-	if recs[i+1].ts > recs[i].ts {
-		d = recs[i+1].ts - recs[i].ts
+	if next > ts {
+		d = next - ts
 	}
 	if iv == 0 || d/GapFactor <= iv {
 		return min(d, MaxStep), 0
@@ -213,7 +262,7 @@ func Convert(f *reader.File, dir string, opt Options) ([]Written, error) {
 		if c := cmp.Compare(b.onCPU, a.onCPU); c != 0 {
 			return c
 		}
-		if c := cmp.Compare(len(b.recs), len(a.recs)); c != 0 {
+		if c := cmp.Compare(b.n, a.n); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.id, b.id)
@@ -264,24 +313,24 @@ func (e *emitter) move(sid uint32, wt, ct uint64) error {
 }
 
 func (p *profile) goroutine(dir string, opt Options, t *thread) (Written, error) {
-	start := usTime(t.recs[0].ts)
+	start := usTime(t.runs[0].ts)
 	rand := strconv.FormatUint(t.id, 10)
 	if t.interp != 0 {
 		rand += "." + strconv.FormatUint(uint64(t.interp), 10)
 	}
 	key := Key(start, opt.Host, opt.PID, rand)
 	custom := fmt.Sprintf("gotachyon goroutine %d: %d samples, real timestamps; a sample lasts until the next one, gaps over %d intervals show as %s",
-		t.id, len(t.recs), GapFactor, NotSampled)
-	return p.write(dir, opt, key, start, t.id, t.interp, custom, len(t.recs), func(e *emitter) error {
+		t.id, t.n, GapFactor, NotSampled)
+	return p.write(dir, opt, key, start, t.id, t.interp, custom, t.n, func(e *emitter) error {
 		var wt, ct uint64
 		gapFn := ^uint32(0)
-		for i, r := range t.recs {
-			if err := e.move(r.stack, wt, ct); err != nil {
+		err := t.each(func(ts uint64, stack uint32, status uint8, next uint64, hasNext bool) error {
+			if err := e.move(stack, wt, ct); err != nil {
 				return err
 			}
-			own, gap := step(t.recs, i, p.iv)
+			own, gap := step(ts, next, hasNext, p.iv)
 			wt += own * 1000
-			if r.status&tachyon.StatusOnCPU != 0 {
+			if status&tachyon.StatusOnCPU != 0 {
 				ct += own * 1000
 			}
 			if gap > 0 {
@@ -293,6 +342,10 @@ func (p *profile) goroutine(dir string, opt Options, t *thread) (Written, error)
 				}
 				wt += gap * 1000
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		return e.r.Move(nil, wt, ct)
 	})
@@ -313,7 +366,7 @@ func (p *profile) sequential(dir string, opt Options) (Written, error) {
 	iv = min(iv, MaxStep) * 1000
 	n := 0
 	for _, t := range ts {
-		n += len(t.recs)
+		n += t.n
 	}
 	start := usTime(p.start)
 	key := Key(start, opt.Host, opt.PID, "0")
@@ -322,14 +375,18 @@ func (p *profile) sequential(dir string, opt Options) (Written, error) {
 	return p.write(dir, opt, key, start, 0, 0, custom, n, func(e *emitter) error {
 		var wt, ct uint64
 		for _, t := range ts {
-			for _, r := range t.recs {
-				if err := e.move(r.stack, wt, ct); err != nil {
+			err := t.each(func(_ uint64, stack uint32, status uint8, _ uint64, _ bool) error {
+				if err := e.move(stack, wt, ct); err != nil {
 					return err
 				}
 				wt += iv
-				if r.status&tachyon.StatusOnCPU != 0 {
+				if status&tachyon.StatusOnCPU != 0 {
 					ct += iv
 				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			if err := e.r.Move(nil, wt, ct); err != nil {
 				return err
