@@ -39,6 +39,10 @@ func ParseType(s string) (Type, error) {
 // Options configure Convert. The zero value chooses the type automatically.
 type Options struct {
 	Type Type
+	// MaxStackFrames bounds the frames kept across the profile's distinct
+	// stacks, and so the export's memory; 0 means
+	// stacktab.DefaultMaxFrames (16 M frames, 128 MiB).
+	MaxStackFrames int
 }
 
 // Label keys of the exported samples.
@@ -66,13 +70,17 @@ type agg struct {
 	n      int64
 }
 
-func aggregate(f *reader.File) (*agg, error) {
+func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}, allCPU: true}
+	a.stacks.MaxFrames = maxFrames
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		id := a.stacks.ID(s.Stack)
+		id, err := a.stacks.ID(s.Stack)
+		if err != nil {
+			return nil, fmt.Errorf("pprof: %w", err)
+		}
 		k := sampleKey{id, s.ThreadID, collapsed.StateOf(s.Status)}
 		j, ok := a.index[k]
 		if !ok {
@@ -97,7 +105,7 @@ func aggregate(f *reader.File) (*agg, error) {
 // Convert aggregates f into a pprof profile. It returns the reader's
 // error, if any, and then no profile.
 func Convert(f *reader.File, o Options) (*profile.Profile, error) {
-	a, err := aggregate(f)
+	a, err := aggregate(f, o.MaxStackFrames)
 	if err != nil {
 		return nil, err
 	}

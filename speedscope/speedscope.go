@@ -30,6 +30,10 @@ type Options struct {
 	// Name is the name of the profile group shown by speedscope; empty
 	// means "tachyon profile".
 	Name string
+	// MaxStackFrames bounds the frames kept across the profile's distinct
+	// stacks, and so the export's memory; 0 means
+	// stacktab.DefaultMaxFrames (16 M frames, 128 MiB).
+	MaxStackFrames int
 }
 
 // run is a run of equal consecutive stacks of one goroutine.
@@ -54,15 +58,19 @@ type agg struct {
 	gs     []*goroutine
 }
 
-func aggregate(f *reader.File) (*agg, error) {
+func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 	a := &agg{}
+	a.stacks.MaxFrames = maxFrames
 	byID := map[uint64]*goroutine{}
 	var last *goroutine
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		id := a.stacks.ID(s.Stack)
+		id, err := a.stacks.ID(s.Stack)
+		if err != nil {
+			return nil, fmt.Errorf("speedscope: %w", err)
+		}
 		g := last
 		if g == nil || g.id != s.ThreadID {
 			g = byID[s.ThreadID]
@@ -108,7 +116,7 @@ type frame struct {
 // Write converts f and writes the speedscope JSON file to w. It returns
 // the reader's error, if any, before writing anything.
 func Write(w io.Writer, f *reader.File, o Options) error {
-	a, err := aggregate(f)
+	a, err := aggregate(f, o.MaxStackFrames)
 	if err != nil {
 		return err
 	}

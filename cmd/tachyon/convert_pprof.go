@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/pprofexport"
 	"github.com/gotachyon/profiler/reader"
 )
@@ -17,13 +18,14 @@ func init() {
 		summary: "gzipped pprof protobuf for go tool pprof, labels goroutine, state, wait_reason (--type wall|cpu)",
 		setup: func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
 			typ := fs.String("type", "auto", "time value: wall, cpu, or auto (cpu when every sample is on a CPU)")
+			maxFrames := maxStackFramesFlag(fs)
 			return func(in, out string, stdout, stderr io.Writer) error {
 				t, err := pprofexport.ParseType(*typ)
 				if err != nil {
 					return err
 				}
 				return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
-					return pprofexport.Write(w, f, pprofexport.Options{Type: t})
+					return pprofexport.Write(w, f, pprofexport.Options{Type: t, MaxStackFrames: *maxFrames})
 				})
 			}
 		},
@@ -53,4 +55,11 @@ func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (e
 		return wrapPath(in, err)
 	}
 	return errors.Join(bw.Flush(), o.Close())
+}
+
+// maxStackFramesFlag registers --max-stack-frames, the bound on the frames
+// an aggregating export keeps across distinct stacks.
+func maxStackFramesFlag(fs *flag.FlagSet) *int {
+	return fs.Int("max-stack-frames", stacktab.DefaultMaxFrames,
+		"pprof, speedscope: most frames kept across the profile's distinct stacks (8 bytes each); past it the export fails")
 }

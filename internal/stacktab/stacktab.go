@@ -2,19 +2,42 @@
 // that aggregate samples by stack.
 package stacktab
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// DefaultMaxFrames bounds the frames a Table keeps across its distinct
+// stacks when Table.MaxFrames is 0: each costs 8 bytes (a key and a copy),
+// so 128 MiB in all. A file of many distinct deep stacks is small on disk
+// (a stack is a frame pushed onto the previous one) and would otherwise
+// take gigabytes.
+const DefaultMaxFrames = 16 << 20
+
+// LimitError is returned by ID when a new stack would take the table past
+// its frame limit.
+type LimitError struct{ Limit int }
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the profile's distinct stacks hold more than %d frames in all, the limit on what the export keeps in memory (raise it with --max-stack-frames)", e.Limit)
+}
 
 // Table assigns dense ids to distinct stacks in order of first appearance.
 // The zero value is ready to use.
 type Table struct {
-	ids    map[string]uint32
-	stacks [][]uint32
-	key    []byte
+	// MaxFrames bounds the frames kept across distinct stacks; 0 means
+	// DefaultMaxFrames.
+	MaxFrames int
+	ids       map[string]uint32
+	stacks    [][]uint32
+	key       []byte
+	frames    int
 }
 
-// ID returns the id of stack, adding a copy of it if it is new. It does not
-// allocate for a stack already in the table.
-func (t *Table) ID(stack []uint32) uint32 {
+// ID returns the id of stack, adding a copy of it if it is new, or a
+// *LimitError if that would pass the frame limit. It does not allocate for a
+// stack already in the table.
+func (t *Table) ID(stack []uint32) (uint32, error) {
 	if t.ids == nil {
 		t.ids = make(map[string]uint32)
 	}
@@ -23,12 +46,20 @@ func (t *Table) ID(stack []uint32) uint32 {
 		t.key = binary.LittleEndian.AppendUint32(t.key, i)
 	}
 	if id, ok := t.ids[string(t.key)]; ok {
-		return id
+		return id, nil
 	}
+	limit := t.MaxFrames
+	if limit <= 0 {
+		limit = DefaultMaxFrames
+	}
+	if t.frames+len(stack) > limit {
+		return 0, &LimitError{limit}
+	}
+	t.frames += len(stack)
 	id := uint32(len(t.stacks))
 	t.ids[string(t.key)] = id
 	t.stacks = append(t.stacks, append([]uint32(nil), stack...))
-	return id
+	return id, nil
 }
 
 // Stack returns the stack with the given id; it must not be modified.

@@ -1,11 +1,24 @@
 package stacktab
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
+
+// id returns tab.ID(stack), failing the test on a limit error.
+func id(t *testing.T, tab *Table, stack []uint32) uint32 {
+	t.Helper()
+	n, err := tab.ID(stack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
 
 func TestTable(t *testing.T) {
 	var tab Table
 	a := []uint32{1, 2, 3}
-	if tab.ID(a) != 0 || tab.ID([]uint32{1, 2}) != 1 || tab.ID([]uint32{1, 2, 3}) != 0 || tab.ID(nil) != 2 {
+	if id(t, &tab, a) != 0 || id(t, &tab, []uint32{1, 2}) != 1 || id(t, &tab, []uint32{1, 2, 3}) != 0 || id(t, &tab, nil) != 2 {
 		t.Fatal("ids not dense in order of first appearance")
 	}
 	a[0] = 9 // the table keeps its own copy
@@ -14,5 +27,16 @@ func TestTable(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { tab.ID([]uint32{1, 2}) }); n != 0 {
 		t.Fatalf("%v allocs for a known stack", n)
+	}
+}
+
+func TestTableLimit(t *testing.T) {
+	tab := Table{MaxFrames: 5}
+	id(t, &tab, []uint32{1, 2, 3})
+	id(t, &tab, []uint32{1, 2})
+	id(t, &tab, []uint32{1, 2, 3}) // known: no new frames
+	var le *LimitError
+	if _, err := tab.ID([]uint32{4}); !errors.As(err, &le) || le.Limit != 5 {
+		t.Fatalf("past the limit: %v", err)
 	}
 }

@@ -1,0 +1,119 @@
+// Package hostile builds valid Tachyon files that are cheap on disk and
+// costly to process — decompression bombs, many distinct deep stacks — for
+// the tests that check every command and exporter stays within bounded
+// memory and time. The files are generated, not committed.
+package hostile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strconv"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// A builder assembles a file from raw sample records, strings and frames.
+type builder struct {
+	records bytes.Buffer
+	samples uint32 // declared in the header
+	threads uint32
+	strs    [][]byte
+	frames  [][3]uint64 // file, func, line (zigzag)
+}
+
+// record starts a record of thread 1 with encoding enc.
+func (b *builder) record(enc tachyon.Encoding) {
+	binary.Write(&b.records, binary.LittleEndian, uint64(1))
+	binary.Write(&b.records, binary.LittleEndian, uint32(0))
+	b.records.WriteByte(byte(enc))
+}
+
+// uvarint appends v to the records.
+func (b *builder) uvarint(v uint64) { b.records.Write(binary.AppendUvarint(nil, v)) }
+
+// bytes returns the file with the records as its sample region, zstd
+// compressed if compress; extra, if not nil, writes more raw records
+// straight into the compressor (for regions too large to hold).
+func (b *builder) bytes(compress bool, extra func(w *zstd.Encoder)) []byte {
+	region := b.records.Bytes()
+	comp := tachyon.CompressionNone
+	if compress {
+		var z bytes.Buffer
+		zw, _ := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+		zw.Write(region)
+		if extra != nil {
+			extra(zw)
+		}
+		zw.Close()
+		region, comp = z.Bytes(), tachyon.CompressionZstd
+	}
+	var tables []byte
+	for _, s := range b.strs {
+		tables = append(binary.AppendUvarint(tables, uint64(len(s))), s...)
+	}
+	strLen := len(tables)
+	for _, f := range b.frames {
+		tables = binary.AppendUvarint(tables, f[0])
+		tables = binary.AppendUvarint(tables, f[1])
+		tables = binary.AppendUvarint(tables, f[2])
+	}
+	le := binary.LittleEndian
+	h := make([]byte, tachyon.HeaderSize)
+	le.PutUint32(h[0:], tachyon.Magic)
+	le.PutUint32(h[4:], tachyon.Version)
+	le.PutUint64(h[8:], 1)
+	le.PutUint64(h[16:], 1000)
+	le.PutUint32(h[24:], b.samples)
+	le.PutUint32(h[28:], b.threads)
+	strOff := uint64(len(h) + len(region))
+	le.PutUint64(h[32:], strOff)
+	le.PutUint64(h[40:], strOff+uint64(strLen))
+	le.PutUint32(h[48:], uint32(comp))
+	out := append(append(h, region...), tables...)
+	foot := make([]byte, tachyon.FooterSize)
+	le.PutUint32(foot[0:], uint32(len(b.strs)))
+	le.PutUint32(foot[4:], uint32(len(b.frames)))
+	le.PutUint64(foot[8:], uint64(len(out)+len(foot)))
+	return append(out, foot...)
+}
+
+// Bomb returns a file whose few-kilobyte zstd region expands to one FULL
+// sample and a REPEAT record of n samples, and whose header declares the
+// most samples a file can hold.
+func Bomb(n int) []byte {
+	b := &builder{samples: 1<<32 - 1, threads: 1,
+		strs: [][]byte{[]byte("f.go"), []byte("f")}, frames: [][3]uint64{{0, 1, 2}}}
+	b.record(tachyon.Full)
+	b.records.Write([]byte{0, 0, 1, 0}) // delta 0, status 0, depth 1, frame 0
+	b.record(tachyon.Repeat)
+	b.uvarint(uint64(n))
+	return b.bytes(true, func(zw *zstd.Encoder) {
+		pairs := make([]byte, 1<<20) // (delta 0, status 0) pairs
+		for left := 2 * n; left > 0; left -= len(pairs) {
+			zw.Write(pairs[:min(left, len(pairs))])
+		}
+	})
+}
+
+// DeepDistinct returns a file of one thread whose n samples each push one
+// more frame onto the previous stack (SUFFIX records): n distinct stacks of
+// depth 1..n, n²/2 frames in all, in a few bytes per sample.
+func DeepDistinct(n int) []byte {
+	b := &builder{samples: uint32(n), threads: 1, strs: [][]byte{[]byte("deep.go")}}
+	for i := range n {
+		b.strs = append(b.strs, []byte("main.f"+strconv.Itoa(i)))
+		b.frames = append(b.frames, [3]uint64{0, uint64(i + 1), 2})
+	}
+	b.record(tachyon.Full)
+	b.records.Write([]byte{0, 0, 1, 0})
+	for i := 1; i < n; i++ {
+		b.record(tachyon.Suffix)
+		b.records.Write([]byte{1, 0}) // delta 1, status 0
+		b.uvarint(uint64(i))          // shared: the whole previous stack
+		b.uvarint(1)
+		b.uvarint(uint64(i))
+	}
+	return b.bytes(true, nil)
+}
