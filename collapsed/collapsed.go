@@ -14,6 +14,7 @@ package collapsed
 import (
 	"bufio"
 	"cmp"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -46,6 +47,10 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 	counts := make(map[string]uint64)
 	keys := make(map[string]string) // [thread id,] stack of frame indices -> text
 	var key, text []byte
+	held, limit := 0, o.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
@@ -75,6 +80,9 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 				if j > 0 {
 					text = append(text, ';')
 				}
+			}
+			if held += len(key) + len(text); held > limit {
+				return nil, fmt.Errorf("collapsed: the profile's distinct folded stacks take more than %d bytes, the limit on what the export keeps in memory (raise it with --max-bytes)", limit)
 			}
 			t = string(text)
 			keys[string(key)] = t

@@ -55,7 +55,15 @@ type Options struct {
 	// States, when not empty, keeps only the samples in one of these
 	// states.
 	States []State
+	// MaxBytes bounds the bytes kept for the distinct folded stacks (their
+	// text and key), and so the export's memory; 0 means DefaultMaxBytes.
+	MaxBytes int
 }
+
+// DefaultMaxBytes is the default Options.MaxBytes: 64 MiB. A file of many
+// distinct deep stacks is small on disk and would otherwise take gigabytes
+// of text.
+const DefaultMaxBytes = 64 << 20
 
 // appendFrame appends fr written in format ff to b.
 func appendFrame(b []byte, fr reader.Frame, ff FrameFormat) []byte {

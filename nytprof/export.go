@@ -32,6 +32,10 @@ type Options struct {
 	// Application is written as the :application attribute (the report's
 	// title); empty means "gotachyon".
 	Application string
+	// MaxStackFrames bounds the frames kept across the profile's distinct
+	// stacks, and so the export's memory; 0 means
+	// stacktab.DefaultMaxFrames (16 M frames).
+	MaxStackFrames int
 }
 
 // MaxSourceSize is SourceFiles' default cap on one source file.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -94,6 +95,7 @@ type model struct {
 	samples uint64 // counted samples with at least one frame
 	buf     []int32
 	keyBuf  []byte
+	held    int // frames kept across distinct stacks (Options.MaxStackFrames)
 }
 
 func newModel(src Source, opt *Options) *model {
@@ -207,7 +209,10 @@ func (m *model) add(s *Sample) error {
 		m.stacks[g.stack].count++
 		return nil
 	}
-	sid := m.intern(cur)
+	sid, err := m.intern(cur)
+	if err != nil {
+		return err
+	}
 	st := &m.stacks[sid]
 	st.count++
 	k := 0
@@ -229,14 +234,21 @@ func (m *model) add(s *Sample) error {
 
 // intern returns the id of the stack cur (root first), creating it and its
 // edges when new.
-func (m *model) intern(cur []int32) int32 {
+func (m *model) intern(cur []int32) (int32, error) {
 	kb := m.keyBuf[:0]
 	for _, c := range cur {
 		kb = binary.LittleEndian.AppendUint32(kb, uint32(c))
 	}
 	m.keyBuf = kb
 	if sid, ok := m.stackIdx[unsafe.String(unsafe.SliceData(kb), len(kb))]; ok {
-		return sid
+		return sid, nil
+	}
+	limit := m.opt.MaxStackFrames
+	if limit <= 0 {
+		limit = stacktab.DefaultMaxFrames
+	}
+	if m.held += len(cur); m.held > limit {
+		return 0, &stacktab.LimitError{Limit: limit}
 	}
 	st := stackEntry{canon: append([]int32(nil), cur...), edges: make([]int32, len(cur))}
 	for i, c := range cur {
@@ -259,5 +271,5 @@ func (m *model) intern(cur []int32) int32 {
 	sid := int32(len(m.stacks))
 	m.stacks = append(m.stacks, st)
 	m.stackIdx[string(kb)] = sid
-	return sid
+	return sid, nil
 }

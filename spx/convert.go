@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -74,6 +75,10 @@ type Options struct {
 	PID         int    // the profiled process's pid, if known
 	CommandLine string // the profiled program's arguments
 	Dir         string // its working directory
+	// MaxStackFrames bounds the frames kept across the profile's distinct
+	// stacks, and so the conversion's memory; 0 means
+	// stacktab.DefaultMaxFrames (16 M frames).
+	MaxStackFrames int
 }
 
 // Written describes one report written by Convert.
@@ -156,8 +161,12 @@ type profile struct {
 	start   uint64
 }
 
-func load(f *reader.File) (*profile, error) {
+func load(f *reader.File, maxFrames int) (*profile, error) {
 	p := &profile{iv: f.Header.Interval, start: f.Header.StartTime}
+	if maxFrames <= 0 {
+		maxFrames = stacktab.DefaultMaxFrames
+	}
+	held := 0
 	frameName := make([]int32, len(f.FrameRefs()))
 	for i := range frameName {
 		frameName[i] = -1
@@ -194,6 +203,9 @@ func load(f *reader.File) (*profile, error) {
 		}
 		sid, ok := stackIdx[string(buf)]
 		if !ok {
+			if held += len(names); held > maxFrames {
+				return nil, fmt.Errorf("spx: %w", &stacktab.LimitError{Limit: maxFrames})
+			}
 			sid = uint32(len(p.stacks))
 			stackIdx[string(buf)] = sid
 			p.stacks = append(p.stacks, slices.Clone(names))
@@ -237,7 +249,7 @@ func step(ts, next uint64, hasNext bool, iv uint64) (own, gap uint64) {
 // Convert writes f as SPX reports into dir (created if needed) and returns
 // what it wrote. A file without samples yields no report.
 func Convert(f *reader.File, dir string, opt Options) ([]Written, error) {
-	p, err := load(f)
+	p, err := load(f, opt.MaxStackFrames)
 	if err != nil {
 		return nil, err
 	}

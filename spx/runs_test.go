@@ -39,7 +39,7 @@ func TestLoadKeepsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := load(f)
+	p, err := load(f, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	var o collapsed.Options
 	fs.Var(frameFormat{&o.Frames}, "frames", "frame text: func, func-line or file-func-line (file:func:line, the spec format)")
 	fs.BoolVar(&o.ByGoroutine, "by-goroutine", false, "add an outermost frame \"goroutine N\" per goroutine")
+	fs.IntVar(&o.MaxBytes, "max-bytes", collapsed.DefaultMaxBytes, "most bytes kept for the distinct folded stacks; past it the command fails")
 	states := (*stateList)(&o.States)
 	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",
 		collapsed.Running, collapsed.Runnable, collapsed.Blocked, collapsed.Syscall, collapsed.Unknown))

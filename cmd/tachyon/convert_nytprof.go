@@ -25,8 +25,9 @@ func setupNYTProf(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Write
 	sourceRoot := fs.String("source-root", "", "nytprof: with --source (implied), read source files only inside `DIR`")
 	noSource := fs.Bool("no-source", false, "nytprof: embed no source (the default; kept for scripts)")
 	bin := fs.String("bin", "", "nytprof: Go executable that was profiled, for the subs' declaration lines")
+	maxFrames := maxStackFramesFlag(fs)
 	return func(in, out string, stdout, stderr io.Writer) error {
-		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, Application: filepath.Base(in)}
+		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, Application: filepath.Base(in), MaxStackFrames: *maxFrames}
 		if (*source || *sourceRoot != "") && !*noSource {
 			opt.ReadSource = nytprof.SourceFiles(nytprof.SourceLimits{Root: *sourceRoot})
 		}

@@ -61,5 +61,5 @@ func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (e
 // an aggregating export keeps across distinct stacks.
 func maxStackFramesFlag(fs *flag.FlagSet) *int {
 	return fs.Int("max-stack-frames", stacktab.DefaultMaxFrames,
-		"pprof, speedscope: most frames kept across the profile's distinct stacks (8 bytes each); past it the export fails")
+		"most frames kept across the profile's distinct stacks (8 bytes each); past it the export fails")
 }

@@ -19,6 +19,7 @@ func init() {
 			host := fs.String("host", "", "spx: host name of the profiled process (default: this host)")
 			pid := fs.Int("pid", 0, "spx: pid of the profiled process, if known")
 			cmdline := fs.String("cmdline", "", "spx: command line of the profiled program (default: names the profile)")
+			maxFrames := maxStackFramesFlag(fs)
 			return func(in, out string, stdout, stderr io.Writer) error {
 				l, err := spx.ParseLayout(*layout)
 				if err != nil {
@@ -29,7 +30,7 @@ func init() {
 					return err
 				}
 				defer f.Close()
-				opt := spx.Options{Layout: l, Top: *top, Host: *host, PID: *pid, CommandLine: *cmdline}
+				opt := spx.Options{Layout: l, Top: *top, Host: *host, PID: *pid, CommandLine: *cmdline, MaxStackFrames: *maxFrames}
 				if opt.CommandLine == "" {
 					opt.CommandLine = "[gotachyon profile " + filepath.Base(in) + "]"
 				}

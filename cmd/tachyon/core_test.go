@@ -137,25 +137,33 @@ func TestVerifyFIFO(t *testing.T) {
 
 // TestDeepDistinctStacksBounded converts a 2,048-sample file whose every
 // sample is a new stack one frame deeper (2.1 M frames across distinct
-// stacks): the aggregating exports refuse it past --max-stack-frames,
-// naming the flag, and pass within the default.
+// stacks): the aggregating exports refuse it past --max-stack-frames (and
+// collapsed past --max-bytes), naming the flag, and pass within the
+// default.
 func TestDeepDistinctStacksBounded(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "deep.bin")
 	if err := os.WriteFile(in, hostile.DeepDistinct(2048), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, to := range []string{"pprof", "speedscope"} {
+	for _, to := range []string{"pprof", "speedscope", "nytprof", "spx"} {
 		out := filepath.Join(dir, "out."+to)
 		code, _, errs := runCLI("convert", "--to", to, "--max-stack-frames", "1000000", in, "-o", out)
 		if code != exitBad || !strings.Contains(errs, "more than 1000000 frames") || !strings.Contains(errs, "--max-stack-frames") || !strings.Contains(errs, in) {
 			t.Errorf("%s: exit %d, %q", to, code, errs)
 		}
-		if _, err := os.Stat(out); err == nil {
+		if _, err := os.Stat(out); err == nil && to != "spx" {
 			t.Errorf("%s: left %s behind", to, out)
 		}
 		if code, _, errs := runCLI("convert", "--to", to, in, "-o", out); code != exitOK {
 			t.Errorf("%s within the default limit: exit %d, %q", to, code, errs)
 		}
+	}
+	code, _, errs := runCLI("collapsed", "--max-bytes", "1000000", in)
+	if code != exitBad || !strings.Contains(errs, "more than 1000000 bytes") || !strings.Contains(errs, "--max-bytes") {
+		t.Errorf("collapsed: exit %d, %q", code, errs)
+	}
+	if code, _, errs := runCLI("collapsed", in); code != exitOK {
+		t.Errorf("collapsed within the default limit: exit %d, %q", code, errs)
 	}
 }
