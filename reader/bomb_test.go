@@ -1,6 +1,7 @@
 package reader_test
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -22,4 +23,30 @@ func TestDecompressionBomb(t *testing.T) {
 	if reader.Code(err) != reader.EZstd || !strings.Contains(err.Error(), "decompression bomb") {
 		t.Fatalf("Verify: %v", err)
 	}
+}
+
+// TestStringTableMemory loads a table of 20 M one-byte strings: the reader
+// may hold little more than the table itself (a []string held 16 bytes per
+// string, 17 times the table).
+func TestStringTableMemory(t *testing.T) {
+	const n = 20_000_000
+	b := hostile.ManyStrings(n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f, err := reader.NewFileBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := after.HeapAlloc - before.HeapAlloc
+	t.Logf("%d strings: %.1f MB held for a %d-byte table", n, float64(held)/1e6, n)
+	if held > 2*n {
+		t.Errorf("the string table holds %d bytes, over twice its %d bytes on disk", held, n)
+	}
+	if f.NumStrings() != n || f.Frame(0).File != "" {
+		t.Errorf("%d strings", f.NumStrings())
+	}
+	runtime.KeepAlive(f)
 }

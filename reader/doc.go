@@ -18,7 +18,9 @@
 // (at most tachyon.MaxReadDepth). The work a file can ask for is bounded
 // too: past its first million samples, a zstd sample region may hold at
 // most 4,096 samples per compressed byte (the writer's worst case is about
-// 1,700), so a decompression bomb ends early with E_ZSTD.
+// 1,700), so a decompression bomb ends early with E_ZSTD. The string table
+// is held as one copy of its bytes plus 4 bytes per 16 strings, so that
+// tens of millions of one-byte strings cost about their size on disk.
 //
 // Open refuses what is not a regular file (a FIFO or a device) without
 // waiting on it, and reads a mapped file under a fault guard: a file

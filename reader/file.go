@@ -51,7 +51,7 @@ type File struct {
 	Header  Header
 	Footer  Footer
 	Size    int64
-	strings []string
+	strings stringTable
 	frames  []FrameRef
 
 	ra     io.ReaderAt
@@ -61,8 +61,18 @@ type File struct {
 	closed atomic.Bool
 }
 
-// Strings returns the string table. The slice must not be modified.
-func (f *File) Strings() []string { return f.strings }
+// Strings returns a copy of the string table: a new slice of strings that
+// share the table's one copy of its bytes.
+func (f *File) Strings() []string {
+	out := make([]string, f.strings.n)
+	for i := range out {
+		out[i] = f.strings.get(uint32(i))
+	}
+	return out
+}
+
+// NumStrings returns the number of entries in the string table.
+func (f *File) NumStrings() int { return f.strings.n }
 
 // FrameRefs returns the frame table. The slice must not be modified.
 func (f *File) FrameRefs() []FrameRef { return f.frames }
@@ -71,7 +81,7 @@ func (f *File) FrameRefs() []FrameRef { return f.frames }
 // a slice index; indices yielded by Samples are always in range.
 func (f *File) Frame(i uint32) Frame {
 	r := f.frames[i]
-	return Frame{File: f.strings[r.File], Func: f.strings[r.Func], Line: r.Line}
+	return Frame{File: f.strings.get(r.File), Func: f.strings.get(r.Func), Line: r.Line}
 }
 
 // SampleRegion returns the offset and length of the (possibly compressed)
@@ -220,11 +230,17 @@ func (f *File) parseStrings(b []byte, base int64) error {
 	if uint64(n) > uint64(len(b)) { // every entry takes at least one byte
 		return formatErr(base, EStringCount, "footer string count %d cannot fit in a %d-byte string table", n, len(b))
 	}
+	if uint64(len(b)) > math.MaxUint32 {
+		return formatErr(base, EStringCount, "string table of %d bytes is larger than the reader's 4 GiB", len(b))
+	}
 	// One copy of the whole table backs every string.
 	all := string(b)
-	f.strings = make([]string, n)
+	f.strings = stringTable{all: all, idx: make([]uint32, 0, n/stringStride+1), n: int(n)}
 	pos := 0
-	for i := range f.strings {
+	for i := range int(n) {
+		if i%stringStride == 0 {
+			f.strings.idx = append(f.strings.idx, uint32(pos))
+		}
 		l, k := binary.Uvarint(b[pos:])
 		if k == 0 {
 			return formatErr(base+int64(pos), EStringCount, "string table ends after %d of %d strings", i, n)
@@ -240,7 +256,6 @@ func (f *File) parseStrings(b []byte, base int64) error {
 		if !utf8.ValidString(s) {
 			return formatErr(base+int64(pos), EUTF8, "string %d is not valid UTF-8", i)
 		}
-		f.strings[i] = s
 		pos += int(l)
 	}
 	if pos != len(b) {
@@ -257,7 +272,7 @@ func (f *File) parseFrames(b []byte, base int64) error {
 		return formatErr(base, EFrameCount, "footer frame count %d cannot fit in a %d-byte frame table", n, len(b))
 	}
 	f.frames = make([]FrameRef, n)
-	ns := uint64(len(f.strings))
+	ns := uint64(f.strings.n)
 	pos := 0
 	for i := range f.frames {
 		var v [3]uint64

@@ -117,3 +117,12 @@ func DeepDistinct(n int) []byte {
 	}
 	return b.bytes(true, nil)
 }
+
+// ManyStrings returns a file whose string table holds n empty strings (one
+// byte each on disk) and one sample whose frame names the first two.
+func ManyStrings(n int) []byte {
+	b := &builder{samples: 1, threads: 1, strs: make([][]byte, n), frames: [][3]uint64{{0, 1, 2}}}
+	b.record(tachyon.Full)
+	b.records.Write([]byte{0, 0, 1, 0})
+	return b.bytes(false, nil)
+}
