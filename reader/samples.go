@@ -53,8 +53,8 @@ func (t *rthread) push(frames []uint32) {
 	if len(frames) > t.off {
 		depth := len(t.arr) - t.off
 		n := depth + len(frames)
-		room := max(n, 32)
-		na := make([]uint32, room+n)
+		na := make([]uint32, 2*n) // room for as many again: pushes double it
+
 		copy(na[len(na)-depth:], t.stack())
 		t.arr, t.off = na, len(na)-depth
 	}
