@@ -40,6 +40,7 @@ var commands = map[string]*command{}
 func register(c *command) { commands[c.name] = c }
 
 func main() {
+	fitAddressSpace()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

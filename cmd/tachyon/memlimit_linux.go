@@ -1,0 +1,23 @@
+package main
+
+import (
+	"runtime/debug"
+	"syscall"
+)
+
+// fitAddressSpace tells the garbage collector about an address-space limit
+// (ulimit -v): Go reserves address space well beyond its live heap, and by
+// default lets the heap grow to twice what is live before collecting, so a
+// conversion whose live data would fit dies out of memory at about a third
+// of the limit. A soft memory limit of half the address space makes the
+// collector work harder instead. The CLI does this for itself only; the
+// profiler never changes a host program's GC.
+func fitAddressSpace() {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == ^uint64(0) || rl.Cur > 1<<62 {
+		return
+	}
+	if limit := int64(rl.Cur / 2); limit < debug.SetMemoryLimit(-1) {
+		debug.SetMemoryLimit(limit)
+	}
+}
