@@ -1,8 +1,10 @@
 package pprofexport
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/google/pprof/profile"
@@ -43,7 +45,19 @@ type Options struct {
 	// stacks, and so the export's memory; 0 means
 	// stacktab.DefaultMaxFrames (16 M frames, 128 MiB).
 	MaxStackFrames int
+	// MaxGoroutines bounds the goroutines that keep their own goroutine
+	// label (each costs a pprof sample per stack and state, about half a
+	// kilobyte); the busiest keep it, the others are merged under
+	// goroutine="other". 0 means DefaultMaxGoroutines.
+	MaxGoroutines int
 }
+
+// DefaultMaxGoroutines is the default Options.MaxGoroutines.
+const DefaultMaxGoroutines = 100_000
+
+// OtherGoroutines is the goroutine label of the samples merged past
+// Options.MaxGoroutines.
+const OtherGoroutines = "other"
 
 // Label keys of the exported samples.
 const (
@@ -109,6 +123,11 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
+	max := o.MaxGoroutines
+	if max <= 0 {
+		max = DefaultMaxGoroutines
+	}
+	a.foldGoroutines(max)
 	h := f.Header
 	period := int64(h.Interval) * 1000
 	kind := "wall"
@@ -149,7 +168,7 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 		}
 		stackLocs[i] = locs
 	}
-	gids := map[uint64]string{}
+	gids := map[uint64]string{otherTID: OtherGoroutines}
 	p.Sample = make([]*profile.Sample, len(a.keys))
 	for i, k := range a.keys {
 		g, ok := gids[k.tid]
@@ -218,4 +237,54 @@ func (b *builder) location(fi uint32) *profile.Location {
 	}
 	b.byFrame[fi] = l
 	return l
+}
+
+// otherTID stands for the goroutines merged by foldGoroutines; goroutine
+// ids start at 1.
+const otherTID = 0
+
+// foldGoroutines keeps the max busiest goroutines (by samples, then id) and
+// merges the samples of the others, per stack and state, under otherTID.
+func (a *agg) foldGoroutines(max int) {
+	perG := map[uint64]int64{}
+	for i, k := range a.keys {
+		perG[k.tid] += a.counts[i]
+	}
+	if len(perG) <= max {
+		return
+	}
+	type gc struct {
+		tid uint64
+		n   int64
+	}
+	gs := make([]gc, 0, len(perG))
+	for tid, n := range perG {
+		gs = append(gs, gc{tid, n})
+	}
+	slices.SortFunc(gs, func(x, y gc) int {
+		if c := cmp.Compare(y.n, x.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.tid, y.tid)
+	})
+	keep := make(map[uint64]bool, max)
+	for _, g := range gs[:max] {
+		keep[g.tid] = true
+	}
+	index := make(map[sampleKey]int, len(a.keys))
+	keys, counts := a.keys[:0], a.counts[:0]
+	for i, k := range a.keys {
+		n := a.counts[i]
+		if !keep[k.tid] {
+			k.tid = otherTID
+		}
+		if j, ok := index[k]; ok {
+			counts[j] += n
+			continue
+		}
+		index[k] = len(keys)
+		keys = append(keys, k)
+		counts = append(counts, n)
+	}
+	a.keys, a.counts, a.index = keys, counts, index
 }

@@ -19,13 +19,14 @@ func init() {
 		setup: func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
 			typ := fs.String("type", "auto", "time value: wall, cpu, or auto (cpu when every sample is on a CPU)")
 			maxFrames := maxStackFramesFlag(fs)
+			maxG := fs.Int("max-goroutines", pprofexport.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other")
 			return func(in, out string, stdout, stderr io.Writer) error {
 				t, err := pprofexport.ParseType(*typ)
 				if err != nil {
 					return err
 				}
 				return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
-					return pprofexport.Write(w, f, pprofexport.Options{Type: t, MaxStackFrames: *maxFrames})
+					return pprofexport.Write(w, f, pprofexport.Options{Type: t, MaxStackFrames: *maxFrames, MaxGoroutines: *maxG})
 				})
 			}
 		},

@@ -1,0 +1,31 @@
+package pprofexport_test
+
+import (
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/pprofexport"
+	"github.com/gotachyon/profiler/reader"
+)
+
+// TestFoldGoroutines: past MaxGoroutines the quietest goroutines share the
+// label "other", and no sample is lost.
+func TestFoldGoroutines(t *testing.T) {
+	f, err := reader.NewFileBytes(hostile.ManyThreads(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pprofexport.Convert(f, pprofexport.Options{MaxGoroutines: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := int64(0)
+	labels := map[string]int64{}
+	for _, s := range p.Sample {
+		total += s.Value[0]
+		labels[s.Label[pprofexport.LabelGoroutine][0]] += s.Value[0]
+	}
+	if total != 5 || len(labels) != 3 || labels["1"] != 1 || labels["2"] != 1 || labels[pprofexport.OtherGoroutines] != 3 {
+		t.Fatalf("total %d, by goroutine %v", total, labels)
+	}
+}
