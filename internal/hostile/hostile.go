@@ -126,3 +126,34 @@ func ManyStrings(n int) []byte {
 	b.records.Write([]byte{0, 0, 1, 0})
 	return b.bytes(false, nil)
 }
+
+// ManyThreads returns a file of n threads with one one-frame sample each.
+func ManyThreads(n int) []byte {
+	b := &builder{samples: uint32(n), threads: uint32(n),
+		strs: [][]byte{[]byte("t.go"), []byte("main.worker")}, frames: [][3]uint64{{0, 1, 2}}}
+	for i := range n {
+		binary.Write(&b.records, binary.LittleEndian, uint64(i+1))
+		binary.Write(&b.records, binary.LittleEndian, uint32(0))
+		b.records.Write([]byte{byte(tachyon.Full), 0, 0, 1, 0})
+	}
+	return b.bytes(true, nil)
+}
+
+// ManyFrames returns a file of n distinct frames, each the one frame of a
+// sample of one thread.
+func ManyFrames(n int) []byte {
+	b := &builder{samples: uint32(n), threads: 1, strs: [][]byte{[]byte("f.go"), []byte("main.f")}}
+	for i := range n {
+		b.frames = append(b.frames, [3]uint64{0, 1, uint64(2 * (i + 1))})
+		b.record(tachyon.Full)
+		b.records.Write([]byte{1, 0, 1})
+		b.uvarint(uint64(i))
+	}
+	return b.bytes(true, nil)
+}
+
+// Seeds returns small instances of every hostile shape, for fuzz targets'
+// seed corpora.
+func Seeds() [][]byte {
+	return [][]byte{Bomb(5000), DeepDistinct(64), ManyThreads(16), ManyFrames(16), ManyStrings(64)}
+}
