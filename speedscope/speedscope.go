@@ -134,31 +134,14 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 	if name == "" {
 		name = "tachyon profile"
 	}
-	refs := f.FrameRefs()
-	frames := make([]frame, len(refs))
-	for i := range refs {
-		fr := f.Frame(uint32(i))
-		frames[i] = frame{fr.Func, fr.File, fr.Line}
-	}
 	unit, weight := "microseconds", f.Header.Interval
 	if weight == 0 {
 		unit, weight = "none", 1
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	type shared struct {
-		Frames []frame `json:"frames"`
+	if err := writeHead(bw, f, name); err != nil {
+		return err
 	}
-	head, err := json.Marshal(struct {
-		Schema   string `json:"$schema"`
-		Exporter string `json:"exporter"`
-		Name     string `json:"name"`
-		Active   int    `json:"activeProfileIndex"`
-		Shared   shared `json:"shared"`
-	}{Schema, "gotachyon", name, 0, shared{frames}})
-	if err != nil {
-		return fmt.Errorf("speedscope: %w", err)
-	}
-	bw.Write(head[:len(head)-1]) // reopen the object for "profiles"
 	bw.WriteString(`,"profiles":[`)
 	p := printer{w: bw, a: a, stackJSON: make([][]byte, a.stacks.Len()), unit: unit, weight: weight}
 	for i, g := range a.gs[:top] {
@@ -176,6 +159,36 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()
+}
+
+// writeHead writes the file's opening: the schema, the names and the shared
+// frame table, frame by frame (a file may hold millions), leaving the
+// object open for "profiles".
+func writeHead(bw *bufio.Writer, f *reader.File, name string) error {
+	head, err := json.Marshal(struct {
+		Schema   string `json:"$schema"`
+		Exporter string `json:"exporter"`
+		Name     string `json:"name"`
+		Active   int    `json:"activeProfileIndex"`
+	}{Schema, "gotachyon", name, 0})
+	if err != nil {
+		return fmt.Errorf("speedscope: %w", err)
+	}
+	bw.Write(head[:len(head)-1])
+	bw.WriteString(`,"shared":{"frames":[`)
+	for i := range f.FrameRefs() {
+		fr := f.Frame(uint32(i))
+		b, err := json.Marshal(frame{fr.Func, fr.File, fr.Line})
+		if err != nil {
+			return fmt.Errorf("speedscope: %w", err)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.Write(b)
+	}
+	bw.WriteString("]}")
+	return nil
 }
 
 // printer writes sampled profiles.
