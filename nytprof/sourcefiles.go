@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gotachyon/profiler/internal/regfile"
 )
 
 // Source embedding reads local files named by the profile, which may come
@@ -31,7 +33,7 @@ const MaxSourceTotal = 256 << 20
 
 // Errors of SourceFiles; the export treats each as "no source" for the file.
 var (
-	ErrSourceNotRegular = errors.New("nytprof: source: not a regular file")
+	ErrSourceNotRegular = regfile.ErrNotRegular
 	ErrSourceSystem     = errors.New("nytprof: source: a system file (/proc, /sys, /dev or a pseudo file system)")
 	ErrSourceOutside    = errors.New("nytprof: source: outside the source root")
 	ErrSourceTooLarge   = errors.New("nytprof: source: larger than the per-file cap")
@@ -74,80 +76,43 @@ func SourceFiles(lim SourceLimits) func(path string) ([]byte, error) {
 }
 
 // openSource opens path for reading, within root if set, refusing system
-// paths before opening and non-regular or pseudo files after.
+// paths before opening and non-regular or pseudo files.
 func openSource(root, path string) (*os.File, error) {
 	if systemPath(path) {
 		return nil, ErrSourceSystem
 	}
-	var f *os.File
-	var err error
+	fsys, name := regfile.OS, path
 	if root == "" {
-		real, rerr := filepath.EvalSymlinks(path)
-		if rerr != nil {
-			return nil, rerr
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, err
 		}
 		if systemPath(real) {
 			return nil, ErrSourceSystem
 		}
-		if st, serr := os.Stat(real); serr != nil || !st.Mode().IsRegular() {
-			return nil, ErrSourceNotRegular
-		}
-		f, err = os.OpenFile(real, openFlags, 0)
+		name = real
 	} else {
-		f, err = openInRoot(root, path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := checkSource(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// openInRoot opens path through an os.Root at root, which keeps the open,
-// symbolic links included, inside root.
-func openInRoot(root, path string) (*os.File, error) {
-	rel, err := filepath.Rel(root, path)
-	if err != nil || !filepath.IsLocal(rel) {
-		return nil, ErrSourceOutside
-	}
-	r, err := os.OpenRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	if st, err := r.Stat(rel); err != nil || !st.Mode().IsRegular() {
-		if err != nil && strings.Contains(err.Error(), "escapes") {
+		rel, err := filepath.Rel(root, path)
+		if err != nil || !filepath.IsLocal(rel) {
 			return nil, ErrSourceOutside
 		}
-		return nil, ErrSourceNotRegular
-	}
-	f, err := r.OpenFile(rel, openFlags, 0)
-	if err != nil {
-		if strings.Contains(err.Error(), "escapes") {
-			return nil, ErrSourceOutside
+		// An os.Root keeps the open, symbolic links included, inside root.
+		r, err := os.OpenRoot(root)
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		defer r.Close()
+		fsys, name = r, rel
 	}
-	return f, nil
-}
-
-// checkSource refuses an open file that is not a regular file or lives on a
-// pseudo file system (whose "regular" files are the kernel's).
-func checkSource(f *os.File) error {
-	st, err := f.Stat()
+	f, _, err := regfile.Open(fsys, name)
 	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return ErrSourceNotRegular
+		return nil, err
 	}
 	if pseudoFS(f) {
-		return ErrSourceSystem
+		f.Close()
+		return nil, ErrSourceSystem
 	}
-	return nil
+	return f, nil
 }
 
 // readSource reads f whole if it holds at most max bytes. The size is

@@ -5,9 +5,6 @@ import (
 	"syscall"
 )
 
-// openFlags opens without blocking on a FIFO that replaced a checked file.
-const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
-
 // Magic numbers of Linux pseudo file systems (statfs(2)).
 var pseudoMagic = map[uint32]bool{
 	0x9fa0:     true, // proc

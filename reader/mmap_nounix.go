@@ -5,5 +5,3 @@ package reader
 import "os"
 
 func mapFile(*os.File, int64) ([]byte, func() error, bool) { return nil, nil, false }
-
-const openFlags = os.O_RDONLY

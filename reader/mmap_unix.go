@@ -8,10 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openFlags opens without waiting for a FIFO's writer, should one replace
-// the checked file between the check and the open.
-const openFlags = os.O_RDONLY | unix.O_NONBLOCK
-
 // hugePageThreshold is the size above which the mapping asks for
 // transparent huge pages.
 const hugePageThreshold = 32 << 20

@@ -1,9 +1,9 @@
 package reader
 
 import (
-	"errors"
 	"fmt"
-	"os"
+
+	"github.com/gotachyon/profiler/internal/regfile"
 )
 
 // Open opens the named Tachyon file. On Unix it maps the file into memory
@@ -13,7 +13,7 @@ import (
 // A mapped file that is truncated or rewritten while it is read gives
 // ErrChanged, never a fault.
 func Open(name string) (*File, error) {
-	fh, st, err := openRegular(name)
+	fh, st, err := regfile.Open(regfile.OS, name)
 	if err != nil {
 		return nil, err
 	}
@@ -38,33 +38,8 @@ func Open(name string) (*File, error) {
 	return f, nil
 }
 
-// openRegular opens name for reading if it is a regular file. The check
-// comes before the open, which would wait for a FIFO's writer, and again
-// after it, on what was opened.
-func openRegular(name string) (*os.File, os.FileInfo, error) {
-	st, err := os.Stat(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, st.Mode().Type())
-	}
-	fh, err := os.OpenFile(name, openFlags, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	if st, err = fh.Stat(); err != nil || !st.Mode().IsRegular() {
-		fh.Close()
-		if err == nil {
-			err = fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, st.Mode().Type())
-		}
-		return nil, nil, err
-	}
-	return fh, st, nil
-}
-
 // ErrNotRegular is returned by Open for a FIFO, a device or a directory.
-var ErrNotRegular = errors.New("not a regular file")
+var ErrNotRegular = regfile.ErrNotRegular
 
 type closerFunc func() error
 
