@@ -155,7 +155,7 @@ func (a *adaptive) run(r runner, kind Backend) {
 
 // check compares the costs over the last interval and switches if needed.
 func (a *adaptive) check(now time.Time) {
-	if a.em.halted.Load() {
+	if a.em.failed() {
 		return // the sink failed: the backend has stopped, and stays so
 	}
 	sched := a.schedCount()

@@ -43,11 +43,11 @@ type emitter struct {
 	goroutines              int
 	// seen holds the ids counted in goroutines that may still be sampled,
 	// across backends (the Auto supervisor switches them).
-	seen    map[uint64]struct{}
-	err     error // the first problem met
-	sinkErr bool  // err is the sink's, and nothing more is written
-	// halted is sinkErr for other goroutines (the Auto supervisor).
-	halted atomic.Bool
+	seen map[uint64]struct{}
+	err  error // the first problem met
+	// sinkErr: err is the sink's, and nothing more is written. Atomic, as
+	// the Auto supervisor reads it too.
+	sinkErr atomic.Bool
 
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
@@ -131,15 +131,14 @@ func (e *emitter) forget(t *track) {
 }
 
 // failed reports whether a sink error has stopped the writing.
-func (e *emitter) failed() bool { return e.sinkErr }
+func (e *emitter) failed() bool { return e.sinkErr.Load() }
 
 // sinkFailed records the sink's first error; n samples were not written.
 func (e *emitter) sinkFailed(err error, n int) {
 	e.dropped += uint64(n)
 	if e.err == nil {
 		e.err = fmt.Errorf("sampler: writing samples: %w", err)
-		e.sinkErr = true
-		e.halted.Store(true)
+		e.sinkErr.Store(true)
 	}
 }
 

@@ -226,9 +226,6 @@ func parseState(rest []byte) (gstate, []byte) {
 	return gWaiting, s
 }
 
-// addFrame resolves one "func" + "file:line +0x1d" pair through the cache
-// and normalises it as the trace backend does (a dump taken with
-// GOTRACEBACK=system shows runtime frames).
 // elidedFrame returns the frame that marks the frames runtime.Stack left out
 // of a deep stack.
 func (sb *snapshot) elidedFrame() uint32 {
@@ -241,6 +238,9 @@ func (sb *snapshot) elidedFrame() uint32 {
 // elidedFrame names the gap runtime.Stack leaves in a deep stack.
 const elidedFrame = "[frames elided]"
 
+// addFrame resolves one "func" + "file:line +0x1d" pair through the cache
+// and normalises it as the trace backend does (a dump taken with
+// GOTRACEBACK=system shows runtime frames).
 func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
 	if k := bytes.LastIndexByte(loc, ' '); k > 0 {
 		loc = loc[:k]
