@@ -95,7 +95,7 @@ type model struct {
 	samples uint64 // counted samples with at least one frame
 	buf     []int32
 	keyBuf  []byte
-	held    int // frames kept across distinct stacks (Options.MaxStackFrames)
+	budget  stacktab.Budget // frames kept across distinct stacks
 }
 
 func newModel(src Source, opt *Options) *model {
@@ -105,7 +105,7 @@ func newModel(src Source, opt *Options) *model {
 	}
 	n := src.NumFrames()
 	m := &model{
-		src: src, opt: opt, w: iv * (ticksPerSec / 1_000_000),
+		src: src, opt: opt, w: iv * (ticksPerSec / 1_000_000), budget: stacktab.Budget{Limit: opt.MaxStackFrames},
 		frames:   make([]frameEntry, n),
 		fileIdx:  map[string]int32{},
 		subIdx:   map[[2]string]int32{},
@@ -243,12 +243,8 @@ func (m *model) intern(cur []int32) (int32, error) {
 	if sid, ok := m.stackIdx[unsafe.String(unsafe.SliceData(kb), len(kb))]; ok {
 		return sid, nil
 	}
-	limit := m.opt.MaxStackFrames
-	if limit <= 0 {
-		limit = stacktab.DefaultMaxFrames
-	}
-	if m.held += len(cur); m.held > limit {
-		return 0, &stacktab.LimitError{Limit: limit}
+	if err := m.budget.Add(len(cur)); err != nil {
+		return 0, err
 	}
 	st := stackEntry{canon: append([]int32(nil), cur...), edges: make([]int32, len(cur))}
 	for i, c := range cur {

@@ -86,7 +86,7 @@ type agg struct {
 
 func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}, allCPU: true}
-	a.stacks.MaxFrames = maxFrames
+	a.stacks.Frames.Limit = maxFrames
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {

@@ -60,7 +60,7 @@ type agg struct {
 
 func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 	a := &agg{}
-	a.stacks.MaxFrames = maxFrames
+	a.stacks.Frames.Limit = maxFrames
 	byID := map[uint64]*goroutine{}
 	var last *goroutine
 	it := f.Samples()

@@ -163,10 +163,7 @@ type profile struct {
 
 func load(f *reader.File, maxFrames int) (*profile, error) {
 	p := &profile{iv: f.Header.Interval, start: f.Header.StartTime}
-	if maxFrames <= 0 {
-		maxFrames = stacktab.DefaultMaxFrames
-	}
-	held := 0
+	budget := stacktab.Budget{Limit: maxFrames}
 	frameName := make([]int32, len(f.FrameRefs()))
 	for i := range frameName {
 		frameName[i] = -1
@@ -203,8 +200,8 @@ func load(f *reader.File, maxFrames int) (*profile, error) {
 		}
 		sid, ok := stackIdx[string(buf)]
 		if !ok {
-			if held += len(names); held > maxFrames {
-				return nil, fmt.Errorf("spx: %w", &stacktab.LimitError{Limit: maxFrames})
+			if err := budget.Add(len(names)); err != nil {
+				return nil, fmt.Errorf("spx: %w", err)
 			}
 			sid = uint32(len(p.stacks))
 			stackIdx[string(buf)] = sid

@@ -14,7 +14,7 @@ import (
 // profiler never changes a host program's GC.
 func fitAddressSpace() {
 	var rl syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == ^uint64(0) || rl.Cur > 1<<62 {
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur > 1<<62 { // unlimited, or as good as
 		return
 	}
 	if limit := int64(rl.Cur / 2); limit < debug.SetMemoryLimit(-1) {

@@ -7,31 +7,50 @@ import (
 	"fmt"
 )
 
-// DefaultMaxFrames bounds the frames a Table keeps across its distinct
-// stacks when Table.MaxFrames is 0: each costs 8 bytes (a key and a copy),
+// DefaultMaxFrames bounds the frames an export keeps across its distinct
+// stacks when its Budget's limit is 0: each costs 8 bytes (a key and a copy),
 // so 128 MiB in all. A file of many distinct deep stacks is small on disk
 // (a stack is a frame pushed onto the previous one) and would otherwise
 // take gigabytes.
 const DefaultMaxFrames = 16 << 20
 
-// LimitError is returned by ID when a new stack would take the table past
-// its frame limit.
+// LimitError is returned when a new stack would take a Budget past its
+// limit.
 type LimitError struct{ Limit int }
 
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("the profile's distinct stacks hold more than %d frames in all, the limit on what the export keeps in memory (raise it with --max-stack-frames)", e.Limit)
 }
 
+// Budget counts the frames an export keeps across its distinct stacks
+// against a limit. The zero value allows DefaultMaxFrames.
+type Budget struct {
+	Limit int // 0 means DefaultMaxFrames
+	held  int
+}
+
+// Add counts n more frames, or returns a *LimitError if they would pass
+// the limit.
+func (b *Budget) Add(n int) error {
+	limit := b.Limit
+	if limit <= 0 {
+		limit = DefaultMaxFrames
+	}
+	if b.held+n > limit {
+		return &LimitError{limit}
+	}
+	b.held += n
+	return nil
+}
+
 // Table assigns dense ids to distinct stacks in order of first appearance.
 // The zero value is ready to use.
 type Table struct {
-	// MaxFrames bounds the frames kept across distinct stacks; 0 means
-	// DefaultMaxFrames.
-	MaxFrames int
-	ids       map[string]uint32
-	stacks    [][]uint32
-	key       []byte
-	frames    int
+	// Frames bounds the frames kept across distinct stacks.
+	Frames Budget
+	ids    map[string]uint32
+	stacks [][]uint32
+	key    []byte
 }
 
 // ID returns the id of stack, adding a copy of it if it is new, or a
@@ -48,14 +67,9 @@ func (t *Table) ID(stack []uint32) (uint32, error) {
 	if id, ok := t.ids[string(t.key)]; ok {
 		return id, nil
 	}
-	limit := t.MaxFrames
-	if limit <= 0 {
-		limit = DefaultMaxFrames
+	if err := t.Frames.Add(len(stack)); err != nil {
+		return 0, err
 	}
-	if t.frames+len(stack) > limit {
-		return 0, &LimitError{limit}
-	}
-	t.frames += len(stack)
 	id := uint32(len(t.stacks))
 	t.ids[string(t.key)] = id
 	t.stacks = append(t.stacks, append([]uint32(nil), stack...))

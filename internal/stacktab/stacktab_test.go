@@ -31,7 +31,7 @@ func TestTable(t *testing.T) {
 }
 
 func TestTableLimit(t *testing.T) {
-	tab := Table{MaxFrames: 5}
+	tab := Table{Frames: Budget{Limit: 5}}
 	id(t, &tab, []uint32{1, 2, 3})
 	id(t, &tab, []uint32{1, 2})
 	id(t, &tab, []uint32{1, 2, 3}) // known: no new frames
