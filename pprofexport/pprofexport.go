@@ -123,11 +123,11 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	max := o.MaxGoroutines
-	if max <= 0 {
-		max = DefaultMaxGoroutines
+	keep := o.MaxGoroutines
+	if keep <= 0 {
+		keep = DefaultMaxGoroutines
 	}
-	a.foldGoroutines(max)
+	a.foldGoroutines(keep)
 	h := f.Header
 	period := int64(h.Interval) * 1000
 	kind := "wall"
@@ -243,14 +243,14 @@ func (b *builder) location(fi uint32) *profile.Location {
 // ids start at 1.
 const otherTID = 0
 
-// foldGoroutines keeps the max busiest goroutines (by samples, then id) and
+// foldGoroutines keeps the n busiest goroutines (by samples, then id) and
 // merges the samples of the others, per stack and state, under otherTID.
-func (a *agg) foldGoroutines(max int) {
+func (a *agg) foldGoroutines(n int) {
 	perG := map[uint64]int64{}
 	for i, k := range a.keys {
 		perG[k.tid] += a.counts[i]
 	}
-	if len(perG) <= max {
+	if len(perG) <= n {
 		return
 	}
 	type gc struct {
@@ -258,8 +258,8 @@ func (a *agg) foldGoroutines(max int) {
 		n   int64
 	}
 	gs := make([]gc, 0, len(perG))
-	for tid, n := range perG {
-		gs = append(gs, gc{tid, n})
+	for tid, c := range perG {
+		gs = append(gs, gc{tid, c})
 	}
 	slices.SortFunc(gs, func(x, y gc) int {
 		if c := cmp.Compare(y.n, x.n); c != 0 {
@@ -267,24 +267,24 @@ func (a *agg) foldGoroutines(max int) {
 		}
 		return cmp.Compare(x.tid, y.tid)
 	})
-	keep := make(map[uint64]bool, max)
-	for _, g := range gs[:max] {
+	keep := make(map[uint64]bool, n)
+	for _, g := range gs[:n] {
 		keep[g.tid] = true
 	}
 	index := make(map[sampleKey]int, len(a.keys))
-	keys, counts := a.keys[:0], a.counts[:0]
+	keys, counts := a.keys[:0], a.counts[:0] // compacted in place: entry i is read before any write reaches it
 	for i, k := range a.keys {
-		n := a.counts[i]
+		c := a.counts[i]
 		if !keep[k.tid] {
 			k.tid = otherTID
 		}
 		if j, ok := index[k]; ok {
-			counts[j] += n
+			counts[j] += c
 			continue
 		}
 		index[k] = len(keys)
 		keys = append(keys, k)
-		counts = append(counts, n)
+		counts = append(counts, c)
 	}
 	a.keys, a.counts, a.index = keys, counts, index
 }
