@@ -23,9 +23,9 @@ type builder struct {
 	frames  [][3]uint64 // file, func, line (zigzag)
 }
 
-// record starts a record of thread 1 with encoding enc.
-func (b *builder) record(enc tachyon.Encoding) {
-	binary.Write(&b.records, binary.LittleEndian, uint64(1))
+// record starts a record of thread tid with encoding enc.
+func (b *builder) record(tid uint64, enc tachyon.Encoding) {
+	binary.Write(&b.records, binary.LittleEndian, tid)
 	binary.Write(&b.records, binary.LittleEndian, uint32(0))
 	b.records.WriteByte(byte(enc))
 }
@@ -85,9 +85,9 @@ func (b *builder) bytes(compress bool, extra func(w *zstd.Encoder)) []byte {
 func Bomb(n int) []byte {
 	b := &builder{samples: 1<<32 - 1, threads: 1,
 		strs: [][]byte{[]byte("f.go"), []byte("f")}, frames: [][3]uint64{{0, 1, 2}}}
-	b.record(tachyon.Full)
+	b.record(1, tachyon.Full)
 	b.records.Write([]byte{0, 0, 1, 0}) // delta 0, status 0, depth 1, frame 0
-	b.record(tachyon.Repeat)
+	b.record(1, tachyon.Repeat)
 	b.uvarint(uint64(n))
 	return b.bytes(true, func(zw *zstd.Encoder) {
 		pairs := make([]byte, 1<<20) // (delta 0, status 0) pairs
@@ -106,10 +106,10 @@ func DeepDistinct(n int) []byte {
 		b.strs = append(b.strs, []byte("main.f"+strconv.Itoa(i)))
 		b.frames = append(b.frames, [3]uint64{0, uint64(i + 1), 2})
 	}
-	b.record(tachyon.Full)
+	b.record(1, tachyon.Full)
 	b.records.Write([]byte{0, 0, 1, 0})
 	for i := 1; i < n; i++ {
-		b.record(tachyon.Suffix)
+		b.record(1, tachyon.Suffix)
 		b.records.Write([]byte{1, 0}) // delta 1, status 0
 		b.uvarint(uint64(i))          // shared: the whole previous stack
 		b.uvarint(1)
@@ -122,7 +122,7 @@ func DeepDistinct(n int) []byte {
 // byte each on disk) and one sample whose frame names the first two.
 func ManyStrings(n int) []byte {
 	b := &builder{samples: 1, threads: 1, strs: make([][]byte, n), frames: [][3]uint64{{0, 1, 2}}}
-	b.record(tachyon.Full)
+	b.record(1, tachyon.Full)
 	b.records.Write([]byte{0, 0, 1, 0})
 	return b.bytes(false, nil)
 }
@@ -132,9 +132,8 @@ func ManyThreads(n int) []byte {
 	b := &builder{samples: uint32(n), threads: uint32(n),
 		strs: [][]byte{[]byte("t.go"), []byte("main.worker")}, frames: [][3]uint64{{0, 1, 2}}}
 	for i := range n {
-		binary.Write(&b.records, binary.LittleEndian, uint64(i+1))
-		binary.Write(&b.records, binary.LittleEndian, uint32(0))
-		b.records.Write([]byte{byte(tachyon.Full), 0, 0, 1, 0})
+		b.record(uint64(i+1), tachyon.Full)
+		b.records.Write([]byte{0, 0, 1, 0})
 	}
 	return b.bytes(true, nil)
 }
@@ -145,7 +144,7 @@ func ManyFrames(n int) []byte {
 	b := &builder{samples: uint32(n), threads: 1, strs: [][]byte{[]byte("f.go"), []byte("main.f")}}
 	for i := range n {
 		b.frames = append(b.frames, [3]uint64{0, 1, uint64(2 * (i + 1))})
-		b.record(tachyon.Full)
+		b.record(1, tachyon.Full)
 		b.records.Write([]byte{1, 0, 1})
 		b.uvarint(uint64(i))
 	}
