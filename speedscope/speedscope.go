@@ -44,13 +44,11 @@ type run struct {
 
 // goroutine is what one thread id contributed.
 type goroutine struct {
-	id         uint64
-	first      uint64 // timestamp of the first sample
-	samples    uint64
-	onCPU      uint64
-	runs       []run
-	lastStack  uint32
-	hasSamples bool
+	id      uint64
+	first   uint64 // timestamp of the first sample
+	samples uint64
+	onCPU   uint64
+	runs    []run
 }
 
 type agg struct {
