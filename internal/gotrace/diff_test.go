@@ -1,0 +1,273 @@
+package gotrace_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	rtrace "runtime/trace"
+	"sync"
+	"testing"
+	"time"
+
+	xtrace "golang.org/x/exp/trace"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// The differential test: gotrace must give, event for event, what
+// golang.org/x/exp/trace gives for goroutine transitions, CPU samples and
+// generations, with the same times and stacks.
+
+// record traces d of a busy program with the CPU profiler on: parked
+// goroutines, a loopback HTTP client and server (system calls, network
+// waits, a goroutine per connection), goroutine churn, coroutine switches
+// (iter.Pull) and a goroutine that computes, yields and makes system
+// calls.
+func record(t testing.TB, d time.Duration) []byte {
+	t.Helper()
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	for i := range 200 {
+		go func() {
+			select {
+			case <-stop:
+			case <-time.After(time.Hour + time.Duration(i)):
+			}
+		}()
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	loop := func(f func()) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					f()
+					time.Sleep(20 * time.Microsecond) // coverage, not volume
+				}
+			}
+		}()
+	}
+	loop(func() {
+		if resp, err := http.Get(srv.URL); err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
+	loop(func() {
+		var cw sync.WaitGroup
+		for range 50 {
+			cw.Go(func() { time.Sleep(time.Microsecond) })
+		}
+		cw.Wait()
+	})
+	loop(func() {
+		next, done := iter.Pull(func(yield func(int) bool) {
+			for i := range 100 {
+				if !yield(i) {
+					return
+				}
+			}
+		})
+		for _, ok := next(); ok; _, ok = next() {
+		}
+		done()
+	})
+	loop(func() {
+		x := 0
+		for i := range 100000 {
+			x += i * i
+		}
+		_ = x
+		os.Getpid()
+		runtime.Gosched()
+	})
+	time.Sleep(20 * time.Millisecond)
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(io.Discard); err == nil {
+		defer pprof.StopCPUProfile()
+	}
+	if err := rtrace.Start(&buf); err != nil {
+		t.Skipf("cannot trace: %v", err)
+	}
+	time.Sleep(d)
+	rtrace.Stop()
+	return buf.Bytes()
+}
+
+// line is one event as both readers must give it.
+type line struct {
+	kind     string
+	time     int64
+	g        uint64
+	from, to string
+	reason   string
+	stack    string
+	clock    string
+}
+
+var states = [...]string{"Undetermined", "NotExist", "Runnable", "Running", "Waiting", "Syscall"}
+
+func xState(s xtrace.GoState) string {
+	switch s {
+	case xtrace.GoUndetermined:
+		return states[0]
+	case xtrace.GoNotExist:
+		return states[1]
+	case xtrace.GoRunnable:
+		return states[2]
+	case xtrace.GoRunning:
+		return states[3]
+	case xtrace.GoWaiting:
+		return states[4]
+	case xtrace.GoSyscall:
+		return states[5]
+	}
+	return "?"
+}
+
+func xStack(s xtrace.Stack, seen map[xtrace.Stack]string) string {
+	if str, ok := seen[s]; ok {
+		return str
+	}
+	var b bytes.Buffer
+	for f := range s.Frames() {
+		fmt.Fprintf(&b, "%x %s %s:%d;", f.PC, f.Func, f.File, f.Line)
+	}
+	seen[s] = b.String()
+	return b.String()
+}
+
+// xLines reads data with golang.org/x/exp/trace.
+func xLines(t testing.TB, data []byte) []line {
+	rd, err := xtrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []line
+	seen := make(map[xtrace.Stack]string)
+	for {
+		ev, err := rd.ReadEvent()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind() {
+		case xtrace.EventSync:
+			l := line{kind: "sync", time: int64(ev.Time())}
+			if cs := ev.Sync().ClockSnapshot; cs != nil {
+				l.clock = fmt.Sprint(int64(cs.Trace), cs.Wall.UnixNano())
+			}
+			out = append(out, l)
+		case xtrace.EventStackSample:
+			out = append(out, line{kind: "sample", time: int64(ev.Time()), g: uint64(ev.Goroutine()), stack: xStack(ev.Stack(), seen)})
+		case xtrace.EventStateTransition:
+			tr := ev.StateTransition()
+			if tr.Resource.Kind != xtrace.ResourceGoroutine {
+				continue
+			}
+			from, to := tr.Goroutine()
+			out = append(out, line{kind: "go", time: int64(ev.Time()), g: uint64(tr.Resource.Goroutine()),
+				from: xState(from), to: xState(to), reason: tr.Reason, stack: xStack(tr.Stack, seen)})
+		}
+	}
+}
+
+// ourLines reads data with gotrace.
+func ourLines(t testing.TB, data []byte) []line {
+	rd, err := gotrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(map[uint64]string) // this generation's
+	stack := func(id uint64) string {
+		if s, ok := seen[id]; ok {
+			return s
+		}
+		var b bytes.Buffer
+		for _, f := range rd.Stack(id) {
+			fmt.Fprintf(&b, "%x %s %s:%d;", f.PC, f.Func, f.File, f.Line)
+		}
+		seen[id] = b.String()
+		return b.String()
+	}
+	var out []line
+	var ev gotrace.Event
+	for {
+		err := rd.Next(&ev)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Kind {
+		case gotrace.Sync:
+			clear(seen)
+			l := line{kind: "sync", time: int64(ev.Time)}
+			if ev.Clock != nil {
+				l.clock = fmt.Sprint(int64(ev.Clock.Trace), ev.Clock.Wall)
+			}
+			out = append(out, l)
+		case gotrace.Sample:
+			out = append(out, line{kind: "sample", time: int64(ev.Time), g: ev.G, stack: stack(ev.Stack)})
+		case gotrace.Transition:
+			out = append(out, line{kind: "go", time: int64(ev.Time), g: ev.G,
+				from: states[ev.From], to: states[ev.To], reason: ev.Reason, stack: stack(ev.Stack)})
+		}
+	}
+}
+
+// covered fails t unless the trace showed every kind of goroutine
+// transition the sampler reads, and CPU samples.
+func covered(t *testing.T, lines []line) {
+	seen := map[string]bool{}
+	for _, l := range lines {
+		seen[l.kind+" "+l.from+">"+l.to] = true
+	}
+	for _, k := range []string{
+		"go Undetermined>Waiting", "go Undetermined>Running", "go NotExist>Runnable",
+		"go Runnable>Running", "go Running>Runnable", "go Running>Waiting", "go Waiting>Runnable",
+		"go Running>Syscall", "go Syscall>Running", "go Running>NotExist", "sample >", "sync >",
+	} {
+		if !seen[k] {
+			t.Errorf("the trace has no %q", k)
+		}
+	}
+}
+
+func TestSameAsXTrace(t *testing.T) {
+	for round := range 2 {
+		data := record(t, 200*time.Millisecond)
+		want, got := xLines(t, data), ourLines(t, data)
+		n := min(len(want), len(got))
+		for i := range n {
+			if want[i] != got[i] {
+				lo := max(0, i-3)
+				t.Fatalf("round %d: event %d of %d differs:\nx/exp/trace: %+v\ngotrace:     %+v\nbefore:\n%+v\n%+v", round, i, len(want), want[i], got[i], want[lo:i], got[lo:i])
+			}
+		}
+		if len(want) != len(got) {
+			t.Fatalf("round %d: %d events, x/exp/trace has %d", round, len(got), len(want))
+		}
+		covered(t, want)
+		t.Logf("round %d: %d events and %d bytes alike", round, len(want), len(data))
+	}
+}

@@ -1,0 +1,34 @@
+package gotrace_test
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// FuzzReader reads arbitrary bytes after a Go 1.26 trace header: any
+// error, never a panic or a hang, and stacks only of the generation's
+// table. The seeds in testdata/fuzz/FuzzReader are small real traces and
+// their cuts.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rd, err := gotrace.NewReader(bytes.NewReader(append([]byte("go 1.26 trace\x00\x00\x00"), data...)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev gotrace.Event
+		for range 1 << 20 {
+			err := rd.Next(&ev)
+			if err == io.EOF || err != nil {
+				return
+			}
+			if ev.Stack != 0 {
+				rd.Stack(ev.Stack)
+			}
+		}
+		t.Fatal("a million events from a fuzz input")
+	})
+}

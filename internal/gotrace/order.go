@@ -1,0 +1,307 @@
+package gotrace
+
+import "fmt"
+
+// The order of events: each thread's events are in order in its batches;
+// the threads' are merged by time, except that an event about a goroutine
+// that another thread must first have made runnable or waiting (a start,
+// an unblock, a switch) waits for that thread's event, by the goroutine's
+// sequence number. golang.org/x/exp/trace also orders processors and the
+// collector; goroutines' states do not depend on those.
+
+// decode reads the event at c into c, moving to the thread's next batch
+// when one ends; false when the thread has no events left.
+func (r *Reader) decode(c *cursor) (bool, error) {
+	bs := r.gen.batches
+	for c.off == bs[c.bi].end {
+		if bs[c.bi].next < 0 {
+			return false, nil
+		}
+		c.bi = bs[c.bi].next
+		c.off = bs[c.bi].off
+		c.last = r.gen.mul(bs[c.bi].time)
+	}
+	d := r.gen.data[:bs[c.bi].end]
+	typ := d[c.off]
+	if !timed(typ) {
+		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: event type %d", r.gen.num, c.off, typ)
+	}
+	dt, j, err := uvarint(d, c.off+1)
+	for k := range int(nargs[typ]) {
+		if err != nil {
+			break
+		}
+		c.args[k], j, err = uvarint(d, j)
+	}
+	if err != nil {
+		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, err)
+	}
+	c.typ, c.off = typ, j
+	c.time = r.gen.mul(dt) + c.last
+	c.last = c.time
+	return true, nil
+}
+
+// advance handles the event of the heap's cursor i if it can happen now,
+// then moves the cursor on.
+func (r *Reader) advance(i int) (bool, error) {
+	c := r.heap[i]
+	if ok, err := r.handle(c); !ok || err != nil {
+		return false, err
+	}
+	ok, err := r.decode(c)
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		heapUpdate(r.heap, i)
+	} else {
+		r.heap = heapRemove(r.heap, i)
+	}
+	return true, nil
+}
+
+// handle applies the event at c, unless it must wait for another thread's.
+func (r *Reader) handle(c *cursor) (bool, error) {
+	a, m := &c.args, c.m
+	switch c.typ {
+	case evGoStart:
+		g := r.find(a[0])
+		if g == nil || g.state != GoRunnable || !r.succeeds(g, a[1]) {
+			return false, nil
+		}
+		g.seq = a[1]
+		r.set(g, GoRunning, c.time, 0, "")
+		m.g = g.id
+	case evGoUnblock:
+		g := r.find(a[0])
+		if g == nil || g.state != GoWaiting || !r.succeeds(g, a[1]) {
+			return false, nil
+		}
+		g.seq = a[1]
+		r.set(g, GoRunnable, c.time, 0, "")
+	case evGoSwitch, evGoSwitchDestroy:
+		return r.goSwitch(c)
+	case evGoCreate, evGoCreateBlocked:
+		to := GoRunnable
+		if c.typ == evGoCreateBlocked {
+			to = GoWaiting
+		}
+		r.create(a[0], to, c.time, a[1])
+	case evGoCreateSyscall:
+		r.create(a[0], GoSyscall, c.time, 0)
+		m.g = a[0]
+	case evGoStatus, evGoStatusStack:
+		return true, r.status(c)
+	case evGoDestroy, evGoDestroySyscall:
+		g, err := r.current(c)
+		if err != nil {
+			return false, err
+		}
+		r.end(g, c.time)
+		m.g = NoGoroutine
+	case evGoStop, evGoBlock:
+		g, err := r.current(c)
+		if err != nil {
+			return false, err
+		}
+		to := GoRunnable
+		if c.typ == evGoBlock {
+			to = GoWaiting
+		}
+		r.set(g, to, c.time, a[1], r.str(a[0]))
+		m.g = NoGoroutine
+	case evGoSyscallBegin:
+		g, err := r.current(c)
+		if err != nil {
+			return false, err
+		}
+		r.set(g, GoSyscall, c.time, a[1], "")
+	case evGoSyscallEnd, evGoSyscallEndBlock:
+		g, err := r.current(c)
+		if err != nil {
+			return false, err
+		}
+		if c.typ == evGoSyscallEnd {
+			r.set(g, GoRunning, c.time, 0, "")
+		} else {
+			r.set(g, GoRunnable, c.time, 0, "")
+			m.g = NoGoroutine
+		}
+	default:
+		r.bump(c.time)
+	}
+	return true, nil
+}
+
+// succeeds reports whether seq is g's next sequence number.
+func (r *Reader) succeeds(g *gState, seq uint64) bool {
+	return g.seqGen == r.gen.num && seq == g.seq+1
+}
+
+// set moves g to state to at t, and says so.
+func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason string) {
+	from := g.state
+	g.state = to
+	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: from, To: to, Stack: stack, Reason: reason})
+}
+
+// current returns the goroutine running on c's thread.
+func (r *Reader) current(c *cursor) (*gState, error) {
+	if g := r.find(c.m.g); g != nil {
+		return g, nil
+	}
+	return nil, fmt.Errorf("gotrace: generation %d: event type %d on a thread without a goroutine", r.gen.num, c.typ)
+}
+
+// goSwitch handles a coroutine switch: the named goroutine is unblocked
+// and runs in place of the current one, which blocks or ends.
+func (r *Reader) goSwitch(c *cursor) (bool, error) {
+	next := r.find(c.args[0])
+	if next == nil || next.state != GoWaiting || !r.succeeds(next, c.args[1]) {
+		return false, nil
+	}
+	cur, err := r.current(c)
+	if err != nil {
+		return false, err
+	}
+	next.seq = c.args[1]
+	r.set(next, GoRunnable, c.time, 0, "")
+	if c.typ == evGoSwitch {
+		r.set(cur, GoWaiting, c.time, 0, "")
+	} else {
+		r.end(cur, c.time)
+	}
+	r.set(next, GoRunning, c.time, 0, "")
+	c.m.g = next.id
+	return true, nil
+}
+
+// status handles a goroutine's status at a generation's start.
+func (r *Reader) status(c *cursor) error {
+	a := &c.args
+	to, ok := goState(a[2])
+	if !ok {
+		return fmt.Errorf("gotrace: generation %d: goroutine %d has status %d", r.gen.num, a[0], a[2])
+	}
+	stack := uint64(0)
+	if c.typ == evGoStatusStack {
+		stack = a[3]
+	}
+	from := to
+	g := r.find(a[0])
+	switch {
+	case g != nil && g.state != to:
+		return fmt.Errorf("gotrace: generation %d: goroutine %d reported %d, was %d", r.gen.num, a[0], to, g.state)
+	case g == nil && r.gen.num != r.first:
+		return fmt.Errorf("gotrace: generation %d: status of goroutine %d never seen", r.gen.num, a[0])
+	case g == nil:
+		g = r.add(a[0], to)
+		from = GoUndetermined
+	}
+	g.seqGen, g.seq = r.gen.num, 0
+	switch {
+	case to == GoRunning:
+		c.m.g = g.id
+	case to == GoSyscall && a[1] == r.mid(c):
+		c.m.g = g.id
+	case to == GoSyscall:
+		other, seen := r.ms[a[1]]
+		if !seen {
+			r.thread(a[1]).g = g.id
+		} else if other.g != g.id {
+			return fmt.Errorf("gotrace: generation %d: goroutine %d in a system call on thread %d, which has goroutine %d", r.gen.num, g.id, a[1], other.g)
+		}
+	}
+	r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: to, Stack: stack})
+	return nil
+}
+
+// mid returns the M id of c's thread.
+func (r *Reader) mid(c *cursor) uint64 { return r.gen.batches[c.bi].m }
+
+// create adds a goroutine created in state to at t, to start at stack.
+func (r *Reader) create(id uint64, to GoState, t Time, stack uint64) {
+	g := r.find(id)
+	if g == nil {
+		g = r.add(id, to)
+	}
+	g.state, g.seqGen, g.seq = to, r.gen.num, 0
+	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack})
+}
+
+// end removes goroutine g, which ended at t.
+func (r *Reader) end(g *gState, t Time) {
+	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: g.state, To: GoNotExist})
+	delete(r.gs, g.id)
+	if slot := &r.recent[g.id%uint64(len(r.recent))]; *slot == g {
+		*slot = nil
+	}
+	if len(r.freeG) < 1<<12 {
+		r.freeG = append(r.freeG, g)
+	}
+}
+
+// find returns goroutine id's record, nil if it is not live.
+func (r *Reader) find(id uint64) *gState {
+	slot := &r.recent[id%uint64(len(r.recent))]
+	if g := *slot; g != nil && g.id == id {
+		return g
+	}
+	g := r.gs[id]
+	if g != nil {
+		*slot = g
+	}
+	return g
+}
+
+// add records a new goroutine.
+func (r *Reader) add(id uint64, state GoState) *gState {
+	var g *gState
+	if n := len(r.freeG); n > 0 {
+		g, r.freeG = r.freeG[n-1], r.freeG[:n-1]
+	} else {
+		g = new(gState)
+	}
+	*g = gState{id: id, state: state}
+	r.gs[id] = g
+	r.recent[id%uint64(len(r.recent))] = g
+	return g
+}
+
+// thread returns thread m's state, creating it.
+func (r *Reader) thread(m uint64) *mState {
+	s := r.ms[m]
+	if s == nil {
+		s = &mState{g: NoGoroutine}
+		r.ms[m] = s
+	}
+	return s
+}
+
+// str returns string id of the generation, interned across generations.
+func (r *Reader) str(id uint64) string {
+	if id < uint64(len(r.strSet)) && r.strSet[id] {
+		return r.strs[id]
+	}
+	var s string
+	if id < uint64(len(r.gen.strings)) {
+		sp := r.gen.strings[id]
+		b := r.gen.data[sp.off:sp.end]
+		var ok bool
+		if s, ok = r.intern[string(b)]; !ok {
+			if len(r.intern) >= 1<<16 {
+				clear(r.intern)
+			}
+			s = string(b)
+			r.intern[s] = s
+		}
+	}
+	if id < uint64(len(r.gen.strings)) {
+		for uint64(len(r.strs)) <= id {
+			r.strs, r.strSet = append(r.strs, ""), append(r.strSet, false)
+		}
+		r.strs[id], r.strSet[id] = s, true
+	}
+	return s
+}

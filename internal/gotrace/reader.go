@@ -1,0 +1,228 @@
+package gotrace
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// ErrVersion says the trace is not a Go 1.26 trace: read it with
+// golang.org/x/exp/trace.
+var ErrVersion = errors.New("gotrace: not a go 1.26 execution trace")
+
+const header = "go 1.26 trace\x00\x00\x00"
+
+// Reader reads a trace's events in time order.
+type Reader struct {
+	br  *bufio.Reader
+	gen generation
+
+	ms     map[uint64]*mState // threads, by M id
+	gs     map[uint64]*gState // live goroutines, by id
+	recent [1 << 12]*gState   // goroutines found lately, by id
+	freeG  []*gState          // records of ended goroutines, for reuse
+	curs   []cursor           // one per thread with events in this generation
+	heap   []*cursor          // curs with events left, by the time of the next
+	byM    map[uint64]int     // index in curs, by M id, for this generation
+	si     int                // next CPU sample
+	out    [3]Event           // events of the step, returned one by one
+	nout   int
+	iout   int
+	lastTs Time
+	first  uint64 // the first generation's number
+	done   bool
+	err    error // an error reading the generation, returned after its Sync
+	strs   []string
+	strSet []bool
+	intern map[string]string
+	frames []Frame
+	clock  Clock // the latest Sync's
+}
+
+// mState is a thread's current goroutine.
+type mState struct{ g uint64 }
+
+// gState is a goroutine's state and the sequence number of its latest
+// start or unblock, which orders the events other threads wrote about it.
+type gState struct {
+	id     uint64
+	state  GoState
+	seqGen uint64
+	seq    uint64
+}
+
+// cursor walks one thread's batches of the generation.
+type cursor struct {
+	m    *mState
+	bi   int // current batch, index in generation.batches
+	tail int // the thread's last batch, while linking them
+	off  int // next event in the batch's data
+	last Time
+	// the event at the cursor
+	typ  byte
+	time Time
+	args [4]uint64
+}
+
+// NewReader reads the trace header from r. It returns ErrVersion if the
+// trace is not a Go 1.26 trace.
+func NewReader(r io.Reader) (*Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	h, err := br.Peek(len(header))
+	if err != nil {
+		return nil, fmt.Errorf("gotrace: reading header: %w", noEOF(err))
+	}
+	if string(h) != header {
+		return nil, ErrVersion
+	}
+	br.Discard(len(header))
+	return &Reader{
+		br:     br,
+		ms:     make(map[uint64]*mState),
+		gs:     make(map[uint64]*gState),
+		byM:    make(map[uint64]int),
+		intern: make(map[string]string),
+	}, nil
+}
+
+// Next reads the next event into ev; io.EOF after the last.
+func (r *Reader) Next(ev *Event) error {
+	for r.iout == r.nout {
+		r.iout, r.nout = 0, 0
+		if err := r.step(); err != nil {
+			return err
+		}
+	}
+	*ev = r.out[r.iout]
+	r.iout++
+	return nil
+}
+
+// Stack returns the frames of stack id of the current generation,
+// innermost first, in a buffer the next call reuses; nil if there is no
+// such stack.
+func (r *Reader) Stack(id uint64) []Frame {
+	r.frames = r.gen.stack(id, r.frames, r.str)
+	return r.frames
+}
+
+// emit queues an event of the step, at a time after every event before
+// (golang.org/x/exp/trace does the same).
+func (r *Reader) emit(e Event) {
+	e.Time = r.bump(e.Time)
+	r.out[r.nout] = e
+	r.nout++
+}
+
+// bump returns t, or just after the latest event's time if t is not after
+// it, and makes it the latest.
+func (r *Reader) bump(t Time) Time {
+	if t <= r.lastTs {
+		t = r.lastTs + 1
+	}
+	r.lastTs = t
+	return t
+}
+
+// step handles the next event of the trace: a generation's start, a CPU
+// sample or the next event of a thread.
+func (r *Reader) step() error {
+	if r.done {
+		return io.EOF
+	}
+	if len(r.heap) == 0 && r.si == len(r.gen.samples) {
+		return r.nextGen()
+	}
+	if r.si < len(r.gen.samples) && (len(r.heap) == 0 || r.gen.samples[r.si].time < r.heap[0].time) {
+		s := r.gen.samples[r.si]
+		r.si++
+		r.emit(Event{Kind: Sample, Time: s.time, G: s.g, Stack: s.stack})
+		return nil
+	}
+	if ok, err := r.advance(0); ok || err != nil {
+		return err
+	}
+	// The first thread's event waits for another thread's: take the
+	// first, in time order, that can go.
+	slices.SortFunc(r.heap, func(a, b *cursor) int { return cmpTime(a.time, b.time) })
+	for i := 1; i < len(r.heap); i++ {
+		if ok, err := r.advance(i); ok || err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("gotrace: generation %d: no thread's next event can happen", r.gen.num)
+}
+
+func cmpTime(a, b Time) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// nextGen reads the next generation and starts it with a Sync; at the end
+// of the trace, a last Sync.
+func (r *Reader) nextGen() error {
+	if r.err != nil {
+		return r.err
+	}
+	err := r.gen.read(r.br)
+	if err == io.EOF {
+		r.done = true
+		r.emit(Event{Kind: Sync, Time: r.lastTs})
+		return nil
+	}
+	if err != nil {
+		r.err = fmt.Errorf("gotrace: %w", err)
+		r.emit(Event{Kind: Sync, Time: r.lastTs})
+		return nil
+	}
+	if r.first == 0 {
+		r.first = r.gen.num
+	}
+	if err := r.install(); err != nil {
+		return err
+	}
+	r.clock = r.gen.clock
+	r.emit(Event{Kind: Sync, Time: r.gen.mul(r.gen.minTs), Clock: &r.clock})
+	return nil
+}
+
+// install sets up a cursor per thread over the new generation's batches.
+func (r *Reader) install() error {
+	r.si = 0
+	clear(r.strSet)
+	r.strs, r.strSet = r.strs[:0], r.strSet[:0]
+	clear(r.byM)
+	r.curs = r.curs[:0]
+	bs := r.gen.batches
+	for i := range bs {
+		ci, ok := r.byM[bs[i].m]
+		if !ok {
+			ci = len(r.curs)
+			r.byM[bs[i].m] = ci
+			r.curs = append(r.curs, cursor{m: r.thread(bs[i].m), bi: i, tail: i, off: bs[i].off})
+			continue
+		}
+		c := &r.curs[ci] // link the thread's batches in order
+		bs[c.tail].next, c.tail = i, i
+	}
+	r.heap = r.heap[:0]
+	for i := range r.curs {
+		c := &r.curs[i]
+		c.last = r.gen.mul(bs[c.bi].time)
+		ok, err := r.decode(c)
+		if err != nil {
+			return err
+		}
+		if ok {
+			r.heap = heapInsert(r.heap, c)
+		}
+	}
+	return nil
+}
