@@ -46,13 +46,13 @@
 // goroutine (its record in the sampler, its thread in the writer, its state
 // in the trace parser), plus 1 KiB per distinct frame (strings, frame and
 // stack tables), plus three times one generation of the runtime's trace
-// (about a second of it, held whole by golang.org/x/exp/trace while it is
+// (about a second of it, held whole by the trace reader while it is
 // parsed: some 25 bytes per scheduler event). Ended goroutines are
 // forgotten; TestHeapBoundedUnderChurn checks the bound under churn. The
-// trace parser itself allocates each generation's batches afresh (and so
-// does the runtime while writing them); the sampler and the writer allocate
-// nothing per event, tick or generation once a program's goroutines and
-// stacks are known (sampler.TestSteadyStateAllocs).
+// runtime allocates while it writes the trace; the sampler, its trace
+// reader and the writer allocate nothing per event, tick or generation once
+// a program's goroutines and stacks are known
+// (sampler.TestSteadyStateAllocs).
 //
 // # Samples
 //

@@ -9,8 +9,12 @@
 // # Backends
 //
 // The trace backend (the default) runs runtime/trace into an io.Pipe and
-// parses it in-process with golang.org/x/exp/trace, with the CPU profiler
-// alongside (its samples reach the trace with goroutine ids). A state
+// parses it in-process, with the CPU profiler alongside (its samples reach
+// the trace with goroutine ids). The reader is internal/gotrace, which
+// reads only what goroutines need from a Go 1.26 trace, at about a third of
+// golang.org/x/exp/trace's cost and with its events, time for time (its
+// differential test); a trace of another version is read with
+// golang.org/x/exp/trace (source.go). A state
 // machine per goroutine (tracegor.go) keeps its state, wait reason and the
 // stack of its last transition. The runtime hands the trace over in
 // generations of about one second, so samples are written in batches, for

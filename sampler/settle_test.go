@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	xtrace "golang.org/x/exp/trace"
-
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -41,7 +39,7 @@ func TestSettleRunsMatchSamples(t *testing.T) {
 	wg.Wait()
 
 	replay := func(sink Sink) *emitter {
-		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		rd, err := newSource(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}

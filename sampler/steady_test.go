@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,30 +13,11 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-	xtrace "golang.org/x/exp/trace"
 
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// readEvents parses a whole recorded trace.
-func readEvents(t testing.TB, data []byte) []xtrace.Event {
-	rd, err := xtrace.NewReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var evs []xtrace.Event
-	for {
-		ev, err := rd.ReadEvent()
-		if err == io.EOF {
-			return evs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		evs = append(evs, ev)
-	}
-}
 
 // recordIdleTrace records d of execution trace with CPU samples while n
 // goroutines are blocked.
@@ -50,15 +32,12 @@ func recordIdleTrace(tb testing.TB, n int, d time.Duration) []byte {
 }
 
 // TestSteadyStateAllocs checks that, once a program's goroutines and
-// stacks have been seen, folding its trace and writing the samples into a
-// file allocates nothing: an idle program with 1,000 parked goroutines,
-// each generation from the fifth on. A generation in which the test process
-// starts a goroutine or shows a new stack (a timer, the test runner) is not
-// the steady state and is not judged; if no generation is steady, the trace
-// is recorded again. (Reading the trace is left out: golang.org/x/exp/trace
-// allocates each generation's batches afresh, as the runtime itself
-// allocates while writing them; bench.BenchmarkIdle measures the whole
-// process.)
+// stacks have been seen, reading its trace, folding it and writing the
+// samples into a file allocates nothing: an idle program with 1,000 parked
+// goroutines, each generation from the fifth on. A generation in which the
+// test process starts a goroutine or shows a new stack (a timer, the test
+// runner) is not the steady state and is not judged; if no generation is
+// steady, the trace is recorded again.
 func TestSteadyStateAllocs(t *testing.T) {
 	// Every allocation is recorded with its stack, so that the process's
 	// others (the test runner, the runtime) are told apart from ours.
@@ -75,19 +54,12 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 }
 
-// steadyAllocs records an idle trace, folds it, fails t for each steady
-// generation that allocated and returns how many generations it judged.
+// steadyAllocs records an idle trace, reads and folds it, fails t for each
+// steady generation that allocated and returns how many generations it
+// judged. A generation's window runs from its Sync to the next one's, so
+// it holds the reading of the next generation.
 func steadyAllocs(t *testing.T) (judged int) {
-	evs := readEvents(t, recordIdleTrace(t, 1000, 6500*time.Millisecond))
-	var syncs []int
-	for i := range evs {
-		if evs[i].Kind() == xtrace.EventSync {
-			syncs = append(syncs, i)
-		}
-	}
-	if len(syncs) < 6 {
-		t.Fatalf("%d generations recorded, want >= 6", len(syncs))
-	}
+	data := recordIdleTrace(t, 1000, 6500*time.Millisecond)
 	f, err := os.Create(filepath.Join(t.TempDir(), "t.bin"))
 	if err != nil {
 		t.Fatal(err)
@@ -100,40 +72,75 @@ func steadyAllocs(t *testing.T) (judged int) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	em := newEmitter(Config{Mode: Wall, Rate: 100}, w)
-	tb := newTraceBackend(em, nil, time.Now())
-	// Four generations in, the writer has flushed its record buffer (300 KB
-	// of samples per generation) and every stack has been seen.
-	for i := range evs[:syncs[4]] {
-		tb.handle(&evs[i])
+	src, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k := 4; k+1 < len(syncs); k++ {
-		from, to := syncs[k], syncs[k+1]
-		samples, stacks, gs, counted := em.samples, len(tb.known), len(tb.gs), em.goroutines
-		before := ownAllocs(t)
-		for i := from; i < to; i++ {
-			tb.handle(&evs[i])
+	em := newEmitter(Config{Mode: Wall, Rate: 100}, w)
+	tb := newTraceBackend(em, src, time.Now())
+	type mark struct {
+		allocs                     map[string]int64
+		samples                    uint64
+		stacks, gs, kinds, counted int
+	}
+	var at mark
+	gen := 0
+	var ev gotrace.Event
+	for {
+		err := src.Next(&ev)
+		if err == io.EOF {
+			break
 		}
-		n := ownAllocs(t) - before
-		if len(tb.known) != stacks || len(tb.gs) != gs || em.goroutines != counted || len(tb.ended) > 0 {
-			continue // a goroutine or a stack came or went: not the steady state
+		if err != nil {
+			t.Fatal(err)
 		}
-		if em.samples == samples {
-			t.Fatalf("generation %d wrote no samples", k+1)
+		if ev.Kind == gotrace.Sync {
+			gen++
+			// Four generations in, the writer has flushed its record
+			// buffer (300 KB of samples per generation) and every stack
+			// has been seen.
+			if gen > 5 {
+				n, where := allocsSince(at.allocs, ownAllocs(t))
+				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && len(tb.like) == at.kinds && em.goroutines == at.counted && len(tb.ended) == 0
+				switch {
+				case !steady: // a goroutine, a stack or a kind of stretch came or went
+				case em.samples == at.samples:
+					t.Fatalf("generation %d wrote no samples", gen-1)
+				case n > 0:
+					judged++
+					t.Errorf("generation %d: %d allocations in the sampler, its trace reader or the writer, writing %d samples, want 0:%s",
+						gen-1, n, em.samples-at.samples, where)
+				default:
+					judged++
+				}
+			}
+			if gen >= 5 {
+				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), len(tb.like), em.goroutines}
+			}
 		}
-		judged++
-		if n > 0 {
-			t.Errorf("generation %d: %d allocations in the sampler or the writer folding %d events into %d samples, want 0",
-				k+1, n, to-from, em.samples-samples)
-		}
+		tb.handle(&ev)
+	}
+	if gen < 7 {
+		t.Fatalf("%d generations recorded, want >= 7", gen)
 	}
 	return judged
 }
 
+// stacks counts the stacks tb has met, with their variants under a wait
+// reason.
+func stacks(tb *traceBackend) int {
+	n := len(tb.known)
+	for _, s := range tb.known {
+		n += len(s.waits)
+	}
+	return n
+}
+
 // ownAllocs returns the number of objects allocated so far (as of a
-// collection it runs) by the sampler's and the writer's code: allocations
-// whose stack holds one of their methods.
-func ownAllocs(t *testing.T) int64 {
+// collection it runs) by the sampler's, its trace reader's and the
+// writer's code (allocations whose stack holds one of their methods), by
+// allocating stack.
+func ownAllocs(t *testing.T) map[string]int64 {
 	runtime.GC()
 	var buf bytes.Buffer
 	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
@@ -143,13 +150,33 @@ func ownAllocs(t *testing.T) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int64
+	sites := make(map[string]int64)
 	for _, s := range p.Sample {
 		if ours(s) {
-			n += s.Value[0] // alloc_objects
+			var k strings.Builder
+			for _, loc := range s.Location {
+				for _, l := range loc.Line {
+					if l.Function != nil {
+						fmt.Fprintf(&k, "\n\t%s:%d", l.Function.Name, l.Line)
+					}
+				}
+			}
+			sites[k.String()] += s.Value[0] // alloc_objects
 		}
 	}
-	return n
+	return sites
+}
+
+// allocsSince returns the allocations in now that were not in before, and
+// where they were made.
+func allocsSince(before, now map[string]int64) (n int64, where string) {
+	for k, v := range now {
+		if d := v - before[k]; d > 0 {
+			n += d
+			where += fmt.Sprintf("\n%d at%s", d, k)
+		}
+	}
+	return n, where
 }
 
 // ours reports whether a sample's stack holds a method of the sampler's or
@@ -163,6 +190,7 @@ func ours(s *profile.Sample) bool {
 			name := l.Function.Name
 			if strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.(") ||
 				strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.stackTable.") ||
+				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") ||
 				strings.HasPrefix(name, "github.com/gotachyon/profiler/writer.") {
 				return true
 			}

@@ -9,12 +9,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	xtrace "golang.org/x/exp/trace"
-
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/writer"
 )
 
-// Trace backend: runtime/trace -> io.Pipe -> golang.org/x/exp/trace, folded
+// Trace backend: runtime/trace -> io.Pipe -> internal/gotrace (or
+// golang.org/x/exp/trace for a trace version gotrace does not know), folded
 // into a state machine per goroutine (tracegor.go).
 
 // wallCPUHz is the CPU-profile rate in wall mode, where CPU samples give the
@@ -37,23 +37,23 @@ type traceBackend struct {
 	em         *emitter
 	pr         *io.PipeReader
 	pw         *io.PipeWriter
-	rd         *xtrace.Reader
+	rd         source
 	cpuStarted bool
 	released   atomic.Bool // the tracer and CPU profiler are stopped
 	done       chan struct{}
 
 	self    uint64
 	pcs     map[uint64]pcFrame
-	stacks  map[xtrace.Stack]*stack // this generation's, by handle
-	known   stackTable              // across generations, by content
-	scratch []uint32                // frames of the stack being built
-	gs      map[xtrace.GoID]*tgor
+	stacks  []*stack   // this generation's, by stack id
+	known   stackTable // across generations, by content
+	scratch []uint32   // frames of the stack being built
+	gs      map[uint64]*tgor
 	live    []*tgor
 	recent  [1 << 14]*tgor // goroutines found lately, by id (see find)
 	free    []*tgor        // records of ended goroutines, for reuse
 	// goroutines that ended in this generation: a late CPU sample must not
 	// bring them back (their ids would be counted twice by the sink).
-	ended   map[xtrace.GoID]struct{}
+	ended   map[uint64]struct{}
 	unknown *stack // "[stack unknown]", for a goroutine never seen with a stack
 	// like holds, per kind of active stretch (the stacks it began and
 	// ended at), the latest evidence of one: what a stretch of that kind
@@ -61,7 +61,7 @@ type traceBackend struct {
 	like map[[2]uint64]*stack
 
 	clockSet  bool
-	baseTrace xtrace.Time
+	baseTrace gotrace.Time
 	baseWall  int64 // ns since the epoch at baseTrace
 	startWall time.Time
 
@@ -80,7 +80,7 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	if err := rtrace.Start(pw); err != nil {
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
-	rd, err := xtrace.NewReader(pr)
+	rd, err := newSource(pr)
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
 		rtrace.Stop()
@@ -119,16 +119,15 @@ func (tb *traceBackend) startCPU() {
 
 // newTraceBackend returns a backend that parses rd; start is the wall time
 // used if the trace carries no clock snapshot.
-func newTraceBackend(em *emitter, rd *xtrace.Reader, start time.Time) *traceBackend {
+func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 	tb := &traceBackend{
 		em:        em,
 		rd:        rd,
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
-		stacks:    make(map[xtrace.Stack]*stack),
 		known:     make(stackTable),
-		gs:        make(map[xtrace.GoID]*tgor),
-		ended:     make(map[xtrace.GoID]struct{}),
+		gs:        make(map[uint64]*tgor),
+		ended:     make(map[uint64]struct{}),
 		like:      make(map[[2]uint64]*stack),
 		startWall: start,
 	}
@@ -182,8 +181,9 @@ func (tb *traceBackend) loop() {
 
 // consume parses the trace to its end, or until the sink fails.
 func (tb *traceBackend) consume() error {
+	var ev gotrace.Event
 	for !tb.em.failed() {
-		ev, err := tb.rd.ReadEvent()
+		err := tb.rd.Next(&ev)
 		if err == io.EOF {
 			tb.finish()
 			return nil
@@ -194,7 +194,7 @@ func (tb *traceBackend) consume() error {
 		}
 		tb.handle(&ev)
 		if tb.pace.due() {
-			tb.pace.rest(tb.wallNS(ev.Time()))
+			tb.pace.rest(tb.wallNS(ev.Time))
 		}
 	}
 	return nil
@@ -202,17 +202,17 @@ func (tb *traceBackend) consume() error {
 
 // handle folds one event into the state machine, after passing the wall
 // ticks up to its time.
-func (tb *traceBackend) handle(ev *xtrace.Event) {
-	t := ev.Time()
-	if ev.Kind() == xtrace.EventSync {
+func (tb *traceBackend) handle(ev *gotrace.Event) {
+	t := ev.Time
+	if ev.Kind == gotrace.Sync {
 		tb.sync(ev, t)
 		return
 	}
 	tb.advance(t)
-	switch ev.Kind() {
-	case xtrace.EventStateTransition:
+	switch ev.Kind {
+	case gotrace.Transition:
 		tb.transition(ev, t)
-	case xtrace.EventStackSample:
+	case gotrace.Sample:
 		tb.cpuSample(ev, t)
 	}
 }
@@ -220,10 +220,10 @@ func (tb *traceBackend) handle(ev *xtrace.Event) {
 // sync starts a generation. Stack handles are per generation: forget them.
 // Writing the settled ticks of a share of the goroutines at each keeps Stop
 // short and the sink's runs flowing.
-func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
+func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	if !tb.clockSet {
-		if cs := ev.Sync().ClockSnapshot; cs != nil {
-			tb.baseTrace, tb.baseWall = cs.Trace, cs.Wall.UnixNano()
+		if cs := ev.Clock; cs != nil {
+			tb.baseTrace, tb.baseWall = cs.Trace, cs.Wall
 		} else {
 			tb.baseTrace, tb.baseWall = t, tb.startWall.UnixNano()
 		}
@@ -232,6 +232,7 @@ func (tb *traceBackend) sync(ev *xtrace.Event, t xtrace.Time) {
 	tb.advance(t)
 	tb.settleShare()
 	clear(tb.stacks)
+	tb.stacks = tb.stacks[:0]
 	clear(tb.ended)
 }
 
@@ -267,7 +268,7 @@ func (tb *traceBackend) finish() {
 }
 
 // micros maps a trace time onto wall-clock microseconds since the epoch.
-func (tb *traceBackend) micros(t xtrace.Time) uint64 {
+func (tb *traceBackend) micros(t gotrace.Time) uint64 {
 	ns := tb.wallNS(t)
 	if ns < 0 {
 		return 0
@@ -276,7 +277,7 @@ func (tb *traceBackend) micros(t xtrace.Time) uint64 {
 }
 
 // wallNS maps a trace time onto wall-clock nanoseconds since the epoch.
-func (tb *traceBackend) wallNS(t xtrace.Time) int64 {
+func (tb *traceBackend) wallNS(t gotrace.Time) int64 {
 	if !tb.clockSet {
 		tb.baseTrace, tb.baseWall, tb.clockSet = t, tb.startWall.UnixNano(), true
 	}
@@ -287,7 +288,7 @@ func (tb *traceBackend) wallNS(t xtrace.Time) int64 {
 // tick writes nothing by itself: each goroutine's ticks are written when its
 // stack over them is known, so a tick costs the same with 10 or 10,000
 // goroutines and a parked goroutine costs a few bytes of copying per tick.
-func (tb *traceBackend) advance(t xtrace.Time) {
+func (tb *traceBackend) advance(t gotrace.Time) {
 	if tb.em.cfg.Mode != Wall {
 		return
 	}
@@ -302,22 +303,22 @@ func (tb *traceBackend) advance(t xtrace.Time) {
 // microseconds, so that a run of ticks is one RepeatEvery.
 type tickGrid struct {
 	started bool
-	first   xtrace.Time
+	first   gotrace.Time
 	firstUS uint64
 	stepUS  uint64
-	n       uint64      // ticks passed: those at or before the latest event
-	next    xtrace.Time // time of tick n (the first not passed), once n > 0
+	n       uint64       // ticks passed: those at or before the latest event
+	next    gotrace.Time // time of tick n (the first not passed), once n > 0
 }
 
-func (g *tickGrid) start(t xtrace.Time, us uint64) {
+func (g *tickGrid) start(t gotrace.Time, us uint64) {
 	g.started, g.first, g.firstUS = true, t, us
 }
 
-func (g *tickGrid) step() xtrace.Time { return xtrace.Time(g.stepUS * 1000) }
+func (g *tickGrid) step() gotrace.Time { return gotrace.Time(g.stepUS * 1000) }
 
 // advance passes the ticks at or before t and returns how many it passed.
 // Most events fall between two ticks: one comparison says so.
-func (g *tickGrid) advance(t xtrace.Time) uint64 {
+func (g *tickGrid) advance(t gotrace.Time) uint64 {
 	if g.n > 0 && t < g.next {
 		return 0
 	}
@@ -327,12 +328,12 @@ func (g *tickGrid) advance(t xtrace.Time) uint64 {
 	}
 	d := n - g.n
 	g.n = n
-	g.next = g.first + xtrace.Time(n)*g.step()
+	g.next = g.first + gotrace.Time(n)*g.step()
 	return d
 }
 
 // upTo returns the number of ticks at or before t.
-func (g *tickGrid) upTo(t xtrace.Time) uint64 {
+func (g *tickGrid) upTo(t gotrace.Time) uint64 {
 	if !g.started || t < g.first {
 		return 0
 	}
@@ -346,22 +347,24 @@ func (g *tickGrid) span(from, to uint64) span {
 
 // stack normalises a trace stack, cached per handle for the generation and
 // per PC for the process.
-func (tb *traceBackend) stack(s xtrace.Stack) *stack {
-	if s == xtrace.NoStack {
+func (tb *traceBackend) stack(id uint64) *stack {
+	if id == 0 {
 		return nil
 	}
-	if ts, ok := tb.stacks[s]; ok {
-		return ts
+	if id < uint64(len(tb.stacks)) && tb.stacks[id] != nil {
+		return tb.stacks[id]
 	}
 	ts := stack{frames: tb.scratch[:0]}
-	var first xtrace.StackFrame
+	var first gotrace.Frame
 	var above, outer pcFrame // the two outermost frames
 	weak := ""
 	i := 0
-	for f := range s.Frames() {
+	frames := tb.rd.Stack(id)
+	for k := range frames {
+		f := &frames[k]
 		e := tb.frame(f)
 		if i == 0 {
-			first = f
+			first = *f
 		}
 		above, outer = outer, e
 		if e.hint != "" && ts.hint == "" {
@@ -401,7 +404,7 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 	if !ts.evidence && i > 0 {
 		// Only hidden runtime frames: keep the innermost, so that a CPU
 		// sample still says where the time went.
-		ts.frames = append(ts.frames, tb.namedFrame(first, first.Func))
+		ts.frames = append(ts.frames, tb.namedFrame(&first, first.Func))
 		ts.leafPC = first.PC
 	}
 	ts.outer = outer.role
@@ -410,12 +413,22 @@ func (tb *traceBackend) stack(s xtrace.Stack) *stack {
 	}
 	tb.scratch = ts.frames
 	st := tb.known.intern(&ts)
-	tb.stacks[s] = st
+	if id < maxStackIDs {
+		for uint64(len(tb.stacks)) <= id {
+			tb.stacks = append(tb.stacks, nil)
+		}
+		tb.stacks[id] = st
+	}
 	return st
 }
 
+// maxStackIDs bounds the generation's table of normalised stacks by id;
+// a stack with a larger id (none in a real trace: ids count the
+// generation's stacks) is normalised at each use.
+const maxStackIDs = 1 << 20
+
 // frame classifies and interns one frame, cached per PC.
-func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
+func (tb *traceBackend) frame(f *gotrace.Frame) pcFrame {
 	if e, ok := tb.pcs[f.PC]; ok && e.line == f.Line {
 		return e
 	}
@@ -434,7 +447,7 @@ func (tb *traceBackend) frame(f xtrace.StackFrame) pcFrame {
 }
 
 // namedFrame interns frame f under the function name fn.
-func (tb *traceBackend) namedFrame(f xtrace.StackFrame, fn string) uint32 {
+func (tb *traceBackend) namedFrame(f *gotrace.Frame, fn string) uint32 {
 	return tb.em.sink.Frame(writer.Frame{File: f.File, Func: fn, Line: int32(f.Line)})
 }
 

@@ -16,6 +16,7 @@ import (
 
 	xtrace "golang.org/x/exp/trace"
 
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -58,7 +59,7 @@ func BenchmarkTraceWall(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		rd, err := newSource(bytes.NewReader(data))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -77,7 +78,7 @@ func BenchmarkTraceWall(b *testing.B) {
 // goroutines appear at every tick with their wait reason.
 func TestTraceReplay(t *testing.T) {
 	data := recordTrace(t, 50, 200*time.Millisecond)
-	rd, err := xtrace.NewReader(bytes.NewReader(data))
+	rd, err := newSource(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestTraceReplay(t *testing.T) {
 // not allocate.
 func BenchmarkTraceTick(b *testing.B) {
 	data := recordTrace(b, 1000, 100*time.Millisecond)
-	rd, err := xtrace.NewReader(bytes.NewReader(data))
+	rd, err := newSource(bytes.NewReader(data))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func BenchmarkTraceTick(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		tb.advance(tb.ticks.first + xtrace.Time(tb.ticks.n)*tb.ticks.step())
+		tb.advance(tb.ticks.first + gotrace.Time(tb.ticks.n)*tb.ticks.step())
 		if i%100 == 99 {
 			tb.settleShare()
 		}
@@ -188,8 +189,8 @@ func recordBusyTrace(tb testing.TB, d time.Duration) []byte {
 // BenchmarkTraceBusy parses a recorded trace of a busy HTTP service (1.2 s,
 // 1,000 parked goroutines) through the wall-mode state machine at 100 Hz
 // into a discarding sink, and reports the cost per trace event: ns/event in
-// all, read-ns/event of it spent in golang.org/x/exp/trace (measured by
-// reading the same trace alone), and allocations.
+// all, read-ns/event of it spent reading the trace (measured by reading
+// the same trace alone), and allocations.
 func BenchmarkTraceBusy(b *testing.B) {
 	data := recordBusyTrace(b, 1200*time.Millisecond)
 	events, read := readOnly(b, data)
@@ -197,7 +198,7 @@ func BenchmarkTraceBusy(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		rd, err := newSource(bytes.NewReader(data))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -214,28 +215,39 @@ func BenchmarkTraceBusy(b *testing.B) {
 	b.ReportMetric(float64(samples)/b.Elapsed().Seconds(), "samples/s")
 }
 
-// readOnly reads a recorded trace with golang.org/x/exp/trace alone, a few
-// times, and returns its event count and the fastest time.
+// readOnly returns a recorded trace's event count (all of them, as
+// golang.org/x/exp/trace counts) and the fastest of a few reads of it by
+// the backend's reader alone.
 func readOnly(b *testing.B, data []byte) (events int, best time.Duration) {
+	rd, err := xtrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		if _, err := rd.ReadEvent(); err == io.EOF {
+			break
+		} else if err != nil {
+			b.Fatal(err)
+		}
+		events++
+	}
+	var ev gotrace.Event
 	for i := range 3 {
 		t0 := time.Now()
-		rd, err := xtrace.NewReader(bytes.NewReader(data))
+		src, err := newSource(bytes.NewReader(data))
 		if err != nil {
 			b.Fatal(err)
 		}
-		n := 0
 		for {
-			if _, err := rd.ReadEvent(); err == io.EOF {
+			if err := src.Next(&ev); err == io.EOF {
 				break
 			} else if err != nil {
 				b.Fatal(err)
 			}
-			n++
 		}
 		if d := time.Since(t0); i == 0 || d < best {
 			best = d
 		}
-		events = n
 	}
 	return events, best
 }

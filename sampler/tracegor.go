@@ -3,7 +3,7 @@ package sampler
 import (
 	"slices"
 
-	xtrace "golang.org/x/exp/trace"
+	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
 // The trace backend's view of one goroutine. Every tick of its life gets
@@ -44,7 +44,7 @@ type tgor struct {
 	stack *stack // stack at the latest transition that had one; nil: none yet
 	due   uint64 // first tick not yet queued
 	ev    *stack // latest evidence of the active stretch, nil if none
-	evAt  xtrace.Time
+	evAt  gotrace.Time
 	begin *stack // the stack the active stretch began at
 	fresh bool   // no active stretch has begun since the last ended
 	pend  []run  // ticks queued, in time order, not yet written
@@ -55,9 +55,9 @@ type tgor struct {
 	hs [2]handleStack
 }
 
-// handleStack is a trace stack handle and its normalised stack.
+// handleStack is a trace stack id and its normalised stack.
 type handleStack struct {
-	h xtrace.Stack
+	h uint64
 	s *stack
 }
 
@@ -73,15 +73,15 @@ type run struct {
 // run (only a goroutine reported without a stack for long can get there).
 const maxPend = 16
 
-func goState(s xtrace.GoState) gstate {
+func goState(s gotrace.GoState) gstate {
 	switch s {
-	case xtrace.GoRunning:
+	case gotrace.GoRunning:
 		return gRunning
-	case xtrace.GoRunnable:
+	case gotrace.GoRunnable:
 		return gRunnable
-	case xtrace.GoSyscall:
+	case gotrace.GoSyscall:
 		return gSyscall
-	case xtrace.GoWaiting:
+	case gotrace.GoWaiting:
 		return gWaiting
 	}
 	return gUnknown
@@ -92,27 +92,27 @@ func ends(s gstate) bool { return s == gWaiting || s == gSyscall }
 
 // goroutine returns the goroutine id, creating it if new. The backends' own
 // goroutines are hidden by identity.
-func (tb *traceBackend) goroutine(id xtrace.GoID) (g *tgor, isNew bool) {
+func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 	if g = tb.find(id); g != nil {
 		return g, false
 	}
 	g = tb.newTgor()
-	*g = tgor{track: track{id: uint64(id)}, pos: len(tb.live), due: tb.ticks.n, fresh: true, pend: g.pend[:0]}
+	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, fresh: true, pend: g.pend[:0]}
 	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
 	tb.gs[id] = g
 	tb.live = append(tb.live, g)
-	tb.recent[uint64(id)%uint64(len(tb.recent))] = g
+	tb.recent[id%uint64(len(tb.recent))] = g
 	return g, true
 }
 
 // find returns the goroutine id if it is live. A busy program's events
 // name a few hundred goroutines over and over (a server's connections), so
 // a small table of recent ones, by id, is checked before the map.
-func (tb *traceBackend) find(id xtrace.GoID) *tgor {
-	slot := &tb.recent[uint64(id)%uint64(len(tb.recent))]
-	if g := *slot; g != nil && xtrace.GoID(g.id) == id {
+func (tb *traceBackend) find(id uint64) *tgor {
+	slot := &tb.recent[id%uint64(len(tb.recent))]
+	if g := *slot; g != nil && g.id == id {
 		return g
 	}
 	g := tb.gs[id]
@@ -135,10 +135,10 @@ func (tb *traceBackend) newTgor() *tgor {
 	return &tgor{}
 }
 
-// gstack returns g's normalised stack for handle h (nil for none), through
-// g's cache of its latest handles.
-func (tb *traceBackend) gstack(g *tgor, h xtrace.Stack) *stack {
-	if h == xtrace.NoStack {
+// gstack returns g's normalised stack for stack id h (nil for none),
+// through g's cache of its latest ones.
+func (tb *traceBackend) gstack(g *tgor, h uint64) *stack {
+	if h == 0 {
 		return nil
 	}
 	for i := range g.hs {
@@ -152,16 +152,11 @@ func (tb *traceBackend) gstack(g *tgor, h xtrace.Stack) *stack {
 }
 
 // transition folds a goroutine's state transition at time t.
-func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
-	tr := ev.StateTransition()
-	if tr.Resource.Kind != xtrace.ResourceGoroutine {
-		return
-	}
-	id := tr.Resource.Goroutine()
-	from, to := tr.Goroutine()
-	if to == xtrace.GoNotExist {
+func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
+	id, from, to := ev.G, ev.From, ev.To
+	if to == gotrace.GoNotExist {
 		if g := tb.find(id); g != nil {
-			s := tb.gstack(g, tr.Stack)
+			s := tb.gstack(g, ev.Stack)
 			tb.learn(g, s, false)
 			tb.cut(g)
 			tb.endStretch(g, s)
@@ -170,15 +165,15 @@ func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
 		return
 	}
 	g, isNew := tb.goroutine(id)
-	s := tb.gstack(g, tr.Stack)
-	tb.learn(g, s, from == xtrace.GoNotExist)
+	s := tb.gstack(g, ev.Stack)
+	tb.learn(g, s, from == gotrace.GoNotExist)
 	next := goState(to)
 	switch {
-	case isNew && from != xtrace.GoNotExist:
+	case isNew && from != gotrace.GoNotExist:
 		// It was in this state before the trace began: since the first
 		// tick.
 		g.due = 0
-	case (from == to || from == xtrace.GoUndetermined) && next == g.state:
+	case (from == to || from == gotrace.GoUndetermined) && next == g.state:
 		// A status report, at a generation's start or end.
 		if s != nil && next != gRunning {
 			g.stack = s
@@ -203,7 +198,7 @@ func (tb *traceBackend) transition(ev *xtrace.Event, t xtrace.Time) {
 	}
 	g.why = ""
 	if next == gWaiting {
-		g.why = tr.Reason
+		g.why = ev.Reason
 	}
 	tb.flush(g)
 }
@@ -224,15 +219,15 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 
 // cpuSample folds a CPU sample at time t: a sample in CPU mode, evidence of
 // where a running goroutine is in wall mode.
-func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
-	id := ev.Goroutine()
-	if id == xtrace.NoGoroutine {
+func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
+	id := ev.G
+	if id == gotrace.NoGoroutine {
 		return
 	}
 	if _, ok := tb.ended[id]; ok {
 		return
 	}
-	s := tb.stack(ev.Stack())
+	s := tb.stack(ev.Stack)
 	if s == nil {
 		return
 	}
@@ -257,7 +252,7 @@ func (tb *traceBackend) cpuSample(ev *xtrace.Event, t xtrace.Time) {
 }
 
 // cpuEmit writes CPU mode's sample of g at t.
-func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t xtrace.Time) {
+func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	tb.em.ticks++
 	if g.role == roleHidden {
 		return
@@ -293,7 +288,7 @@ func (tb *traceBackend) cut(g *tgor) {
 
 // evidence gives the queued running ticks of g's active stretch the stack
 // s, seen at t, or the stretch's previous evidence if that is nearer.
-func (tb *traceBackend) evidence(g *tgor, s *stack, t xtrace.Time) {
+func (tb *traceBackend) evidence(g *tgor, s *stack, t gotrace.Time) {
 	split := uint64(0) // ticks before split are nearer the previous evidence
 	if g.ev != nil {
 		split = tb.ticks.upTo(g.evAt + (t-g.evAt)/2)
@@ -414,9 +409,8 @@ func (tb *traceBackend) close(g *tgor) {
 func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
 	tb.em.forget(&g.track)
-	id := xtrace.GoID(g.id)
-	delete(tb.gs, id)
-	tb.ended[id] = struct{}{}
+	delete(tb.gs, g.id)
+	tb.ended[g.id] = struct{}{}
 	last := tb.live[len(tb.live)-1]
 	tb.live[g.pos] = last
 	last.pos = g.pos

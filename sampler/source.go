@@ -1,0 +1,127 @@
+package sampler
+
+import (
+	"bufio"
+	"errors"
+	"io"
+
+	xtrace "golang.org/x/exp/trace"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// source is the trace as the state machine reads it: goroutine
+// transitions, CPU samples and generations, in time order, and the frames
+// of each generation's stacks.
+type source interface {
+	Next(*gotrace.Event) error
+	// Stack returns stack id's frames, innermost first, in a buffer the
+	// next call may reuse.
+	Stack(id uint64) []gotrace.Frame
+}
+
+// newSource reads a trace with gotrace if it knows its version (Go 1.26),
+// else with golang.org/x/exp/trace.
+func newSource(r io.Reader) (source, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	rd, err := gotrace.NewReader(br)
+	if err == nil {
+		return rd, nil
+	}
+	if !errors.Is(err, gotrace.ErrVersion) {
+		return nil, err
+	}
+	x, err := xtrace.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	return newXSource(x), nil
+}
+
+// xsource reads a trace with golang.org/x/exp/trace, for the versions
+// gotrace does not know.
+type xsource struct {
+	rd     *xtrace.Reader
+	stacks []xtrace.Stack // this generation's, by id - 1
+	ids    map[xtrace.Stack]uint64
+	frames []gotrace.Frame
+}
+
+func newXSource(rd *xtrace.Reader) *xsource {
+	return &xsource{rd: rd, ids: make(map[xtrace.Stack]uint64)}
+}
+
+// Next reads the next event the state machine needs.
+func (x *xsource) Next(out *gotrace.Event) error {
+	for {
+		ev, err := x.rd.ReadEvent()
+		if err != nil {
+			return err
+		}
+		*out = gotrace.Event{Time: gotrace.Time(ev.Time())}
+		switch ev.Kind() {
+		case xtrace.EventSync:
+			x.stacks = x.stacks[:0]
+			clear(x.ids)
+			out.Kind = gotrace.Sync
+			if cs := ev.Sync().ClockSnapshot; cs != nil {
+				out.Clock = &gotrace.Clock{Trace: gotrace.Time(cs.Trace), Wall: cs.Wall.UnixNano()}
+			}
+			return nil
+		case xtrace.EventStackSample:
+			out.Kind, out.G, out.Stack = gotrace.Sample, uint64(ev.Goroutine()), x.id(ev.Stack())
+			return nil
+		case xtrace.EventStateTransition:
+			tr := ev.StateTransition()
+			if tr.Resource.Kind != xtrace.ResourceGoroutine {
+				continue
+			}
+			from, to := tr.Goroutine()
+			out.Kind, out.G = gotrace.Transition, uint64(tr.Resource.Goroutine())
+			out.From, out.To = xstate(from), xstate(to)
+			out.Stack, out.Reason = x.id(tr.Stack), tr.Reason
+			return nil
+		}
+	}
+}
+
+// id numbers a stack of the generation.
+func (x *xsource) id(s xtrace.Stack) uint64 {
+	if s == xtrace.NoStack {
+		return 0
+	}
+	if id, ok := x.ids[s]; ok {
+		return id
+	}
+	x.stacks = append(x.stacks, s)
+	x.ids[s] = uint64(len(x.stacks))
+	return uint64(len(x.stacks))
+}
+
+// Stack returns stack id's frames.
+func (x *xsource) Stack(id uint64) []gotrace.Frame {
+	x.frames = x.frames[:0]
+	if id == 0 || id > uint64(len(x.stacks)) {
+		return x.frames
+	}
+	for f := range x.stacks[id-1].Frames() {
+		x.frames = append(x.frames, gotrace.Frame{PC: f.PC, Func: f.Func, File: f.File, Line: f.Line})
+	}
+	return x.frames
+}
+
+func xstate(s xtrace.GoState) gotrace.GoState {
+	switch s {
+	case xtrace.GoNotExist:
+		return gotrace.GoNotExist
+	case xtrace.GoRunnable:
+		return gotrace.GoRunnable
+	case xtrace.GoRunning:
+		return gotrace.GoRunning
+	case xtrace.GoWaiting:
+		return gotrace.GoWaiting
+	case xtrace.GoSyscall:
+		return gotrace.GoSyscall
+	}
+	return gotrace.GoUndetermined
+}

@@ -1,0 +1,52 @@
+package sampler
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+	"time"
+
+	xtrace "golang.org/x/exp/trace"
+)
+
+// TestSourcesAgree folds one recorded trace of a busy program read by
+// internal/gotrace and by golang.org/x/exp/trace (the reader of other
+// trace versions): the samples must be the same, one for one.
+func TestSourcesAgree(t *testing.T) {
+	data := recordBusyTrace(t, 300*time.Millisecond)
+	fold := func(src source) []string {
+		sink := newMemSink()
+		em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
+		if err := newTraceBackend(em, src, time.Unix(1e9, 0)).consume(); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, s := range sink.all() {
+			out = append(out, fmt.Sprintf("%d %d %d %v", s.gid, s.ts, s.status, s.stack))
+		}
+		return out
+	}
+	ours, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ours.(*xsource); ok {
+		t.Fatalf("this Go's trace is read by x/exp/trace, not by gotrace")
+	}
+	xrd, err := xtrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := fold(ours), fold(newXSource(xrd))
+	if len(want) < 1000 {
+		t.Fatalf("only %d samples", len(want))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			t.Fatalf("sample %d of %d:\ngotrace:     %s\nx/exp/trace: %s", i, len(want), got[i], want[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d samples through gotrace, %d through x/exp/trace", len(got), len(want))
+	}
+}
