@@ -18,6 +18,11 @@ type source interface {
 	// Stack returns stack id's frames, innermost first, in a buffer the
 	// next call may reuse.
 	Stack(id uint64) []gotrace.Frame
+	// Reason returns the text of a wait reason (gotrace.Event.Reason).
+	Reason(i uint32) string
+	// Clock returns the clock snapshot of the generation the latest Sync
+	// began, if it has one.
+	Clock() (gotrace.Clock, bool)
 }
 
 // newSource reads a trace with gotrace if it knows its version (Go 1.26),
@@ -41,14 +46,23 @@ func newSource(r io.Reader) (source, error) {
 // xsource reads a trace with golang.org/x/exp/trace, for the versions
 // gotrace does not know.
 type xsource struct {
-	rd     *xtrace.Reader
-	stacks []xtrace.Stack // this generation's, by id - 1
-	ids    map[xtrace.Stack]uint64
-	frames []gotrace.Frame
+	rd      *xtrace.Reader
+	stacks  []xtrace.Stack // this generation's, by id - 1
+	ids     map[xtrace.Stack]uint64
+	frames  []gotrace.Frame
+	reasons []string // by index
+	reason  map[string]uint32
+	clock   gotrace.Clock
+	clocked bool
 }
 
 func newXSource(rd *xtrace.Reader) *xsource {
-	return &xsource{rd: rd, ids: make(map[xtrace.Stack]uint64)}
+	return &xsource{
+		rd:      rd,
+		ids:     make(map[xtrace.Stack]uint64),
+		reasons: []string{""},
+		reason:  map[string]uint32{"": 0},
+	}
 }
 
 // Next reads the next event the state machine needs.
@@ -64,8 +78,9 @@ func (x *xsource) Next(out *gotrace.Event) error {
 			x.stacks = x.stacks[:0]
 			clear(x.ids)
 			out.Kind = gotrace.Sync
+			x.clock, x.clocked = gotrace.Clock{}, false
 			if cs := ev.Sync().ClockSnapshot; cs != nil {
-				out.Clock = &gotrace.Clock{Trace: gotrace.Time(cs.Trace), Wall: cs.Wall.UnixNano()}
+				x.clock, x.clocked = gotrace.Clock{Trace: gotrace.Time(cs.Trace), Wall: cs.Wall.UnixNano()}, true
 			}
 			return nil
 		case xtrace.EventStackSample:
@@ -79,7 +94,7 @@ func (x *xsource) Next(out *gotrace.Event) error {
 			from, to := tr.Goroutine()
 			out.Kind, out.G = gotrace.Transition, uint64(tr.Resource.Goroutine())
 			out.From, out.To = xstate(from), xstate(to)
-			out.Stack, out.Reason = x.id(tr.Stack), tr.Reason
+			out.Stack, out.Reason = x.id(tr.Stack), x.reasonOf(tr.Reason)
 			return nil
 		}
 	}
@@ -97,6 +112,28 @@ func (x *xsource) id(s xtrace.Stack) uint64 {
 	x.ids[s] = uint64(len(x.stacks))
 	return uint64(len(x.stacks))
 }
+
+// reasonOf numbers a wait reason.
+func (x *xsource) reasonOf(s string) uint32 {
+	i, ok := x.reason[s]
+	if !ok {
+		i = uint32(len(x.reasons))
+		x.reasons = append(x.reasons, s)
+		x.reason[s] = i
+	}
+	return i
+}
+
+// Reason returns the text of wait reason i.
+func (x *xsource) Reason(i uint32) string {
+	if int(i) < len(x.reasons) {
+		return x.reasons[i]
+	}
+	return ""
+}
+
+// Clock returns the latest generation's clock snapshot.
+func (x *xsource) Clock() (gotrace.Clock, bool) { return x.clock, x.clocked }
 
 // Stack returns stack id's frames.
 func (x *xsource) Stack(id uint64) []gotrace.Frame {

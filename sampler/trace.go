@@ -222,7 +222,7 @@ func (tb *traceBackend) handle(ev *gotrace.Event) {
 // short and the sink's runs flowing.
 func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	if !tb.clockSet {
-		if cs := ev.Clock; cs != nil {
+		if cs, ok := tb.rd.Clock(); ok {
 			tb.baseTrace, tb.baseWall = cs.Trace, cs.Wall
 		} else {
 			tb.baseTrace, tb.baseWall = t, tb.startWall.UnixNano()

@@ -198,7 +198,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g.why = ""
 	if next == gWaiting {
-		g.why = ev.Reason
+		g.why = tb.rd.Reason(ev.Reason)
 	}
 	tb.flush(g)
 }

@@ -222,15 +222,15 @@ func ourLines(t testing.TB, data []byte) []line {
 		case gotrace.Sync:
 			clear(seen)
 			l := line{kind: "sync", time: int64(ev.Time)}
-			if ev.Clock != nil {
-				l.clock = fmt.Sprint(int64(ev.Clock.Trace), ev.Clock.Wall)
+			if c, ok := rd.Clock(); ok {
+				l.clock = fmt.Sprint(int64(c.Trace), c.Wall)
 			}
 			out = append(out, l)
 		case gotrace.Sample:
 			out = append(out, line{kind: "sample", time: int64(ev.Time), g: ev.G, stack: stack(ev.Stack)})
 		case gotrace.Transition:
 			out = append(out, line{kind: "go", time: int64(ev.Time), g: ev.G,
-				from: states[ev.From], to: states[ev.To], reason: ev.Reason, stack: stack(ev.Stack)})
+				from: states[ev.From], to: states[ev.To], reason: rd.Reason(ev.Reason), stack: stack(ev.Stack)})
 		}
 	}
 }

@@ -33,23 +33,22 @@ const (
 // NoGoroutine is the goroutine of a CPU sample taken outside any.
 const NoGoroutine = ^uint64(0)
 
-// Event is one event of the trace.
+// Event is one event of the trace. It holds no pointers, so that
+// passing one on costs a plain copy.
 type Event struct {
-	Kind Kind
-	Time Time
+	Kind     Kind
+	From, To GoState // Transition
+	// Reason is the runtime's reason for a goroutine's stop or block, an
+	// index for Reader.Reason (0: none).
+	Reason uint32
+	Time   Time
 	// G is the goroutine the transition is of, or the goroutine a CPU
 	// sample was taken in (NoGoroutine for none).
-	G        uint64
-	From, To GoState // Transition
+	G uint64
 	// Stack is the event's stack in this generation's table (0 for none):
 	// where a goroutine stopped, blocked or entered a system call, where a
 	// created goroutine will start, where a CPU sample was taken.
 	Stack uint64
-	// Reason is the runtime's reason for a goroutine's stop or block.
-	Reason string
-	// Clock, on a Sync event, is the generation's clock snapshot (valid
-	// until the next Sync).
-	Clock *Clock
 }
 
 // Clock relates trace time to wall time.

@@ -71,7 +71,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 			return false, nil
 		}
 		g.seq = a[1]
-		r.set(g, GoRunning, c.time, 0, "")
+		r.set(g, GoRunning, c.time, 0, 0)
 		m.g = g.id
 	case evGoUnblock:
 		g := r.find(a[0])
@@ -79,7 +79,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 			return false, nil
 		}
 		g.seq = a[1]
-		r.set(g, GoRunnable, c.time, 0, "")
+		r.set(g, GoRunnable, c.time, 0, 0)
 	case evGoSwitch, evGoSwitchDestroy:
 		return r.goSwitch(c)
 	case evGoCreate, evGoCreateBlocked:
@@ -109,23 +109,23 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		if c.typ == evGoBlock {
 			to = GoWaiting
 		}
-		r.set(g, to, c.time, a[1], r.str(a[0]))
+		r.set(g, to, c.time, a[1], r.reasonOf(a[0]))
 		m.g = NoGoroutine
 	case evGoSyscallBegin:
 		g, err := r.current(c)
 		if err != nil {
 			return false, err
 		}
-		r.set(g, GoSyscall, c.time, a[1], "")
+		r.set(g, GoSyscall, c.time, a[1], 0)
 	case evGoSyscallEnd, evGoSyscallEndBlock:
 		g, err := r.current(c)
 		if err != nil {
 			return false, err
 		}
 		if c.typ == evGoSyscallEnd {
-			r.set(g, GoRunning, c.time, 0, "")
+			r.set(g, GoRunning, c.time, 0, 0)
 		} else {
-			r.set(g, GoRunnable, c.time, 0, "")
+			r.set(g, GoRunnable, c.time, 0, 0)
 			m.g = NoGoroutine
 		}
 	default:
@@ -140,7 +140,7 @@ func (r *Reader) succeeds(g *gState, seq uint64) bool {
 }
 
 // set moves g to state to at t, and says so.
-func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason string) {
+func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason uint32) {
 	from := g.state
 	g.state = to
 	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: from, To: to, Stack: stack, Reason: reason})
@@ -166,13 +166,13 @@ func (r *Reader) goSwitch(c *cursor) (bool, error) {
 		return false, err
 	}
 	next.seq = c.args[1]
-	r.set(next, GoRunnable, c.time, 0, "")
+	r.set(next, GoRunnable, c.time, 0, 0)
 	if c.typ == evGoSwitch {
-		r.set(cur, GoWaiting, c.time, 0, "")
+		r.set(cur, GoWaiting, c.time, 0, 0)
 	} else {
 		r.end(cur, c.time)
 	}
-	r.set(next, GoRunning, c.time, 0, "")
+	r.set(next, GoRunning, c.time, 0, 0)
 	c.m.g = next.id
 	return true, nil
 }
@@ -277,6 +277,31 @@ func (r *Reader) thread(m uint64) *mState {
 		r.ms[m] = s
 	}
 	return s
+}
+
+// maxReasons bounds the table of wait reasons (the runtime has a few
+// dozen); a reason past it reads as none.
+const maxReasons = 1 << 10
+
+// reasonOf returns the wait reason index of string id.
+func (r *Reader) reasonOf(id uint64) uint32 {
+	if id < uint64(len(r.why)) && r.why[id] != 0 {
+		return r.why[id] - 1
+	}
+	s := r.str(id)
+	i, ok := r.reason[s]
+	if !ok && len(r.reasons) < maxReasons {
+		i = uint32(len(r.reasons))
+		r.reasons = append(r.reasons, s)
+		r.reason[s] = i
+	}
+	if id < uint64(len(r.gen.strings)) {
+		for uint64(len(r.why)) <= id {
+			r.why = append(r.why, 0)
+		}
+		r.why[id] = i + 1
+	}
+	return i
 }
 
 // str returns string id of the generation, interned across generations.

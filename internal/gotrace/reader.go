@@ -33,12 +33,16 @@ type Reader struct {
 	lastTs Time
 	first  uint64 // the first generation's number
 	done   bool
-	err    error // an error reading the generation, returned after its Sync
-	strs   []string
+	err    error    // an error reading the generation, returned after its Sync
+	strs   []string // this generation's strings met so far, by id
 	strSet []bool
-	intern map[string]string
-	frames []Frame
-	clock  Clock // the latest Sync's
+	intern map[string]string // strings across generations
+	// reasons are the wait reasons met, by Event.Reason; why maps this
+	// generation's string ids onto them (+1; 0: not yet).
+	reasons []string
+	reason  map[string]uint32
+	why     []uint32
+	frames  []Frame
 }
 
 // mState is a thread's current goroutine.
@@ -79,11 +83,13 @@ func NewReader(r io.Reader) (*Reader, error) {
 	}
 	br.Discard(len(header))
 	return &Reader{
-		br:     br,
-		ms:     make(map[uint64]*mState),
-		gs:     make(map[uint64]*gState),
-		byM:    make(map[uint64]int),
-		intern: make(map[string]string),
+		br:      br,
+		ms:      make(map[uint64]*mState),
+		gs:      make(map[uint64]*gState),
+		byM:     make(map[uint64]int),
+		intern:  make(map[string]string),
+		reasons: []string{""},
+		reason:  map[string]uint32{"": 0},
 	}, nil
 }
 
@@ -106,6 +112,18 @@ func (r *Reader) Next(ev *Event) error {
 func (r *Reader) Stack(id uint64) []Frame {
 	r.frames = r.gen.stack(id, r.frames, r.str)
 	return r.frames
+}
+
+// Clock returns the current generation's clock snapshot: after a Sync, the
+// one the Sync starts.
+func (r *Reader) Clock() (Clock, bool) { return r.gen.clock, r.gen.hasSync }
+
+// Reason returns the text of wait reason i (an Event.Reason).
+func (r *Reader) Reason(i uint32) string {
+	if int(i) < len(r.reasons) {
+		return r.reasons[i]
+	}
+	return ""
 }
 
 // emit queues an event of the step, at a time after every event before
@@ -188,8 +206,7 @@ func (r *Reader) nextGen() error {
 	if err := r.install(); err != nil {
 		return err
 	}
-	r.clock = r.gen.clock
-	r.emit(Event{Kind: Sync, Time: r.gen.mul(r.gen.minTs), Clock: &r.clock})
+	r.emit(Event{Kind: Sync, Time: r.gen.mul(r.gen.minTs)})
 	return nil
 }
 
@@ -198,6 +215,7 @@ func (r *Reader) install() error {
 	r.si = 0
 	clear(r.strSet)
 	r.strs, r.strSet = r.strs[:0], r.strSet[:0]
+	clear(r.why)
 	clear(r.byM)
 	r.curs = r.curs[:0]
 	bs := r.gen.batches
