@@ -101,7 +101,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 			// has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && len(tb.like) == at.kinds && em.goroutines == at.counted && len(tb.ended) == 0
+				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && len(tb.like) == at.kinds && em.goroutines == at.counted && tb.endedGen == 0
 				switch {
 				case !steady: // a goroutine, a stack or a kind of stretch came or went
 				case em.samples == at.samples:

@@ -51,10 +51,13 @@ type traceBackend struct {
 	live    []*tgor
 	recent  [1 << 14]*tgor // goroutines found lately, by id (see find)
 	free    []*tgor        // records of ended goroutines, for reuse
-	// goroutines that ended in this generation: a late CPU sample must not
-	// bring them back (their ids would be counted twice by the sink).
-	ended   map[uint64]struct{}
-	unknown *stack // "[stack unknown]", for a goroutine never seen with a stack
+	// goroutines that ended lately, by id: a CPU sample taken as one
+	// ended and ordered after its end must not bring it back (its id would
+	// be counted twice by the sink). A table, not a map: under churn a
+	// map of the ended was a sixth of the parse.
+	ended    [1 << 12]uint64
+	endedGen int    // goroutines ended in this generation
+	unknown  *stack // "[stack unknown]", for a goroutine never seen with a stack
 	// like holds, per kind of active stretch (the stacks it began and
 	// ended at), the latest evidence of one: what a stretch of that kind
 	// without evidence of its own most likely did.
@@ -127,7 +130,6 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
 		gs:        make(map[uint64]*tgor),
-		ended:     make(map[uint64]struct{}),
 		like:      make(map[[2]uint64]*stack),
 		startWall: start,
 	}
@@ -233,7 +235,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	tb.settleShare()
 	clear(tb.stacks)
 	tb.stacks = tb.stacks[:0]
-	clear(tb.ended)
+	tb.endedGen = 0
 }
 
 // settleShare writes the ticks passed of a quarter of the goroutines, a

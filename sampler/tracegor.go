@@ -224,7 +224,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	if id == gotrace.NoGoroutine {
 		return
 	}
-	if _, ok := tb.ended[id]; ok {
+	if tb.ended[id%uint64(len(tb.ended))] == id && tb.find(id) == nil {
 		return
 	}
 	s := tb.stack(ev.Stack)
@@ -410,7 +410,8 @@ func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
 	tb.em.forget(&g.track)
 	delete(tb.gs, g.id)
-	tb.ended[g.id] = struct{}{}
+	tb.ended[g.id%uint64(len(tb.ended))] = g.id
+	tb.endedGen++
 	last := tb.live[len(tb.live)-1]
 	tb.live[g.pos] = last
 	last.pos = g.pos
