@@ -218,6 +218,9 @@ func (p *Profile) Stop() error {
 			if st.Fallback != "" {
 				fallback = " (fell back: " + st.Fallback + ")"
 			}
+			if st.Refused != "" {
+				fallback += " (" + st.Refused + ")"
+			}
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
 			}

@@ -81,10 +81,13 @@
 // application already runs trace.Start (Start's error says so), or the trace
 // parser rejects this Go's trace. It parses runtime.Stack(buf, true) dumps
 // (one reused, growing buffer; no allocation per dump in steady state).
-// runtime.Stack stops the world for the whole dump (about 8 µs per
-// goroutine), so a governor stretches the interval to 100 times the last
-// dump's duration: the world stays stopped for at most 1 % of wall time,
-// and Stats.AchievedHz drops accordingly. It cannot tell running goroutines
+// runtime.Stack stops the world for the whole dump (1.2 µs per goroutine one
+// frame deep, 5 µs ten frames deep), so a governor stretches the interval
+// to 100 times the last dump's duration: the world stays stopped for at
+// most 1 % of wall time, and Stats.AchievedHz drops accordingly. A dump
+// whose estimated pause exceeds MaxSnapshotPause is not taken
+// (Stats.Refused says how many and why), and the buffer is sized from the
+// previous dump so that one dump stops the world once. It cannot tell running goroutines
 // from runnable ones (the dump preempts them first) and has no PCs, so
 // Config.LeafPC is never called. In CPU mode it samples only goroutines that
 // are running, runnable or in a system call. Start never fails because the

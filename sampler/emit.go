@@ -45,6 +45,10 @@ type emitter struct {
 	// across backends (the Auto supervisor switches them).
 	seen map[uint64]struct{}
 	err  error // the first problem met
+	// refused says why the backend took fewer samples than asked, and
+	// refusals counts them (see Stats.Refused).
+	refused  string
+	refusals int
 	// sinkErr: err is the sink's, and nothing more is written. Atomic, as
 	// the Auto supervisor reads it too.
 	sinkErr atomic.Bool
@@ -106,6 +110,12 @@ func (e *emitter) leaf(st uint8, s *stack, n int) {
 	for range n {
 		e.cfg.LeafPC(uintptr(s.leafPC))
 	}
+}
+
+// refuse records a sampling instant not taken, and why.
+func (e *emitter) refuse(why string) {
+	e.refusals++
+	e.refused = why
 }
 
 // count counts t in Stats.Goroutines the first time it is written.

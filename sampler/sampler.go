@@ -171,6 +171,10 @@ type Stats struct {
 	// Fallback says why the trace backend was not used ("" if it was or was
 	// not requested).
 	Fallback string
+	// Refused says why sampling instants were not taken, and how many
+	// ("" if none were refused): the snapshot backend does not take a dump
+	// that would stop the world longer than MaxSnapshotPause.
+	Refused string
 	// Err is the first problem met (sink error, parse error, recovered panic).
 	Err error
 }
@@ -273,6 +277,9 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
 		s.stats.Err = em.err
+		if em.refusals > 0 {
+			s.stats.Refused = fmt.Sprintf("%d times: %s", em.refusals, em.refused)
+		}
 		if sec := elapsed.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec
 		}

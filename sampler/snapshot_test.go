@@ -220,3 +220,36 @@ func blockChan2(stop chan struct{}, depth int) {
 	}
 	<-stop
 }
+
+// TestSnapshotPauseBound: with more goroutines than one dump may stop the
+// world for (MaxSnapshotPause), the snapshot backend takes no dump and
+// Stats.Refused says why; with few, it dumps.
+func TestSnapshotPauseBound(t *testing.T) {
+	sb := newSnapshot(newEmitter(Config{Mode: Wall, Rate: 100}, newMemSink()))
+	sb.perG = 10 * time.Microsecond
+	if !sb.mayDump(1000) || sb.em.refusals != 0 {
+		t.Fatalf("1,000 goroutines at 10 µs each refused")
+	}
+	if sb.mayDump(20000) || !strings.Contains(sb.em.refused, "MaxSnapshotPause") {
+		t.Fatalf("20,000 goroutines at 10 µs each dumped (refused %q)", sb.em.refused)
+	}
+
+	stop := make(chan struct{})
+	defer close(stop)
+	n := int(MaxSnapshotPause/pausePerG) + 2000
+	for range n {
+		go func() { <-stop }()
+	}
+	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Snapshot}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Samples != 0 || !strings.Contains(st.Refused, "would stop the world") {
+		t.Fatalf("%d goroutines: %d samples, Refused %q; want none and a reason", n, st.Samples, st.Refused)
+	}
+}
