@@ -2,6 +2,7 @@ package pprofexport
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -84,7 +86,38 @@ type agg struct {
 	n      int64
 }
 
-func aggregate(f *reader.File, maxFrames int) (*agg, error) {
+// aggregate aggregates f's samples, with the goroutines past the keep
+// busiest under otherTID. A file of more goroutines than that is read twice:
+// once to find the busiest (internal/busiest), once to aggregate, so that
+// memory grows with the goroutines kept, not with the file's. The header's
+// thread count says which at first; a file whose samples show far more
+// keys than it declared goroutines is read again the second way.
+func aggregate(f *reader.File, maxFrames, keep int) (*agg, error) {
+	var fold map[busiest.Key]bool
+	if int(f.Header.ThreadCount) > keep {
+		var err error
+		if fold, _, err = busiest.Threads(f, keep); err != nil {
+			return nil, fmt.Errorf("pprof: %w", err)
+		}
+	}
+	a, err := aggregateOnce(f, maxFrames, fold, keep)
+	if err == errTooMany {
+		if fold, _, err = busiest.Threads(f, keep); err != nil {
+			return nil, fmt.Errorf("pprof: %w", err)
+		}
+		a, err = aggregateOnce(f, maxFrames, fold, keep)
+	}
+	return a, err
+}
+
+// errTooMany stops a single-pass aggregation that meets far more keys than
+// the goroutines it may keep.
+var errTooMany = errors.New("pprof: more goroutines than declared")
+
+// aggregateOnce reads f once. With keep nil every goroutine keeps its
+// label, and it gives up with errTooMany past 4*limit keys; else only those
+// in keep do.
+func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}, allCPU: true}
 	a.stacks.Frames.Limit = maxFrames
 	it := f.Samples()
@@ -95,9 +128,16 @@ func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 		if err != nil {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}
-		k := sampleKey{id, s.ThreadID, collapsed.StateOf(s.Status)}
+		tid := s.ThreadID
+		if keep != nil && !keep[busiest.Key{ID: tid, Interp: s.InterpreterID}] {
+			tid = otherTID
+		}
+		k := sampleKey{id, tid, collapsed.StateOf(s.Status)}
 		j, ok := a.index[k]
 		if !ok {
+			if keep == nil && len(a.keys) >= 4*limit {
+				return nil, errTooMany
+			}
 			j = len(a.keys)
 			a.index[k] = j
 			a.keys = append(a.keys, k)
@@ -119,13 +159,13 @@ func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 // Convert aggregates f into a pprof profile. It returns the reader's
 // error, if any, and then no profile.
 func Convert(f *reader.File, o Options) (*profile.Profile, error) {
-	a, err := aggregate(f, o.MaxStackFrames)
-	if err != nil {
-		return nil, err
-	}
 	keep := o.MaxGoroutines
 	if keep <= 0 {
 		keep = DefaultMaxGoroutines
+	}
+	a, err := aggregate(f, o.MaxStackFrames, keep)
+	if err != nil {
+		return nil, err
 	}
 	a.foldGoroutines(keep)
 	h := f.Header
@@ -248,7 +288,9 @@ const otherTID = 0
 func (a *agg) foldGoroutines(n int) {
 	perG := map[uint64]int64{}
 	for i, k := range a.keys {
-		perG[k.tid] += a.counts[i]
+		if k.tid != otherTID { // already merged by aggregate
+			perG[k.tid] += a.counts[i]
+		}
 	}
 	if len(perG) <= n {
 		return
@@ -275,7 +317,7 @@ func (a *agg) foldGoroutines(n int) {
 	keys, counts := a.keys[:0], a.counts[:0] // compacted in place: entry i is read before any write reaches it
 	for i, k := range a.keys {
 		c := a.counts[i]
-		if !keep[k.tid] {
+		if k.tid != otherTID && !keep[k.tid] {
 			k.tid = otherTID
 		}
 		if j, ok := index[k]; ok {

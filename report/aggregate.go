@@ -2,12 +2,14 @@ package report
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -131,6 +133,7 @@ type gstate struct {
 	samples uint64
 	states  [NumStates]uint64
 	runs    []run
+	shared  bool // the state of every goroutine without a timeline
 }
 
 // counter counts runs of equal values into a map, touching the map only when
@@ -172,10 +175,36 @@ func (c *counter) best() int32 {
 	return best
 }
 
+// maxDetail is the most goroutines whose timelines Aggregate keeps while it
+// reads (some 350 bytes each). A file of more is read twice: once to find
+// the busiest (internal/busiest), which get lanes, once to aggregate.
+const maxDetail = 100_000
+
+// errTooMany stops a single-pass aggregation that meets more goroutines
+// than maxDetail.
+var errTooMany = errors.New("report: more goroutines than declared")
+
 // Aggregate reads every sample of f and returns the report's aggregates.
 // Reader errors are returned (wrapped) and then no Profile.
 func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	opt = opt.withDefaults()
+	if int(f.Header.ThreadCount) <= maxDetail {
+		p, err := aggregate(f, opt, nil, 0)
+		if err != errTooMany {
+			return p, err
+		}
+	}
+	keep, threads, err := busiest.Threads(f, opt.Goroutines)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return aggregate(f, opt, keep, threads)
+}
+
+// aggregate reads f once. With keep nil it keeps every goroutine's timeline
+// and gives up with errTooMany past maxDetail; else only those in keep have
+// one, and threads is the file's goroutine count.
+func aggregate(f *reader.File, opt Options, keep map[busiest.Key]bool, threads int) (*Profile, error) {
 	p := &Profile{Options: opt, StartTime: f.Header.StartTime, Interval: f.Header.Interval}
 	canon, funcs := p.frames(f)
 	flags := frameFlags(p.Frames)
@@ -202,6 +231,8 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	gs := make(map[gkey]*gstate)
 	var order []*gstate
 	var g *gstate
+	// the goroutines without a timeline share one state, for the walk
+	shared := &gstate{shared: true, top: counter{cur: -1}, root: counter{cur: -1}}
 	first, last := uint64(math.MaxUint64), uint64(0)
 
 	it := f.Samples()
@@ -211,7 +242,13 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 		if g == nil || g.id != s.ThreadID || g.interp != s.InterpreterID {
 			k := gkey{s.ThreadID, s.InterpreterID}
 			g = gs[k]
-			if g == nil {
+			switch {
+			case g != nil:
+			case keep != nil && !keep[busiest.Key{ID: k.id, Interp: k.interp}]:
+				g = shared
+			case keep == nil && len(gs) >= maxDetail:
+				return nil, errTooMany
+			default:
 				g = &gstate{id: s.ThreadID, interp: s.InterpreterID, top: counter{cur: -1}, root: counter{cur: -1}}
 				gs[k] = g
 				order = append(order, g)
@@ -224,10 +261,12 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 		p.States[st]++
 		g.samples++
 		g.states[st]++
-		if r := len(g.runs) - 1; r >= 0 && g.runs[r].state == st && ts >= g.runs[r].end && ts-g.runs[r].end <= gap {
+		switch r := len(g.runs) - 1; {
+		case g.shared: // no timeline
+		case r >= 0 && g.runs[r].state == st && ts >= g.runs[r].end && ts-g.runs[r].end <= gap:
 			g.runs[r].end = ts
 			g.runs[r].n++
-		} else {
+		default:
 			g.runs = append(g.runs, run{start: ts, end: ts, n: 1, state: st})
 		}
 
@@ -254,6 +293,8 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 		leaf := int32(0)
 		if d > 0 {
 			leaf = g.path[d-1]
+		}
+		if d > 0 && !g.shared {
 			g.root.add(funcs[g.stack[0]])
 			g.top.add(funcs[g.stack[topFrame(g.stack, flags)]])
 		}
@@ -263,6 +304,9 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	p.Goroutines = len(gs)
+	if keep != nil {
+		p.Goroutines = threads
+	}
 	if p.Samples == 0 {
 		first, last = p.StartTime, p.StartTime
 	}

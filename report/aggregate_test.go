@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/internal/hostile"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -302,5 +303,23 @@ func TestAggregateRejectsCorrupt(t *testing.T) {
 	}
 	if rejected == 0 {
 		t.Errorf("none of %d corrupt vectors was rejected", len(paths))
+	}
+}
+
+// TestAggregateManyGoroutines: a file of more goroutines than Aggregate
+// keeps timelines for while it reads is read twice; the aggregates are
+// those of one pass, lanes for the busiest.
+func TestAggregateManyGoroutines(t *testing.T) {
+	f, err := reader.NewFileBytes(hostile.ManyThreads(maxDetail + 10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Aggregate(f, Options{Goroutines: 3, Buckets: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProfile(t, f, p)
+	if len(p.Lanes) != 3 || p.Lanes[0].Goroutine != 1 {
+		t.Fatalf("%d lanes, the first of goroutine %d; want 3, the first of goroutine 1", len(p.Lanes), p.Lanes[0].Goroutine)
 	}
 }
