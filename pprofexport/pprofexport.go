@@ -96,13 +96,13 @@ func aggregate(f *reader.File, maxFrames, keep int) (*agg, error) {
 	var fold map[busiest.Key]bool
 	if int(f.Header.ThreadCount) > keep {
 		var err error
-		if fold, _, err = busiest.Threads(f, keep); err != nil {
+		if fold, _, err = busiest.Threads(f, keep, busiest.BySamples); err != nil {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}
 	}
 	a, err := aggregateOnce(f, maxFrames, fold, keep)
 	if err == errTooMany {
-		if fold, _, err = busiest.Threads(f, keep); err != nil {
+		if fold, _, err = busiest.Threads(f, keep, busiest.BySamples); err != nil {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}
 		a, err = aggregateOnce(f, maxFrames, fold, keep)

@@ -194,7 +194,7 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 			return p, err
 		}
 	}
-	keep, threads, err := busiest.Threads(f, opt.Goroutines)
+	keep, threads, err := busiest.Threads(f, opt.Goroutines, busiest.BySamples)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}

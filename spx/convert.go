@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -104,9 +105,9 @@ type run struct {
 type thread struct {
 	id     uint64
 	interp uint32
+	n      uint32 // samples
+	onCPU  uint32
 	runs   []run
-	n      int // samples
-	onCPU  int
 }
 
 // add appends a sample to t, extending its last run when it continues it.
@@ -161,7 +162,8 @@ type profile struct {
 	start   uint64
 }
 
-func load(f *reader.File, maxFrames int) (*profile, error) {
+// load reads f; with keep not nil, only the samples of the threads in it.
+func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool) (*profile, error) {
 	p := &profile{iv: f.Header.Interval, start: f.Header.StartTime}
 	budget := stacktab.Budget{Limit: maxFrames}
 	frameName := make([]int32, len(f.FrameRefs()))
@@ -178,6 +180,9 @@ func load(f *reader.File, maxFrames int) (*profile, error) {
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
+		if keep != nil && !keep[busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}] {
+			continue
+		}
 		names = names[:0]
 		for j := len(s.Stack) - 1; j >= 0; j-- {
 			fi := s.Stack[j]
@@ -243,10 +248,36 @@ func step(ts, next uint64, hasNext bool, iv uint64) (own, gap uint64) {
 	return min(iv, MaxStep), min(d-iv, MaxStep)
 }
 
+// MaxReports is the most reports the per-goroutine layout writes: a report
+// per goroutine of a file of a million goroutines is a million files.
+const MaxReports = 10_000
+
+// tooManyReports is the error for a per-goroutine conversion of n
+// goroutines asked to write them all.
+func tooManyReports(n int) error {
+	return fmt.Errorf("spx: %d goroutines: the per-goroutine layout writes at most %d reports (spx.MaxReports); choose the busiest with Top (--top N) or use the sequential layout", n, MaxReports)
+}
+
+// manyThreads is the thread count above which the per-goroutine layout
+// with Options.Top finds the busiest goroutines in a first pass.
+const manyThreads = 10_000
+
 // Convert writes f as SPX reports into dir (created if needed) and returns
 // what it wrote. A file without samples yields no report.
 func Convert(f *reader.File, dir string, opt Options) ([]Written, error) {
-	p, err := load(f, opt.MaxStackFrames)
+	if opt.Layout == PerGoroutine && (opt.Top <= 0 || opt.Top > MaxReports) && int(f.Header.ThreadCount) > MaxReports {
+		return nil, tooManyReports(int(f.Header.ThreadCount))
+	}
+	var keep map[busiest.Key]bool
+	if opt.Layout == PerGoroutine && opt.Top > 0 && int(f.Header.ThreadCount) > manyThreads {
+		// Only the busiest are written: read the file twice rather than
+		// hold every goroutine's runs.
+		var err error
+		if keep, _, err = busiest.Threads(f, opt.Top, busiest.ByOnCPU); err != nil {
+			return nil, fmt.Errorf("spx: %w", err)
+		}
+	}
+	p, err := load(f, opt.MaxStackFrames, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +296,9 @@ func Convert(f *reader.File, dir string, opt Options) ([]Written, error) {
 			return nil, err
 		}
 		return []Written{w}, nil
+	}
+	if (opt.Top <= 0 || opt.Top > MaxReports) && len(p.threads) > MaxReports {
+		return nil, tooManyReports(len(p.threads))
 	}
 	ts := slices.Clone(p.threads)
 	slices.SortStableFunc(ts, func(a, b *thread) int {
@@ -330,7 +364,7 @@ func (p *profile) goroutine(dir string, opt Options, t *thread) (Written, error)
 	key := Key(start, opt.Host, opt.PID, rand)
 	custom := fmt.Sprintf("gotachyon goroutine %d: %d samples, real timestamps; a sample lasts until the next one, gaps over %d intervals show as %s",
 		t.id, t.n, GapFactor, NotSampled)
-	return p.write(dir, opt, key, start, t.id, t.interp, custom, t.n, func(e *emitter) error {
+	return p.write(dir, opt, key, start, t.id, t.interp, custom, int(t.n), func(e *emitter) error {
 		var wt, ct uint64
 		gapFn := ^uint32(0)
 		err := t.each(func(ts uint64, stack uint32, status uint8, next uint64, hasNext bool) error {
@@ -375,7 +409,7 @@ func (p *profile) sequential(dir string, opt Options) (Written, error) {
 	iv = min(iv, MaxStep) * 1000
 	n := 0
 	for _, t := range ts {
-		n += t.n
+		n += int(t.n)
 	}
 	start := usTime(p.start)
 	key := Key(start, opt.Host, opt.PID, "0")

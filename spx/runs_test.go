@@ -39,14 +39,14 @@ func TestLoadKeepsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := load(f, 0)
+	p, err := load(f, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	runs, samples := 0, 0
 	for _, th := range p.threads {
 		runs += len(th.runs)
-		samples += th.n
+		samples += int(th.n)
 	}
 	if samples != threads*per || runs != threads {
 		t.Fatalf("%d samples in %d runs, want %d in %d", samples, runs, threads*per, threads)

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Key identifies a thread.
@@ -16,23 +17,39 @@ type Key struct {
 	Interp uint32
 }
 
+// Rank orders threads from busiest.
+type Rank uint8
+
+// The ranks.
+const (
+	BySamples Rank = iota // most samples
+	ByOnCPU               // most on-CPU samples, then most samples
+)
+
 // Threads counts f's samples per thread in one pass and returns the n
-// busiest (most samples; ties: lower id, then interpreter) and the number
-// of threads f has. Its memory is some 50 bytes per thread, for the pass.
-func Threads(f *reader.File, n int) (keep map[Key]bool, threads int, err error) {
-	counts := make(map[Key]uint64)
+// busiest by rank (ties: lower id, then interpreter) and the number of
+// threads f has. Its memory is some 60 bytes per thread, for the pass.
+func Threads(f *reader.File, n int, rank Rank) (keep map[Key]bool, threads int, err error) {
+	type count struct{ n, onCPU uint64 }
+	counts := make(map[Key]count)
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		counts[Key{s.ThreadID, s.InterpreterID}]++
+		k := Key{s.ThreadID, s.InterpreterID}
+		c := counts[k]
+		c.n++
+		if rank == ByOnCPU && s.Status&tachyon.StatusOnCPU != 0 {
+			c.onCPU++
+		}
+		counts[k] = c
 	}
 	if err := it.Err(); err != nil {
 		return nil, 0, err
 	}
 	type kc struct {
 		k Key
-		n uint64
+		c count
 	}
 	all := make([]kc, 0, len(counts))
 	for k, c := range counts {
@@ -41,7 +58,8 @@ func Threads(f *reader.File, n int) (keep map[Key]bool, threads int, err error) 
 	threads = len(all)
 	clear(counts) // before the sort's memory
 	slices.SortFunc(all, func(a, b kc) int {
-		return cmp.Or(cmp.Compare(b.n, a.n), cmp.Compare(a.k.ID, b.k.ID), cmp.Compare(a.k.Interp, b.k.Interp))
+		return cmp.Or(cmp.Compare(b.c.onCPU, a.c.onCPU), cmp.Compare(b.c.n, a.c.n),
+			cmp.Compare(a.k.ID, b.k.ID), cmp.Compare(a.k.Interp, b.k.Interp))
 	})
 	keep = make(map[Key]bool, min(n, len(all)))
 	for _, e := range all[:min(n, len(all))] {
