@@ -1,6 +1,7 @@
 package pprofexport_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/hostile"
@@ -27,5 +28,20 @@ func TestFoldGoroutines(t *testing.T) {
 	}
 	if total != 5 || len(labels) != 3 || labels["1"] != 1 || labels["2"] != 1 || labels[pprofexport.OtherGoroutines] != 3 {
 		t.Fatalf("total %d, by goroutine %v", total, labels)
+	}
+}
+
+// TestMaxSamples: a profile of more distinct samples than MaxSamples is
+// refused with ErrTooManySamples, not converted in unbounded memory.
+func TestMaxSamples(t *testing.T) {
+	f, err := reader.NewFileBytes(hostile.ManyFrames(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pprofexport.Convert(f, pprofexport.Options{MaxSamples: 10}); !errors.Is(err, pprofexport.ErrTooManySamples) {
+		t.Fatalf("err = %v, want ErrTooManySamples", err)
+	}
+	if _, err := pprofexport.Convert(f, pprofexport.Options{MaxSamples: 100}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -52,7 +52,24 @@ type Options struct {
 	// kilobyte); the busiest keep it, the others are merged under
 	// goroutine="other". 0 means DefaultMaxGoroutines.
 	MaxGoroutines int
+	// MaxSamples bounds the profile's distinct samples (stack, goroutine
+	// and state), some 400 bytes each while converting; past it Convert
+	// fails with ErrTooManySamples. 0 means DefaultMaxSamples.
+	MaxSamples int
 }
+
+// DefaultMaxSamples is the default Options.MaxSamples.
+const DefaultMaxSamples = 250_000
+
+// ErrTooManySamples is Convert's error for a profile of more distinct
+// samples than Options.MaxSamples.
+var ErrTooManySamples = errors.New("pprof: too many distinct samples")
+
+// MaxLocations bounds the profile's distinct (function, line) locations,
+// some 250 bytes each in memory: past it, the further lines of a function
+// share one location with line 0, so that a file of a million distinct
+// frames converts in bounded memory with its functions intact.
+const MaxLocations = 250_000
 
 // DefaultMaxGoroutines is the default Options.MaxGoroutines.
 const DefaultMaxGoroutines = 100_000
@@ -92,7 +109,7 @@ type agg struct {
 // memory grows with the goroutines kept, not with the file's. The header's
 // thread count says which at first; a file whose samples show far more
 // keys than it declared goroutines is read again the second way.
-func aggregate(f *reader.File, maxFrames, keep int) (*agg, error) {
+func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
 	var fold map[busiest.Key]bool
 	if int(f.Header.ThreadCount) > keep {
 		var err error
@@ -100,12 +117,12 @@ func aggregate(f *reader.File, maxFrames, keep int) (*agg, error) {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}
 	}
-	a, err := aggregateOnce(f, maxFrames, fold, keep)
+	a, err := aggregateOnce(f, maxFrames, fold, keep, maxSamples)
 	if err == errTooMany {
 		if fold, _, err = busiest.Threads(f, keep, busiest.BySamples); err != nil {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}
-		a, err = aggregateOnce(f, maxFrames, fold, keep)
+		a, err = aggregateOnce(f, maxFrames, fold, keep, maxSamples)
 	}
 	return a, err
 }
@@ -117,7 +134,7 @@ var errTooMany = errors.New("pprof: more goroutines than declared")
 // aggregateOnce reads f once. With keep nil every goroutine keeps its
 // label, and it gives up with errTooMany past 4*limit keys; else only those
 // in keep do.
-func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit int) (*agg, error) {
+func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}, allCPU: true}
 	a.stacks.Frames.Limit = maxFrames
 	it := f.Samples()
@@ -137,6 +154,9 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		if !ok {
 			if keep == nil && len(a.keys) >= 4*limit {
 				return nil, errTooMany
+			}
+			if len(a.keys) >= maxSamples {
+				return nil, fmt.Errorf("%w: more than %d (stack, goroutine, state), the limit (Options.MaxSamples, --max-samples); raise it, or fold goroutines (--max-goroutines)", ErrTooManySamples, maxSamples)
 			}
 			j = len(a.keys)
 			a.index[k] = j
@@ -163,7 +183,11 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	if keep <= 0 {
 		keep = DefaultMaxGoroutines
 	}
-	a, err := aggregate(f, o.MaxStackFrames, keep)
+	maxSamples := o.MaxSamples
+	if maxSamples <= 0 {
+		maxSamples = DefaultMaxSamples
+	}
+	a, err := aggregate(f, o.MaxStackFrames, keep, maxSamples)
 	if err != nil {
 		return nil, err
 	}
@@ -209,6 +233,12 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 		stackLocs[i] = locs
 	}
 	gids := map[uint64]string{otherTID: OtherGoroutines}
+	type labelKey struct {
+		g      string
+		state  collapsed.State
+		reason string
+	}
+	labelSets := map[labelKey]map[string][]string{}
 	p.Sample = make([]*profile.Sample, len(a.keys))
 	for i, k := range a.keys {
 		g, ok := gids[k.tid]
@@ -216,9 +246,14 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 			g = strconv.FormatUint(k.tid, 10)
 			gids[k.tid] = g
 		}
-		labels := map[string][]string{LabelGoroutine: {g}, LabelState: {k.state.String()}}
-		if r := reasons[k.stack]; r != "" {
-			labels[LabelWaitReason] = []string{r}
+		lk := labelKey{g, k.state, reasons[k.stack]}
+		labels := labelSets[lk] // shared by the samples that carry the same labels
+		if labels == nil {
+			labels = map[string][]string{LabelGoroutine: {g}, LabelState: {k.state.String()}}
+			if lk.reason != "" {
+				labels[LabelWaitReason] = []string{lk.reason}
+			}
+			labelSets[lk] = labels
 		}
 		p.Sample[i] = &profile.Sample{
 			Location: stackLocs[k.stack],
@@ -267,11 +302,15 @@ func (b *builder) location(fi uint32) *profile.Location {
 		b.funcs[fk] = fn
 		b.p.Function = append(b.p.Function, fn)
 	}
-	lk := locKey{fn, int64(fr.Line)}
+	line := int64(fr.Line)
+	if len(b.p.Location) >= MaxLocations {
+		line = 0 // past the bound, a function's further lines share one location
+	}
+	lk := locKey{fn, line}
 	l := b.locs[lk]
 	if l == nil {
 		l = &profile.Location{ID: uint64(len(b.p.Location) + 1), Mapping: b.p.Mapping[0],
-			Line: []profile.Line{{Function: fn, Line: int64(fr.Line)}}}
+			Line: []profile.Line{{Function: fn, Line: line}}}
 		b.locs[lk] = l
 		b.p.Location = append(b.p.Location, l)
 	}

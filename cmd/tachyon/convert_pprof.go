@@ -20,13 +20,14 @@ func init() {
 			typ := fs.String("type", "auto", "time value: wall, cpu, or auto (cpu when every sample is on a CPU)")
 			maxFrames := maxStackFramesFlag(fs)
 			maxG := fs.Int("max-goroutines", pprofexport.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other")
+			maxS := fs.Int("max-samples", pprofexport.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
 			return func(in, out string, stdout, stderr io.Writer) error {
 				t, err := pprofexport.ParseType(*typ)
 				if err != nil {
 					return err
 				}
 				return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
-					return pprofexport.Write(w, f, pprofexport.Options{Type: t, MaxStackFrames: *maxFrames, MaxGoroutines: *maxG})
+					return pprofexport.Write(w, f, pprofexport.Options{Type: t, MaxStackFrames: *maxFrames, MaxGoroutines: *maxG, MaxSamples: *maxS})
 				})
 			}
 		},

@@ -5,7 +5,7 @@ package busiest
 
 import (
 	"cmp"
-	"slices"
+	"container/heap"
 
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -30,7 +30,6 @@ const (
 // busiest by rank (ties: lower id, then interpreter) and the number of
 // threads f has. Its memory is some 60 bytes per thread, for the pass.
 func Threads(f *reader.File, n int, rank Rank) (keep map[Key]bool, threads int, err error) {
-	type count struct{ n, onCPU uint64 }
 	counts := make(map[Key]count)
 	it := f.Samples()
 	defer it.Close()
@@ -47,23 +46,52 @@ func Threads(f *reader.File, n int, rank Rank) (keep map[Key]bool, threads int, 
 	if err := it.Err(); err != nil {
 		return nil, 0, err
 	}
-	type kc struct {
-		k Key
-		c count
-	}
-	all := make([]kc, 0, len(counts))
-	for k, c := range counts {
-		all = append(all, kc{k, c})
-	}
-	threads = len(all)
-	clear(counts) // before the sort's memory
-	slices.SortFunc(all, func(a, b kc) int {
+	// The n best in a heap whose root is the worst of them: memory grows
+	// with n, not with the threads.
+	better := func(a, b kc) bool {
 		return cmp.Or(cmp.Compare(b.c.onCPU, a.c.onCPU), cmp.Compare(b.c.n, a.c.n),
-			cmp.Compare(a.k.ID, b.k.ID), cmp.Compare(a.k.Interp, b.k.Interp))
-	})
-	keep = make(map[Key]bool, min(n, len(all)))
-	for _, e := range all[:min(n, len(all))] {
+			cmp.Compare(a.k.ID, b.k.ID), cmp.Compare(a.k.Interp, b.k.Interp)) < 0
+	}
+	h := &worstFirst{better: better}
+	for k, c := range counts {
+		e := kc{k, c}
+		switch {
+		case len(h.s) < n:
+			heap.Push(h, e)
+		case n > 0 && better(e, h.s[0]):
+			h.s[0] = e
+			heap.Fix(h, 0)
+		}
+	}
+	threads = len(counts)
+	keep = make(map[Key]bool, len(h.s))
+	for _, e := range h.s {
 		keep[e.k] = true
 	}
 	return keep, threads, nil
+}
+
+// count is a thread's samples, and those on a CPU.
+type count struct{ n, onCPU uint64 }
+
+// kc is a thread and its count.
+type kc struct {
+	k Key
+	c count
+}
+
+// worstFirst is a heap of threads whose root is the least busy.
+type worstFirst struct {
+	s      []kc
+	better func(a, b kc) bool
+}
+
+func (h *worstFirst) Len() int           { return len(h.s) }
+func (h *worstFirst) Less(i, j int) bool { return h.better(h.s[j], h.s[i]) }
+func (h *worstFirst) Swap(i, j int)      { h.s[i], h.s[j] = h.s[j], h.s[i] }
+func (h *worstFirst) Push(x any)         { h.s = append(h.s, x.(kc)) }
+func (h *worstFirst) Pop() any {
+	e := h.s[len(h.s)-1]
+	h.s = h.s[:len(h.s)-1]
+	return e
 }
