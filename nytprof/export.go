@@ -34,7 +34,7 @@ type Options struct {
 	Application string
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
-	// stacktab.DefaultMaxFrames (16 M frames).
+	// stacktab.DefaultMaxFrames (4 M frames).
 	MaxStackFrames int
 }
 

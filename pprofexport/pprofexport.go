@@ -45,7 +45,7 @@ type Options struct {
 	Type Type
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
-	// stacktab.DefaultMaxFrames (16 M frames, 128 MiB).
+	// stacktab.DefaultMaxFrames (4 M frames).
 	MaxStackFrames int
 	// MaxGoroutines bounds the goroutines that keep their own goroutine
 	// label (each costs a pprof sample per stack and state, about half a

@@ -32,7 +32,7 @@ type Options struct {
 	Name string
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
-	// stacktab.DefaultMaxFrames (16 M frames, 128 MiB).
+	// stacktab.DefaultMaxFrames (4 M frames).
 	MaxStackFrames int
 }
 

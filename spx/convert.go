@@ -78,7 +78,7 @@ type Options struct {
 	Dir         string // its working directory
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the conversion's memory; 0 means
-	// stacktab.DefaultMaxFrames (16 M frames).
+	// stacktab.DefaultMaxFrames (4 M frames).
 	MaxStackFrames int
 }
 

@@ -8,11 +8,14 @@ import (
 )
 
 // DefaultMaxFrames bounds the frames an export keeps across its distinct
-// stacks when its Budget's limit is 0: each costs 8 bytes (a key and a copy),
-// so 128 MiB in all. A file of many distinct deep stacks is small on disk
+// stacks when its Budget's limit is 0: each costs 8 bytes here (a key and a
+// copy) and some 20 more in an exporter's own structures (pprof's location
+// lists, its encoding), so 4 M frames is about 100 MiB in all, which fits a
+// 1 GB address space. A file of many distinct deep stacks is small on disk
 // (a stack is a frame pushed onto the previous one) and would otherwise
-// take gigabytes.
-const DefaultMaxFrames = 16 << 20
+// take gigabytes. Real profiles hold far fewer: a few thousand distinct
+// stacks some 30 frames deep.
+const DefaultMaxFrames = 4 << 20
 
 // LimitError is returned when a new stack would take a Budget past its
 // limit.
