@@ -7,8 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
-	rtrace "runtime/trace"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -35,20 +34,8 @@ func recordTrace(tb testing.TB, n int, d time.Duration) []byte {
 	return traceFor(tb, d)
 }
 
-// traceFor records d of execution trace with the CPU profiler alongside, as
-// the trace backend runs them.
-func traceFor(tb testing.TB, d time.Duration) []byte {
-	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(io.Discard); err == nil {
-		defer pprof.StopCPUProfile()
-	}
-	if err := rtrace.Start(&buf); err != nil {
-		tb.Fatalf("cannot trace: %v", err)
-	}
-	time.Sleep(d)
-	rtrace.Stop()
-	return buf.Bytes()
-}
+// traceFor records d of execution trace with the CPU profiler alongside.
+func traceFor(tb testing.TB, d time.Duration) []byte { return testutil.Trace(tb, d) }
 
 // BenchmarkTraceWall parses a recorded trace (1000 blocked goroutines, one
 // spinner, 300 ms) through the wall-mode state machine at 100 Hz.

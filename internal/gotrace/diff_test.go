@@ -10,8 +10,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
-	"runtime/pprof"
-	rtrace "runtime/trace"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/testutil"
 )
 
 // The differential test: gotrace must give, event for event, what
@@ -98,16 +97,7 @@ func record(t testing.TB, d time.Duration) []byte {
 		runtime.Gosched()
 	})
 	time.Sleep(20 * time.Millisecond)
-	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(io.Discard); err == nil {
-		defer pprof.StopCPUProfile()
-	}
-	if err := rtrace.Start(&buf); err != nil {
-		t.Skipf("cannot trace: %v", err)
-	}
-	time.Sleep(d)
-	rtrace.Stop()
-	return buf.Bytes()
+	return testutil.Trace(t, d)
 }
 
 // line is one event as both readers must give it.
