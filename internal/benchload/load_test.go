@@ -26,8 +26,10 @@ func TestMedian(t *testing.T) {
 func TestParkAndChurn(t *testing.T) {
 	n0 := runtime.NumGoroutine()
 	release := Park(100)
-	if n := runtime.NumGoroutine() - n0; n < 100 {
-		t.Fatalf("%d goroutines parked, want 100", n)
+	// NumGoroutine counts the process's others too, which may end
+	// meanwhile (the test runner's): a little slack either way.
+	if n := runtime.NumGoroutine() - n0; n < 98 {
+		t.Fatalf("%d more goroutines after parking 100", n)
 	}
 	stop := Churn(10000)
 	time.Sleep(50 * time.Millisecond)
