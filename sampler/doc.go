@@ -63,8 +63,10 @@
 // "IO wait", ...). The same inference refines the trace's coarser reasons
 // ("sync", "network"), so both backends name a wait identically.
 //
-// The trace costs about 450 ns of CPU per goroutine switch (the runtime
-// writes the events with stacks, the parser reads them). Under Auto, a
+// The trace costs at most about 450 ns of CPU per goroutine switch (the
+// runtime writes the events with stacks, the parser reads them; measured
+// with golang.org/x/exp/trace, and less with gotrace: nsPerSwitch has not
+// been recalibrated, so Auto errs towards snapshots). Under Auto, a
 // supervisor goroutine watches the scheduler's switch rate (runtime metric
 // /sched/latencies:seconds) from 20 ms after Start and every 100 ms: while
 // the trace would cost more than 1 % of the machine and two trial dumps show
