@@ -47,9 +47,26 @@ type generation struct {
 	clock   Clock
 	snapTs  uint64 // the clock snapshot's raw timestamp
 	hasSync bool
+	small   int // generations in a row that used under a quarter of data
 }
 
+// smallGens is how many generations in a row may use under a quarter of
+// the data buffer before it is let go.
+const smallGens = 8
+
 func (g *generation) reset() {
+	// The data buffer follows the generations' size: it grows by a
+	// quarter when one does not fit, and is let go after smallGens
+	// generations that used less than a quarter of it, so that a burst
+	// does not hold its memory for good and growth comes in small steps.
+	if len(g.data) < cap(g.data)/4 {
+		g.small++
+	} else {
+		g.small = 0
+	}
+	if g.small >= smallGens {
+		g.data, g.small = nil, 0
+	}
 	g.num, g.data, g.batches = 0, g.data[:0], g.batches[:0]
 	clear(g.stacks)
 	g.stacks, g.nframes = g.stacks[:0], g.nframes[:0]
@@ -131,7 +148,7 @@ func (g *generation) readBatch(br *bufio.Reader, typ byte) error {
 	g.num = gen
 	off := len(g.data)
 	if off+int(size) > cap(g.data) {
-		g.data = slices.Grow(g.data, max(int(size), cap(g.data))) // doubling
+		g.data = slices.Grow(g.data, max(int(size), cap(g.data)/4, 64<<10))
 	}
 	g.data = g.data[:off+int(size)]
 	if _, err := io.ReadFull(br, g.data[off:]); err != nil {
