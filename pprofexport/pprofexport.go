@@ -132,7 +132,8 @@ func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
 var errTooMany = errors.New("pprof: more goroutines than declared")
 
 // aggregateOnce reads f once. With keep nil every goroutine keeps its
-// label, and it gives up with errTooMany past 4*limit keys; else only those
+// label, and it gives up with errTooMany past 4*limit keys or maxSamples
+// (the goroutines are folded first, on a second reading); else only those
 // in keep do.
 func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}, allCPU: true}
@@ -152,8 +153,8 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		k := sampleKey{id, tid, collapsed.StateOf(s.Status)}
 		j, ok := a.index[k]
 		if !ok {
-			if keep == nil && len(a.keys) >= 4*limit {
-				return nil, errTooMany
+			if keep == nil && len(a.keys) >= min(4*limit, maxSamples) {
+				return nil, errTooMany // fold goroutines first: read again
 			}
 			if len(a.keys) >= maxSamples {
 				return nil, fmt.Errorf("%w: more than %d (stack, goroutine, state), the limit (Options.MaxSamples, --max-samples); raise it, or fold goroutines (--max-goroutines)", ErrTooManySamples, maxSamples)
