@@ -3,6 +3,7 @@ package sampler
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -45,10 +46,12 @@ type emitter struct {
 	// across backends (the Auto supervisor switches them).
 	seen map[uint64]struct{}
 	err  error // the first problem met
-	// refused says why the backend took fewer samples than asked, and
-	// refusals counts them (see Stats.Refused).
-	refused  string
-	refusals int
+	// refusals counts the snapshot dumps not taken, the latest for
+	// refusedN goroutines estimated to stop the world refusedPause each
+	// (see Stats.Refused, formatted at Stop, not at each refusal).
+	refusals     int
+	refusedN     int
+	refusedPause time.Duration
 	// sinkErr: err is the sink's, and nothing more is written. Atomic, as
 	// the Auto supervisor reads it too.
 	sinkErr atomic.Bool
@@ -112,10 +115,20 @@ func (e *emitter) leaf(st uint8, s *stack, n int) {
 	}
 }
 
-// refuse records a sampling instant not taken, and why.
-func (e *emitter) refuse(why string) {
+// refuse records a snapshot dump not taken: n goroutines would have
+// stopped the world about pause.
+func (e *emitter) refuse(n int, pause time.Duration) {
 	e.refusals++
-	e.refused = why
+	e.refusedN, e.refusedPause = n, pause
+}
+
+// refused says why dumps were not taken, "" if none were.
+func (e *emitter) refused() string {
+	if e.refusals == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d times: snapshot dumps not taken: %d goroutines would stop the world for about %v each, over the %v bound (sampler.MaxSnapshotPause)",
+		e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause)
 }
 
 // count counts t in Stats.Goroutines the first time it is written.

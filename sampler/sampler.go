@@ -277,9 +277,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
 		s.stats.Err = em.err
-		if em.refusals > 0 {
-			s.stats.Refused = fmt.Sprintf("%d times: %s", em.refusals, em.refused)
-		}
+		s.stats.Refused = em.refused()
 		if sec := elapsed.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec
 		}

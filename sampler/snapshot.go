@@ -145,8 +145,7 @@ func (sb *snapshot) mayDump(n int) bool {
 	if est <= MaxSnapshotPause {
 		return true
 	}
-	sb.em.refuse(fmt.Sprintf("snapshot dumps not taken: %d goroutines would stop the world for about %v each, over the %v bound (sampler.MaxSnapshotPause)",
-		n, est.Round(time.Millisecond), MaxSnapshotPause))
+	sb.em.refuse(n, est)
 	return false
 }
 

@@ -230,8 +230,8 @@ func TestSnapshotPauseBound(t *testing.T) {
 	if !sb.mayDump(1000) || sb.em.refusals != 0 {
 		t.Fatalf("1,000 goroutines at 10 µs each refused")
 	}
-	if sb.mayDump(20000) || !strings.Contains(sb.em.refused, "MaxSnapshotPause") {
-		t.Fatalf("20,000 goroutines at 10 µs each dumped (refused %q)", sb.em.refused)
+	if sb.mayDump(20000) || !strings.Contains(sb.em.refused(), "MaxSnapshotPause") {
+		t.Fatalf("20,000 goroutines at 10 µs each dumped (refused %q)", sb.em.refused())
 	}
 
 	stop := make(chan struct{})
