@@ -31,7 +31,7 @@ var (
 	hopSpin = flag.Int("hopspin", 5000, "ping-pong: spin iterations per hop (5000: about 400k goroutine switches/s per core)")
 	backend = flag.String("backend", "auto", "tachyon's sampler backend: auto, trace or snapshot")
 	idleN   = flag.Int("idle", 10000, "BenchmarkIdle: parked goroutines")
-	settle  = flag.Duration("settle", 3*time.Second, "BenchmarkIdle: time between Start and the measured window")
+	settle  = flag.Duration("settle", 7*time.Second, "BenchmarkIdle: time between Start and the measured window (the sampler settles each goroutine every fourth generation, so the first five carry every goroutine's first stack)")
 	wallCPU = flag.Bool("wallcpu", true, "tachyon: run the CPU profiler alongside wall mode (WithWallCPUSamples; -wallcpu=false leaves it off)")
 )
 

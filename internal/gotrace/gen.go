@@ -51,8 +51,11 @@ type generation struct {
 }
 
 // smallGens is how many generations in a row may use under a quarter of
-// the data buffer before it is let go.
-const smallGens = 8
+// the data buffer before it is let go: about a minute, longer than the
+// collector's cycle in an idle program, whose generations are larger (each
+// stack scan adds an event): a buffer let go between two cycles would be
+// grown again at each, an allocation in the steady state.
+const smallGens = 64
 
 func (g *generation) reset() {
 	// The data buffer follows the generations' size: it grows by a

@@ -1,0 +1,161 @@
+package profiler_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/benchload"
+)
+
+// TestIdleAllocatesNothing profiles an idle program of 1,000 parked
+// goroutines in wall mode, the trace backend reading and zstd writing, and
+// checks that once every goroutine has been settled (each is every fourth
+// generation), a steady window of three generations allocates nothing but
+// the runtime's own trace: the process's allocation (runtime/metrics) is
+// split by stack with every allocation recorded, and none may come from
+// the profiler's goroutines.
+func TestIdleAllocatesNothing(t *testing.T) {
+	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 1
+	defer benchload.Park(1000)()
+	p := profiler.Start(profiler.WithPath(filepath.Join(t.TempDir(), "p.bin")), profiler.WithQuiet(true))
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	// Snapshots every two seconds from one call site, so that what taking
+	// one costs (a collection, which makes its generation larger; the
+	// test's own new stacks) has been seen before the judged window, from
+	// the fourth snapshot to the fifth: by then each goroutine has been
+	// settled (every fourth generation) at least once.
+	var raw [5][]byte
+	var total [5]uint64
+	for i := range raw {
+		if i > 0 {
+			time.Sleep(2 * time.Second)
+		}
+		raw[i], total[i] = allocSnapshot(t), heapAllocBytes()
+	}
+	before, after := parseProfile(t, raw[3]), parseProfile(t, raw[4])
+	byWho := map[string]int64{}
+	for stack, n := range allocDiff(before, after) {
+		byWho[stack.owner] += n
+		if stack.owner == "profiler" && os.Getenv("DBG") != "" {
+			t.Logf("%d bytes: %s", n, stack.funcs)
+		}
+	}
+	t.Logf("allocated in the window: %d bytes in all (runtime/metrics); by owner: %v", total[4]-total[3], byWho)
+	if n := byWho["profiler"]; n > 0 {
+		t.Errorf("the profiler allocated %d bytes in two steady seconds, want 0", n)
+	}
+}
+
+// allocSnapshot returns the process's allocations so far, by stack, after
+// a collection (the profile is published at the end of each cycle), as an
+// encoded profile.
+func allocSnapshot(t *testing.T) []byte {
+	runtime.GC()
+	var b bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&b, 0); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func parseProfile(t *testing.T, b []byte) *profile.Profile {
+	prof, err := profile.ParseData(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prof
+}
+
+type allocStack struct{ owner, funcs string }
+
+// allocDiff returns the bytes allocated by stack between two profiles.
+func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
+	d := map[allocStack]int64{}
+	for sign, p := range []*profile.Profile{before, after} {
+		for _, s := range p.Sample {
+			var fs []string
+			for _, loc := range s.Location {
+				for _, l := range loc.Line {
+					fs = append(fs, l.Function.Name+":"+strconv.Itoa(int(l.Line)))
+				}
+			}
+			k := allocStack{allocOwner(s), strings.Join(fs, " < ")}
+			d[k] += int64(2*sign-1) * s.Value[1]
+		}
+	}
+	for k, n := range d {
+		if n == 0 {
+			delete(d, k)
+		}
+	}
+	return d
+}
+
+// allocOwner names who made an allocation: "runtime trace" (the runtime
+// writing the execution trace: the floor), "runtime" (its cache of wait
+// records, refilled after each collection), "new stack" (the profiler
+// remembering a stack, frame or name it had not seen: the test's own
+// goroutine runs new code in the window, such as building a profile),
+// "high water" (a generation larger than any before growing the trace
+// reader's reused buffers: the test's snapshots make generations of
+// varying size; package sampler's TestSteadyStateAllocs judges them per
+// generation), "profiler" (any other allocation by a goroutine of the profiler or its
+// zstd encoder), or "other" (the test and its runner).
+func allocOwner(s *profile.Sample) string {
+	owner := "other"
+	for _, loc := range s.Location {
+		for _, l := range loc.Line {
+			switch name := l.Function.Name; {
+			case strings.HasSuffix(name, "sampler.stackTable.intern"), strings.HasSuffix(name, "writer.(*Writer).Frame"),
+				strings.HasSuffix(name, "sampler.(*traceBackend).frame"), strings.HasSuffix(name, "sampler.(*stack).waiting"),
+				strings.HasSuffix(name, "sampler.(*emitter).reasonFrame"),
+				strings.HasSuffix(name, "gotrace.(*generation).stack"):
+				return "new stack"
+			case strings.HasPrefix(name, "slices.") && owner == "other":
+				owner = "slices" // growing a slice; whose, below
+			case name == "io.(*pipe).read" && owner == "other":
+				// The runtime refilling its cache of wait records (emptied
+				// at each collection) for the reader blocking on the pipe.
+				return "runtime"
+			case strings.HasPrefix(name, "runtime.traceAdvance"), strings.HasPrefix(name, "runtime.(*traceStackTable)"):
+				return "runtime trace"
+			case strings.HasPrefix(name, "testing."), strings.HasPrefix(name, "runtime/pprof."):
+				return "other"
+			case strings.HasPrefix(name, "github.com/gotachyon/profiler/"), strings.HasPrefix(name, "github.com/klauspost/"):
+				if owner == "slices" || owner == "other" && (strings.Contains(name, "gotrace.(*generation).") || strings.Contains(name, "gotrace.setID")) {
+					// Reused buffers and tables reaching a new size: the
+					// trace reader's grow to the largest generation, a
+					// goroutine's queue of runs to its longest.
+					return "high water"
+				}
+				owner = "profiler"
+			}
+		}
+	}
+	if owner == "slices" {
+		return "other"
+	}
+	return owner
+}
+
+// heapAllocBytes returns the bytes the process has allocated on the heap.
+func heapAllocBytes() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
