@@ -43,6 +43,11 @@ type Reader struct {
 	reason  map[string]uint32
 	why     []uint32
 	frames  []Frame
+	// order is this generation's goroutines in the order their statuses
+	// came, prev the last generation's, and pos how far this one has
+	// followed it (see statusG).
+	order, prev []*gState
+	pos         int
 }
 
 // mState is a thread's current goroutine.
@@ -213,6 +218,7 @@ func (r *Reader) nextGen() error {
 // install sets up a cursor per thread over the new generation's batches.
 func (r *Reader) install() error {
 	r.si = 0
+	r.order, r.prev, r.pos = r.prev[:0], r.order, 0
 	clear(r.strSet)
 	r.strs, r.strSet = r.strs[:0], r.strSet[:0]
 	clear(r.why)
