@@ -37,6 +37,11 @@ const (
 	// checkEvery how often after that.
 	firstCheck = 20 * time.Millisecond
 	checkEvery = 100 * time.Millisecond
+	// quietCheckEvery is the longest interval between checks: while the
+	// trace costs less than half of switchAbove, the interval doubles up
+	// to it (each check is a wake-up, a few tens of µs of CPU: idle, a
+	// tenth of the profiler's cost at 10 checks a second).
+	quietCheckEvery = 800 * time.Millisecond
 	// firstDwell is the least time spent in a backend before leaving it;
 	// it doubles with every switch, so the backends cannot flap.
 	firstDwell = 20 * time.Millisecond
@@ -134,13 +139,18 @@ func (a *adaptive) loop(started chan<- error) {
 	}()
 	timer := time.NewTimer(firstCheck)
 	defer timer.Stop()
+	every := checkEvery
 	for {
 		select {
 		case <-a.quit:
 			return
 		case now := <-timer.C:
-			a.check(now)
-			timer.Reset(checkEvery)
+			if a.check(now) {
+				every = min(2*every, quietCheckEvery)
+			} else {
+				every = checkEvery
+			}
+			timer.Reset(every)
 		}
 	}
 }
@@ -154,14 +164,16 @@ func (a *adaptive) run(r runner, kind Backend) {
 }
 
 // check compares the costs over the last interval and switches if needed.
-func (a *adaptive) check(now time.Time) {
+// It reports whether the trace is running and costs less than half of
+// switchAbove: the next check can wait longer.
+func (a *adaptive) check(now time.Time) (quiet bool) {
 	if a.em.failed() {
-		return // the sink failed: the backend has stopped, and stays so
+		return true // the sink failed: the backend has stopped, and stays so
 	}
 	sched := a.schedCount()
 	dt := now.Sub(a.lastAt).Seconds()
 	if dt <= 0 {
-		return
+		return false
 	}
 	rate := float64(sched-a.lastSched) * schedTrackingPeriod / dt
 	a.lastAt, a.lastSched = now, sched
@@ -170,11 +182,11 @@ func (a *adaptive) check(now time.Time) {
 	case *traceBackend:
 		cost := rate * nsPerSwitch / 1e9 / a.procs
 		if cost <= switchAbove || !dwelt || runtime.NumGoroutine() > maxTrialGoroutines {
-			return
+			return cost < switchAbove/2
 		}
 		snap, hz := a.trialCost()
 		if hz < float64(a.em.cfg.Rate)/4 || 2*snap > cost {
-			return
+			return false
 		}
 		a.switchTo(Snapshot, fmt.Sprintf("trace %.1f%% (%.0f switches/s), snapshot %.2f%% at %.0f Hz", 100*cost, rate, 100*snap, hz))
 	case *snapshot:
@@ -186,6 +198,7 @@ func (a *adaptive) check(now time.Time) {
 			a.switchTo(Trace, fmt.Sprintf("trace est. %.1f%% (%.0f switches/s), snapshot %.2f%%", 100*est, rate, 100*snap))
 		}
 	}
+	return false
 }
 
 // schedCount returns the runtime's count of tracked goroutine switches.
