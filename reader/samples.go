@@ -255,7 +255,7 @@ func (it *Samples) Next() bool {
 		t.off += int(pop)
 		t.push(it.scratch)
 	}
-	if it.stats.Samples >= it.limit {
+	if it.stats.Samples >= it.limit || it.stats.Samples&paceEvery == 0 && it.overPace() {
 		return it.overLimit()
 	}
 	if len(t.arr)-t.off > tachyon.MaxReadDepth {
@@ -320,7 +320,7 @@ func (it *Samples) nextPair() bool {
 	if !it.timeStatus(t) {
 		return false
 	}
-	if it.stats.Samples >= it.limit {
+	if it.stats.Samples >= it.limit || it.stats.Samples&paceEvery == 0 && it.overPace() {
 		return it.overLimit()
 	}
 	it.repeat--
@@ -341,6 +341,19 @@ const (
 	maxSamplesPerByte = 4096
 )
 
+// paceEvery+1 is how often (in samples) overPace is asked.
+const paceEvery = 1<<16 - 1
+
+// overPace reports whether a compressed region has decoded more samples
+// than the compressed bytes read so far allow, by the bound of
+// sampleLimit: a bomb then ends after its first free samples, not after
+// the bound for the whole region (a billion samples for 262 KB). The count
+// of bytes read runs ahead of the decoder, in its favour.
+func (it *Samples) overPace() bool {
+	in := it.src.in
+	return in != nil && it.stats.Samples > freeSamples+maxSamplesPerByte*uint64(in.n)
+}
+
 // sampleLimit returns how many samples the file's iterators accept: the
 // header's count, and for a compressed region the bound above.
 func (f *File) sampleLimit() uint64 {
@@ -358,6 +371,10 @@ func (it *Samples) overLimit() bool {
 		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", h.SampleCount)
 	}
 	off, n := it.f.SampleRegion()
+	if it.stats.Samples < it.limit {
+		return it.fail(off, EZstd, "the first %d bytes of the %d-byte compressed sample region hold more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
+			it.src.in.n, n, it.stats.Samples, maxSamplesPerByte, freeSamples)
+	}
 	return it.fail(off, EZstd, "the %d-byte compressed sample region holds more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
 		n, it.limit, maxSamplesPerByte, freeSamples)
 }

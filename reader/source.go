@@ -30,7 +30,20 @@ type source struct {
 	eof  bool
 	dec  *zstd.Decoder
 	zstd bool
-	err  error // read or decompression error, reported as E_ZSTD or I/O
+	err  error           // read or decompression error, reported as E_ZSTD or I/O
+	in   *countingReader // the compressed bytes read, for a zstd region
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func (f *File) newSource() (*source, error) {
@@ -54,7 +67,8 @@ func (f *File) newSource() (*source, error) {
 	}
 	s.rd = region
 	if s.zstd {
-		dec, err := zstd.NewReader(region,
+		s.in = &countingReader{r: region}
+		dec, err := zstd.NewReader(s.in,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxWindow(maxDecoderWindow),
 			zstd.WithDecoderLowmem(true))
