@@ -76,14 +76,18 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 				text = append(text, ';')
 			}
 			for j := len(s.Stack) - 1; j >= 0; j-- {
-				text = appendFrame(text, f.Frame(s.Stack[j]), o.Frames)
+				fr := f.Frame(s.Stack[j])
+				// Checked before it grows: one stack's text can be
+				// gigabytes (a long name in a deep stack).
+				if held+len(key)+len(text)+len(fr.File)+len(fr.Func)+16 > limit {
+					return nil, errMaxBytes(limit)
+				}
+				text = appendFrame(text, fr, o.Frames)
 				if j > 0 {
 					text = append(text, ';')
 				}
 			}
-			if held += len(key) + len(text); held > limit {
-				return nil, fmt.Errorf("collapsed: the profile's distinct folded stacks take more than %d bytes, the limit on what the export keeps in memory (raise it with --max-bytes)", limit)
-			}
+			held += len(key) + len(text)
 			t = string(text)
 			keys[string(key)] = t
 		}
@@ -103,6 +107,11 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 		return strings.Compare(a.Stack, b.Stack)
 	})
 	return lines, nil
+}
+
+// errMaxBytes is LinesWith's error past its limit.
+func errMaxBytes(limit int) error {
+	return fmt.Errorf("collapsed: the profile's distinct folded stacks take more than %d bytes, the limit on what the export keeps in memory (raise it with --max-bytes)", limit)
 }
 
 // Write writes f's folded stacks to w. Nothing is written if f is invalid.

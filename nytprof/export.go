@@ -36,10 +36,19 @@ type Options struct {
 	// stacks, and so the export's memory; 0 means
 	// stacktab.DefaultMaxFrames (4 M frames).
 	MaxStackFrames int
+	// MaxNameBytes bounds the bytes of sub names the file holds: the
+	// format repeats a sub's name in each call-tree node and caller edge,
+	// so a long name in a deep stack is multiplied (a 1 MiB name 65,536
+	// frames deep is 64 GiB). Past it Export fails before writing; 0 means
+	// DefaultMaxNameBytes.
+	MaxNameBytes int64
 }
 
 // MaxSourceSize is SourceFiles' default cap on one source file.
 const MaxSourceSize = 16 << 20
+
+// DefaultMaxNameBytes is the default Options.MaxNameBytes: 1 GiB.
+const DefaultMaxNameBytes = 1 << 30
 
 // ExportFile validates f fully and, if it is sound, writes it to w as an
 // NYTProf file. Nothing is written for a file the reader rejects.
@@ -59,6 +68,9 @@ func Export(w io.Writer, src Source, opt Options) error {
 		return fmt.Errorf("nytprof: reading samples: %w", err)
 	}
 	r := m.finish()
+	if err := m.checkNames(r); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := m.write(bw, r); err != nil {
 		return err
@@ -192,6 +204,28 @@ func (m *model) write(bw *bufio.Writer, r *result) error {
 		if err := zw.Close(); err != nil {
 			return fmt.Errorf("nytprof: write: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkNames fails if the sub names r writes take more than the limit.
+func (m *model) checkNames(r *result) error {
+	limit := m.opt.MaxNameBytes
+	if limit <= 0 {
+		limit = DefaultMaxNameBytes
+	}
+	var n int64
+	for _, nd := range r.nodes[min(1, len(r.nodes)):] {
+		n += int64(len(m.subs[nd.sub].name))
+	}
+	for _, si := range r.subs {
+		n += int64(len(m.subs[si].name))
+	}
+	for i := range r.edges {
+		n += int64(len(m.callerName(r.edges[i].key)) + len(m.subs[r.edges[i].key.callee].name))
+	}
+	if n > limit {
+		return fmt.Errorf("nytprof: the file would hold %d bytes of sub names (NYTProf repeats a name in each call-tree node), more than the limit of %d (raise it with --max-name-bytes)", n, limit)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 func init() {
 	registerConverter(&converter{
 		name:    "nytprof",
-		summary: "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE)",
+		summary: "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE, --max-name-bytes N)",
 		setup:   setupNYTProf,
 	})
 }
@@ -26,8 +26,9 @@ func setupNYTProf(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Write
 	noSource := fs.Bool("no-source", false, "nytprof: embed no source (the default; kept for scripts)")
 	bin := fs.String("bin", "", "nytprof: Go executable that was profiled, for the subs' declaration lines")
 	maxFrames := maxStackFramesFlag(fs)
+	maxNames := fs.Int64("max-name-bytes", nytprof.DefaultMaxNameBytes, "nytprof: most bytes of sub names in the file (a name is repeated per call-tree node); past it the command fails")
 	return func(in, out string, stdout, stderr io.Writer) error {
-		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, Application: filepath.Base(in), MaxStackFrames: *maxFrames}
+		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, Application: filepath.Base(in), MaxStackFrames: *maxFrames, MaxNameBytes: *maxNames}
 		if (*source || *sourceRoot != "") && !*noSource {
 			opt.ReadSource = nytprof.SourceFiles(nytprof.SourceLimits{Root: *sourceRoot})
 		}
