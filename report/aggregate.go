@@ -2,8 +2,10 @@ package report
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"strings"
@@ -328,15 +330,33 @@ func aggregate(f *reader.File, opt Options, keep map[busiest.Key]bool, threads i
 func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
 	refs := f.FrameRefs()
 	canon = make([]int32, len(refs))
-	byFrame := make(map[reader.Frame]int32, len(refs))
+	p.Frames = make([]Frame, 0, len(refs)) // table entries are distinct but for duplicated strings
+	funcs = make([]int32, 0, len(refs))
+	// Frames are told apart by a hash of their text, checked against the
+	// frame it names: a map keyed by the text itself takes 50 bytes a frame
+	// more, and a file can have a million frames.
+	seed := maphash.MakeSeed()
+	byHash := make(map[uint64]int32, len(refs))
+	var clash map[reader.Frame]int32 // frames whose hash another has
 	type fkey struct{ fn, file string }
 	byFunc := make(map[fkey]int32)
 	for i := range refs {
 		fr := f.Frame(uint32(i))
-		id, ok := byFrame[fr]
+		h := frameHash(seed, fr)
+		id, ok := byHash[h]
+		if ok && !p.Frames[id].is(fr) {
+			id, ok = clash[fr]
+		}
 		if !ok {
 			id = int32(len(p.Frames))
-			byFrame[fr] = id
+			if _, taken := byHash[h]; !taken {
+				byHash[h] = id
+			} else {
+				if clash == nil {
+					clash = make(map[reader.Frame]int32)
+				}
+				clash[fr] = id
+			}
 			k := fkey{fr.Func, fr.File}
 			fn, ok := byFunc[k]
 			if !ok {
@@ -349,6 +369,24 @@ func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
 		canon[i] = id
 	}
 	return canon, funcs
+}
+
+// frameHash hashes a frame's text.
+func frameHash(seed maphash.Seed, fr reader.Frame) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(fr.Func)
+	h.WriteByte(0)
+	h.WriteString(fr.File)
+	var line [4]byte
+	binary.LittleEndian.PutUint32(line[:], uint32(fr.Line))
+	h.Write(line[:])
+	return h.Sum64()
+}
+
+// is reports whether fr names frame f.
+func (f Frame) is(fr reader.Frame) bool {
+	return f.Func == fr.Func && f.File == fr.File && f.Line == fr.Line
 }
 
 // Frame flags for choosing a goroutine's top function.

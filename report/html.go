@@ -218,24 +218,31 @@ func (p *Profile) prunedTree(frameID func(int32) int64) []int64 {
 }
 
 // topFunctions returns the table's rows: the MaxFunctions functions with the
-// largest totals and those with the largest self counts.
+// largest totals (p.Functions is sorted by total) and those with the largest
+// self counts. It works on self counts and indexes, not copies of the rows:
+// a profile can have a million functions.
 func (p *Profile) topFunctions() []Function {
 	k := p.Options.MaxFunctions
 	if len(p.Functions) <= k {
 		return p.Functions
 	}
-	bySelf := func(a, b Function) int { return cmp.Compare(b.Self, a.Self) }
-	all := slices.Clone(p.Functions)
-	slices.SortStableFunc(all, bySelf)
-	kth := all[k-1].Self // the k-th largest self count
-	rows := slices.Clone(p.Functions[:k])
-	rest := slices.Clone(p.Functions[k:])
-	slices.SortStableFunc(rest, bySelf)
-	for _, f := range rest {
-		if f.Self == 0 || f.Self < kth || len(rows) == 2*k {
-			break
+	selfs := make([]uint64, len(p.Functions))
+	for i, f := range p.Functions {
+		selfs[i] = f.Self
+	}
+	slices.SortFunc(selfs, func(a, b uint64) int { return cmp.Compare(b, a) })
+	kth := selfs[k-1] // the k-th largest self count
+	selfs = nil
+	var rest []int32 // past the first k, by self count (largest first), then position
+	for i := k; i < len(p.Functions); i++ {
+		if s := p.Functions[i].Self; s != 0 && s >= kth {
+			rest = append(rest, int32(i))
 		}
-		rows = append(rows, f)
+	}
+	slices.SortStableFunc(rest, func(a, b int32) int { return cmp.Compare(p.Functions[b].Self, p.Functions[a].Self) })
+	rows := slices.Clone(p.Functions[:k])
+	for _, i := range rest[:min(len(rest), k)] {
+		rows = append(rows, p.Functions[i])
 	}
 	return rows
 }
