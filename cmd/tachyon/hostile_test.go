@@ -12,12 +12,17 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // TestHostileSuite runs every reading command on every hostile file, each
 // in its own process under a 1 GB address-space limit (ulimit -v): it must
 // exit 0, or 1 with a message naming the file, within 30 s; never 2, a
-// fatal runtime error or a signal. The files are generated, not committed.
+// fatal runtime error or a signal. The files are generated, not committed:
+// decompression bombs (50 M samples, and the most a file can declare),
+// distinct deep stacks, a 1 MiB name in a stack as deep as the reader
+// accepts, many threads, frames and strings, and frames naming /proc,
+// /sys and /dev files (converted with --source too).
 // The CLI is built without the race detector, whose memory would not fit.
 func TestHostileSuite(t *testing.T) {
 	dir := t.TempDir()
@@ -27,16 +32,20 @@ func TestHostileSuite(t *testing.T) {
 	}
 	files := map[string][]byte{
 		"bomb":          hostile.Bomb(50_000_000),
+		"max-bomb":      hostile.MaxBomb(),
 		"deep-distinct": hostile.DeepDistinct(4096),
+		"huge-name":     hostile.HugeName(1<<20, tachyon.MaxReadDepth),
 		"threads":       hostile.ManyThreads(300_000),
 		"frames":        hostile.ManyFrames(300_000),
 		"strings":       hostile.ManyStrings(10_000_000),
+		"proc-names":    hostile.ProcNames(),
 	}
 	commands := [][]string{
 		{"info"}, {"verify"}, {"dump"}, {"collapsed"}, {"report", "-o", "OUT.html"},
 		{"convert", "--to", "pprof", "-o", "OUT.pb"},
 		{"convert", "--to", "speedscope", "-o", "OUT.json"},
 		{"convert", "--to", "nytprof", "-o", "OUT.nyt"},
+		{"convert", "--to", "nytprof", "--source", "-o", "OUT.src.nyt"},
 		{"convert", "--to", "spx", "-o", "OUT.spx"},
 		{"convert", "--to", "dcpi", "--binary", cli, "-o", "OUT.dcpi"},
 	}
@@ -65,12 +74,19 @@ func underLimit(t *testing.T, cli, in string, args []string) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", append([]string{"-c", `ulimit -v 1048576 && exec "$0" "$@"`, cli}, args...)...)
 	var stderr bytes.Buffer
-	stdout := &head{n: 4096} // verify reports on stdout; dump's output is large
+	// verify reports on stdout; dump's output is large: a file, read after.
+	stdout, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
 	cmd.Stderr, cmd.Stdout = &stderr, stdout
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	took := time.Since(start).Round(time.Millisecond)
-	msg := stderr.String() + stdout.String()
+	out := make([]byte, 4096)
+	n, _ := stdout.ReadAt(out, 0)
+	msg := stderr.String() + string(out[:n])
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -83,17 +99,4 @@ func underLimit(t *testing.T, cli, in string, args []string) {
 	default:
 		t.Fatalf("%v in %v: %.300s", err, took, msg)
 	}
-}
-
-// head keeps the first n bytes written to it and discards the rest.
-type head struct {
-	bytes.Buffer
-	n int
-}
-
-func (h *head) Write(p []byte) (int, error) {
-	if room := h.n - h.Len(); room > 0 {
-		h.Buffer.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
 }

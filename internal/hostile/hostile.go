@@ -37,18 +37,24 @@ func (b *builder) uvarint(v uint64) { b.records.Write(binary.AppendUvarint(nil, 
 // compressed if compress; extra, if not nil, writes more raw records
 // straight into the compressor (for regions too large to hold).
 func (b *builder) bytes(compress bool, extra func(w *zstd.Encoder)) []byte {
-	region := b.records.Bytes()
-	comp := tachyon.CompressionNone
-	if compress {
-		var z bytes.Buffer
-		zw, _ := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
-		zw.Write(region)
-		if extra != nil {
-			extra(zw)
-		}
-		zw.Close()
-		region, comp = z.Bytes(), tachyon.CompressionZstd
+	if !compress {
+		return b.file(b.records.Bytes(), tachyon.CompressionNone)
 	}
+	var z bytes.Buffer
+	zw, _ := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+	zw.Write(b.records.Bytes())
+	if extra != nil {
+		extra(zw)
+	}
+	zw.Close()
+	return b.raw(z.Bytes())
+}
+
+// raw returns the file with an already zstd-compressed sample region.
+func (b *builder) raw(region []byte) []byte { return b.file(region, tachyon.CompressionZstd) }
+
+// file assembles header, sample region, tables and footer.
+func (b *builder) file(region []byte, comp tachyon.Compression) []byte {
 	var tables []byte
 	for _, s := range b.strs {
 		tables = append(binary.AppendUvarint(tables, uint64(len(s))), s...)
@@ -154,5 +160,79 @@ func ManyFrames(n int) []byte {
 // Seeds returns small instances of every hostile shape, for fuzz targets'
 // seed corpora.
 func Seeds() [][]byte {
-	return [][]byte{Bomb(5000), DeepDistinct(64), ManyThreads(16), ManyFrames(16), ManyStrings(64)}
+	return [][]byte{Bomb(5000), DeepDistinct(64), ManyThreads(16), ManyFrames(16), ManyStrings(64),
+		HugeName(4096, 64), ProcNames()}
+}
+
+// MaxBomb returns the largest bomb a file can declare: one FULL sample and
+// a REPEAT record of 2³²−2 samples, whose 8.6 GB of (delta 0, status 0)
+// pairs are zstd RLE blocks of 128 KiB written by hand (4 bytes each), a
+// 262 KB file in all. Its header declares 2³²−1 samples.
+func MaxBomb() []byte {
+	const n = 1<<32 - 2
+	b := &builder{samples: 1<<32 - 1, threads: 1,
+		strs: [][]byte{[]byte("f.go"), []byte("f")}, frames: [][3]uint64{{0, 1, 2}}}
+	b.record(1, tachyon.Full)
+	b.records.Write([]byte{0, 0, 1, 0})
+	b.record(1, tachyon.Repeat)
+	b.uvarint(n)
+	return b.raw(rleFrame(b.records.Bytes(), 2*n))
+}
+
+// rleFrame returns one zstd frame holding prefix as a raw block, then zeros
+// zero bytes as RLE blocks (RFC 8878, sections 3.1.1.1 and 3.1.1.2).
+func rleFrame(prefix []byte, zeros uint64) []byte {
+	const blockMax = 128 << 10
+	le := binary.LittleEndian
+	f := le.AppendUint32(nil, 0xFD2FB528)
+	f = append(f, 0x00, 7<<3) // no content size or checksum; window 128 KiB
+	block := func(last bool, typ, size uint32) {
+		h := typ<<1 | size<<3
+		if last {
+			h |= 1
+		}
+		f = append(f, byte(h), byte(h>>8), byte(h>>16))
+	}
+	block(zeros == 0, 0, uint32(len(prefix)))
+	f = append(f, prefix...)
+	for zeros > 0 {
+		n := min(zeros, blockMax)
+		zeros -= n
+		block(zeros == 0, 1, uint32(n))
+		f = append(f, 0)
+	}
+	return f
+}
+
+// HugeName returns a file of one sample whose stack is depth copies of one
+// frame whose function name is nameBytes long: a few bytes per frame on
+// disk, nameBytes × depth of text in any export that writes names per
+// frame.
+func HugeName(nameBytes, depth int) []byte {
+	b := &builder{samples: 1, threads: 1,
+		strs:   [][]byte{[]byte("huge.go"), bytes.Repeat([]byte("n"), nameBytes)},
+		frames: [][3]uint64{{0, 1, 2}}}
+	b.record(1, tachyon.Full)
+	b.records.Write([]byte{0, 0})
+	b.uvarint(uint64(depth))
+	b.records.Write(make([]byte, depth)) // frame 0, depth times
+	return b.bytes(true, nil)
+}
+
+// ProcNames returns a file whose frames name files under /proc, /sys and
+// /dev, which an export that embeds source must not read without consent.
+func ProcNames() []byte {
+	names := []string{"/proc/self/environ", "/proc/self/pagemap", "/sys/kernel/notes", "/dev/zero", "/dev/stdin"}
+	b := &builder{samples: 1, threads: 1, strs: [][]byte{[]byte("main.f")}}
+	for i, n := range names {
+		b.strs = append(b.strs, []byte(n))
+		b.frames = append(b.frames, [3]uint64{uint64(i + 1), 0, 2})
+	}
+	b.record(1, tachyon.Full)
+	b.records.Write([]byte{0, 0})
+	b.uvarint(uint64(len(names)))
+	for i := range names {
+		b.uvarint(uint64(i))
+	}
+	return b.bytes(false, nil)
 }
