@@ -43,6 +43,7 @@ type rthread struct {
 	arr []uint32
 	off int
 	ts  uint64
+	key threadKey
 	has bool // a stack has been set
 }
 
@@ -77,7 +78,7 @@ func (t *rthread) push(frames []uint32) {
 type Samples struct {
 	f       *File
 	src     *source
-	threads map[threadKey]*rthread
+	threads *threadTable
 	cur     *rthread
 	sample  Sample
 	repeat  uint64 // samples left in the current REPEAT record
@@ -91,7 +92,7 @@ type Samples struct {
 
 // Samples returns an iterator over the samples in file order.
 func (f *File) Samples() *Samples {
-	it := &Samples{f: f, threads: make(map[threadKey]*rthread), limit: f.sampleLimit()}
+	it := &Samples{f: f, threads: newThreadTable(), limit: f.sampleLimit()}
 	src, err := f.newSource()
 	if err != nil {
 		it.err, it.done = err, true
@@ -115,7 +116,7 @@ func (it *Samples) Err() error { return it.err }
 // Stats returns the counts decoded so far.
 func (it *Samples) Stats() Stats {
 	s := it.stats
-	s.Threads = len(it.threads)
+	s.Threads = it.threads.len()
 	return s
 }
 
@@ -186,13 +187,12 @@ func (it *Samples) Next() bool {
 	}
 	t := it.cur
 	if t == nil || it.sample.ThreadID != k.id || it.sample.InterpreterID != k.interp {
-		t = it.threads[k]
+		t = it.threads.get(k)
 		if t == nil {
-			if uint64(len(it.threads)) >= uint64(h.ThreadCount) {
+			if uint64(it.threads.len()) >= uint64(h.ThreadCount) {
 				return it.fail(it.recOff, EThreadCount, "more threads than the header's %d", h.ThreadCount)
 			}
-			t = &rthread{ts: h.StartTime}
-			it.threads[k] = t
+			t = it.threads.add(k, h.StartTime)
 		}
 		it.cur = t
 	}
@@ -387,8 +387,8 @@ func (it *Samples) finish() bool {
 		it.err = err
 	} else if h := it.f.Header; it.stats.Samples != uint64(h.SampleCount) {
 		it.err = formatErr(24, ESampleCount, "header sample count %d, records hold %d", h.SampleCount, it.stats.Samples)
-	} else if len(it.threads) != int(h.ThreadCount) {
-		it.err = formatErr(28, EThreadCount, "header thread count %d, records hold %d distinct threads", h.ThreadCount, len(it.threads))
+	} else if it.threads.len() != int(h.ThreadCount) {
+		it.err = formatErr(28, EThreadCount, "header thread count %d, records hold %d distinct threads", h.ThreadCount, it.threads.len())
 	}
 	it.stats.DecodedBytes = it.src.base + int64(it.src.pos)
 	it.Close()
