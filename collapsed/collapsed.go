@@ -44,8 +44,11 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 			keep[s] = true
 		}
 	}
-	counts := make(map[string]uint64)
-	keys := make(map[string]string) // [thread id,] stack of frame indices -> text
+	// One map, from a stack's frame indexes to its line. Two stacks of
+	// different frames can read the same (frames of equal text): their
+	// lines are merged after sorting by text, not through a second map.
+	byKey := make(map[string]int32)
+	var lines []Line
 	var key, text []byte
 	held, limit := 0, o.MaxBytes
 	if limit <= 0 {
@@ -67,7 +70,7 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 			key = strconv.AppendUint(key, uint64(i), 36)
 			key = append(key, ',')
 		}
-		t, ok := keys[string(key)]
+		li, ok := byKey[string(key)]
 		if !ok {
 			text = text[:0]
 			if o.ByGoroutine {
@@ -75,38 +78,55 @@ func LinesWith(f *reader.File, o Options) ([]Line, error) {
 				text = strconv.AppendUint(text, s.ThreadID, 10)
 				text = append(text, ';')
 			}
-			for j := len(s.Stack) - 1; j >= 0; j-- {
-				fr := f.Frame(s.Stack[j])
-				// Checked before it grows: one stack's text can be
-				// gigabytes (a long name in a deep stack).
-				if held+len(key)+len(text)+len(fr.File)+len(fr.Func)+16 > limit {
+			// Measured before it is built: one stack's text can be
+			// gigabytes (a long name in a deep stack), and a buffer grown
+			// by doubling towards the limit leaves its old copies behind.
+			need := len(text)
+			for _, i := range s.Stack {
+				fr := f.Frame(i)
+				if need += len(fr.File) + len(fr.Func) + 16; held+len(key)+need > limit {
 					return nil, errMaxBytes(limit)
 				}
-				text = appendFrame(text, fr, o.Frames)
+			}
+			text = slices.Grow(text, need-len(text))
+			for j := len(s.Stack) - 1; j >= 0; j-- {
+				text = appendFrame(text, f.Frame(s.Stack[j]), o.Frames)
 				if j > 0 {
 					text = append(text, ';')
 				}
 			}
 			held += len(key) + len(text)
-			t = string(text)
-			keys[string(key)] = t
+			li = int32(len(lines))
+			byKey[string(key)] = li
+			lines = append(lines, Line{Stack: string(text)})
 		}
-		counts[t]++
+		lines[li].Count++
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	lines := make([]Line, 0, len(counts))
-	for s, n := range counts {
-		lines = append(lines, Line{s, n})
-	}
-	slices.SortFunc(lines, func(a, b Line) int {
-		if c := cmp.Compare(b.Count, a.Count); c != 0 {
-			return c
+	byKey = nil
+	return sortLines(mergeLines(lines)), nil
+}
+
+// mergeLines sums the counts of lines with the same text.
+func mergeLines(lines []Line) []Line {
+	slices.SortFunc(lines, func(a, b Line) int { return strings.Compare(a.Stack, b.Stack) })
+	out := lines[:0]
+	for _, l := range lines {
+		if n := len(out); n > 0 && out[n-1].Stack == l.Stack {
+			out[n-1].Count += l.Count
+			continue
 		}
-		return strings.Compare(a.Stack, b.Stack)
-	})
-	return lines, nil
+		out = append(out, l)
+	}
+	return out
+}
+
+// sortLines orders lines by count (largest first), then by text.
+func sortLines(lines []Line) []Line {
+	slices.SortStableFunc(lines, func(a, b Line) int { return cmp.Compare(b.Count, a.Count) })
+	return lines
 }
 
 // errMaxBytes is LinesWith's error past its limit.
