@@ -35,8 +35,8 @@ func TestHostileSuite(t *testing.T) {
 		"max-bomb":      hostile.MaxBomb(),
 		"deep-distinct": hostile.DeepDistinct(4096),
 		"huge-name":     hostile.HugeName(1<<20, tachyon.MaxReadDepth),
-		"threads":       hostile.ManyThreads(300_000),
-		"frames":        hostile.ManyFrames(300_000),
+		"threads":       hostile.ManyThreads(1_000_000),
+		"frames":        hostile.ManyFrames(1_000_000),
 		"strings":       hostile.ManyStrings(10_000_000),
 		"proc-names":    hostile.ProcNames(),
 	}
