@@ -177,9 +177,18 @@ func recordBusyTrace(tb testing.TB, d time.Duration) []byte {
 // 1,000 parked goroutines) through the wall-mode state machine at 100 Hz
 // into a discarding sink, and reports the cost per trace event: ns/event in
 // all, read-ns/event of it spent reading the trace (measured by reading
-// the same trace alone), and allocations.
+// the same trace alone), and allocations. TRACE_BENCH=FILE parses a saved
+// trace instead (such as one of bench/service under churn).
 func BenchmarkTraceBusy(b *testing.B) {
-	data := recordBusyTrace(b, 1200*time.Millisecond)
+	var data []byte
+	if path := os.Getenv("TRACE_BENCH"); path != "" {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			b.Fatal(err)
+		}
+	} else {
+		data = recordBusyTrace(b, 1200*time.Millisecond)
+	}
 	events, read := readOnly(b, data)
 	var samples uint64
 	b.ReportAllocs()
