@@ -14,7 +14,7 @@ import (
 // few goroutines), and back when that stops being true.
 //
 // The trace costs about the same per goroutine switch (the runtime writes a
-// few events with stacks, x/exp/trace parses them), so its cost is the
+// few events with stacks, the sampler reads them), so its cost is the
 // scheduler's switch rate (runtime metric /sched/latencies:seconds records
 // one switch in gTrackingPeriod) times nsPerSwitch. (The trace's byte count
 // is no better a measure: each generation also carries a status event and
@@ -24,9 +24,11 @@ import (
 
 const (
 	// nsPerSwitch is the CPU time the trace costs per goroutine switch,
-	// written by the runtime and parsed by x/exp/trace (17 bytes; 10% of a
-	// 2-core machine at 440k switches/s; see package bench).
-	nsPerSwitch = 450
+	// written by the runtime and read by gotrace: 8.2-8.3 % of a 2-core
+	// machine at 444k switches/s, 368 and 373 ns in two runs of
+	//   go test ./bench -run '^$' -bench 'Overhead/pingpong/(tachyon|trace\+cpu-floor)$' -benchtime 5x -window 5s -backend trace
+	// (450 ns with golang.org/x/exp/trace).
+	nsPerSwitch = 370
 	// maxTrialGoroutines bounds the trial dumps: with more goroutines a
 	// dump stops the world too long for snapshots to be cheaper.
 	maxTrialGoroutines = 1000

@@ -63,10 +63,9 @@
 // "IO wait", ...). The same inference refines the trace's coarser reasons
 // ("sync", "network"), so both backends name a wait identically.
 //
-// The trace costs at most about 450 ns of CPU per goroutine switch (the
-// runtime writes the events with stacks, the parser reads them; measured
-// with golang.org/x/exp/trace, and less with gotrace: nsPerSwitch has not
-// been recalibrated, so Auto errs towards snapshots). Under Auto, a
+// The trace costs about 370 ns of CPU per goroutine switch (the runtime
+// writes the events with stacks, gotrace reads them; 450 ns with
+// golang.org/x/exp/trace). Under Auto, a
 // supervisor goroutine watches the scheduler's switch rate (runtime metric
 // /sched/latencies:seconds) from 20 ms after Start and every 100 ms (the
 // interval doubles, up to 800 ms, while the trace costs under 0.5 %): while
