@@ -109,13 +109,14 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // allocOwner names who made an allocation: "runtime trace" (the runtime
 // writing the execution trace: the floor), "runtime" (its cache of wait
 // records, refilled after each collection), "new stack" (the profiler
-// remembering a stack, frame or name it had not seen: the test's own
-// goroutine runs new code in the window, such as building a profile),
-// "high water" (a generation larger than any before growing the trace
-// reader's reused buffers: the test's snapshots make generations of
-// varying size; package sampler's TestSteadyStateAllocs judges them per
-// generation), "profiler" (any other allocation by a goroutine of the profiler or its
-// zstd encoder), or "other" (the test and its runner).
+// remembering a stack, frame, name, wait reason or kind of running stretch
+// it had not seen: the test's own goroutine, and those other tests left,
+// run new code in the window), "high water" (a generation larger than any
+// before growing the trace reader's reused buffers: the test's snapshots
+// make generations of varying size; package sampler's TestSteadyStateAllocs
+// judges them per generation), "profiler" (any other allocation by a
+// goroutine of the profiler or its zstd encoder), or "other" (the test and
+// its runner).
 func allocOwner(s *profile.Sample) string {
 	owner := "other"
 	for _, loc := range s.Location {
@@ -124,6 +125,7 @@ func allocOwner(s *profile.Sample) string {
 			case strings.HasSuffix(name, "sampler.stackTable.intern"), strings.HasSuffix(name, "writer.(*Writer).Frame"),
 				strings.HasSuffix(name, "sampler.(*traceBackend).frame"), strings.HasSuffix(name, "sampler.(*stack).waiting"),
 				strings.HasSuffix(name, "sampler.(*emitter).reasonFrame"),
+				strings.HasSuffix(name, "sampler.(*traceBackend).endStretch"), // a new kind of stretch learnt
 				strings.HasSuffix(name, "gotrace.(*generation).stack"):
 				return "new stack"
 			case strings.HasPrefix(name, "slices.") && owner == "other":
