@@ -18,8 +18,12 @@ import (
 
 const (
 	// paceChunk is the number of events parsed between two looks at the
-	// clock.
-	paceChunk = 2048
+	// clock: about 35 µs of work. With 2048, a service under a churn of
+	// 60k goroutines a second showed a p99 with queueing of 6.6 and 6.7 ms
+	// against 5.9 and 5.9 ms with 512 (bench/service, two runs each, the
+	// floor at 4.6-5.1 ms); an idle 10k goroutines paid about 0.25 ms/s
+	// more for the extra naps.
+	paceChunk = 512
 	// paceDuty is the share of one CPU the parser aims at, in percent.
 	paceDuty = 25
 	// paceMaxNap caps one sleep, so that the parser is never away long.
