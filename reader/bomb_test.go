@@ -1,6 +1,7 @@
 package reader_test
 
 import (
+	"encoding/binary"
 	"runtime"
 	"strings"
 	"testing"
@@ -49,4 +50,30 @@ func TestStringTableMemory(t *testing.T) {
 		t.Errorf("%d strings", f.NumStrings())
 	}
 	runtime.KeepAlive(f)
+}
+
+// TestMaxBombStopsEarly: the largest bomb a file can declare (262 KB of
+// zstd RLE blocks) is refused within its first few million samples, and a
+// header that declares fewer samples than the bomb holds does not turn the
+// error into a count mismatch.
+func TestMaxBombStopsEarly(t *testing.T) {
+	for _, declared := range []uint32{1<<32 - 1, 100_000_000} {
+		b := hostile.MaxBomb()
+		binary.LittleEndian.PutUint32(b[24:], declared) // the header's sample count
+		f, err := reader.NewFileBytes(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := f.Samples()
+		for it.Next() {
+		}
+		it.Close()
+		err = it.Err()
+		if reader.Code(err) != reader.EZstd || !strings.Contains(err.Error(), "decompression bomb") {
+			t.Errorf("header declaring %d samples: %v", declared, err)
+		}
+		if n := it.Stats().Samples; n > 4<<20 {
+			t.Errorf("header declaring %d samples: the bomb was refused only after %d samples", declared, n)
+		}
+	}
 }

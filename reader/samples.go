@@ -84,15 +84,14 @@ type Samples struct {
 	repeat  uint64 // samples left in the current REPEAT record
 	scratch []uint32
 	stats   Stats
-	recOff  int64  // stream offset of the current record
-	limit   uint64 // samples the iterator accepts (see sampleLimit)
+	recOff  int64 // stream offset of the current record
 	err     error
 	done    bool
 }
 
 // Samples returns an iterator over the samples in file order.
 func (f *File) Samples() *Samples {
-	it := &Samples{f: f, threads: newThreadTable(), limit: f.sampleLimit()}
+	it := &Samples{f: f, threads: newThreadTable()}
 	src, err := f.newSource()
 	if err != nil {
 		it.err, it.done = err, true
@@ -255,8 +254,8 @@ func (it *Samples) Next() bool {
 		t.off += int(pop)
 		t.push(it.scratch)
 	}
-	if it.stats.Samples >= it.limit || it.stats.Samples&paceEvery == 0 && it.overPace() {
-		return it.overLimit()
+	if !it.withinLimits() {
+		return false
 	}
 	if len(t.arr)-t.off > tachyon.MaxReadDepth {
 		return it.fail(it.recOff, EDepth, "stack of %d frames is deeper than the reader's limit %d", len(t.arr)-t.off, tachyon.MaxReadDepth)
@@ -320,8 +319,8 @@ func (it *Samples) nextPair() bool {
 	if !it.timeStatus(t) {
 		return false
 	}
-	if it.stats.Samples >= it.limit || it.stats.Samples&paceEvery == 0 && it.overPace() {
-		return it.overLimit()
+	if !it.withinLimits() {
+		return false
 	}
 	it.repeat--
 	it.sample.Stack = t.stack()
@@ -332,8 +331,8 @@ func (it *Samples) nextPair() bool {
 
 // A zstd sample region can expand a few kilobytes into billions of
 // samples, and verifying them would take minutes. Past freeSamples, a
-// compressed region may hold at most maxSamplesPerByte samples per byte on
-// disk: above the writer's worst case (one goroutine parked for the whole
+// compressed region may hold at most maxSamplesPerByte samples per byte read
+// so far: above the writer's worst case (one goroutine parked for the whole
 // profile, 1,700 samples per byte: zstd's block overhead caps the ratio;
 // a realistic profile has a few hundred), below a bomb's 16,000 and more.
 const (
@@ -341,42 +340,26 @@ const (
 	maxSamplesPerByte = 4096
 )
 
-// paceEvery+1 is how often (in samples) overPace is asked.
+// paceEvery+1 is how often, in samples, the bound above is checked.
 const paceEvery = 1<<16 - 1
 
-// overPace reports whether a compressed region has decoded more samples
-// than the compressed bytes read so far allow, by the bound of
-// sampleLimit: a bomb then ends after its first free samples, not after
-// the bound for the whole region (a billion samples for 262 KB). The count
-// of bytes read runs ahead of the decoder, in its favour.
-func (it *Samples) overPace() bool {
-	in := it.src.in
-	return in != nil && it.stats.Samples > freeSamples+maxSamplesPerByte*uint64(in.n)
-}
-
-// sampleLimit returns how many samples the file's iterators accept: the
-// header's count, and for a compressed region the bound above.
-func (f *File) sampleLimit() uint64 {
-	limit := uint64(f.Header.SampleCount)
-	if f.Header.Compression == tachyon.CompressionZstd {
-		_, n := f.SampleRegion()
-		limit = min(limit, freeSamples+maxSamplesPerByte*uint64(max(n, 0)))
-	}
-	return limit
-}
-
-// overLimit fails the iteration at its sample limit.
-func (it *Samples) overLimit() bool {
-	if h := it.f.Header; it.limit == uint64(h.SampleCount) {
+// withinLimits checks the sample about to be returned against the header's
+// count and, every paceEvery+1 samples, a zstd region's samples against
+// the compressed bytes read so far: a bomb ends after its first free
+// samples, not after the bound for the whole region (a billion samples for
+// 262 KB). The count of bytes read runs ahead of the decoder, in the
+// file's favour. It fails the iteration and returns false past either.
+func (it *Samples) withinLimits() bool {
+	if h := it.f.Header; it.stats.Samples >= uint64(h.SampleCount) {
 		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", h.SampleCount)
 	}
-	off, n := it.f.SampleRegion()
-	if it.stats.Samples < it.limit {
-		return it.fail(off, EZstd, "the first %d bytes of the %d-byte compressed sample region hold more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
-			it.src.in.n, n, it.stats.Samples, maxSamplesPerByte, freeSamples)
+	in := it.src.in
+	if in == nil || it.stats.Samples&paceEvery != 0 || it.stats.Samples <= freeSamples+maxSamplesPerByte*uint64(in.n) {
+		return true
 	}
-	return it.fail(off, EZstd, "the %d-byte compressed sample region holds more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
-		n, it.limit, maxSamplesPerByte, freeSamples)
+	off, n := it.f.SampleRegion()
+	return it.fail(off, EZstd, "the first %d bytes of the %d-byte compressed sample region hold more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
+		in.n, n, it.stats.Samples, maxSamplesPerByte, freeSamples)
 }
 
 // finish checks the totals once the records are exhausted.
