@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -342,7 +341,7 @@ func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
 	byFunc := make(map[fkey]int32)
 	for i := range refs {
 		fr := f.Frame(uint32(i))
-		h := frameHash(seed, fr)
+		h := maphash.Comparable(seed, fr) // by the strings' text
 		id, ok := byHash[h]
 		if ok && !p.Frames[id].is(fr) {
 			id, ok = clash[fr]
@@ -369,19 +368,6 @@ func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
 		canon[i] = id
 	}
 	return canon, funcs
-}
-
-// frameHash hashes a frame's text.
-func frameHash(seed maphash.Seed, fr reader.Frame) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	h.WriteString(fr.Func)
-	h.WriteByte(0)
-	h.WriteString(fr.File)
-	var line [4]byte
-	binary.LittleEndian.PutUint32(line[:], uint32(fr.Line))
-	h.Write(line[:])
-	return h.Sum64()
 }
 
 // is reports whether fr names frame f.
