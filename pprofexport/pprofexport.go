@@ -104,37 +104,19 @@ type agg struct {
 }
 
 // aggregate aggregates f's samples, with the goroutines past the keep
-// busiest under otherTID. A file of more goroutines than that is read twice:
-// once to find the busiest (internal/busiest), once to aggregate, so that
-// memory grows with the goroutines kept, not with the file's. The header's
-// thread count says which at first; a file whose samples show far more
-// keys than it declared goroutines is read again the second way.
+// busiest under otherTID. A file of more goroutines than that is read twice
+// (busiest.Read): once to find the busiest, once to aggregate, so that
+// memory grows with the goroutines kept, not with the file's.
 func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
-	var fold map[busiest.Key]bool
-	if int(f.Header.ThreadCount) > keep {
-		var err error
-		if fold, _, err = busiest.Threads(f, keep, busiest.BySamples); err != nil {
-			return nil, fmt.Errorf("pprof: %w", err)
-		}
-	}
-	a, err := aggregateOnce(f, maxFrames, fold, keep, maxSamples)
-	if err == errTooMany {
-		if fold, _, err = busiest.Threads(f, keep, busiest.BySamples); err != nil {
-			return nil, fmt.Errorf("pprof: %w", err)
-		}
-		a, err = aggregateOnce(f, maxFrames, fold, keep, maxSamples)
-	}
-	return a, err
+	return busiest.Read(f, keep, keep, busiest.BySamples, func(fold map[busiest.Key]bool, _ int) (*agg, error) {
+		return aggregateOnce(f, maxFrames, fold, keep, maxSamples)
+	})
 }
 
-// errTooMany stops a single-pass aggregation that meets far more keys than
-// the goroutines it may keep.
-var errTooMany = errors.New("pprof: more goroutines than declared")
-
 // aggregateOnce reads f once. With keep nil every goroutine keeps its
-// label, and it gives up with errTooMany past 4*limit keys or maxSamples
-// (the goroutines are folded first, on a second reading); else only those
-// in keep do.
+// label, and it gives up with busiest.ErrTooMany past 4*limit keys or
+// maxSamples (the goroutines are folded first, on a second reading); else
+// only those in keep do.
 func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}, allCPU: true}
 	a.stacks.Frames.Limit = maxFrames
@@ -154,7 +136,7 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		j, ok := a.index[k]
 		if !ok {
 			if keep == nil && len(a.keys) >= min(4*limit, maxSamples) {
-				return nil, errTooMany // fold goroutines first: read again
+				return nil, busiest.ErrTooMany // fold goroutines first: read again
 			}
 			if len(a.keys) >= maxSamples {
 				return nil, fmt.Errorf("%w: more than %d (stack, goroutine, state), the limit (Options.MaxSamples, --max-samples); raise it, or fold goroutines (--max-goroutines)", ErrTooManySamples, maxSamples)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"hash/maphash"
 	"math"
@@ -181,29 +180,17 @@ func (c *counter) best() int32 {
 // the busiest (internal/busiest), which get lanes, once to aggregate.
 const maxDetail = 100_000
 
-// errTooMany stops a single-pass aggregation that meets more goroutines
-// than maxDetail.
-var errTooMany = errors.New("report: more goroutines than declared")
-
 // Aggregate reads every sample of f and returns the report's aggregates.
-// Reader errors are returned (wrapped) and then no Profile.
+// Reader errors are returned, and then no Profile.
 func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	opt = opt.withDefaults()
-	if int(f.Header.ThreadCount) <= maxDetail {
-		p, err := aggregate(f, opt, nil, 0)
-		if err != errTooMany {
-			return p, err
-		}
-	}
-	keep, threads, err := busiest.Threads(f, opt.Goroutines, busiest.BySamples)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	return aggregate(f, opt, keep, threads)
+	return busiest.Read(f, maxDetail, opt.Goroutines, busiest.BySamples, func(keep map[busiest.Key]bool, threads int) (*Profile, error) {
+		return aggregate(f, opt, keep, threads)
+	})
 }
 
 // aggregate reads f once. With keep nil it keeps every goroutine's timeline
-// and gives up with errTooMany past maxDetail; else only those in keep have
+// and gives up with busiest.ErrTooMany past maxDetail; else only those in keep have
 // one, and threads is the file's goroutine count.
 func aggregate(f *reader.File, opt Options, keep map[busiest.Key]bool, threads int) (*Profile, error) {
 	p := &Profile{Options: opt, StartTime: f.Header.StartTime, Interval: f.Header.Interval}
@@ -248,7 +235,7 @@ func aggregate(f *reader.File, opt Options, keep map[busiest.Key]bool, threads i
 			case keep != nil && !keep[busiest.Key{ID: k.id, Interp: k.interp}]:
 				g = shared
 			case keep == nil && len(gs) >= maxDetail:
-				return nil, errTooMany
+				return nil, busiest.ErrTooMany
 			default:
 				g = &gstate{id: s.ThreadID, interp: s.InterpreterID, top: counter{cur: -1}, root: counter{cur: -1}}
 				gs[k] = g

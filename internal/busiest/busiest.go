@@ -6,6 +6,7 @@ package busiest
 import (
 	"cmp"
 	"container/heap"
+	"errors"
 
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -25,6 +26,31 @@ const (
 	BySamples Rank = iota // most samples
 	ByOnCPU               // most on-CPU samples, then most samples
 )
+
+// ErrTooMany is returned by a pass of Read that meets more threads than it
+// keeps detail for in one reading.
+var ErrTooMany = errors.New("busiest: more threads than one reading keeps")
+
+// Read runs pass over f. When f's header declares at most limit threads it
+// first runs pass(nil, 0), which keeps every thread's detail and may give
+// up with ErrTooMany (a header can understate its threads). Otherwise, or
+// then, it finds the n busiest threads by rank and runs pass(keep, threads)
+// with them and f's thread count: a second reading, whose memory grows with
+// n, not with the threads.
+func Read[T any](f *reader.File, limit, n int, rank Rank, pass func(keep map[Key]bool, threads int) (T, error)) (T, error) {
+	if int(f.Header.ThreadCount) <= limit {
+		v, err := pass(nil, 0)
+		if !errors.Is(err, ErrTooMany) {
+			return v, err
+		}
+	}
+	keep, threads, err := Threads(f, n, rank)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return pass(keep, threads)
+}
 
 // Threads counts f's samples per thread in one pass and returns the n
 // busiest by rank (ties: lower id, then interpreter) and the number of
