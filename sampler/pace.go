@@ -13,7 +13,7 @@ import (
 // events it sleeps, so that the parser uses at most paceDuty of a CPU while
 // it keeps up. It never lets the parser fall behind: once the events being
 // parsed are older than paceBehind it stops sleeping until it has caught
-// up, and it never sleeps once Stop has begun, whose wait is bounded by the
+// up, and it never sleeps once Stop has begun (and Stop ends a nap in progress), whose wait is bounded by the
 // last generation's parse.
 
 const (
@@ -40,6 +40,23 @@ type pacer struct {
 	n        int       // events since the chunk began
 	chunk    time.Time // when the chunk began
 	stopping atomic.Bool
+	wake     chan struct{} // closed by stop: a nap in progress ends
+	nap      *time.Timer   // reused, so that a nap allocates nothing
+}
+
+// start turns pacing on, for a live trace.
+func (p *pacer) start() {
+	p.on = true
+	p.wake = make(chan struct{})
+}
+
+// stop ends pacing, and the nap in progress if any: Stop waits for the
+// parse of what is left, not for a sleep. Called once.
+func (p *pacer) stop() {
+	p.stopping.Store(true)
+	if p.wake != nil {
+		close(p.wake)
+	}
 }
 
 // due counts one event parsed and reports whether a chunk has ended, when
@@ -64,6 +81,20 @@ func (p *pacer) rest(wallNS int64) {
 	if first || work <= 0 || p.stopping.Load() || now.UnixNano()-wallNS > int64(paceBehind) {
 		return
 	}
-	time.Sleep(min(work*(100-paceDuty)/paceDuty, paceMaxNap))
+	p.sleep(min(work*(100-paceDuty)/paceDuty, paceMaxNap))
 	p.chunk = time.Now()
+}
+
+// sleep naps for d, or until stop.
+func (p *pacer) sleep(d time.Duration) {
+	if p.nap == nil {
+		p.nap = time.NewTimer(d)
+	} else {
+		p.nap.Reset(d)
+	}
+	select {
+	case <-p.nap.C:
+	case <-p.wake:
+		p.nap.Stop()
+	}
 }

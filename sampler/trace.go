@@ -92,7 +92,7 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	}
 	tb := newTraceBackend(em, rd, start)
 	tb.pr, tb.pw = pr, pw
-	tb.pace.on = true
+	tb.pace.start()
 	tb.startCPU()
 	go tb.loop()
 	return tb, nil
@@ -140,7 +140,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 // stop stops CPU profiling and tracing, then waits until the parser has
 // consumed and emitted everything.
 func (tb *traceBackend) stop() {
-	tb.pace.stopping.Store(true)
+	tb.pace.stop()
 	tb.release() // returns once all trace data has been written to the pipe
 	tb.pw.Close()
 	<-tb.done

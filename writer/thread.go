@@ -23,7 +23,7 @@ var (
 func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	t := w.lookup(id, interp)
 	if t == nil {
-		t = &Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: make([]uint32, 0, 32)}
+		t = &Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: w.newStack()}
 		t.sameID = w.threads[id]
 		w.threads[id] = t
 	}
@@ -125,6 +125,7 @@ func (w *Writer) Forget(t *Thread) {
 			}
 		}
 	}
+	w.freeStack(t.stack)
 	t.stack, t.pairs, t.sameID = nil, nil, nil
 	if !t.started {
 		return

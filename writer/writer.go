@@ -131,6 +131,7 @@ type Writer struct {
 	pendingBytes int     // capacity of the pairs buffers the threads hold
 	freeBufs     [][]byte
 	freeBytes    int
+	freeStacks   [][]uint32 // stack buffers of forgotten threads, for new ones
 
 	scratch []uint32
 	stats   Stats
@@ -480,6 +481,32 @@ func (w *Writer) release(b []byte) {
 	}
 	w.freeBufs = append(w.freeBufs, b[:0])
 	w.freeBytes += cap(b)
+}
+
+// maxFreeStacks bounds the stack buffers kept from forgotten threads: enough
+// for a burst of goroutines ending together, while new ones start.
+const maxFreeStacks = 1024
+
+// newStack returns an empty stack buffer for a new thread, one a forgotten
+// thread left if there is one: under churn (a server starting a goroutine a
+// request), fresh buffers would be half of the writer's garbage.
+func (w *Writer) newStack() []uint32 {
+	if n := len(w.freeStacks); n > 0 {
+		s := w.freeStacks[n-1]
+		w.freeStacks[n-1] = nil
+		w.freeStacks = w.freeStacks[:n-1]
+		return s
+	}
+	return make([]uint32, 0, 32)
+}
+
+// freeStack keeps a forgotten thread's stack buffer for newStack, unless
+// the list is full or the buffer grew for a deep stack.
+func (w *Writer) freeStack(s []uint32) {
+	if cap(s) == 0 || cap(s) > 64 || len(w.freeStacks) >= maxFreeStacks {
+		return
+	}
+	w.freeStacks = append(w.freeStacks, s[:0])
 }
 
 // flushRun writes t's pending run, if any, as one REPEAT record, and gives
