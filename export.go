@@ -27,18 +27,12 @@ func (p *Profile) runExports() error {
 	return errors.Join(errs...)
 }
 
-// openResult opens the finalized file: by name, from the mirror, or from the
-// caller's writer when it is an io.ReaderAt.
+// openResult opens the finalized file: by name, or from the caller's writer,
+// an io.ReaderAt (open checked).
 func (p *Profile) openResult() (*reader.File, error) {
 	switch {
 	case p.name != "":
 		return reader.Open(p.name)
-	case p.mirror != nil:
-		b := p.mirror.Bytes()
-		if p.base > int64(len(b)) {
-			return nil, errors.New("output shorter than its start offset")
-		}
-		return reader.NewFileBytes(b[p.base:])
 	default:
 		end, err := p.out.Seek(0, io.SeekEnd)
 		if err != nil {
@@ -48,6 +42,12 @@ func (p *Profile) openResult() (*reader.File, error) {
 		return reader.NewFile(io.NewSectionReader(p.out.(io.ReaderAt), p.base, size), size)
 	}
 }
+
+// errExportsNeedReaderAt refuses WithExport with a WithOutput writer the
+// exports cannot read the profile back from. (A copy in memory would cost
+// the profile's size for one combination of options; an *os.File, or any
+// io.ReaderAt, serves.)
+var errExportsNeedReaderAt = errors.New("profiler: WithExport reads the profile back: use WithPath, or a WithOutput writer that is also an io.ReaderAt (such as *os.File)")
 
 func runExport(f *reader.File, e export) (err error) {
 	out, err := os.Create(e.path)

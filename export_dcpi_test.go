@@ -14,12 +14,12 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// TestWithDCPILive builds dcpi/testdata/spin (plain and PIE), which profiles
-// itself with WithDCPI while spinning in main.spin, and checks its DCPI file
+// TestDCPIAtStopLive builds export/dcpi/testdata/spin (plain and PIE), which profiles
+// itself with WithLeafPC(dcpi.AtStop(...)) while spinning in main.spin, and checks its DCPI file
 // with the shared validator, against the Tachyon file of the same run, the
 // binary's ELF text section and go tool objdump. Under the race detector the
 // program is built with it too (its CPU samples once marked main excluded).
-func TestWithDCPILive(t *testing.T) {
+func TestDCPIAtStopLive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program")
 	}
@@ -37,7 +37,7 @@ func TestWithDCPILive(t *testing.T) {
 			if raceBuild && !pie { // the race detector does not build PIE
 				args = append(args, "-race")
 			}
-			if out, err := exec.Command(gotool, append(args, "./dcpi/testdata/spin")...).CombinedOutput(); err != nil {
+			if out, err := exec.Command(gotool, append(args, "./export/dcpi/testdata/spin")...).CombinedOutput(); err != nil {
 				t.Fatalf("go build: %v\n%s", err, out)
 			}
 			out, err := exec.Command(bin, dir, "1500ms").CombinedOutput()

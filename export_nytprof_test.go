@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/export/nytprof"
 	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/nytprof"
 	"github.com/gotachyon/profiler/sampler"
 )
 
-// TestWithNYTProf profiles busy goroutines and checks the NYTProf file Stop
-// writes: Go sub names, and with Devel::NYTProf installed (not under -short)
+// TestNYTProfAtStop profiles busy goroutines and checks the NYTProf file
+// that Stop writes through nytprof.AtStop: Go sub names, and with Devel::NYTProf installed (not under -short)
 // a strict load. A run too short for a loaded machine to give the snapshots
 // a sample is retried longer.
-func TestWithNYTProf(t *testing.T) {
+func TestNYTProfAtStop(t *testing.T) {
 	var out string
 	testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
 		out = filepath.Join(t.TempDir(), "nytprof.out")
-		_, p := profileFor(t, d, WithNYTProf(out, nytprof.Options{}), WithBackend(sampler.Snapshot))
+		_, p := profileFor(t, d, WithExport(out, nytprof.AtStop(nytprof.Options{})), WithBackend(sampler.Snapshot))
 		if err := p.Err(); err != nil {
 			t.Fatal(err)
 		}

@@ -9,19 +9,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/export/report"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 )
 
-// TestWithReport profiles a busy and a blocked goroutine and checks the
+// TestReportAtStop profiles a busy and a blocked goroutine and checks the
 // report Stop writes: one page whose data names the mode and backend and
 // holds the samples of the Tachyon file. A run too short for a loaded
 // machine to give the snapshots a sample is retried longer.
-func TestWithReport(t *testing.T) {
+func TestReportAtStop(t *testing.T) {
 	testutil.Retry(t, 300*time.Millisecond, 4, func(run time.Duration) error {
 		out := filepath.Join(t.TempDir(), "report.html")
-		path, p := profileFor(t, run, WithReport(out), WithBackend(sampler.Snapshot))
+		path, p := profileFor(t, run, WithExport(out, report.AtStop(report.Options{Backend: "snapshot"})), WithBackend(sampler.Snapshot))
 		if err := p.Err(); err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultRate is the sampling rate, in Hz, used unless WithRate says otherwise.
-const DefaultRate = 100
+const DefaultRate = sampler.DefaultRate
 
 // An Option configures Start. Options are applied in order; a later option
 // overrides an earlier one of the same kind (WithExport and WithPath/WithOutput
@@ -66,10 +66,9 @@ func WithPath(path string) Option {
 }
 
 // WithOutput writes the profile to w, starting at w's current offset. Stop
-// finalizes the format (which needs the Seek) but does not close w. If w is
-// also an io.ReaderAt the exports of WithExport read the profile back from
-// it; otherwise the profiler keeps a copy in memory while exports are
-// requested.
+// finalizes the format (which needs the Seek) but does not close w. With
+// WithExport, w must also be an io.ReaderAt (such as *os.File), for the
+// exports to read the profile back: Start fails otherwise.
 func WithOutput(w io.WriteSeeker) Option {
 	return func(c *config) error {
 		if w == nil {
@@ -95,13 +94,13 @@ func WithMode(m sampler.Mode) Option {
 }
 
 // WithRate sets the sampling rate in Hz (default DefaultRate, 100). It must be
-// between 1 and 10000. The file header's interval is 1e6/hz µs; the rate
+// between 1 and sampler.MaxRate (10000). The file header's interval is 1e6/hz µs; the rate
 // actually achieved may be lower under load (the samples carry their real
 // timestamps), and CPU mode is capped by the kernel tick.
 func WithRate(hz int) Option {
 	return func(c *config) error {
-		if hz < 1 || hz > 10000 {
-			return fmt.Errorf("profiler: WithRate: %d Hz out of range [1, 10000]", hz)
+		if hz < 1 || hz > sampler.MaxRate {
+			return fmt.Errorf("profiler: WithRate: %d Hz out of range [1, %d]", hz, sampler.MaxRate)
 		}
 		c.rate = hz
 		return nil
@@ -192,12 +191,19 @@ func WithExport(path string, fn func(f *reader.File, w io.Writer) error) Option 
 	}
 }
 
-// withLeafPC passes fn to the sampler as sampler.Config.LeafPC (called with
-// the innermost PC of every on-CPU sample) and runs finish at Stop, after the
-// sampler has stopped; finish's error joins into Stop's error.
-func withLeafPC(fn func(pc uintptr), finish func() error) Option {
+// WithLeafPC calls add with the innermost PC of every on-CPU sample (in wall
+// mode, of every running goroutine's tick; only the trace backend sees
+// PCs), from the sampler's goroutine, and runs finish at Stop once the
+// sampler has stopped; finish's error joins into Stop's error. It is the
+// hook of PC-level exports such as package dcpi's AtStop:
+//
+//	profiler.Start(profiler.WithLeafPC(dcpi.AtStop("cpu.dcpi", 100)))
+func WithLeafPC(add func(pc uintptr), finish func() error) Option {
 	return func(c *config) error {
-		c.leafPC, c.leafFinish = fn, finish
+		if add == nil {
+			return errors.New("profiler: WithLeafPC: nil function")
+		}
+		c.leafPC, c.leafFinish = add, finish
 		return nil
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -34,12 +33,11 @@ type Profile struct {
 	startErr error
 	name     string // output file name, or "" for WithOutput
 
-	s      *sampler.Sampler
-	w      *writer.Writer
-	file   *os.File        // the file we created, closed by Stop
-	out    io.WriteSeeker  // what the writer writes to
-	mirror *seekbuf.Buffer // in-memory copy of out, for exports
-	base   int64           // out's offset where the Tachyon file starts
+	s    *sampler.Sampler
+	w    *writer.Writer
+	file *os.File       // the file we created, closed by Stop
+	out  io.WriteSeeker // what the writer writes to
+	base int64          // out's offset where the Tachyon file starts
 
 	stopOnce sync.Once
 	stopErr  error
@@ -120,7 +118,7 @@ func Start(opts ...Option) (p *Profile) {
 	return p
 }
 
-// open creates the output and, when exports need it, the in-memory mirror.
+// open creates the output, or checks the caller's.
 func (p *Profile) open() error {
 	switch {
 	case p.cfg.out != nil:
@@ -131,8 +129,7 @@ func (p *Profile) open() error {
 		}
 		p.base = off
 		if _, ok := p.out.(io.ReaderAt); !ok && len(p.cfg.exports) > 0 {
-			p.mirror = new(seekbuf.Buffer)
-			p.out = &teeSeeker{ws: p.out, mirror: p.mirror}
+			return errExportsNeedReaderAt
 		}
 		return nil
 	case p.cfg.path != "":
@@ -289,25 +286,4 @@ func (p *Profile) logf(format string, args ...any) {
 		return
 	}
 	log.Print(msg)
-}
-
-// teeSeeker writes to ws and mirrors every write, at the same offsets, into
-// an in-memory buffer.
-type teeSeeker struct {
-	ws     io.WriteSeeker
-	mirror *seekbuf.Buffer
-}
-
-func (t *teeSeeker) Write(b []byte) (int, error) {
-	n, err := t.ws.Write(b)
-	t.mirror.Write(b[:n])
-	return n, err
-}
-
-func (t *teeSeeker) Seek(off int64, whence int) (int64, error) {
-	abs, err := t.ws.Seek(off, whence)
-	if err != nil {
-		return abs, err
-	}
-	return t.mirror.Seek(abs, io.SeekStart)
 }

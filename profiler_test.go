@@ -208,9 +208,14 @@ func TestExports(t *testing.T) {
 	fails := func(*reader.File, io.Writer) error { return boom }
 	panics := func(*reader.File, io.Writer) error { panic("export bug") }
 	outputs := map[string]func() Option{
-		"path":       func() Option { return WithPath(filepath.Join(dir, "p.bin")) },
-		"readerAt":   func() Option { b := new(seekbuf.Buffer); b.Write([]byte("junk")); return WithOutput(b) },
-		"seekerOnly": func() Option { return WithOutput(onlyWS{new(seekbuf.Buffer)}) },
+		"path":     func() Option { return WithPath(filepath.Join(dir, "p.bin")) },
+		"readerAt": func() Option { b := new(seekbuf.Buffer); b.Write([]byte("junk")); return WithOutput(b) },
+	}
+	// Exports read the profile back: a writer that is not an io.ReaderAt is
+	// refused at Start, not mirrored in memory.
+	p := Start(WithOutput(onlyWS{new(seekbuf.Buffer)}), quiet, WithLogger(log.New(io.Discard, "", 0)), WithExport(filepath.Join(dir, "x"), count))
+	if !errors.Is(p.Err(), errExportsNeedReaderAt) || !errors.Is(p.Stop(), errExportsNeedReaderAt) {
+		t.Errorf("exports with a seek-only writer: Err %v, want %v", p.Err(), errExportsNeedReaderAt)
 	}
 	for name, out := range outputs {
 		t.Run(name, func(t *testing.T) {
@@ -242,7 +247,7 @@ func TestLeafPC(t *testing.T) {
 	testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
 		var pcs, finished atomic.Int64
 		p := Start(WithOutput(new(seekbuf.Buffer)), quiet, WithMode(sampler.CPU),
-			withLeafPC(func(uintptr) { pcs.Add(1) }, func() error { finished.Add(1); return errors.New("dcpi") }))
+			WithLeafPC(func(uintptr) { pcs.Add(1) }, func() error { finished.Add(1); return errors.New("dcpi") }))
 		stop := make(chan struct{})
 		wg := busy(stop)
 		time.Sleep(d)

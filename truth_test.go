@@ -26,7 +26,7 @@ import (
 type fileSample struct {
 	gid    uint64
 	ts     uint64
-	status uint8
+	status tachyon.Status
 	funcs  []string // innermost first
 }
 

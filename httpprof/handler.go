@@ -97,8 +97,8 @@ func parse(r *http.Request) ([]profiler.Option, time.Duration, error) {
 	}
 	if s := q.Get("rate"); s != "" {
 		hz, err := strconv.Atoi(s)
-		if err != nil || hz < 1 || hz > 10000 {
-			return nil, 0, fmt.Errorf("rate=%q: want an integer in [1, 10000]", s)
+		if err != nil || hz < 1 || hz > sampler.MaxRate {
+			return nil, 0, fmt.Errorf("rate=%q: want an integer in [1, %d]", s, sampler.MaxRate)
 		}
 		opts = append(opts, profiler.WithRate(hz))
 	}

@@ -24,7 +24,7 @@ func writeBig(t *testing.T, comp tachyon.Compression) string {
 	}
 	fr := make([]uint32, 64)
 	for i := range fr {
-		fr[i] = w.Frame(writer.Frame{File: "f.go", Func: "f", Line: int32(i)})
+		fr[i] = w.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i)})
 	}
 	x := uint64(1)
 	for i := range 400000 {

@@ -12,44 +12,18 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// Header is the file's fixed 64-byte header.
-type Header struct {
-	Version           uint32
-	StartTime         uint64 // microseconds
-	Interval          uint64 // microseconds
-	SampleCount       uint32
-	ThreadCount       uint32
-	StringTableOffset uint64
-	FrameTableOffset  uint64
-	Compression       tachyon.Compression
-}
-
-// Footer is the file's fixed 32-byte footer.
-type Footer struct {
-	StringCount uint32
-	FrameCount  uint32
-	FileSize    uint64
-}
-
 // FrameRef is a frame-table entry: string-table indices and a line.
 type FrameRef struct {
 	File, Func uint32
 	Line       int32
 }
 
-// Frame is a resolved frame.
-type Frame struct {
-	File string
-	Func string
-	Line int32
-}
-
 // File is an open Tachyon file whose header, footer and tables have been
 // read and checked. Its methods are safe for concurrent use; each Samples
 // iterator is not.
 type File struct {
-	Header  Header
-	Footer  Footer
+	Header  tachyon.Header
+	Footer  tachyon.Footer
 	Size    int64
 	strings stringTable
 	frames  []FrameRef
@@ -79,9 +53,9 @@ func (f *File) FrameRefs() []FrameRef { return f.frames }
 
 // Frame resolves frame-table index i. It panics if i is out of range, like
 // a slice index; indices yielded by Samples are always in range.
-func (f *File) Frame(i uint32) Frame {
+func (f *File) Frame(i uint32) tachyon.Frame {
 	r := f.frames[i]
-	return Frame{File: f.strings.get(r.File), Func: f.strings.get(r.Func), Line: r.Line}
+	return tachyon.Frame{File: f.strings.get(r.File), Func: f.strings.get(r.Func), Line: r.Line}
 }
 
 // SampleRegion returns the offset and length of the (possibly compressed)
@@ -159,41 +133,31 @@ func (f *File) init() error {
 	if err != nil {
 		return err
 	}
-	le := binary.LittleEndian
-	if m := le.Uint32(hb[0:]); m == 0 && allZero(hb) {
+	h := tachyon.ParseHeader((*[tachyon.HeaderSize]byte)(hb))
+	ft := tachyon.ParseFooter((*[tachyon.FooterSize]byte)(fb))
+	if m := h.Magic; m == 0 && allZero(hb) {
 		return formatErr(0, EMagic, "not finalized: the header is all zeros, as the writer leaves it until Close (was Stop called? did writing fail?)")
 	} else if m != tachyon.Magic {
 		return formatErr(0, EMagic, "magic is %#08x, want %#08x (bytes \"HCAT\")", m, tachyon.Magic)
 	}
-	h := Header{
-		Version:           le.Uint32(hb[4:]),
-		StartTime:         le.Uint64(hb[8:]),
-		Interval:          le.Uint64(hb[16:]),
-		SampleCount:       le.Uint32(hb[24:]),
-		ThreadCount:       le.Uint32(hb[28:]),
-		StringTableOffset: le.Uint64(hb[32:]),
-		FrameTableOffset:  le.Uint64(hb[40:]),
-		Compression:       tachyon.Compression(le.Uint32(hb[48:])),
-	}
-	ft := Footer{StringCount: le.Uint32(fb[0:]), FrameCount: le.Uint32(fb[4:]), FileSize: le.Uint64(fb[8:])}
 	footOff := size - tachyon.FooterSize
 	if h.Version != tachyon.Version {
-		return formatErr(4, EVersion, "version %d, only %d is supported", h.Version, tachyon.Version)
+		return formatErr(tachyon.HeaderVersionAt, EVersion, "version %d, only %d is supported", h.Version, tachyon.Version)
 	}
 	if ft.FileSize != uint64(size) {
-		return formatErr(footOff+8, EFooterSize, "footer says file size %d, actual size is %d", ft.FileSize, size)
+		return formatErr(footOff+tachyon.FooterFileSizeAt, EFooterSize, "footer says file size %d, actual size is %d", ft.FileSize, size)
 	}
 	if h.Compression != tachyon.CompressionNone && h.Compression != tachyon.CompressionZstd {
-		return formatErr(48, ECompression, "compression type %d is neither 0 (none) nor 1 (zstd)", uint32(h.Compression))
+		return formatErr(tachyon.HeaderCompressionAt, ECompression, "compression type %d is neither 0 (none) nor 1 (zstd)", uint32(h.Compression))
 	}
-	for i := 52; i < tachyon.HeaderSize; i++ {
+	for i := tachyon.HeaderReservedAt; i < tachyon.HeaderSize; i++ {
 		if hb[i] != 0 {
 			return formatErr(int64(i), EReserved, "reserved header byte %d is %#02x, want 0", i, hb[i])
 		}
 	}
-	for i := 16; i < tachyon.FooterSize; i++ {
+	for i := tachyon.FooterChecksumAt; i < tachyon.FooterSize; i++ {
 		if fb[i] != 0 {
-			return formatErr(footOff+int64(i), EChecksum, "footer checksum byte %d is %#02x, want 0", i-16, fb[i])
+			return formatErr(footOff+int64(i), EChecksum, "footer checksum byte %d is %#02x, want 0", i-tachyon.FooterChecksumAt, fb[i])
 		}
 	}
 	so, fo := h.StringTableOffset, h.FrameTableOffset
@@ -201,13 +165,13 @@ func (f *File) init() error {
 		name string
 		at   int64
 		v    uint64
-	}{{"string_table_offset", 32, so}, {"frame_table_offset", 40, fo}} {
+	}{{"string_table_offset", tachyon.HeaderStringTableAt, so}, {"frame_table_offset", tachyon.HeaderFrameTableAt, fo}} {
 		if o.v < tachyon.HeaderSize || o.v > uint64(footOff) {
 			return formatErr(o.at, EOffsetRange, "%s %d is outside [%d, %d]", o.name, o.v, tachyon.HeaderSize, footOff)
 		}
 	}
 	if so > fo {
-		return formatErr(32, EOffsetOrder, "string_table_offset %d is after frame_table_offset %d", so, fo)
+		return formatErr(tachyon.HeaderStringTableAt, EOffsetOrder, "string_table_offset %d is after frame_table_offset %d", so, fo)
 	}
 	if h.Compression == tachyon.CompressionZstd && so == tachyon.HeaderSize {
 		return formatErr(tachyon.HeaderSize, EZstd, "compressed sample region is empty")

@@ -41,7 +41,7 @@ func FuzzReader(f *testing.F) {
 			frames := it.Frames(nil)
 			ws := writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.Timestamp, Status: s.Status}
 			for _, fr := range frames {
-				ws.Frames = append(ws.Frames, writer.Frame(fr))
+				ws.Frames = append(ws.Frames, tachyon.Frame(fr))
 			}
 			if len(ws.Frames) > tachyon.MaxWriteDepth {
 				return // the writer would cut it; nothing to compare
@@ -95,7 +95,7 @@ func checkFormatError(t *testing.T, err error) {
 	}
 }
 
-func sampleKey(s *reader.Sample, frames []reader.Frame) string {
+func sampleKey(s *reader.Sample, frames []tachyon.Frame) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%d@%d", s.Status, s.Timestamp)
 	for _, f := range frames {

@@ -13,7 +13,7 @@ type Sample struct {
 	ThreadID      uint64
 	InterpreterID uint32
 	Timestamp     uint64 // microseconds: header start time plus the thread's deltas
-	Status        uint8
+	Status        tachyon.Status
 	Stack         []uint32
 	// Encoding is the type of the record this sample came from.
 	Encoding tachyon.Encoding
@@ -124,7 +124,7 @@ func (it *Samples) Stats() Stats {
 func (it *Samples) Sample() *Sample { return &it.sample }
 
 // Frames appends the current sample's resolved frames to dst.
-func (it *Samples) Frames(dst []Frame) []Frame {
+func (it *Samples) Frames(dst []tachyon.Frame) []tachyon.Frame {
 	for _, i := range it.sample.Stack {
 		dst = append(dst, it.f.Frame(i))
 	}
@@ -171,7 +171,7 @@ func (it *Samples) Next() bool {
 		return it.finish()
 	}
 	h := it.f.Header
-	if !src.fill(13) {
+	if !src.fill(tachyon.RecordHeaderSize) {
 		return it.fail(it.here(), ERecordTruncated, "sample data ends inside a record header")
 	}
 	b := src.buf[src.pos:]
@@ -180,7 +180,7 @@ func (it *Samples) Next() bool {
 		interp: uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24,
 	}
 	enc := tachyon.Encoding(b[12])
-	src.pos += 13
+	src.pos += tachyon.RecordHeaderSize
 	if enc >= tachyon.NumEncodings {
 		return it.fail(it.here()-1, EEncoding, "unknown record encoding %d", uint8(enc))
 	}
@@ -283,7 +283,7 @@ func (it *Samples) timeStatus(t *rthread) bool {
 		return it.fail(it.here(), ERecordTruncated, "sample data ends before a status byte")
 	}
 	t.ts = ts
-	it.sample.Timestamp, it.sample.Status = ts, st
+	it.sample.Timestamp, it.sample.Status = ts, tachyon.Status(st)
 	return true
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/export/collapsed"
 	"github.com/gotachyon/profiler/internal/jsonl"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
@@ -94,9 +94,9 @@ func decodeAll(t *testing.T, f *reader.File) []jsonl.Sample {
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: []jsonl.Frame{}}
+		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: jsonl.Stack{}}
 		for _, fr := range it.Frames(nil) {
-			js.Stack = append(js.Stack, jsonl.Frame(fr))
+			js.Stack = append(js.Stack, fr)
 		}
 		out = append(out, js)
 	}
@@ -117,7 +117,7 @@ func parseJSONL(t *testing.T, b []byte) []jsonl.Sample {
 			t.Fatalf("expected sample %q: %v", line, err)
 		}
 		if s.Stack == nil {
-			s.Stack = []jsonl.Frame{}
+			s.Stack = jsonl.Stack{}
 		}
 		out = append(out, s)
 	}
@@ -160,7 +160,7 @@ func TestValidVectors(t *testing.T) {
 						}
 					}
 					var folded strings.Builder
-					if err := collapsed.Write(&folded, f); err != nil {
+					if err := collapsed.Write(&folded, f, collapsed.Options{}); err != nil {
 						t.Fatal(err)
 					}
 					if folded.String() != wantFolded {

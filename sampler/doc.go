@@ -98,7 +98,8 @@
 //
 // # Status byte
 //
-// Goroutine states map onto Tachyon's status bits (package tachyon):
+// Goroutine states map onto tachyon.State, and so onto the status bits
+// tachyon.StatusOf gives (readers map them back with tachyon.Status.State):
 //
 //	goroutine state                      status bits
 //	running (holds a P)                  OnCPU | HasGIL
@@ -109,8 +110,8 @@
 //	panicking (runtime.gopanic on stack) HasException added
 //
 // A blocked goroutine's wait reason becomes a synthetic innermost frame
-// with function "[chan receive]" (the reason in brackets), no file and line 0,
-// unless Config.NoWaitReasonFrames is set.
+// (tachyon.WaitFrame) with function "[chan receive]" (the reason in
+// brackets), no file and line 0, unless Config.NoWaitReasonFrames is set.
 //
 // # Frames
 //

@@ -68,7 +68,7 @@ func newEmitter(cfg Config, sink Sink) *emitter {
 // write writes the samples of sp for t, all with status st and stack s: the
 // first through WriteThreadStack unless s is t's latest stack, the rest as
 // one RepeatEvery.
-func (e *emitter) write(t *track, sp span, st uint8, s *stack) {
+func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if sp.n <= 0 {
 		return
 	}
@@ -103,11 +103,11 @@ func (e *emitter) write(t *track, sp span, st uint8, s *stack) {
 
 // leaf passes the leaf PC of n on-CPU samples to Config.LeafPC: every CPU
 // sample in CPU mode, the ticks of running goroutines in wall mode.
-func (e *emitter) leaf(st uint8, s *stack, n int) {
+func (e *emitter) leaf(st tachyon.Status, s *stack, n int) {
 	if e.cfg.LeafPC == nil || s.leafPC == 0 {
 		return
 	}
-	if e.cfg.Mode == Wall && st&tachyon.StatusHasGIL == 0 {
+	if e.cfg.Mode == Wall && st.State() != tachyon.Running {
 		return
 	}
 	for range n {
@@ -177,7 +177,7 @@ func (e *emitter) reasonFrame(reason string) uint32 {
 	if idx, ok := e.reasons[reason]; ok {
 		return idx
 	}
-	idx := e.sink.Frame(writer.Frame{Func: "[" + reason + "]"})
+	idx := e.sink.Frame(tachyon.WaitFrame(reason))
 	e.reasons[reason] = idx
 	return idx
 }

@@ -116,23 +116,16 @@ const (
 	gWaiting
 )
 
-// status maps a goroutine state onto Tachyon's status bits (see doc.go).
-func status(s gstate, panicking bool) uint8 {
-	var b uint8
-	switch s {
-	case gRunning:
-		b = tachyon.StatusOnCPU | tachyon.StatusHasGIL
-	case gRunnable:
-		b = tachyon.StatusGILRequested
-	case gSyscall:
-		b = tachyon.StatusOnCPU | tachyon.StatusUnknown
-	case gWaiting:
-		b = 0
-	default:
-		b = tachyon.StatusUnknown
-	}
-	if panicking {
-		b |= tachyon.StatusHasException
-	}
-	return b
+// status maps a goroutine state onto Tachyon's status byte (see doc.go).
+func status(s gstate, panicking bool) tachyon.Status {
+	return tachyon.StatusOf(gstates[s], panicking)
+}
+
+// gstates maps the backends' goroutine states onto Tachyon's.
+var gstates = [...]tachyon.State{
+	gUnknown:  tachyon.Unknown,
+	gRunning:  tachyon.Running,
+	gRunnable: tachyon.Runnable,
+	gSyscall:  tachyon.Syscall,
+	gWaiting:  tachyon.Blocked,
 }

@@ -144,7 +144,7 @@ type failSink struct {
 
 var errSink = errors.New("disk full")
 
-func (f failSink) WriteThreadStack(*writer.Thread, uint64, uint8, []uint32) error {
+func (f failSink) WriteThreadStack(*writer.Thread, uint64, tachyon.Status, []uint32) error {
 	if f.panics {
 		panic("sink exploded")
 	}
@@ -255,7 +255,7 @@ func writeAndVerify(t *testing.T, mode Mode, b Backend, d time.Duration) error {
 	found := false
 	it := f.Samples()
 	defer it.Close()
-	var fr []reader.Frame
+	var fr []tachyon.Frame
 	for it.Next() {
 		fr = it.Frames(fr[:0])
 		if len(fr) > 0 && strings.HasSuffix(fr[0].Func, want) {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -95,10 +96,10 @@ func ParseBackend(s string) (Backend, error) {
 // interns nothing. The first error the Sink returns stops the
 // sampling: nothing more is written, and Stop returns that error.
 type Sink interface {
-	Frame(f writer.Frame) uint32
+	Frame(f tachyon.Frame) uint32
 	Thread(id uint64, interp uint32) *writer.Thread
-	WriteThreadStack(t *writer.Thread, ts uint64, status uint8, stack []uint32) error
-	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status uint8) error
+	WriteThreadStack(t *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error
+	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status tachyon.Status) error
 	FlushThread(t *writer.Thread)
 	Forget(t *writer.Thread)
 }

@@ -43,7 +43,7 @@ func sampleFor(t *testing.T, cfg Config, d time.Duration, early, spin bool) (*me
 }
 
 // wantState fails t unless stateSeen finds the sample.
-func wantState(t *testing.T, sink *memSink, ids map[string]uint64, name string, status uint8, fn, in string) {
+func wantState(t *testing.T, sink *memSink, ids map[string]uint64, name string, status tachyon.Status, fn, in string) {
 	t.Helper()
 	if err := stateSeen(sink, ids, name, status, fn, in); err != nil {
 		t.Error(err)
@@ -53,7 +53,7 @@ func wantState(t *testing.T, sink *memSink, ids map[string]uint64, name string, 
 // stateSeen is wantState for checks that retry: it returns an error unless
 // goroutine name has a sample with the given status, innermost frame fn (""
 // for any) and a stack containing in.
-func stateSeen(sink *memSink, ids map[string]uint64, name string, status uint8, fn, in string) error {
+func stateSeen(sink *memSink, ids map[string]uint64, name string, status tachyon.Status, fn, in string) error {
 	ss := sink.of(ids[name])
 	if len(ss) == 0 {
 		return fmt.Errorf("%s (g%d): no samples", name, ids[name])

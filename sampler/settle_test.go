@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -79,9 +80,9 @@ func TestSettleRunsMatchSamples(t *testing.T) {
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		var fr []writer.Frame
+		var fr []tachyon.Frame
 		for _, x := range it.Frames(nil) {
-			fr = append(fr, writer.Frame{File: x.File, Func: x.Func, Line: x.Line})
+			fr = append(fr, tachyon.Frame{File: x.File, Func: x.Func, Line: x.Line})
 		}
 		got = append(got, fmt.Sprintf("%d %d %d %v", s.ThreadID, s.Timestamp, s.Status, fr))
 		byG[s.ThreadID] = append(byG[s.ThreadID], s.Timestamp)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -12,8 +13,8 @@ import (
 // writer, it refuses a thread that was forgotten.
 type memSink struct {
 	mu      sync.Mutex
-	frames  []writer.Frame
-	index   map[writer.Frame]uint32
+	frames  []tachyon.Frame
+	index   map[tachyon.Frame]uint32
 	samples []memSample
 	threads map[*writer.Thread]*memThread
 }
@@ -21,7 +22,7 @@ type memSink struct {
 // memThread is a thread handle's state.
 type memThread struct {
 	id        uint64
-	stack     []writer.Frame
+	stack     []tachyon.Frame
 	started   bool
 	forgotten bool
 }
@@ -29,15 +30,15 @@ type memThread struct {
 type memSample struct {
 	gid    uint64
 	ts     uint64
-	status uint8
-	stack  []writer.Frame
+	status tachyon.Status
+	stack  []tachyon.Frame
 }
 
 func newMemSink() *memSink {
-	return &memSink{index: make(map[writer.Frame]uint32), threads: make(map[*writer.Thread]*memThread)}
+	return &memSink{index: make(map[tachyon.Frame]uint32), threads: make(map[*writer.Thread]*memThread)}
 }
 
-func (m *memSink) Frame(f writer.Frame) uint32 {
+func (m *memSink) Frame(f tachyon.Frame) uint32 {
 	if i, ok := m.index[f]; ok {
 		return i
 	}
@@ -53,12 +54,12 @@ func (m *memSink) Thread(id uint64, interp uint32) *writer.Thread {
 	return h
 }
 
-func (m *memSink) WriteThreadStack(h *writer.Thread, ts uint64, status uint8, stack []uint32) error {
+func (m *memSink) WriteThreadStack(h *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error {
 	t := m.threads[h]
 	if t == nil || t.forgotten {
 		return fmt.Errorf("write to an unknown or forgotten thread")
 	}
-	fr := make([]writer.Frame, len(stack))
+	fr := make([]tachyon.Frame, len(stack))
 	for i, idx := range stack {
 		if int(idx) >= len(m.frames) {
 			return fmt.Errorf("frame index %d out of range", idx)
@@ -72,7 +73,7 @@ func (m *memSink) WriteThreadStack(h *writer.Thread, ts uint64, status uint8, st
 	return nil
 }
 
-func (m *memSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, status uint8) error {
+func (m *memSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, status tachyon.Status) error {
 	t := m.threads[h]
 	if t == nil || t.forgotten || !t.started {
 		return fmt.Errorf("repeat of an unknown, forgotten or empty thread")
@@ -135,13 +136,17 @@ type discardSink struct {
 	h writer.Thread
 }
 
-func (d *discardSink) Frame(writer.Frame) uint32 { d.n++; return d.n - 1 }
+func (d *discardSink) Frame(tachyon.Frame) uint32 { d.n++; return d.n - 1 }
 
 func (d *discardSink) Thread(uint64, uint32) *writer.Thread { return &d.h }
 
-func (d *discardSink) WriteThreadStack(*writer.Thread, uint64, uint8, []uint32) error { return nil }
+func (d *discardSink) WriteThreadStack(*writer.Thread, uint64, tachyon.Status, []uint32) error {
+	return nil
+}
 
-func (d *discardSink) RepeatEvery(*writer.Thread, uint64, uint64, int, uint8) error { return nil }
+func (d *discardSink) RepeatEvery(*writer.Thread, uint64, uint64, int, tachyon.Status) error {
+	return nil
+}
 
 func (d *discardSink) FlushThread(*writer.Thread) {}
 

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Snapshot backend: runtime.Stack(all) dumps parsed into samples.
@@ -271,7 +271,7 @@ func parseState(rest []byte) (gstate, []byte) {
 // of a deep stack.
 func (sb *snapshot) elidedFrame() uint32 {
 	if !sb.elidedSet {
-		sb.elided, sb.elidedSet = sb.em.sink.Frame(writer.Frame{Func: elidedFrame}), true
+		sb.elided, sb.elidedSet = sb.em.sink.Frame(tachyon.Frame{Func: elidedFrame}), true
 	}
 	return sb.elided
 }
@@ -301,7 +301,7 @@ func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
 		}
 		f.role = roleOf(string(fn))
 		if f.kind != dropFrame {
-			f.idx = sb.em.sink.Frame(writer.Frame{File: string(file), Func: string(fn), Line: int32(line)})
+			f.idx = sb.em.sink.Frame(tachyon.Frame{File: string(file), Func: string(fn), Line: int32(line)})
 		}
 		sb.frames[string(sb.key)] = f
 	}

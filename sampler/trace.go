@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Trace backend: runtime/trace -> io.Pipe -> internal/gotrace (or
@@ -450,7 +450,7 @@ func (tb *traceBackend) frame(f *gotrace.Frame) pcFrame {
 
 // namedFrame interns frame f under the function name fn.
 func (tb *traceBackend) namedFrame(f *gotrace.Frame, fn string) uint32 {
-	return tb.em.sink.Frame(writer.Frame{File: f.File, Func: fn, Line: int32(f.Line)})
+	return tb.em.sink.Frame(tachyon.Frame{File: f.File, Func: fn, Line: int32(f.Line)})
 }
 
 // unknownFrame is the one synthetic frame of a goroutine whose stack the
@@ -469,7 +469,7 @@ const (
 
 // markFrame interns a synthetic frame, one with only a name.
 func (tb *traceBackend) markFrame(name string) uint32 {
-	return tb.em.sink.Frame(writer.Frame{Func: name})
+	return tb.em.sink.Frame(tachyon.Frame{Func: name})
 }
 
 // unknownStack is the stack of a goroutine whose stack the trace never

@@ -1,5 +1,6 @@
 // Package tachyon defines the Tachyon v2 sampling-profile file format:
-// its constants, limits and status flags. Package writer produces files in
+// its constants, limits, header and footer, frames, and the status byte with
+// the states it stands for. Package writer produces files in
 // this format and package reader consumes them; both follow the layout
 // described here.
 //

@@ -60,17 +60,6 @@ func (e Encoding) String() string {
 	return "unknown(" + strconv.FormatUint(uint64(e), 10) + ")"
 }
 
-// Status flags of a sample's status byte. The names come from the format's
-// origin in CPython; Go profilers map goroutine states onto them (see package
-// sampler for the table).
-const (
-	StatusHasGIL       uint8 = 1 << 0 // holds the interpreter lock (Go: holds a P)
-	StatusOnCPU        uint8 = 1 << 1 // running on a CPU
-	StatusUnknown      uint8 = 1 << 2 // state could not be determined
-	StatusGILRequested uint8 = 1 << 3 // waiting for the lock (Go: runnable, waiting for a P)
-	StatusHasException uint8 = 1 << 4 // an exception is pending (Go: panicking)
-)
-
 // Limits shared by the writer and the reader.
 const (
 	// MaxWriteDepth is the deepest stack a writer stores; deeper stacks keep

@@ -21,7 +21,7 @@ func BenchmarkWallTick(b *testing.B) {
 	stacks := make([][]uint32, goroutines)
 	for g := range stacks {
 		for j := range 20 {
-			stacks[g] = append(stacks[g], w.Frame(writer.Frame{File: "f.go", Func: "fn", Line: int32((g%50)*20 + j)}))
+			stacks[g] = append(stacks[g], w.Frame(tachyon.Frame{File: "f.go", Func: "fn", Line: int32((g%50)*20 + j)}))
 		}
 	}
 	ts := uint64(0)

@@ -55,10 +55,7 @@ func (w *Writer) finish() error {
 	}
 	w.flushRaw()
 	size := uint64(w.cw.n) + tachyon.FooterSize
-	var foot [tachyon.FooterSize]byte
-	binary.LittleEndian.PutUint32(foot[0:], uint32(len(w.strTab)))
-	binary.LittleEndian.PutUint32(foot[4:], uint32(len(w.frmTab)))
-	binary.LittleEndian.PutUint64(foot[8:], size)
+	foot := tachyon.Footer{StringCount: uint32(len(w.strTab)), FrameCount: uint32(len(w.frmTab)), FileSize: size}.Encode()
 	_, err := w.cw.Write(foot[:])
 	w.setErr(err)
 	if w.err != nil {
@@ -89,18 +86,17 @@ func (w *Writer) flushRaw() {
 }
 
 func (w *Writer) header(strOff, frmOff uint64) [tachyon.HeaderSize]byte {
-	var h [tachyon.HeaderSize]byte
-	le := binary.LittleEndian
-	le.PutUint32(h[0:], tachyon.Magic)
-	le.PutUint32(h[4:], tachyon.Version)
-	le.PutUint64(h[8:], w.opts.StartTime)
-	le.PutUint64(h[16:], w.opts.Interval)
-	le.PutUint32(h[24:], uint32(w.stats.Samples))
-	le.PutUint32(h[28:], uint32(w.nthreads))
-	le.PutUint64(h[32:], strOff)
-	le.PutUint64(h[40:], frmOff)
-	le.PutUint32(h[48:], uint32(w.opts.Compression))
-	return h
+	return tachyon.Header{
+		Magic:             tachyon.Magic,
+		Version:           tachyon.Version,
+		StartTime:         w.opts.StartTime,
+		Interval:          w.opts.Interval,
+		SampleCount:       uint32(w.stats.Samples),
+		ThreadCount:       uint32(w.nthreads),
+		StringTableOffset: strOff,
+		FrameTableOffset:  frmOff,
+		Compression:       w.opts.Compression,
+	}.Encode()
 }
 
 // countWriter counts the bytes written through it, as archive/zip does, so

@@ -21,8 +21,8 @@ func Example() {
 		panic(err)
 	}
 	// Intern frames once, then write stacks of frame indices, innermost first.
-	main := w.Frame(writer.Frame{File: "main.go", Func: "main.main", Line: 10})
-	work := w.Frame(writer.Frame{File: "main.go", Func: "main.work", Line: 42})
+	main := w.Frame(tachyon.Frame{File: "main.go", Func: "main.main", Line: 10})
+	work := w.Frame(tachyon.Frame{File: "main.go", Func: "main.work", Line: 42})
 	w.WriteStack(1, 0, 1_010_000, tachyon.StatusOnCPU|tachyon.StatusHasGIL, []uint32{work, main})
 	w.WriteStack(1, 0, 1_020_000, tachyon.StatusOnCPU|tachyon.StatusHasGIL, []uint32{work, main})
 	if err := w.Close(); err != nil { // finalizes and closes the created file

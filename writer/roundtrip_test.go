@@ -15,8 +15,8 @@ type tsample struct {
 	id     uint64
 	interp uint32
 	ts     uint64
-	status uint8
-	stack  []writer.Frame
+	status tachyon.Status
+	stack  []tachyon.Frame
 }
 
 // roundTrip writes samples and checks that every thread decodes to the same
@@ -74,7 +74,7 @@ func roundTrip(t *testing.T, start uint64, samples []tsample, opts writer.Option
 				t.Fatalf("thread %v sample %d: depth %d, want %d", k, i, len(got), len(ws.stack))
 			}
 			for j := range got {
-				if got[j] != reader.Frame(ws.stack[j]) {
+				if got[j] != tachyon.Frame(ws.stack[j]) {
 					t.Fatalf("thread %v sample %d frame %d: %v, want %v", k, i, j, got[j], ws.stack[j])
 				}
 			}
@@ -94,15 +94,15 @@ func roundTrip(t *testing.T, start uint64, samples []tsample, opts writer.Option
 // ranges, stacks reach 300 frames and are sometimes empty.
 func randomStream(seed uint64, threads, n int, start uint64) []tsample {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	frame := func() writer.Frame {
+	frame := func() tachyon.Frame {
 		i := rng.IntN(500)
-		return writer.Frame{File: []string{"a.go", "b/c.go", "ü/ñ.go", ""}[i%4], Func: "fn" + string(rune('a'+i%26)) + string(rune('A'+i/26)), Line: int32(i*7919) - 1000}
+		return tachyon.Frame{File: []string{"a.go", "b/c.go", "ü/ñ.go", ""}[i%4], Func: "fn" + string(rune('a'+i%26)) + string(rune('A'+i/26)), Line: int32(i*7919) - 1000}
 	}
 	type th struct {
 		id     uint64
 		interp uint32
 		ts     uint64
-		stack  []writer.Frame
+		stack  []tachyon.Frame
 	}
 	ths := make([]th, threads)
 	for i := range ths {
@@ -116,15 +116,15 @@ func randomStream(seed uint64, threads, n int, start uint64) []tsample {
 		case r < 6:
 			t.stack = nil
 		case r < 7:
-			t.stack = make([]writer.Frame, rng.IntN(300))
+			t.stack = make([]tachyon.Frame, rng.IntN(300))
 			for i := range t.stack {
 				t.stack[i] = frame()
 			}
 		case r < 8 && len(t.stack) > 0:
-			t.stack = append([]writer.Frame(nil), t.stack[rng.IntN(len(t.stack)):]...)
+			t.stack = append([]tachyon.Frame(nil), t.stack[rng.IntN(len(t.stack)):]...)
 		default:
 			for range rng.IntN(4) {
-				t.stack = append([]writer.Frame{frame()}, t.stack...)
+				t.stack = append([]tachyon.Frame{frame()}, t.stack...)
 			}
 		}
 		// Deltas: mostly small, sometimes huge; never past 2^64-1.
@@ -133,7 +133,7 @@ func randomStream(seed uint64, threads, n int, start uint64) []tsample {
 			d = (math.MaxUint64 - t.ts) / 4
 		}
 		t.ts += d
-		out = append(out, tsample{id: t.id, interp: t.interp, ts: t.ts, status: uint8(rng.IntN(32)), stack: append([]writer.Frame(nil), t.stack...)})
+		out = append(out, tsample{id: t.id, interp: t.interp, ts: t.ts, status: tachyon.Status(rng.IntN(32)), stack: append([]tachyon.Frame(nil), t.stack...)})
 	}
 	return out
 }
@@ -148,7 +148,7 @@ func TestRoundTripRandom(t *testing.T) {
 // that runs are flushed by the global cap, oldest first.
 func TestRoundTripManyThreads(t *testing.T) {
 	var samples []tsample
-	stack := []writer.Frame{{File: "x.go", Func: "f", Line: 1}, {File: "x.go", Func: "main", Line: 2}}
+	stack := []tachyon.Frame{{File: "x.go", Func: "f", Line: 1}, {File: "x.go", Func: "main", Line: 2}}
 	for tick := range uint64(20) {
 		for g := range uint64(10000) {
 			samples = append(samples, tsample{id: g, ts: 1000 + tick*10000, stack: stack})
@@ -165,7 +165,7 @@ func TestRoundTripManyThreads(t *testing.T) {
 func TestLongRunSplits(t *testing.T) {
 	var samples []tsample
 	for i := range uint64(50000) {
-		samples = append(samples, tsample{id: 7, ts: 1e6 + i*1e6, stack: []writer.Frame{{File: "a", Func: "b", Line: 3}}})
+		samples = append(samples, tsample{id: 7, ts: 1e6 + i*1e6, stack: []tachyon.Frame{{File: "a", Func: "b", Line: 3}}})
 	}
 	f := roundTrip(t, 0, samples, writer.Options{})
 	it := f.Samples()
@@ -178,9 +178,9 @@ func TestLongRunSplits(t *testing.T) {
 }
 
 func TestEdgeCases(t *testing.T) {
-	deep := make([]writer.Frame, 1000)
+	deep := make([]tachyon.Frame, 1000)
 	for i := range deep {
-		deep[i] = writer.Frame{File: "d.go", Func: "rec", Line: int32(i)}
+		deep[i] = tachyon.Frame{File: "d.go", Func: "rec", Line: int32(i)}
 	}
 	roundTrip(t, math.MaxUint64-10, []tsample{
 		{id: 1, ts: math.MaxUint64 - 10},             // empty first stack
@@ -220,7 +220,7 @@ func TestTimestampsClamped(t *testing.T) {
 func TestFrameIndexChecked(t *testing.T) {
 	var m memFile
 	w, _ := writer.New(&m, writer.Options{})
-	i := w.Frame(writer.Frame{File: "a", Func: "b"})
+	i := w.Frame(tachyon.Frame{File: "a", Func: "b"})
 	if err := w.WriteStack(1, 0, 0, 0, []uint32{i, i + 1}); !errors.Is(err, writer.ErrFrameIndex) {
 		t.Fatalf("err %v, want ErrFrameIndex", err)
 	}
@@ -250,7 +250,7 @@ func TestStickyError(t *testing.T) {
 	}
 	var werr error
 	for i := range 200000 {
-		werr = w.WriteSample(&writer.Sample{ThreadID: uint64(i % 100), Timestamp: uint64(i), Frames: []writer.Frame{{File: "f", Func: "g", Line: int32(i)}}})
+		werr = w.WriteSample(&writer.Sample{ThreadID: uint64(i % 100), Timestamp: uint64(i), Frames: []tachyon.Frame{{File: "f", Func: "g", Line: int32(i)}}})
 		if werr != nil {
 			break
 		}

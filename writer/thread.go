@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Errors of the thread-handle API.
@@ -33,7 +35,7 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 // Repeat writes a sample of t with the same stack as t's previous sample:
 // the cheapest way in, for a thread the caller knows has not moved. It costs
 // one (delta, status) pair in the thread's pending run.
-func (w *Writer) Repeat(t *Thread, ts uint64, status uint8) error {
+func (w *Writer) Repeat(t *Thread, ts uint64, status tachyon.Status) error {
 	if err := w.check(t); err != nil {
 		return err
 	}
@@ -52,7 +54,7 @@ func (w *Writer) Repeat(t *Thread, ts uint64, status uint8) error {
 // writes nothing. Like Repeat, it fails with ErrNoStack before t's first
 // sample; if the file's sample limit is reached, it writes what fits and
 // returns ErrTooManySamples.
-func (w *Writer) RepeatEvery(t *Thread, ts, step uint64, n int, status uint8) error {
+func (w *Writer) RepeatEvery(t *Thread, ts, step uint64, n int, status tachyon.Status) error {
 	if n <= 0 {
 		return nil
 	}
@@ -79,11 +81,11 @@ func (w *Writer) RepeatEvery(t *Thread, ts, step uint64, n int, status uint8) er
 }
 
 // appendRun adds n identical (step, status) pairs to t's pending run.
-func (w *Writer) appendRun(t *Thread, step uint64, n int, status uint8) {
+func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status) {
 	var pb [binary.MaxVarintLen64 + 1]byte
 	t.lastTS += uint64(n) * step
 	w.stats.Samples += uint64(n)
-	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], step), status), n)
+	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], step), byte(status)), n)
 }
 
 // FlushThread writes t's pending REPEAT run now, as one record. A caller

@@ -15,10 +15,10 @@ func TestThreadHandles(t *testing.T) {
 	var viaHandles, viaStack memFile
 	wh, _ := writer.New(&viaHandles, writer.Options{StartTime: 10})
 	ws, _ := writer.New(&viaStack, writer.Options{StartTime: 10})
-	a := wh.Frame(writer.Frame{File: "a.go", Func: "a", Line: 1})
-	b := wh.Frame(writer.Frame{File: "b.go", Func: "b", Line: 2})
-	ws.Frame(writer.Frame{File: "a.go", Func: "a", Line: 1})
-	ws.Frame(writer.Frame{File: "b.go", Func: "b", Line: 2})
+	a := wh.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+	b := wh.Frame(tachyon.Frame{File: "b.go", Func: "b", Line: 2})
+	ws.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+	ws.Frame(tachyon.Frame{File: "b.go", Func: "b", Line: 2})
 
 	unused := wh.Thread(99, 0) // a handle that never writes does not count
 	_ = unused
@@ -84,7 +84,7 @@ func TestThreadHandles(t *testing.T) {
 func TestForgetBoundsState(t *testing.T) {
 	var m memFile
 	w, _ := writer.New(&m, writer.Options{Compression: tachyon.CompressionZstd})
-	f := w.Frame(writer.Frame{File: "g.go", Func: "g", Line: 1})
+	f := w.Frame(tachyon.Frame{File: "g.go", Func: "g", Line: 1})
 	for g := range uint64(100000) {
 		h := w.Thread(g+1, 0)
 		w.WriteThreadStack(h, g, 0, []uint32{f})
@@ -116,7 +116,7 @@ func BenchmarkWallTickHandles(b *testing.B) {
 	hs := make([]*writer.Thread, goroutines)
 	for g := range stacks {
 		for j := range 20 {
-			stacks[g] = append(stacks[g], w.Frame(writer.Frame{File: "f.go", Func: "fn", Line: int32((g%50)*20 + j)}))
+			stacks[g] = append(stacks[g], w.Frame(tachyon.Frame{File: "f.go", Func: "fn", Line: int32((g%50)*20 + j)}))
 		}
 		hs[g] = w.Thread(uint64(g)*7+1000, 0)
 		w.WriteThreadStack(hs[g], 0, 0, stacks[g])
@@ -157,8 +157,8 @@ func TestRepeatEvery(t *testing.T) {
 			w1, _ := writer.New(&single, opts)
 			var hb, h1 [3]*writer.Thread
 			for i := range hb {
-				fb := wb.Frame(writer.Frame{File: "f.go", Func: "f", Line: int32(i)})
-				f1 := w1.Frame(writer.Frame{File: "f.go", Func: "f", Line: int32(i)})
+				fb := wb.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i)})
+				f1 := w1.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i)})
 				hb[i], h1[i] = wb.Thread(uint64(i+1), 0), w1.Thread(uint64(i+1), 0)
 				if err := wb.RepeatEvery(hb[i], 6, step, 3, 0); !errors.Is(err, writer.ErrNoStack) {
 					t.Fatalf("RepeatEvery before a stack: %v", err)
@@ -169,7 +169,7 @@ func TestRepeatEvery(t *testing.T) {
 			ts := uint64(9)
 			for round, n := range []int{0, 1, 2, 5461, 5462, 20000, 3} {
 				for i := range hb {
-					st := uint8(round + i)
+					st := tachyon.Status(round + i)
 					if err := wb.RepeatEvery(hb[i], ts, step, n, st); err != nil {
 						t.Fatal(err)
 					}
@@ -203,7 +203,7 @@ func TestRepeatEvery(t *testing.T) {
 func TestParkedRunsHoldNoBuffer(t *testing.T) {
 	var m memFile
 	w, _ := writer.New(&m, writer.Options{StartTime: 0, MaxPendingBytes: 1 << 10})
-	f := w.Frame(writer.Frame{File: "p.go", Func: "parked", Line: 1})
+	f := w.Frame(tachyon.Frame{File: "p.go", Func: "parked", Line: 1})
 	const threads, n, step = 1000, 1000, 10000
 	hs := make([]*writer.Thread, threads)
 	for i := range hs {

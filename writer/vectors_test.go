@@ -62,7 +62,7 @@ func encode(t testing.TB, meta jsonl.Meta, samples []jsonl.Sample, c tachyon.Com
 	for _, s := range samples {
 		ws := writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.TimestampUS, Status: s.Status}
 		for _, f := range s.Stack {
-			ws.Frames = append(ws.Frames, writer.Frame(f))
+			ws.Frames = append(ws.Frames, tachyon.Frame(f))
 		}
 		if err := w.WriteSample(&ws); err != nil {
 			t.Fatal(err)
@@ -86,9 +86,9 @@ func decodeByThread(t testing.TB, b []byte) map[[2]uint64][]string {
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: []jsonl.Frame{}}
+		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: jsonl.Stack{}}
 		for _, fr := range it.Frames(nil) {
-			js.Stack = append(js.Stack, jsonl.Frame(fr))
+			js.Stack = append(js.Stack, fr)
 		}
 		line, _ := json.Marshal(js)
 		k := [2]uint64{s.ThreadID, uint64(s.InterpreterID)}

@@ -43,20 +43,13 @@ var (
 	ErrFrameIndex = errors.New("writer: frame index out of range")
 )
 
-// Frame is one stack frame as (file, function, line).
-type Frame struct {
-	File string
-	Func string
-	Line int32
-}
-
 // Sample is one observation of one thread.
 type Sample struct {
 	ThreadID      uint64
 	InterpreterID uint32
 	Timestamp     uint64 // microseconds, same clock as Options.StartTime
-	Status        uint8  // tachyon.Status* flags
-	Frames        []Frame
+	Status        tachyon.Status
+	Frames        []tachyon.Frame
 }
 
 // Options configure a Writer. The zero value means: start time 0, interval
@@ -219,7 +212,7 @@ func (w *Writer) String(s string) uint32 {
 
 // Frame interns a frame and returns its frame-table index, for WriteStack.
 // The file name is interned before the function name.
-func (w *Writer) Frame(f Frame) uint32 {
+func (w *Writer) Frame(f tachyon.Frame) uint32 {
 	k := frameKey{file: w.String(f.File), fn: w.String(f.Func), line: f.Line}
 	if i, ok := w.frames[k]; ok {
 		return i
@@ -251,7 +244,7 @@ func (w *Writer) WriteSample(s *Sample) error {
 // innermost first. It does not retain stack. Stacks deeper than
 // tachyon.MaxWriteDepth keep their innermost frames. It allocates nothing
 // once the thread has been seen and its buffers have grown.
-func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status uint8, stack []uint32) error {
+func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status tachyon.Status, stack []uint32) error {
 	if w.closed {
 		return ErrClosed
 	}
@@ -260,7 +253,7 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ui
 
 // WriteThreadStack is WriteStack for a thread handle from Thread: it saves
 // the lookup of the thread on every sample.
-func (w *Writer) WriteThreadStack(t *Thread, ts uint64, status uint8, stack []uint32) error {
+func (w *Writer) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status, stack []uint32) error {
 	if err := w.check(t); err != nil {
 		return err
 	}
@@ -336,12 +329,12 @@ func (t *Thread) delta(ts uint64) uint64 {
 // thread's previous stack. For FULL, arg is unused and frames is the whole
 // stack; for SUFFIX arg is shared_count, for POP_PUSH pop_count, and frames
 // the new frames.
-func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status uint8, arg uint64, stack []uint32) {
+func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status tachyon.Status, arg uint64, stack []uint32) {
 	frames := stack
-	w.reserve(13 + 3*binary.MaxVarintLen64 + 1 + 5*len(frames))
+	w.reserve(tachyon.RecordHeaderSize + 3*binary.MaxVarintLen64 + 1 + 5*len(frames))
 	b := w.recordHeader(t.key, enc)
 	b = binary.AppendUvarint(b, t.delta(ts))
-	b = append(b, status)
+	b = append(b, byte(status))
 	if enc != tachyon.Full {
 		b = binary.AppendUvarint(b, arg)
 	}
@@ -386,9 +379,9 @@ func (w *Writer) recordHeader(k threadKey, enc tachyon.Encoding) []byte {
 }
 
 // appendPair adds one sample to t's pending REPEAT run.
-func (w *Writer) appendPair(t *Thread, ts uint64, status uint8) {
+func (w *Writer) appendPair(t *Thread, ts uint64, status tachyon.Status) {
 	var pb [binary.MaxVarintLen64 + 1]byte
-	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], t.delta(ts)), status), 1)
+	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], t.delta(ts)), byte(status)), 1)
 }
 
 // appendPairs adds n copies of one (delta, status) pair to t's pending run,
@@ -517,7 +510,7 @@ func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
 	}
-	w.reserve(13 + binary.MaxVarintLen64 + t.runBytes())
+	w.reserve(tachyon.RecordHeaderSize + binary.MaxVarintLen64 + t.runBytes())
 	b := w.recordHeader(t.key, tachyon.Repeat)
 	b = binary.AppendUvarint(b, t.pending)
 	w.buf = t.tail.appendTo(append(b, t.pairs...))

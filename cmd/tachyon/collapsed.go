@@ -5,7 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/gotachyon/profiler/collapsed"
+	"github.com/gotachyon/profiler/export/collapsed"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 func init() {
@@ -18,7 +19,7 @@ func init() {
 }
 
 // stateList is a repeatable flag of comma-separated state names.
-type stateList []collapsed.State
+type stateList []tachyon.State
 
 func (l *stateList) String() string {
 	names := make([]string, len(*l))
@@ -30,7 +31,7 @@ func (l *stateList) String() string {
 
 func (l *stateList) Set(v string) error {
 	for _, n := range strings.Split(v, ",") {
-		s, err := collapsed.ParseState(strings.TrimSpace(n))
+		s, err := tachyon.ParseState(strings.TrimSpace(n))
 		if err != nil {
 			return err
 		}
@@ -66,7 +67,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.MaxBytes, "max-bytes", collapsed.DefaultMaxBytes, "most bytes kept for the distinct folded stacks; past it the command fails")
 	states := (*stateList)(&o.States)
 	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",
-		collapsed.Running, collapsed.Runnable, collapsed.Blocked, collapsed.Syscall, collapsed.Unknown))
+		tachyon.Running, tachyon.Runnable, tachyon.Blocked, tachyon.Syscall, tachyon.Unknown))
 	files, ok := parseFlags(fs, args)
 	if !ok {
 		return exitUsage
@@ -80,7 +81,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer f.Close()
-	if err := collapsed.WriteWith(stdout, f, o); err != nil {
+	if err := collapsed.Write(stdout, f, o); err != nil {
 		return fail(stderr, wrapPath(files[0], err))
 	}
 	return exitOK

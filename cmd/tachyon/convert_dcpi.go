@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/gotachyon/profiler/dcpi"
+	"github.com/gotachyon/profiler/export/dcpi"
+	"github.com/gotachyon/profiler/reader"
 )
 
 func init() {
@@ -21,32 +21,15 @@ func init() {
 				if *binary == "" {
 					return errors.New("convert --to dcpi needs --binary PROG (the profiled executable)")
 				}
-				f, err := openVerified(in)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
 				img, err := dcpi.OpenImage(*binary)
 				if err != nil {
 					return err
 				}
 				defer img.Close()
-				counts, st, err := dcpi.FromTachyon(f, img, *all)
-				if err != nil {
-					return wrapPath(in, err)
-				}
-				rate := 0.0
-				if f.Header.Interval > 0 {
-					rate = 1e6 / float64(f.Header.Interval)
-				}
-				h := img.Header(time.UnixMicro(int64(min(f.Header.StartTime, 1<<62))), rate)
-				if *all {
-					h.Event = "wallclock"
-				}
-				h.Extra = append(h.Extra, [2]string{"pcsource", "line-table-approximation"},
-					[2]string{"unmapped", fmt.Sprint(st.Unmapped)})
-				ws, err := dcpi.WriteFile(out, h, counts)
-				if err != nil {
+				var st dcpi.WriteStats
+				if err := exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+					return dcpi.Write(w, f, dcpi.Options{Image: img, All: *all, Stats: &st})
+				}); err != nil {
 					return err
 				}
 				fmt.Fprintf(stderr, "tachyon convert: note: %s stores no PCs; each leaf source line was mapped to the first "+
@@ -56,7 +39,7 @@ func init() {
 						st.Unmapped, st.UnmappedLines)
 				}
 				fmt.Fprintf(stdout, "%s: %d samples at %d addresses (of %d samples considered; %d distinct leaf lines)\n",
-					out, ws.Samples, ws.Addresses, st.Samples, st.Lines)
+					out, st.Written.Samples, st.Written.Addresses, st.Samples, st.Lines)
 				return nil
 			}
 		},

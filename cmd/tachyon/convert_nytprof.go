@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gotachyon/profiler/nytprof"
+	"github.com/gotachyon/profiler/export/nytprof"
 )
 
 func init() {
@@ -48,7 +48,7 @@ func setupNYTProf(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
-		if err := nytprof.Export(w, nytprof.FromFile(f), opt); err != nil {
+		if err := nytprof.WriteSource(w, nytprof.FromFile(f), opt); err != nil {
 			w.Close()
 			os.Remove(out)
 			return wrapPath(in, err)

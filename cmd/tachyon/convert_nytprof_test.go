@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -52,7 +53,7 @@ func TestConvertNYTProfSourceConsent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, file := range []string{local, "/proc/self/environ", "/proc/self/pagemap"} {
-		f := w.Frame(writer.Frame{File: file, Func: "main.f", Line: 1})
+		f := w.Frame(tachyon.Frame{File: file, Func: "main.f", Line: 1})
 		w.WriteStack(uint64(i+1), 0, 1_700_000_000_000_000, 0, []uint32{f})
 	}
 	if err := w.Close(); err != nil {

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/gotachyon/profiler/export/pprof"
 	"github.com/gotachyon/profiler/internal/stacktab"
-	"github.com/gotachyon/profiler/pprofexport"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -19,15 +19,15 @@ func init() {
 		setup: func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
 			typ := fs.String("type", "auto", "time value: wall, cpu, or auto (cpu when every sample is on a CPU)")
 			maxFrames := maxStackFramesFlag(fs)
-			maxG := fs.Int("max-goroutines", pprofexport.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other")
-			maxS := fs.Int("max-samples", pprofexport.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
+			maxG := fs.Int("max-goroutines", pprof.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other")
+			maxS := fs.Int("max-samples", pprof.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
 			return func(in, out string, stdout, stderr io.Writer) error {
-				t, err := pprofexport.ParseType(*typ)
+				t, err := pprof.ParseType(*typ)
 				if err != nil {
 					return err
 				}
 				return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
-					return pprofexport.Write(w, f, pprofexport.Options{Type: t, MaxStackFrames: *maxFrames, MaxGoroutines: *maxG, MaxSamples: *maxS})
+					return pprof.Write(w, f, pprof.Options{Type: t, MaxStackFrames: *maxFrames, MaxGoroutines: *maxG, MaxSamples: *maxS})
 				})
 			}
 		},

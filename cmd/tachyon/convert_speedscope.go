@@ -6,8 +6,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/gotachyon/profiler/export/speedscope"
 	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/speedscope"
 )
 
 func init() {

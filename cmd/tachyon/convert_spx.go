@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/gotachyon/profiler/spx"
+	"github.com/gotachyon/profiler/export/spx"
 )
 
 func init() {
@@ -37,7 +37,7 @@ func init() {
 				if abs, err := filepath.Abs(filepath.Dir(in)); err == nil {
 					opt.Dir = abs
 				}
-				ws, err := spx.Convert(f, out, opt)
+				ws, err := spx.WriteDir(out, f, opt)
 				if err != nil {
 					return wrapPath(in, err)
 				}

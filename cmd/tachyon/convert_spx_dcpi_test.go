@@ -45,7 +45,7 @@ func TestConvertDCPI(t *testing.T) {
 	}
 	for i := range 5 {
 		w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: 1_700_000_000_000_000 + uint64(i)*10000,
-			Status: tachyon.StatusOnCPU, Frames: []writer.Frame{{File: file, Func: fn.Name(), Line: int32(line)}}})
+			Status: tachyon.StatusOnCPU, Frames: []tachyon.Frame{{File: file, Func: fn.Name(), Line: int32(line)}}})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/export/dcpi"
 	"github.com/gotachyon/profiler/internal/demo"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
@@ -65,7 +66,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		profiler.WithBackend(backend), profiler.WithCompression(comp),
 		profiler.WithQuiet(true), profiler.WithLogger(log.New(io.Discard, "", 0))}
 	if *dcpiOut != "" {
-		opts = append(opts, profiler.WithDCPI(*dcpiOut))
+		opts = append(opts, profiler.WithLeafPC(dcpi.AtStop(*dcpiOut, *rate)))
 	}
 	p := profiler.Start(opts...)
 	if err := p.Err(); err != nil {

@@ -45,10 +45,7 @@ func runDump(args []string, stdout, stderr io.Writer) int {
 
 // dump writes f's samples as JSON lines, each distinct frame encoded once.
 func dump(f *reader.File, w io.Writer, maxBytes int64) error {
-	enc := jsonl.NewIndexedEncoder(w, len(f.FrameRefs()), func(i uint32) jsonl.Frame {
-		fr := f.Frame(i)
-		return jsonl.Frame{File: fr.File, Func: fr.Func, Line: fr.Line}
-	})
+	enc := jsonl.NewIndexedEncoder(w, len(f.FrameRefs()), f.Frame)
 	enc.MaxBytes = maxBytes
 	it := f.Samples()
 	defer it.Close()

@@ -69,10 +69,7 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 			err = clock.check(&s, input.Line())
 		}
 		if err == nil {
-			ws = writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.TimestampUS, Status: s.Status, Frames: ws.Frames[:0]}
-			for _, fr := range s.Stack {
-				ws.Frames = append(ws.Frames, writer.Frame(fr))
-			}
+			ws = writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.TimestampUS, Status: s.Status, Frames: s.Stack}
 			err = w.WriteSample(&ws)
 		}
 		if err != nil {

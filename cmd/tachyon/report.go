@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/gotachyon/profiler/report"
+	"github.com/gotachyon/profiler/export/report"
 )
 
 func init() {

@@ -9,7 +9,6 @@ import (
 	"errors"
 
 	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Key identifies a thread.
@@ -64,7 +63,7 @@ func Threads(f *reader.File, n int, rank Rank) (keep map[Key]bool, threads int, 
 		k := Key{s.ThreadID, s.InterpreterID}
 		c := counts[k]
 		c.n++
-		if rank == ByOnCPU && s.Status&tachyon.StatusOnCPU != 0 {
+		if rank == ByOnCPU && s.Status.OnCPU() {
 			c.onCPU++
 		}
 		counts[k] = c

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Roles of the workload, named after the function that marks them.
@@ -25,28 +24,11 @@ func init() {
 	}
 }
 
-// State names a status byte: "running", "runnable", "syscall", "blocked" or
-// "unknown" (the sampler's table, read backwards; panicking is ignored).
-func State(status uint8) string {
-	switch s := status &^ tachyon.StatusHasException; {
-	case s == tachyon.StatusOnCPU|tachyon.StatusHasGIL:
-		return "running"
-	case s == tachyon.StatusGILRequested:
-		return "runnable"
-	case s == tachyon.StatusOnCPU|tachyon.StatusUnknown:
-		return "syscall"
-	case s == 0:
-		return "blocked"
-	default:
-		return "unknown"
-	}
-}
-
 // RoleStats counts one role's samples.
 type RoleStats struct {
 	Samples    int
 	Goroutines int            // distinct goroutine ids
-	States     map[string]int // samples per State
+	States     map[string]int // samples per state name (tachyon.State)
 }
 
 // Share returns the fraction of the role's samples in state s.
@@ -97,7 +79,7 @@ func Summarize(f *reader.File) (Summary, error) {
 			if role := frameRole[fr]; role != "" {
 				rs := s.Roles[role]
 				rs.Samples++
-				rs.States[State(smp.Status)]++
+				rs.States[smp.Status.State().String()]++
 				gids[role][smp.ThreadID] = true
 				break
 			}

@@ -158,13 +158,13 @@ func collect(f *reader.File, w *Workload) (byID map[uint64][]gsample, ticks []ui
 	for it.Next() {
 		s := it.Sample()
 		times[s.Timestamp] = true
-		cpu = cpu && s.Status&tachyon.StatusOnCPU != 0
+		cpu = cpu && s.Status.OnCPU()
 		if !ids[s.ThreadID] {
 			continue
 		}
 		g := gsample{ts: s.Timestamp, fn: other}
 		g.state, g.known = stateOf(s.Status)
-		g.runnable = s.Status&tachyon.StatusGILRequested != 0
+		g.runnable = s.Status.State() == tachyon.Runnable
 		for _, fr := range s.Stack {
 			if p := phaseOf[fr]; p != "" {
 				g.fn = p
@@ -208,14 +208,15 @@ func isPhase(fn string) bool {
 	return false
 }
 
-// stateOf maps a status byte onto a phase's state.
-func stateOf(st uint8) (State, bool) {
-	switch {
-	case st&tachyon.StatusUnknown != 0 && st&tachyon.StatusOnCPU != 0:
+// stateOf maps a status byte onto a phase's state: a goroutine running or
+// waiting for a CPU is active.
+func stateOf(st tachyon.Status) (State, bool) {
+	switch st.State() {
+	case tachyon.Syscall:
 		return Syscall, true
-	case st&tachyon.StatusUnknown != 0:
+	case tachyon.Unknown:
 		return 0, false
-	case st&(tachyon.StatusOnCPU|tachyon.StatusGILRequested) != 0:
+	case tachyon.Running, tachyon.Runnable:
 		return Active, true
 	}
 	return Waiting, true

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // ErrMaxBytes is returned by IndexedEncoder.Encode when a line would take
@@ -28,7 +30,7 @@ type IndexedEncoder struct {
 	MaxBytes int64
 
 	w      *bufio.Writer
-	frame  func(i uint32) Frame
+	frame  func(i uint32) tachyon.Frame
 	cache  [][]byte // encoded frames by index; nil until first used
 	cached int
 	head   []byte
@@ -37,7 +39,7 @@ type IndexedEncoder struct {
 
 // NewIndexedEncoder returns an encoder writing to w, for samples naming
 // frames 0..frames-1, which frame returns.
-func NewIndexedEncoder(w io.Writer, frames int, frame func(i uint32) Frame) *IndexedEncoder {
+func NewIndexedEncoder(w io.Writer, frames int, frame func(i uint32) tachyon.Frame) *IndexedEncoder {
 	return &IndexedEncoder{w: bufio.NewWriterSize(w, 256<<10), frame: frame, cache: make([][]byte, frames)}
 }
 
@@ -80,12 +82,12 @@ func (e *IndexedEncoder) appendHead(b []byte, s *Sample) []byte {
 	return append(b, `,"stack":[`...)
 }
 
-// encoded returns frame i as Frame.MarshalJSON writes it.
+// encoded returns frame i as Stack.MarshalJSON writes it.
 func (e *IndexedEncoder) encoded(i uint32) ([]byte, error) {
 	if int(i) < len(e.cache) && e.cache[i] != nil {
 		return e.cache[i], nil
 	}
-	b, err := e.frame(i).MarshalJSON()
+	b, err := marshalFrame(e.frame(i))
 	if err != nil {
 		return nil, fmt.Errorf("frame %d: %w", i, err)
 	}

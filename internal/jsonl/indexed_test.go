@@ -5,13 +5,15 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // TestIndexedSameAsEncoder: IndexedEncoder writes byte for byte what
 // Encoder writes, for names JSON must escape (quotes, control characters,
 // HTML characters, invalid UTF-8, U+2028) and empty stacks.
 func TestIndexedSameAsEncoder(t *testing.T) {
-	frames := []Frame{
+	frames := []tachyon.Frame{
 		{File: "main.go", Func: "main.main", Line: 12},
 		{File: `a"b\c.go`, Func: "f\x00\x1f\t\n<&>", Line: -1},
 		{File: "\xff\xfe", Func: "\u2028\u2029é", Line: 1 << 30},
@@ -27,7 +29,7 @@ func TestIndexedSameAsEncoder(t *testing.T) {
 	}
 	var want, got bytes.Buffer
 	std := NewEncoder(&want)
-	ix := NewIndexedEncoder(&got, len(frames), func(i uint32) Frame { return frames[i] })
+	ix := NewIndexedEncoder(&got, len(frames), func(i uint32) tachyon.Frame { return frames[i] })
 	for _, c := range samples {
 		s := c.s
 		for _, i := range c.stack {
@@ -51,9 +53,9 @@ func TestIndexedSameAsEncoder(t *testing.T) {
 // TestIndexedMaxBytes: past MaxBytes, Encode fails with ErrMaxBytes and
 // what was written stays within it, even inside one long line.
 func TestIndexedMaxBytes(t *testing.T) {
-	long := Frame{File: "f.go", Func: strings.Repeat("x", 1<<20)}
+	long := tachyon.Frame{File: "f.go", Func: strings.Repeat("x", 1<<20)}
 	var out bytes.Buffer
-	ix := NewIndexedEncoder(&out, 1, func(uint32) Frame { return long })
+	ix := NewIndexedEncoder(&out, 1, func(uint32) tachyon.Frame { return long })
 	ix.MaxBytes = 3 << 20
 	stack := make([]uint32, 100)
 	err := ix.Encode(&Sample{ThreadID: 1}, stack)
@@ -68,14 +70,14 @@ func TestIndexedMaxBytes(t *testing.T) {
 
 // BenchmarkIndexedEncode: a 30-frame sample line from cached frames.
 func BenchmarkIndexedEncode(b *testing.B) {
-	frames := make([]Frame, 30)
+	frames := make([]tachyon.Frame, 30)
 	stack := make([]uint32, 30)
 	for i := range frames {
-		frames[i] = Frame{File: "/src/service/handler.go", Func: "service.(*Handler).serveStep", Line: int32(100 + i)}
+		frames[i] = tachyon.Frame{File: "/src/service/handler.go", Func: "service.(*Handler).serveStep", Line: int32(100 + i)}
 		stack[i] = uint32(i)
 	}
 	var out bytes.Buffer
-	ix := NewIndexedEncoder(&out, len(frames), func(i uint32) Frame { return frames[i] })
+	ix := NewIndexedEncoder(&out, len(frames), func(i uint32) tachyon.Frame { return frames[i] })
 	s := Sample{ThreadID: 42, TimestampUS: 1_700_000_000_000_000, Status: 1}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -11,17 +11,47 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/gotachyon/profiler/tachyon"
 )
 
-// Frame is a stack frame, written as the array [file, function, line].
-type Frame struct {
-	File string
-	Func string
-	Line int32
+// Stack is a sample's frames, innermost first, written as an array of
+// [file, function, line] arrays.
+type Stack []tachyon.Frame
+
+// MarshalJSON writes the frames as [file, function, line] arrays.
+func (st Stack) MarshalJSON() ([]byte, error) {
+	b := []byte{'['}
+	for k, f := range st {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		fb, err := marshalFrame(f)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, fb...)
+	}
+	return append(b, ']'), nil
 }
 
-// MarshalJSON writes [file, function, line].
-func (f Frame) MarshalJSON() ([]byte, error) {
+// UnmarshalJSON reads an array of [file, function, line] arrays.
+func (st *Stack) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*st = make(Stack, len(raw))
+	for k, r := range raw {
+		if err := unmarshalFrame(r, &(*st)[k]); err != nil {
+			return fmt.Errorf("frame %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// marshalFrame writes f as [file, function, line], without escaping HTML.
+func marshalFrame(f tachyon.Frame) ([]byte, error) {
 	var b bytes.Buffer
 	e := json.NewEncoder(&b)
 	e.SetEscapeHTML(false)
@@ -31,8 +61,8 @@ func (f Frame) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// UnmarshalJSON reads [file, function, line].
-func (f *Frame) UnmarshalJSON(b []byte) error {
+// unmarshalFrame reads [file, function, line] into f.
+func unmarshalFrame(b []byte, f *tachyon.Frame) error {
 	var raw []json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
@@ -52,11 +82,11 @@ func (f *Frame) UnmarshalJSON(b []byte) error {
 // Sample is one decoded sample line; the field order is the schema's key
 // order.
 type Sample struct {
-	ThreadID      uint64  `json:"thread_id"`
-	InterpreterID uint32  `json:"interpreter_id"`
-	TimestampUS   uint64  `json:"timestamp_us"`
-	Status        uint8   `json:"status"`
-	Stack         []Frame `json:"stack"`
+	ThreadID      uint64         `json:"thread_id"`
+	InterpreterID uint32         `json:"interpreter_id"`
+	TimestampUS   uint64         `json:"timestamp_us"`
+	Status        tachyon.Status `json:"status"`
+	Stack         Stack          `json:"stack"`
 }
 
 // Meta is the first line of an encoder input file.
@@ -79,7 +109,7 @@ func NewEncoder(w io.Writer) *Encoder {
 // Encode writes s as one line.
 func (e *Encoder) Encode(s *Sample) error {
 	if s.Stack == nil {
-		s.Stack = []Frame{}
+		s.Stack = Stack{}
 	}
 	return e.enc.Encode(s)
 }

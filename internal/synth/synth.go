@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -14,7 +15,7 @@ import (
 // its own; Frames lists that universe so a writer can intern it once.
 type Stream struct {
 	rng     *rand.Rand
-	Frames  []writer.Frame
+	Frames  []tachyon.Frame
 	threads []synthThread
 	now     uint64
 	next    int
@@ -25,7 +26,7 @@ type Stream struct {
 type synthThread struct {
 	id     uint64
 	stack  []uint32 // innermost first
-	status uint8
+	status tachyon.Status
 }
 
 // New returns a stream of goroutines goroutines drawing on nframes distinct
@@ -33,7 +34,7 @@ type synthThread struct {
 func New(seed uint64, goroutines, nframes int) *Stream {
 	s := &Stream{rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), now: 1_700_000_000_000_000, Interval: 1000}
 	for i := range nframes {
-		s.Frames = append(s.Frames, writer.Frame{
+		s.Frames = append(s.Frames, tachyon.Frame{
 			File: fmt.Sprintf("/src/app/pkg%d/file%d.go", i%17, i%53),
 			Func: fmt.Sprintf("example.com/app/pkg%d.Func%d", i%17, i),
 			Line: int32(10 + i%400),
@@ -61,7 +62,7 @@ func (s *Stream) fresh(depth int) []uint32 {
 // Next returns the next sample: goroutine id, timestamp (µs), status and
 // stack (innermost first, valid until the next call). Goroutines are sampled
 // round-robin, one tick of Interval per round.
-func (s *Stream) Next() (id, ts uint64, status uint8, stack []uint32) {
+func (s *Stream) Next() (id, ts uint64, status tachyon.Status, stack []uint32) {
 	if s.next == len(s.threads) {
 		s.next = 0
 		s.now += s.Interval
@@ -87,7 +88,7 @@ func (s *Stream) Next() (id, ts uint64, status uint8, stack []uint32) {
 		t.stack = s.fresh(10 + s.rng.IntN(31))
 	}
 	if r%7 == 0 {
-		t.status = []uint8{0, 3, 8, 6}[s.rng.IntN(4)]
+		t.status = []tachyon.Status{0, 3, 8, 6}[s.rng.IntN(4)]
 	}
 	return t.id, s.now + uint64(s.rng.IntN(50)), t.status, t.stack
 }
@@ -95,10 +96,10 @@ func (s *Stream) Next() (id, ts uint64, status uint8, stack []uint32) {
 // Recording is a pre-generated stream held in flat arrays, so benchmarks
 // measure the encoder and not the generator.
 type Recording struct {
-	Frames   []writer.Frame
+	Frames   []tachyon.Frame
 	IDs      []uint64
 	TS       []uint64
-	Status   []uint8
+	Status   []tachyon.Status
 	stackOff []int
 	flat     []uint32
 	Start    uint64

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -29,7 +30,7 @@ func RepeatedVector(tb testing.TB, name string, rounds int) *reader.File {
 	idx := make([]uint32, len(src.FrameRefs()))
 	for i := range idx {
 		fr := src.Frame(uint32(i))
-		idx[i] = w.Frame(writer.Frame{File: fr.File, Func: fr.Func, Line: fr.Line})
+		idx[i] = w.Frame(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line})
 	}
 	var span uint64
 	var stack []uint32

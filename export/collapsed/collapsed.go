@@ -1,0 +1,151 @@
+// Package collapsed aggregates a profile into folded stacks, the text
+// format of flamegraph.pl: one line per distinct stack, frames from the
+// outermost to the innermost joined with ';', a space, and the number of
+// samples.
+//
+// Lines and Write produce the format of the shared test vectors
+// (file:function:line frames, threads merged) with zero Options; other
+// Options give shorter frame formats, a "goroutine N" root frame per goroutine,
+// and a filter on the goroutine state (tachyon.State) of a sample's
+// status bits. Wait-reason frames (tachyon.WaitFrame) stay in the stacks,
+// innermost, unless the Options drop them.
+package collapsed
+
+import (
+	"bufio"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Line is one folded stack and its sample count.
+type Line struct {
+	Stack string
+	Count uint64
+}
+
+// Lines aggregates every sample of f with a non-empty stack. Frames are
+// written as file:function:line, threads are merged, and lines are sorted by
+// count (largest first), then by stack text in byte order. Any error of the
+// reader is returned, and then no lines. Options o choose the frame format,
+// goroutine frames and state filter; the zero Options give the format
+// above.
+func Lines(f *reader.File, o Options) ([]Line, error) {
+	var keep [tachyon.NumStates]bool
+	for _, s := range o.States {
+		if int(s) < tachyon.NumStates {
+			keep[s] = true
+		}
+	}
+	// One map, from a stack's frame indexes to its line. Two stacks of
+	// different frames can read the same (frames of equal text): their
+	// lines are merged after sorting by text, not through a second map.
+	byKey := make(map[string]int32)
+	var lines []Line
+	var key, text []byte
+	held, limit := 0, o.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+		s := it.Sample()
+		if len(s.Stack) == 0 || (len(o.States) > 0 && !keep[s.Status.State()]) {
+			continue
+		}
+		key = key[:0]
+		if o.ByGoroutine {
+			key = strconv.AppendUint(key, s.ThreadID, 36)
+			key = append(key, ':')
+		}
+		for _, i := range s.Stack {
+			key = strconv.AppendUint(key, uint64(i), 36)
+			key = append(key, ',')
+		}
+		li, ok := byKey[string(key)]
+		if !ok {
+			text = text[:0]
+			if o.ByGoroutine {
+				text = append(text, "goroutine "...)
+				text = strconv.AppendUint(text, s.ThreadID, 10)
+				text = append(text, ';')
+			}
+			// Measured before it is built: one stack's text can be
+			// gigabytes (a long name in a deep stack), and a buffer grown
+			// by doubling towards the limit leaves its old copies behind.
+			need := len(text)
+			for _, i := range s.Stack {
+				fr := f.Frame(i)
+				if need += len(fr.File) + len(fr.Func) + 16; held+len(key)+need > limit {
+					return nil, errMaxBytes(limit)
+				}
+			}
+			text = slices.Grow(text, need-len(text))
+			for j := len(s.Stack) - 1; j >= 0; j-- {
+				text = appendFrame(text, f.Frame(s.Stack[j]), o.Frames)
+				if j > 0 {
+					text = append(text, ';')
+				}
+			}
+			held += len(key) + len(text)
+			li = int32(len(lines))
+			byKey[string(key)] = li
+			lines = append(lines, Line{Stack: string(text)})
+		}
+		lines[li].Count++
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	byKey = nil
+	return sortLines(mergeLines(lines)), nil
+}
+
+// mergeLines sums the counts of lines with the same text.
+func mergeLines(lines []Line) []Line {
+	slices.SortFunc(lines, func(a, b Line) int { return strings.Compare(a.Stack, b.Stack) })
+	out := lines[:0]
+	for _, l := range lines {
+		if n := len(out); n > 0 && out[n-1].Stack == l.Stack {
+			out[n-1].Count += l.Count
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// sortLines orders lines by count (largest first), then by text.
+func sortLines(lines []Line) []Line {
+	slices.SortStableFunc(lines, func(a, b Line) int { return cmp.Compare(b.Count, a.Count) })
+	return lines
+}
+
+// errMaxBytes is Lines's error past its limit.
+func errMaxBytes(limit int) error {
+	return fmt.Errorf("collapsed: the profile's distinct folded stacks take more than %d bytes, the limit on what the export keeps in memory (raise it with --max-bytes)", limit)
+}
+
+// Write writes f's folded stacks to w, as Lines finds them with o.
+// Nothing is written if f is invalid.
+func Write(w io.Writer, f *reader.File, o Options) error {
+	lines, err := Lines(f, o)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		bw.WriteString(l.Stack)
+		bw.WriteByte(' ')
+		bw.WriteString(strconv.FormatUint(l.Count, 10))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

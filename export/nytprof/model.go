@@ -1,0 +1,271 @@
+package nytprof
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"unsafe"
+
+	"github.com/gotachyon/profiler/internal/stacktab"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// maxLine is the largest line number NYTProf keeps; larger ones are
+// reported as corrupt data by the loader.
+const maxLine = 65535
+
+// maxIntervalUS caps one sample's weight (100 s) so that tick sums over
+// 2^32 samples cannot overflow.
+const maxIntervalUS = 100_000_000
+
+// ticksPerSec is the tick unit written to :ticks_per_sec (100 ns ticks).
+const ticksPerSec = 10_000_000
+
+// unknownFile names the file of frames that have none; it is never read.
+const unknownFile = "(unknown)"
+
+// runtimeCaller is the pseudo sub that calls every root frame.
+const runtimeCaller = "main::RUNTIME"
+
+type fileEntry struct {
+	name string
+	fid  uint32
+}
+
+type subEntry struct {
+	sym         string // function symbol as in the profile
+	file        int32  // index into model.files
+	name        string // unique NYTProf name
+	first, last int32  // smallest / largest usable line, 0 if none
+	decl        int32  // declaration line, 0 if unknown
+}
+
+// frameEntry is a resolved frame: its sub and its usable line (0 if none).
+type frameEntry struct {
+	sub, line int32
+	canon     int32 // id of the (sub, line) pair; -1 until resolved
+}
+
+type edgeKey struct{ caller, callee, line int32 } // caller -1 = main::RUNTIME; line -1 = site's first line
+
+type edgeEntry struct {
+	key              edgeKey
+	count            uint64
+	incl, excl, reci uint64
+	recDepth         uint32
+}
+
+type stackEntry struct {
+	canon []int32 // root first
+	edges []int32
+	count uint64
+}
+
+type gkey struct {
+	thread uint64
+	interp uint32
+}
+
+type gstate struct {
+	stack int32 // stack id of the previous counted sample, -1 none
+}
+
+type lineKey struct{ file, line int32 }
+
+// model aggregates samples into what the NYTProf records need.
+type model struct {
+	src Source
+	opt *Options
+	w   uint64 // ticks per sample
+
+	frames   []frameEntry
+	files    []fileEntry
+	fileIdx  map[string]int32
+	subs     []subEntry
+	subIdx   map[[2]string]int32
+	canons   [][2]int32 // canon id -> (sub, line)
+	canonIdx map[[2]int32]int32
+
+	stacks   []stackEntry
+	stackIdx map[string]int32
+	edges    []edgeEntry
+	edgeIdx  map[edgeKey]int32
+	gor      map[gkey]*gstate
+
+	samples uint64 // counted samples with at least one frame
+	buf     []int32
+	keyBuf  []byte
+	budget  stacktab.Budget // frames kept across distinct stacks
+}
+
+func newModel(src Source, opt *Options) *model {
+	iv := src.Interval()
+	if iv > maxIntervalUS {
+		iv = maxIntervalUS
+	}
+	n := src.NumFrames()
+	m := &model{
+		src: src, opt: opt, w: iv * (ticksPerSec / 1_000_000), budget: stacktab.Budget{Limit: opt.MaxStackFrames},
+		frames:   make([]frameEntry, n),
+		fileIdx:  map[string]int32{},
+		subIdx:   map[[2]string]int32{},
+		canonIdx: map[[2]int32]int32{},
+		stackIdx: map[string]int32{},
+		edgeIdx:  map[edgeKey]int32{},
+		gor:      map[gkey]*gstate{},
+	}
+	for i := range m.frames {
+		m.frames[i].canon = -1
+	}
+	return m
+}
+
+// frame resolves frame index i once.
+func (m *model) frame(i uint32) (*frameEntry, error) {
+	if int(i) >= len(m.frames) {
+		return nil, fmt.Errorf("nytprof: frame index %d out of range (%d frames)", i, len(m.frames))
+	}
+	fe := &m.frames[i]
+	if fe.canon >= 0 {
+		return fe, nil
+	}
+	f := m.src.Frame(i)
+	file := f.File
+	if file == "" {
+		file = unknownFile
+	}
+	fi, ok := m.fileIdx[file]
+	if !ok {
+		fi = int32(len(m.files))
+		m.files = append(m.files, fileEntry{name: file})
+		m.fileIdx[file] = fi
+	}
+	sk := [2]string{file, f.Func}
+	si, ok := m.subIdx[sk]
+	if !ok {
+		si = int32(len(m.subs))
+		s := subEntry{sym: f.Func, file: fi}
+		if m.opt.DeclLine != nil {
+			if d, ok := m.opt.DeclLine(f.Func); ok && d > 0 && d <= maxLine {
+				s.decl = int32(d)
+			}
+		}
+		m.subs = append(m.subs, s)
+		m.subIdx[sk] = si
+	}
+	line := f.Line
+	if line < 1 || line > maxLine {
+		line = 0
+	}
+	if s := &m.subs[si]; line > 0 {
+		if s.first == 0 || line < s.first {
+			s.first = line
+		}
+		if line > s.last {
+			s.last = line
+		}
+	}
+	ck := [2]int32{si, line}
+	ci, ok := m.canonIdx[ck]
+	if !ok {
+		ci = int32(len(m.canons))
+		m.canons = append(m.canons, ck)
+		m.canonIdx[ck] = ci
+	}
+	*fe = frameEntry{sub: si, line: line, canon: ci}
+	return fe, nil
+}
+
+func (m *model) counts(status tachyon.Status) bool {
+	return !m.opt.OnCPU || status.OnCPU()
+}
+
+// add takes one sample.
+func (m *model) add(s *Sample) error {
+	if !m.counts(s.Status) {
+		return nil
+	}
+	g := m.gor[gkey{s.Thread, s.Interp}]
+	if g == nil {
+		g = &gstate{stack: -1}
+		m.gor[gkey{s.Thread, s.Interp}] = g
+	}
+	n := len(s.Stack)
+	if n == 0 {
+		g.stack = -1
+		return nil
+	}
+	m.samples++
+	cur := m.buf[:0]
+	for i := n - 1; i >= 0; i-- {
+		fe, err := m.frame(s.Stack[i])
+		if err != nil {
+			return err
+		}
+		cur = append(cur, fe.canon)
+	}
+	m.buf = cur
+	if g.stack >= 0 && slices.Equal(m.stacks[g.stack].canon, cur) {
+		m.stacks[g.stack].count++
+		return nil
+	}
+	sid, err := m.intern(cur)
+	if err != nil {
+		return err
+	}
+	st := &m.stacks[sid]
+	st.count++
+	k := 0
+	if g.stack >= 0 {
+		prev := m.stacks[g.stack].canon
+		for k < len(prev) && k < len(cur) && prev[k] == cur[k] {
+			k++
+		}
+		if k < len(prev) && k < len(cur) && m.canons[prev[k]][0] == m.canons[cur[k]][0] {
+			k++ // same function, now at another line: the same activation
+		}
+	}
+	for _, e := range st.edges[k:] {
+		m.edges[e].count++
+	}
+	g.stack = sid
+	return nil
+}
+
+// intern returns the id of the stack cur (root first), creating it and its
+// edges when new.
+func (m *model) intern(cur []int32) (int32, error) {
+	kb := m.keyBuf[:0]
+	for _, c := range cur {
+		kb = binary.LittleEndian.AppendUint32(kb, uint32(c))
+	}
+	m.keyBuf = kb
+	if sid, ok := m.stackIdx[unsafe.String(unsafe.SliceData(kb), len(kb))]; ok {
+		return sid, nil
+	}
+	if err := m.budget.Add(len(cur)); err != nil {
+		return 0, err
+	}
+	st := stackEntry{canon: append([]int32(nil), cur...), edges: make([]int32, len(cur))}
+	for i, c := range cur {
+		k := edgeKey{caller: -1, callee: m.canons[c][0], line: -1}
+		if i > 0 {
+			pc := m.canons[cur[i-1]]
+			k.caller = pc[0]
+			if pc[1] > 0 {
+				k.line = pc[1]
+			}
+		}
+		e, ok := m.edgeIdx[k]
+		if !ok {
+			e = int32(len(m.edges))
+			m.edges = append(m.edges, edgeEntry{key: k})
+			m.edgeIdx[k] = e
+		}
+		st.edges[i] = e
+	}
+	sid := int32(len(m.stacks))
+	m.stacks = append(m.stacks, st)
+	m.stackIdx[string(kb)] = sid
+	return sid, nil
+}

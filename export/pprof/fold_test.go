@@ -1,0 +1,47 @@
+package pprof_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/gotachyon/profiler/export/pprof"
+	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/reader"
+)
+
+// TestFoldGoroutines: past MaxGoroutines the quietest goroutines share the
+// label "other", and no sample is lost.
+func TestFoldGoroutines(t *testing.T) {
+	f, err := reader.NewFileBytes(hostile.ManyThreads(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pprof.Convert(f, pprof.Options{MaxGoroutines: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := int64(0)
+	labels := map[string]int64{}
+	for _, s := range p.Sample {
+		total += s.Value[0]
+		labels[s.Label[pprof.LabelGoroutine][0]] += s.Value[0]
+	}
+	if total != 5 || len(labels) != 3 || labels["1"] != 1 || labels["2"] != 1 || labels[pprof.OtherGoroutines] != 3 {
+		t.Fatalf("total %d, by goroutine %v", total, labels)
+	}
+}
+
+// TestMaxSamples: a profile of more distinct samples than MaxSamples is
+// refused with ErrTooManySamples, not converted in unbounded memory.
+func TestMaxSamples(t *testing.T) {
+	f, err := reader.NewFileBytes(hostile.ManyFrames(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pprof.Convert(f, pprof.Options{MaxSamples: 10}); !errors.Is(err, pprof.ErrTooManySamples) {
+		t.Fatalf("err = %v, want ErrTooManySamples", err)
+	}
+	if _, err := pprof.Convert(f, pprof.Options{MaxSamples: 100}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,39 @@
+package speedscope
+
+import (
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+type sample struct {
+	gid    uint64
+	ts     uint64
+	status tachyon.Status
+	frames []tachyon.Frame
+}
+
+// writeProfile writes samples (start time 1000 µs, interval 100 µs) to a
+// temporary file and opens it.
+func writeProfile(t testing.TB, interval uint64, ss []sample) *reader.File {
+	t.Helper()
+	ws := make([]writer.Sample, len(ss))
+	for i, s := range ss {
+		ws[i] = writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}
+	}
+	path := testutil.WriteSamples(t, writer.Options{StartTime: 1000, Interval: interval}, ws)
+	return open(t, path)
+}
+
+func open(t testing.TB, path string) *reader.File {
+	t.Helper()
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}

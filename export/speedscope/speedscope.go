@@ -1,0 +1,263 @@
+package speedscope
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+
+	"github.com/gotachyon/profiler/internal/stacktab"
+	"github.com/gotachyon/profiler/reader"
+)
+
+// Schema is the $schema of a speedscope file.
+const Schema = "https://www.speedscope.app/file-format-schema.json"
+
+// DefaultTop is the number of goroutines that get a profile of their own
+// when Options.Top is 0.
+const DefaultTop = 20
+
+// Options configure Write. The zero value keeps the DefaultTop busiest
+// goroutines.
+type Options struct {
+	// Top is how many of the busiest goroutines get a profile of their
+	// own; 0 means DefaultTop and a negative value all of them.
+	Top int
+	// Name is the name of the profile group shown by speedscope; empty
+	// means "tachyon profile".
+	Name string
+	// MaxStackFrames bounds the frames kept across the profile's distinct
+	// stacks, and so the export's memory; 0 means
+	// stacktab.DefaultMaxFrames (4 M frames).
+	MaxStackFrames int
+}
+
+// run is a run of equal consecutive stacks of one goroutine.
+type run struct {
+	stack uint32 // index into agg.stacks
+	n     uint32 // samples
+}
+
+// goroutine is what one thread id contributed.
+type goroutine struct {
+	id      uint64
+	first   uint64 // timestamp of the first sample
+	samples uint64
+	onCPU   uint64
+	runs    []run
+}
+
+type agg struct {
+	stacks stacktab.Table // distinct stacks, innermost first
+	gs     []*goroutine
+}
+
+func aggregate(f *reader.File, maxFrames int) (*agg, error) {
+	a := &agg{}
+	a.stacks.Frames.Limit = maxFrames
+	byID := map[uint64]*goroutine{}
+	var last *goroutine
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+		s := it.Sample()
+		id, err := a.stacks.ID(s.Stack)
+		if err != nil {
+			return nil, fmt.Errorf("speedscope: %w", err)
+		}
+		g := last
+		if g == nil || g.id != s.ThreadID {
+			g = byID[s.ThreadID]
+			if g == nil {
+				g = &goroutine{id: s.ThreadID, first: s.Timestamp}
+				byID[s.ThreadID] = g
+				a.gs = append(a.gs, g)
+			}
+			last = g
+		}
+		g.samples++
+		if s.Status.OnCPU() {
+			g.onCPU++
+		}
+		if n := len(g.runs); n > 0 && g.runs[n-1].stack == id && g.runs[n-1].n < 1<<31 {
+			g.runs[n-1].n++
+		} else {
+			g.runs = append(g.runs, run{id, 1})
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(a.gs, func(x, y *goroutine) int {
+		if c := cmp.Compare(y.onCPU, x.onCPU); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.samples, x.samples); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.id, y.id)
+	})
+	return a, nil
+}
+
+// frame is one entry of speedscope's shared frame table.
+type frame struct {
+	Name string `json:"name"`
+	File string `json:"file,omitempty"`
+	Line int32  `json:"line,omitempty"`
+}
+
+// Write converts f and writes the speedscope JSON file to w. It returns
+// the reader's error, if any, before writing anything.
+func Write(w io.Writer, f *reader.File, o Options) error {
+	a, err := aggregate(f, o.MaxStackFrames)
+	if err != nil {
+		return err
+	}
+	top := o.Top
+	if top == 0 {
+		top = DefaultTop
+	}
+	if top < 0 || top > len(a.gs) {
+		top = len(a.gs)
+	}
+	if len(a.gs)-top == 1 { // a lone "other" goroutine keeps its name
+		top++
+	}
+	name := o.Name
+	if name == "" {
+		name = "tachyon profile"
+	}
+	unit, weight := "microseconds", f.Header.Interval
+	if weight == 0 {
+		unit, weight = "none", 1
+	}
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := writeHead(bw, f, name); err != nil {
+		return err
+	}
+	bw.WriteString(`,"profiles":[`)
+	p := printer{w: bw, a: a, stackJSON: make([][]byte, a.stacks.Len()), unit: unit, weight: weight}
+	for i, g := range a.gs[:top] {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		p.profile("goroutine "+strconv.FormatUint(g.id, 10), g.first-min(g.first, f.Header.StartTime), a.gs[i:i+1])
+	}
+	if rest := a.gs[top:]; len(rest) > 0 {
+		if top > 0 {
+			bw.WriteByte(',')
+		}
+		slices.SortFunc(rest, func(x, y *goroutine) int { return cmp.Compare(x.id, y.id) })
+		p.profile(fmt.Sprintf("other goroutines (%d)", len(rest)), 0, rest)
+	}
+	bw.WriteString("]}\n")
+	return bw.Flush()
+}
+
+// writeHead writes the file's opening: the schema, the names and the shared
+// frame table, frame by frame (a file may hold millions), leaving the
+// object open for "profiles".
+func writeHead(bw *bufio.Writer, f *reader.File, name string) error {
+	head, err := json.Marshal(struct {
+		Schema   string `json:"$schema"`
+		Exporter string `json:"exporter"`
+		Name     string `json:"name"`
+		Active   int    `json:"activeProfileIndex"`
+	}{Schema, "gotachyon", name, 0})
+	if err != nil {
+		return fmt.Errorf("speedscope: %w", err)
+	}
+	bw.Write(head[:len(head)-1])
+	bw.WriteString(`,"shared":{"frames":[`)
+	for i := range f.FrameRefs() {
+		fr := f.Frame(uint32(i))
+		b, err := json.Marshal(frame{fr.Func, fr.File, fr.Line})
+		if err != nil {
+			return fmt.Errorf("speedscope: %w", err)
+		}
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		bw.Write(b)
+	}
+	bw.WriteString("]}")
+	return nil
+}
+
+// printer writes sampled profiles.
+type printer struct {
+	w         *bufio.Writer
+	a         *agg
+	stackJSON [][]byte // rendered stacks, outermost first, by stack id
+	unit      string
+	weight    uint64
+	buf       []byte
+}
+
+func (p *printer) stack(id uint32) []byte {
+	if b := p.stackJSON[id]; b != nil {
+		return b
+	}
+	st := p.a.stacks.Stack(id)
+	b := make([]byte, 0, 2+6*len(st))
+	b = append(b, '[')
+	for j := len(st) - 1; j >= 0; j-- {
+		b = strconv.AppendUint(b, uint64(st[j]), 10)
+		if j > 0 {
+			b = append(b, ',')
+		}
+	}
+	b = append(b, ']')
+	p.stackJSON[id] = b
+	return b
+}
+
+// profile writes one sampled profile holding the runs of gs, starting at
+// start (microseconds from the file's start time).
+func (p *printer) profile(name string, start uint64, gs []*goroutine) {
+	var total uint64
+	for _, g := range gs {
+		total += g.samples * p.weight
+	}
+	b := p.buf[:0]
+	b = append(b, `{"type":"sampled","name":`...)
+	nameJSON, _ := json.Marshal(name)
+	b = append(b, nameJSON...)
+	b = append(b, `,"unit":"`...)
+	b = append(b, p.unit...)
+	b = append(b, `","startValue":`...)
+	b = strconv.AppendUint(b, start, 10)
+	b = append(b, `,"endValue":`...)
+	b = strconv.AppendUint(b, start+total, 10)
+	b = append(b, `,"samples":[`...)
+	p.w.Write(b)
+	first := true
+	for _, g := range gs {
+		for _, r := range g.runs {
+			if !first {
+				p.w.WriteByte(',')
+			}
+			first = false
+			p.w.Write(p.stack(r.stack))
+		}
+	}
+	p.w.WriteString(`],"weights":[`)
+	first = true
+	for _, g := range gs {
+		for _, r := range g.runs {
+			b = b[:0]
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = strconv.AppendUint(b, uint64(r.n)*p.weight, 10)
+			p.w.Write(b)
+		}
+	}
+	p.w.WriteString("]}")
+	p.buf = b
+}

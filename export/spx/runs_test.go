@@ -1,0 +1,54 @@
+package spx
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestLoadKeepsRuns loads a wall profile of 100 parked goroutines with
+// 100,000 samples each: the conversion holds a run per REPEAT record, not
+// an entry per sample.
+func TestLoadKeepsRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.bin")
+	w, err := writer.Create(path, writer.Options{StartTime: 1, Interval: 10000, Compression: tachyon.CompressionZstd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0 := w.Frame(tachyon.Frame{File: "p.go", Func: "main.parked", Line: 1})
+	const threads, per = 100, 100000
+	hs := make([]*writer.Thread, threads)
+	for i := range hs {
+		hs[i] = w.Thread(uint64(i+1), 0)
+		w.WriteThreadStack(hs[i], 10000, 0, []uint32{f0})
+	}
+	for done := 1; done < per; done += 400 {
+		for _, h := range hs {
+			w.RepeatEvery(h, uint64(done+1)*10000, 10000, min(400, per-done), 0)
+			w.FlushThread(h)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := load(f, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, samples := 0, 0
+	for _, th := range p.threads {
+		runs += len(th.runs)
+		samples += int(th.n)
+	}
+	if samples != threads*per || runs != threads {
+		t.Fatalf("%d samples in %d runs, want %d in %d", samples, runs, threads*per, threads)
+	}
+}
