@@ -71,7 +71,7 @@ const (
 // Options configures Convert.
 type Options struct {
 	Layout      Layout
-	Top         int    // PerGoroutine: reports for this many busiest goroutines; 0 = all
+	Top         int    // PerGoroutine: reports for this many busiest goroutines; 0 (the default) or negative: all, up to MaxReports
 	Host        string // host_name and key; "" = os.Hostname
 	PID         int    // the profiled process's pid, if known
 	CommandLine string // the profiled program's arguments
