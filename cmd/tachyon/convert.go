@@ -1,28 +1,58 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
+
+	"github.com/gotachyon/profiler/internal/stacktab"
+	"github.com/gotachyon/profiler/reader"
 )
 
-// converter is one output format of "tachyon convert --to NAME".
-type converter struct {
-	name    string
-	summary string
-	// setup registers the converter's own flags on fs and returns the
-	// function that converts the file in to out (a file or directory name,
-	// as the format needs).
-	setup func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error
+// converter is one output format of "tachyon convert --to NAME", holding
+// the values of its own flags. Each lives in its own file, convert_NAME.go.
+type converter interface {
+	// flags registers the format's own flags on fs, bound to the converter.
+	flags(fs *flag.FlagSet)
+	// convert converts the profile in to out (a file or a directory, as
+	// the format needs), reporting what it did on stdout and stderr.
+	convert(in, out string, stdout, stderr io.Writer) error
 }
 
-var converters = map[string]*converter{}
+// formats is the table of "tachyon convert"'s output formats: --to name,
+// a one-line description, and a new converter with its flags unset.
+var formats = []struct {
+	name    string
+	summary string
+	new     func() converter
+}{
+	{"dcpi", "DCPI profile (per-address sample histogram of --binary PROG); approximate: one address per leaf source line",
+		func() converter { return new(dcpiConverter) }},
+	{"nytprof", "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE, --max-name-bytes N)",
+		func() converter { return new(nytprofConverter) }},
+	{"pprof", "gzipped pprof protobuf for go tool pprof, labels goroutine, state, wait_reason (--type wall|cpu)",
+		func() converter { return new(pprofConverter) }},
+	{"speedscope", "speedscope JSON, one sampled profile per goroutine for the busiest (--top N), the rest merged",
+		func() converter { return new(speedscopeConverter) }},
+	{"spx", "SPX (php-spx v0.4) full reports: OUT is a directory receiving KEY.json and KEY.txt.gz per report",
+		func() converter { return new(spxConverter) }},
+}
 
-// registerConverter adds a format to "tachyon convert"; each format lives in
-// its own file (convert_NAME.go) and registers itself from init.
-func registerConverter(c *converter) { converters[c.name] = c }
+// newConverter returns a new converter for the format named by --to, or
+// nil if there is none.
+func newConverter(name string) converter {
+	for _, f := range formats {
+		if f.name == name {
+			return f.new()
+		}
+	}
+	return nil
+}
 
 func init() {
 	register(&command{
@@ -33,10 +63,11 @@ func init() {
 	})
 }
 
+// converterNames lists the formats for the usage and error messages.
 func converterNames() string {
-	names := make([]string, 0, len(converters))
-	for n := range converters {
-		names = append(names, n)
+	names := make([]string, 0, len(formats))
+	for _, f := range formats {
+		names = append(names, f.name)
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
@@ -57,22 +88,23 @@ func findTo(args []string) string {
 	return ""
 }
 
+// runConvert parses the common flags and those of the format --to names
+// (found first, so that its flags parse and show in the usage), then runs
+// its conversion.
 func runConvert(args []string, stdout, stderr io.Writer) int {
-	c := commands["convert"]
 	to := findTo(args)
-	conv, ok := converters[to]
-	fs := newFlags(c, stderr)
+	conv := newConverter(to)
+	fs := newFlags(commands["convert"], stderr)
 	fs.String("to", "", "output format: "+converterNames())
 	out := fs.String("o", "", "output file (or directory, for formats that write several files)")
-	var do func(in, out string, stdout, stderr io.Writer) error
-	if ok {
-		do = conv.setup(fs)
+	if conv != nil {
+		conv.flags(fs)
 	}
 	files, parsed := parseFlags(fs, args)
 	if !parsed {
 		return exitUsage
 	}
-	if !ok {
+	if conv == nil {
 		fmt.Fprintf(stderr, "tachyon convert: --to must be one of: %s (got %q)\n", converterNames(), to)
 		return exitUsage
 	}
@@ -80,8 +112,40 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
-	if err := do(files[0], *out, stdout, stderr); err != nil {
+	if err := conv.convert(files[0], *out, stdout, stderr); err != nil {
 		return fail(stderr, err)
 	}
 	return exitOK
+}
+
+// exportToFile opens and validates the profile in, then writes it to the
+// file out with export. A failed export leaves no output file behind.
+func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (err error) {
+	f, err := openVerified(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	o, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.Remove(out)
+		}
+	}()
+	bw := bufio.NewWriterSize(o, 256<<10)
+	if err := export(bw, f); err != nil {
+		o.Close()
+		return wrapPath(in, err)
+	}
+	return errors.Join(bw.Flush(), o.Close())
+}
+
+// maxStackFramesFlag registers --max-stack-frames into p: the bound on the
+// frames an aggregating export keeps across distinct stacks.
+func maxStackFramesFlag(fs *flag.FlagSet, p *int) {
+	fs.IntVar(p, "max-stack-frames", stacktab.DefaultMaxFrames,
+		"most frames kept across the profile's distinct stacks (8 bytes each); past it the export fails")
 }

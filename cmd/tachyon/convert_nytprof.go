@@ -2,60 +2,60 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/gotachyon/profiler/export/nytprof"
+	"github.com/gotachyon/profiler/reader"
 )
 
-func init() {
-	registerConverter(&converter{
-		name:    "nytprof",
-		summary: "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE, --max-name-bytes N)",
-		setup:   setupNYTProf,
+// nytprofConverter writes a Devel::NYTProf data file.
+type nytprofConverter struct {
+	compress     bool
+	onCPU        bool
+	source       bool
+	sourceRoot   string
+	noSource     bool
+	bin          string
+	maxFrames    int
+	maxNameBytes int64
+}
+
+func (c *nytprofConverter) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&c.compress, "compress", false, "nytprof: zlib-compress the records (NYTProf's default form)")
+	fs.BoolVar(&c.onCPU, "on-cpu", false, "nytprof: count only on-CPU samples (default: all samples, wall time)")
+	fs.BoolVar(&c.source, "source", false, "nytprof: embed the source files the profile names, read from this machine (regular files only, never /proc, /sys or /dev; 16 MiB each, 256 MiB in all)")
+	fs.StringVar(&c.sourceRoot, "source-root", "", "nytprof: with --source (implied), read source files only inside `DIR`")
+	fs.BoolVar(&c.noSource, "no-source", false, "nytprof: embed no source (the default; kept for scripts)")
+	fs.StringVar(&c.bin, "bin", "", "nytprof: Go executable that was profiled, for the subs' declaration lines")
+	maxStackFramesFlag(fs, &c.maxFrames)
+	fs.Int64Var(&c.maxNameBytes, "max-name-bytes", nytprof.DefaultMaxNameBytes, "nytprof: most bytes of sub names in the file (a name is repeated per call-tree node); past it the command fails")
+}
+
+func (c *nytprofConverter) convert(in, out string, _, _ io.Writer) error {
+	opt, err := c.options(in)
+	if err != nil {
+		return err
+	}
+	return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+		return nytprof.WriteSource(w, nytprof.FromFile(f), opt)
 	})
 }
 
-func setupNYTProf(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
-	compress := fs.Bool("compress", false, "nytprof: zlib-compress the records (NYTProf's default form)")
-	onCPU := fs.Bool("on-cpu", false, "nytprof: count only on-CPU samples (default: all samples, wall time)")
-	source := fs.Bool("source", false, "nytprof: embed the source files the profile names, read from this machine (regular files only, never /proc, /sys or /dev; 16 MiB each, 256 MiB in all)")
-	sourceRoot := fs.String("source-root", "", "nytprof: with --source (implied), read source files only inside `DIR`")
-	noSource := fs.Bool("no-source", false, "nytprof: embed no source (the default; kept for scripts)")
-	bin := fs.String("bin", "", "nytprof: Go executable that was profiled, for the subs' declaration lines")
-	maxFrames := maxStackFramesFlag(fs)
-	maxNames := fs.Int64("max-name-bytes", nytprof.DefaultMaxNameBytes, "nytprof: most bytes of sub names in the file (a name is repeated per call-tree node); past it the command fails")
-	return func(in, out string, stdout, stderr io.Writer) error {
-		opt := nytprof.Options{Compress: *compress, OnCPU: *onCPU, Application: filepath.Base(in), MaxStackFrames: *maxFrames, MaxNameBytes: *maxNames}
-		if (*source || *sourceRoot != "") && !*noSource {
-			opt.ReadSource = nytprof.SourceFiles(nytprof.SourceLimits{Root: *sourceRoot})
-		}
-		if *bin != "" {
-			decl, err := nytprof.DeclLines(*bin)
-			if err != nil {
-				return err
-			}
-			opt.DeclLine = decl
-		}
-		f, err := openVerified(in)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		w, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		if err := nytprof.WriteSource(w, nytprof.FromFile(f), opt); err != nil {
-			w.Close()
-			os.Remove(out)
-			return wrapPath(in, err)
-		}
-		if err := w.Close(); err != nil {
-			return fmt.Errorf("%s: %w", out, err)
-		}
-		return nil
+// options returns the export options of the flags for the profile in,
+// with the declaration lines of --bin's subs.
+func (c *nytprofConverter) options(in string) (nytprof.Options, error) {
+	opt := nytprof.Options{Compress: c.compress, OnCPU: c.onCPU, Application: filepath.Base(in),
+		MaxStackFrames: c.maxFrames, MaxNameBytes: c.maxNameBytes}
+	if (c.source || c.sourceRoot != "") && !c.noSource {
+		opt.ReadSource = nytprof.SourceFiles(nytprof.SourceLimits{Root: c.sourceRoot})
 	}
+	if c.bin != "" {
+		decl, err := nytprof.DeclLines(c.bin)
+		if err != nil {
+			return opt, err
+		}
+		opt.DeclLine = decl
+	}
+	return opt, nil
 }

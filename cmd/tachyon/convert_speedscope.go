@@ -10,22 +10,24 @@ import (
 	"github.com/gotachyon/profiler/reader"
 )
 
-func init() {
-	registerConverter(&converter{
-		name:    "speedscope",
-		summary: "speedscope JSON, one sampled profile per goroutine for the busiest (--top N), the rest merged",
-		setup: func(fs *flag.FlagSet) func(in, out string, stdout, stderr io.Writer) error {
-			top := fs.Int("top", speedscope.DefaultTop, "goroutines with a profile of their own (busiest first; -1 for all); the rest are merged")
-			maxFrames := maxStackFramesFlag(fs)
-			return func(in, out string, stdout, stderr io.Writer) error {
-				if *top == 0 {
-					return errors.New("--top must be at least 1, or -1 for every goroutine")
-				}
-				o := speedscope.Options{Top: *top, Name: filepath.Base(in), MaxStackFrames: *maxFrames}
-				return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
-					return speedscope.Write(w, f, o)
-				})
-			}
-		},
+// speedscopeConverter writes speedscope JSON, a profile per busiest
+// goroutine.
+type speedscopeConverter struct {
+	top       int
+	maxFrames int
+}
+
+func (c *speedscopeConverter) flags(fs *flag.FlagSet) {
+	fs.IntVar(&c.top, "top", speedscope.DefaultTop, "goroutines with a profile of their own (busiest first; -1 for all); the rest are merged")
+	maxStackFramesFlag(fs, &c.maxFrames)
+}
+
+func (c *speedscopeConverter) convert(in, out string, _, _ io.Writer) error {
+	if c.top == 0 {
+		return errors.New("--top must be at least 1, or -1 for every goroutine")
+	}
+	opt := speedscope.Options{Top: c.top, Name: filepath.Base(in), MaxStackFrames: c.maxFrames}
+	return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+		return speedscope.Write(w, f, opt)
 	})
 }

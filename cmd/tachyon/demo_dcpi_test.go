@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"debug/elf"
-	"debug/gosym"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/elfsym"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -32,7 +31,10 @@ func TestDemoDCPI(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
-	tab := symtab(t, bin)
+	tab, err := elfsym.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
 	testutil.Retry(t, 2*time.Second, 3, func(d time.Duration) error {
 		run := t.TempDir()
 		prof, dcpiOut := filepath.Join(run, "p.bin"), filepath.Join(run, "p.dcpi")
@@ -72,21 +74,4 @@ func TestDemoDCPI(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-func symtab(t *testing.T, bin string) *gosym.Table {
-	f, err := elf.Open(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pcln, err := f.Section(".gopclntab").Data()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab, err := gosym.NewTable(nil, gosym.NewLineTable(pcln, f.Section(".text").Addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tab
 }

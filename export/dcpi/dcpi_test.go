@@ -177,7 +177,8 @@ func TestFromTachyon(t *testing.T) {
 		}
 	}
 	// Off CPU: left out; unknown line: unmapped.
-	w.WriteSample(&writer.Sample{ThreadID: 2, Timestamp: ts, Frames: []tachyon.Frame{{File: file, Func: "main.spin", Line: int32(fn.LineTable.PCToLine(fn.Entry))}}})
+	_, entryLine, _ := tab.PCToLine(fn.Entry)
+	w.WriteSample(&writer.Sample{ThreadID: 2, Timestamp: ts, Frames: []tachyon.Frame{{File: file, Func: "main.spin", Line: int32(entryLine)}}})
 	w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: ts + 1, Status: tachyon.StatusOnCPU, Frames: []tachyon.Frame{{File: "nowhere.go", Func: "main.nothing", Line: 7}}})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)

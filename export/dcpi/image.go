@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/elfsym"
 )
 
 // Image describes an executable's text section and identity.
@@ -110,21 +112,9 @@ func (img *Image) ID() string {
 
 // LineTable returns the Go symbol and line table of the image (.gopclntab).
 func (img *Image) LineTable() (*gosym.Table, error) {
-	s := img.f.Section(".gopclntab")
-	if s == nil {
-		return nil, fmt.Errorf("dcpi: %s has no .gopclntab (not a Go binary?)", img.Path)
-	}
-	pcln, err := s.Data()
+	t, err := elfsym.Table(img.f)
 	if err != nil {
 		return nil, fmt.Errorf("dcpi: %s: %w", img.Path, err)
-	}
-	var symtab []byte
-	if s := img.f.Section(".gosymtab"); s != nil {
-		symtab, _ = s.Data()
-	}
-	t, err := gosym.NewTable(symtab, gosym.NewLineTable(pcln, img.TextAddr))
-	if err != nil {
-		return nil, fmt.Errorf("dcpi: %s: line table: %w", img.Path, err)
 	}
 	return t, nil
 }

@@ -1,9 +1,9 @@
 package nytprof
 
 import (
-	"debug/elf"
-	"debug/gosym"
 	"fmt"
+
+	"github.com/gotachyon/profiler/internal/elfsym"
 )
 
 // DeclLines reads the Go line table of the ELF executable at path (for
@@ -11,22 +11,9 @@ import (
 // function for Options.DeclLine mapping a function symbol such as
 // "main.main" to the line of its entry point, its declaration.
 func DeclLines(path string) (func(sym string) (int, bool), error) {
-	ef, err := elf.Open(path)
+	tab, err := elfsym.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("nytprof: declaration lines: %w", err)
-	}
-	defer ef.Close()
-	pcln, text := ef.Section(".gopclntab"), ef.Section(".text")
-	if pcln == nil || text == nil {
-		return nil, fmt.Errorf("nytprof: declaration lines: %s has no Go line table", path)
-	}
-	data, err := pcln.Data()
-	if err != nil {
-		return nil, fmt.Errorf("nytprof: declaration lines: %s: %w", path, err)
-	}
-	tab, err := gosym.NewTable(nil, gosym.NewLineTable(data, text.Addr))
-	if err != nil {
-		return nil, fmt.Errorf("nytprof: declaration lines: %s: %w", path, err)
 	}
 	lines := make(map[string]int, len(tab.Funcs))
 	for i := range tab.Funcs {

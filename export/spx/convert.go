@@ -2,7 +2,6 @@ package spx
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"os"
@@ -155,81 +154,96 @@ func (t *thread) each(fn func(ts uint64, stack uint32, status tachyon.Status, ne
 // name stacks (root first).
 type profile struct {
 	names   []string
-	stacks  [][]uint32
+	stacks  stacktab.Table // distinct stacks of name ids, root first
 	threads []*thread
 	states  bool // some sample is on CPU: write ct
 	iv      uint64
 	start   uint64
 }
 
+// loader holds what load needs while it reads a file's samples.
+type loader struct {
+	p         *profile
+	f         *reader.File
+	frameName []int32 // frame index -> name id, or -1 before first use
+	nameIdx   map[string]int32
+	threads   map[busiest.Key]*thread
+	names     []uint32 // the current sample's stack of name ids
+}
+
 // load reads f; with keep not nil, only the samples of the threads in it.
 func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool) (*profile, error) {
-	p := &profile{iv: f.Header.Interval, start: f.Header.StartTime}
-	budget := stacktab.Budget{Limit: maxFrames}
-	frameName := make([]int32, len(f.FrameRefs()))
-	for i := range frameName {
-		frameName[i] = -1
+	l := &loader{
+		p:         &profile{iv: f.Header.Interval, start: f.Header.StartTime},
+		f:         f,
+		frameName: make([]int32, len(f.FrameRefs())),
+		nameIdx:   map[string]int32{},
+		threads:   map[busiest.Key]*thread{},
 	}
-	nameIdx := map[string]int32{}
-	stackIdx := map[string]uint32{}
-	threads := map[[12]byte]*thread{}
-	var key [12]byte
-	var buf []byte
-	var names []uint32
+	l.p.stacks.Frames.Limit = maxFrames
+	for i := range l.frameName {
+		l.frameName[i] = -1
+	}
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
 		s := it.Sample()
-		if keep != nil && !keep[busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}] {
+		k := busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}
+		if keep != nil && !keep[k] {
 			continue
 		}
-		names = names[:0]
-		for j := len(s.Stack) - 1; j >= 0; j-- {
-			fi := s.Stack[j]
-			n := frameName[fi]
-			if n < 0 {
-				name := FuncName(f.Frame(fi).Func)
-				var ok bool
-				if n, ok = nameIdx[name]; !ok {
-					n = int32(len(p.names))
-					nameIdx[name] = n
-					p.names = append(p.names, name)
-				}
-				frameName[fi] = n
-			}
-			names = append(names, uint32(n))
+		sid, err := l.p.stacks.ID(l.nameStack(s.Stack))
+		if err != nil {
+			return nil, fmt.Errorf("spx: %w", err)
 		}
-		buf = buf[:0]
-		for _, n := range names {
-			buf = binary.AppendUvarint(buf, uint64(n))
-		}
-		sid, ok := stackIdx[string(buf)]
-		if !ok {
-			if err := budget.Add(len(names)); err != nil {
-				return nil, fmt.Errorf("spx: %w", err)
-			}
-			sid = uint32(len(p.stacks))
-			stackIdx[string(buf)] = sid
-			p.stacks = append(p.stacks, slices.Clone(names))
-		}
-		binary.LittleEndian.PutUint64(key[:], s.ThreadID)
-		binary.LittleEndian.PutUint32(key[8:], s.InterpreterID)
-		t := threads[key]
-		if t == nil {
-			t = &thread{id: s.ThreadID, interp: s.InterpreterID}
-			threads[key] = t
-			p.threads = append(p.threads, t)
-		}
+		t := l.thread(k)
 		t.add(s.Timestamp, sid, s.Status)
 		if s.Status.OnCPU() {
 			t.onCPU++
-			p.states = true
+			l.p.states = true
 		}
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	return p, nil
+	return l.p, nil
+}
+
+// nameStack returns the name ids of stack (frame indices, innermost
+// first), root first; the slice is reused by the next call.
+func (l *loader) nameStack(stack []uint32) []uint32 {
+	l.names = l.names[:0]
+	for j := len(stack) - 1; j >= 0; j-- {
+		l.names = append(l.names, uint32(l.name(stack[j])))
+	}
+	return l.names
+}
+
+// name returns the name id of frame fi, interning its function's name.
+func (l *loader) name(fi uint32) int32 {
+	if n := l.frameName[fi]; n >= 0 {
+		return n
+	}
+	name := FuncName(l.f.Frame(fi).Func)
+	n, ok := l.nameIdx[name]
+	if !ok {
+		n = int32(len(l.p.names))
+		l.nameIdx[name] = n
+		l.p.names = append(l.p.names, name)
+	}
+	l.frameName[fi] = n
+	return n
+}
+
+// thread returns the thread of k, adding it to the profile when new.
+func (l *loader) thread(k busiest.Key) *thread {
+	t := l.threads[k]
+	if t == nil {
+		t = &thread{id: k.ID, interp: k.Interp}
+		l.threads[k] = t
+		l.p.threads = append(l.p.threads, t)
+	}
+	return t
 }
 
 // step returns the time (µs) a sample at ts owns and the gap after it,
@@ -349,7 +363,7 @@ func newEmitter(p *profile, r *Report) *emitter {
 
 func (e *emitter) move(sid uint32, wt, ct uint64) error {
 	e.stack = e.stack[:0]
-	for _, n := range e.p.stacks[sid] {
+	for _, n := range e.p.stacks.Stack(sid) {
 		if e.local[n] == ^uint32(0) {
 			e.local[n] = e.r.Func(e.p.names[n])
 		}
