@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -126,21 +125,20 @@ func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (e
 		return err
 	}
 	defer f.Close()
-	o, err := os.Create(out)
+	o, err := createOutput(out)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			os.Remove(out)
-		}
-	}()
 	bw := bufio.NewWriterSize(o, 256<<10)
 	if err := export(bw, f); err != nil {
-		o.Close()
+		o.discard()
 		return wrapPath(in, err)
 	}
-	return errors.Join(bw.Flush(), o.Close())
+	if err := errors.Join(bw.Flush(), o.Close()); err != nil {
+		o.discard()
+		return err
+	}
+	return nil
 }
 
 // maxStackFramesFlag registers --max-stack-frames into p: the bound on the

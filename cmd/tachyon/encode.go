@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,9 +54,14 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", in, err)
 	}
-	w, err := writer.Create(out, writer.Options{StartTime: input.Meta.StartTimeUS, Interval: input.Meta.IntervalUS, Compression: c})
+	o, err := createOutput(out)
 	if err != nil {
 		return err
+	}
+	w, err := writer.New(o, writer.Options{StartTime: input.Meta.StartTimeUS, Interval: input.Meta.IntervalUS, Compression: c})
+	if err != nil {
+		o.discard()
+		return fmt.Errorf("%s: %w", out, err)
 	}
 	var s jsonl.Sample
 	var ws writer.Sample
@@ -74,11 +80,12 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 		}
 		if err != nil {
 			w.Close()
-			os.Remove(out)
+			o.discard()
 			return fmt.Errorf("%s: %w", in, err)
 		}
 	}
-	if err := w.Close(); err != nil {
+	if err := errors.Join(w.Close(), o.Close()); err != nil {
+		o.discard()
 		return fmt.Errorf("%s: %w", out, err)
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/gotachyon/profiler/export/report"
@@ -56,7 +55,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	w, err := os.Create(*out)
+	w, err := createOutput(*out)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -65,7 +64,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(*out)
+		w.discard()
 		return fail(stderr, fmt.Errorf("%s: %w", *out, err))
 	}
 	return exitOK
