@@ -91,8 +91,7 @@ func TestDCPIAtStopLive(t *testing.T) {
 			it := f.Samples()
 			for it.Next() {
 				s := it.Sample()
-				const running = tachyon.StatusOnCPU | tachyon.StatusHasGIL
-				if s.Status&running == running && len(s.Stack) > 0 {
+				if s.Status.State() == tachyon.Running && len(s.Stack) > 0 {
 					onCPU++
 				}
 			}

@@ -169,7 +169,7 @@ func TestCPUModeSpinner(t *testing.T) {
 			t.Fatalf("backend %v", b)
 		}
 		for _, s := range sink.all() {
-			if s.status&tachyon.StatusOnCPU == 0 {
+			if !s.status.OnCPU() {
 				t.Fatalf("CPU-mode sample not on CPU: %v", s)
 			}
 		}

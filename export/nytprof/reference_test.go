@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/gotachyon/profiler/tachyon"
 )
 
 // The reference below recomputes, straight from the samples and without
@@ -39,7 +37,7 @@ func reference(t testing.TB, src Source, onCPU bool) *refResult {
 	res := &refResult{subs: map[refKey]*refSub{}, lines: map[refLine]*decLine{}}
 	prev := map[[2]uint64][]refFrame{}
 	err := src.Each(func(s *Sample) error {
-		if onCPU && s.Status&tachyon.StatusOnCPU == 0 {
+		if onCPU && !s.Status.OnCPU() {
 			return nil
 		}
 		g := [2]uint64{s.Thread, uint64(s.Interp)}

@@ -214,7 +214,7 @@ func goroutineExpected(ss []tsample, iv uint64) *expected {
 			}
 		}
 		own, gap = min(own, MaxStep), min(gap, MaxStep)
-		e.add(prev, s.names, float64(own)*1000, s.status&tachyon.StatusOnCPU != 0)
+		e.add(prev, s.names, float64(own)*1000, s.status.OnCPU())
 		prev = s.names
 		if gap > 0 {
 			g := []string{NotSampled}
@@ -255,7 +255,7 @@ func check(t *testing.T, name string, rep *uiReport, e *expected, withCT bool) {
 func hasStates(threads map[[2]uint64][]tsample) bool {
 	for _, ss := range threads {
 		for _, s := range ss {
-			if s.status&tachyon.StatusOnCPU != 0 {
+			if s.status.OnCPU() {
 				return true
 			}
 		}
@@ -319,7 +319,7 @@ func checkFile(t *testing.T, path string) {
 		ss := threads[k]
 		var prev []string
 		for _, s := range ss {
-			e.add(prev, s.names, float64(min(iv, MaxStep))*1000, s.status&tachyon.StatusOnCPU != 0)
+			e.add(prev, s.names, float64(min(iv, MaxStep))*1000, s.status.OnCPU())
 			prev = s.names
 		}
 	}
