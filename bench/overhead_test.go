@@ -49,10 +49,26 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// padded counters, one per worker, to avoid false sharing.
+// counter is one worker's count of units of work, padded to a cache line
+// to avoid false sharing.
 type counter struct {
 	n atomic.Uint64
-	_ [56]byte
+	// last is the worker's state after its last unit, stored so that the
+	// work stays live: the compiler cannot drop a loop whose result
+	// reaches memory.
+	last uint64
+	_    [48]byte
+}
+
+// mix runs rounds steps of a 64-bit linear congruential generator from x
+// and returns the last state: the loads' CPU work. Each step needs the
+// last one's result, so the rounds run one after the other; the callers
+// keep the result live (stored or sent), so they are not folded away.
+func mix(x uint64, rounds int) uint64 {
+	for range rounds {
+		x = x*6364136223846793005 + 1442695040888963407
+	}
+	return x
 }
 
 // load is a running workload: ops counts its work.
@@ -79,12 +95,11 @@ func cpuLoad(n int) *load {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			x := uint64(i)
+			c := &l.ops[i]
+			c.last = uint64(i)
 			for ctx.Err() == nil {
-				for range 10000 {
-					x = x*6364136223846793005 + 1
-				}
-				l.ops[i].n.Add(1 + x&0)
+				c.last = mix(c.last, 10000)
+				c.n.Add(1)
 			}
 		}()
 	}
@@ -104,10 +119,7 @@ func pingPong() *load {
 			defer wg.Done()
 			defer close(a)
 			for x := uint64(0); ctx.Err() == nil; {
-				for range *hopSpin {
-					x = x*6364136223846793005 + 1
-				}
-				a <- x
+				a <- mix(x, *hopSpin)
 				x = <-b
 				l.ops[i].n.Add(2)
 			}
@@ -115,10 +127,7 @@ func pingPong() *load {
 		go func() {
 			defer wg.Done()
 			for x := range a {
-				for range *hopSpin {
-					x = x*6364136223846793005 + 1
-				}
-				b <- x
+				b <- mix(x, *hopSpin)
 			}
 		}()
 	}

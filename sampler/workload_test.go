@@ -28,8 +28,11 @@ func blockSelect(a, b chan int) {
 	}
 }
 
+// blockMutex waits in Lock until the workload's done unlocks mu, and then
+// keeps it: mu exists only to be waited on, and nothing locks it again.
+//
 //go:noinline
-func blockMutex(mu *sync.Mutex) { mu.Lock(); mu.Unlock() }
+func blockMutex(mu *sync.Mutex) { mu.Lock() }
 
 //go:noinline
 func blockWaitGroup(wg *sync.WaitGroup) { wg.Wait() }

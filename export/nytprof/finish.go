@@ -4,18 +4,11 @@ import (
 	"sort"
 )
 
+// lineAgg is the time charged to one line: ticks over count samples.
 type lineAgg struct {
 	key   lineKey
 	ticks uint64
 	count uint64
-}
-
-// callNode is a node of the call tree (by sub path) used for SUB_RETURN.
-type callNode struct {
-	sub              int32
-	incl, excl       uint64
-	firstChild, next int32
-	lastChild        int32
 }
 
 // result is the aggregated profile, ready to write.
@@ -29,10 +22,22 @@ type result struct {
 	total uint64      // ticks of all counted samples with frames
 }
 
+// finish turns the samples taken into the result to write, in phases:
+// number the files, name and order the subs, charge each distinct stack's
+// time to its edges, call-tree path and line, then order the lines and
+// the edges as the file lists them.
 func (m *model) finish() *result {
 	r := &result{total: m.samples * m.w}
+	m.numberFiles(r)
+	m.orderSubs(r)
+	m.foldStacks(r)
+	r.sortLines()
+	m.orderEdges(r)
+	return r
+}
 
-	// fids: files sorted by name, numbered 1..N.
+// numberFiles gives the files their fids: sorted by name, numbered 1..N.
+func (m *model) numberFiles(r *result) {
 	order := make([]int32, len(m.files))
 	for i := range order {
 		order[i] = int32(i)
@@ -45,7 +50,12 @@ func (m *model) finish() *result {
 		fe.fid = uint32(i + 1)
 		r.files = append(r.files, fe)
 	}
+}
 
+// orderSubs names the subs, lists them by name in r.subs and settles
+// their line ranges: a known declaration line is the first line, and the
+// last is never before the first.
+func (m *model) orderSubs(r *result) {
 	m.nameSubs()
 	r.subs = make([]int32, len(m.subs))
 	for i := range r.subs {
@@ -61,67 +71,92 @@ func (m *model) finish() *result {
 			s.last = s.first
 		}
 	}
+}
 
-	// Times per distinct stack.
+// foldStacks charges each distinct stack's time (its samples times the
+// sample weight) to its edges, to its path in the call tree (r.nodes) and
+// to the line it was sampled at (r.lines, in order of first charge).
+func (m *model) foldStacks(r *result) {
 	nest := make([]int32, len(m.subs))
-	lineIdx := map[lineKey]int32{}
-	r.nodes = []callNode{{sub: -1, firstChild: -1, next: -1, lastChild: -1}}
-	child := map[[2]int32]int32{}
+	tree := newCallTree()
+	lines := lineTimes{idx: map[lineKey]int32{}}
 	for si := range m.stacks {
 		st := &m.stacks[si]
-		W := st.count * m.w
-		node := int32(0)
-		for i, c := range st.canon {
-			sub := m.canons[c][0]
-			nest[sub]++
-			e := &m.edges[st.edges[i]]
-			if d := nest[sub]; d == 1 {
-				e.incl += W
-			} else {
-				e.reci += W
-				if uint32(d-1) > e.recDepth {
-					e.recDepth = uint32(d - 1)
-				}
-			}
-			ck := [2]int32{node, sub}
-			nx, ok := child[ck]
-			if !ok {
-				nx = int32(len(r.nodes))
-				r.nodes = append(r.nodes, callNode{sub: sub, firstChild: -1, next: -1, lastChild: -1})
-				p := &r.nodes[node]
-				if p.lastChild < 0 {
-					p.firstChild = nx
-				} else {
-					r.nodes[p.lastChild].next = nx
-				}
-				p.lastChild = nx
-				child[ck] = nx
-			}
-			node = nx
-			r.nodes[node].incl += W
-		}
-		r.nodes[node].excl += W
-		for _, c := range st.canon {
-			nest[m.canons[c][0]] = 0
-		}
-		m.edges[st.edges[len(st.edges)-1]].excl += W
-		for i := len(st.canon) - 1; i >= 0; i-- {
-			cp := m.canons[st.canon[i]]
-			if cp[1] == 0 {
-				continue
-			}
-			lk := lineKey{m.subs[cp[0]].file, cp[1]}
-			li, ok := lineIdx[lk]
-			if !ok {
-				li = int32(len(r.lines))
-				r.lines = append(r.lines, lineAgg{key: lk})
-				lineIdx[lk] = li
-			}
-			r.lines[li].ticks += W
-			r.lines[li].count += st.count
-			break
+		w := st.count * m.w
+		m.chargeEdges(st, w, nest)
+		m.chargePath(tree, st, w)
+		if lk, ok := m.sampledLine(st); ok {
+			lines.add(lk, w, st.count)
 		}
 	}
+	r.nodes, r.lines = tree.nodes, lines.lines
+}
+
+// chargeEdges adds a stack's time w to its edges: to the inclusive time of
+// each sub's outermost activation, to the recursive time and depth of the
+// activations inside it, and to the exclusive time of the innermost edge.
+// nest, indexed by sub, counts the activations; it is all zero between
+// calls.
+func (m *model) chargeEdges(st *stackEntry, w uint64, nest []int32) {
+	for i, c := range st.canon {
+		sub := m.canons[c].sub
+		nest[sub]++
+		e := &m.edges[st.edges[i]]
+		if d := nest[sub]; d == 1 {
+			e.incl += w
+		} else {
+			e.reci += w
+			e.recDepth = max(e.recDepth, uint32(d-1))
+		}
+	}
+	for _, c := range st.canon {
+		nest[m.canons[c].sub] = 0
+	}
+	m.edges[st.edges[len(st.edges)-1]].excl += w
+}
+
+// chargePath adds a stack's time w to the inclusive time of each node on
+// its path of subs in the call tree, and to the exclusive time of the last.
+func (m *model) chargePath(t *callTree, st *stackEntry, w uint64) {
+	node := int32(0)
+	for _, c := range st.canon {
+		node = t.child(node, m.canons[c].sub)
+		t.nodes[node].incl += w
+	}
+	t.nodes[node].excl += w
+}
+
+// sampledLine returns the line a stack's time goes to in the line view:
+// that of its innermost frame with a usable line; ok is false if none has.
+func (m *model) sampledLine(st *stackEntry) (k lineKey, ok bool) {
+	for i := len(st.canon) - 1; i >= 0; i-- {
+		cf := m.canons[st.canon[i]]
+		if cf.line != 0 {
+			return lineKey{m.subs[cf.sub].file, cf.line}, true
+		}
+	}
+	return lineKey{}, false
+}
+
+// lineTimes sums the ticks and samples charged to each line.
+type lineTimes struct {
+	lines []lineAgg
+	idx   map[lineKey]int32 // index into lines
+}
+
+func (t *lineTimes) add(k lineKey, ticks, count uint64) {
+	i, ok := t.idx[k]
+	if !ok {
+		i = int32(len(t.lines))
+		t.lines = append(t.lines, lineAgg{key: k})
+		t.idx[k] = i
+	}
+	t.lines[i].ticks += ticks
+	t.lines[i].count += count
+}
+
+// sortLines orders the line times by fid, then line.
+func (r *result) sortLines() {
 	sort.Slice(r.lines, func(a, b int) bool {
 		fa, fb := r.fidOf[r.lines[a].key.file], r.fidOf[r.lines[b].key.file]
 		if fa != fb {
@@ -129,8 +164,12 @@ func (m *model) finish() *result {
 		}
 		return r.lines[a].key.line < r.lines[b].key.line
 	})
+}
 
-	// Edges: resolve "first line" sites, sort by callee, site, caller.
+// orderEdges copies the edges into r, resolving "first line" call sites
+// to the caller's first line (the callee's for a root edge), and sorts
+// them by callee name, site file, site line and caller name.
+func (m *model) orderEdges(r *result) {
 	r.edges = append([]edgeEntry(nil), m.edges...)
 	for i := range r.edges {
 		k := &r.edges[i].key
@@ -156,7 +195,6 @@ func (m *model) finish() *result {
 		}
 		return m.callerName(ka) < m.callerName(kb)
 	})
-	return r
 }
 
 // siteFile is the file of an edge's call site: the caller's file, or the

@@ -40,10 +40,16 @@ type subEntry struct {
 	decl        int32  // declaration line, 0 if unknown
 }
 
-// frameEntry is a resolved frame: its sub and its usable line (0 if none).
-type frameEntry struct {
+// canonFrame is a frame as the profile tells frames apart: its sub at its
+// usable line (0 if none). Frames of the file's table that agree on both
+// are one canonFrame, identified by its index in model.canons.
+type canonFrame struct {
 	sub, line int32
-	canon     int32 // id of the (sub, line) pair; -1 until resolved
+}
+
+// subKey identifies a sub: a function symbol in a file.
+type subKey struct {
+	file, sym string
 }
 
 type edgeKey struct{ caller, callee, line int32 } // caller -1 = main::RUNTIME; line -1 = site's first line
@@ -78,13 +84,13 @@ type model struct {
 	opt *Options
 	w   uint64 // ticks per sample
 
-	frames   []frameEntry
+	frames   []int32 // canon id of each frame-table index, -1 until resolved
 	files    []fileEntry
 	fileIdx  map[string]int32
 	subs     []subEntry
-	subIdx   map[[2]string]int32
-	canons   [][2]int32 // canon id -> (sub, line)
-	canonIdx map[[2]int32]int32
+	subIdx   map[subKey]int32
+	canons   []canonFrame // by canon id
+	canonIdx map[canonFrame]int32
 
 	stacks   []stackEntry
 	stackIdx map[string]int32
@@ -106,28 +112,27 @@ func newModel(src Source, opt *Options) *model {
 	n := src.NumFrames()
 	m := &model{
 		src: src, opt: opt, w: iv * (ticksPerSec / 1_000_000), budget: stacktab.Budget{Limit: opt.MaxStackFrames},
-		frames:   make([]frameEntry, n),
+		frames:   make([]int32, n),
 		fileIdx:  map[string]int32{},
-		subIdx:   map[[2]string]int32{},
-		canonIdx: map[[2]int32]int32{},
+		subIdx:   map[subKey]int32{},
+		canonIdx: map[canonFrame]int32{},
 		stackIdx: map[string]int32{},
 		edgeIdx:  map[edgeKey]int32{},
 		gor:      map[gkey]*gstate{},
 	}
 	for i := range m.frames {
-		m.frames[i].canon = -1
+		m.frames[i] = -1
 	}
 	return m
 }
 
-// frame resolves frame index i once.
-func (m *model) frame(i uint32) (*frameEntry, error) {
+// frame returns the canon id of frame index i, resolving it once.
+func (m *model) frame(i uint32) (int32, error) {
 	if int(i) >= len(m.frames) {
-		return nil, fmt.Errorf("nytprof: frame index %d out of range (%d frames)", i, len(m.frames))
+		return 0, fmt.Errorf("nytprof: frame index %d out of range (%d frames)", i, len(m.frames))
 	}
-	fe := &m.frames[i]
-	if fe.canon >= 0 {
-		return fe, nil
+	if c := m.frames[i]; c >= 0 {
+		return c, nil
 	}
 	f := m.src.Frame(i)
 	file := f.File
@@ -140,7 +145,7 @@ func (m *model) frame(i uint32) (*frameEntry, error) {
 		m.files = append(m.files, fileEntry{name: file})
 		m.fileIdx[file] = fi
 	}
-	sk := [2]string{file, f.Func}
+	sk := subKey{file, f.Func}
 	si, ok := m.subIdx[sk]
 	if !ok {
 		si = int32(len(m.subs))
@@ -165,15 +170,15 @@ func (m *model) frame(i uint32) (*frameEntry, error) {
 			s.last = line
 		}
 	}
-	ck := [2]int32{si, line}
+	ck := canonFrame{si, line}
 	ci, ok := m.canonIdx[ck]
 	if !ok {
 		ci = int32(len(m.canons))
 		m.canons = append(m.canons, ck)
 		m.canonIdx[ck] = ci
 	}
-	*fe = frameEntry{sub: si, line: line, canon: ci}
-	return fe, nil
+	m.frames[i] = ci
+	return ci, nil
 }
 
 func (m *model) counts(status tachyon.Status) bool {
@@ -198,11 +203,11 @@ func (m *model) add(s *Sample) error {
 	m.samples++
 	cur := m.buf[:0]
 	for i := n - 1; i >= 0; i-- {
-		fe, err := m.frame(s.Stack[i])
+		c, err := m.frame(s.Stack[i])
 		if err != nil {
 			return err
 		}
-		cur = append(cur, fe.canon)
+		cur = append(cur, c)
 	}
 	m.buf = cur
 	if g.stack >= 0 && slices.Equal(m.stacks[g.stack].canon, cur) {
@@ -221,7 +226,7 @@ func (m *model) add(s *Sample) error {
 		for k < len(prev) && k < len(cur) && prev[k] == cur[k] {
 			k++
 		}
-		if k < len(prev) && k < len(cur) && m.canons[prev[k]][0] == m.canons[cur[k]][0] {
+		if k < len(prev) && k < len(cur) && m.canons[prev[k]].sub == m.canons[cur[k]].sub {
 			k++ // same function, now at another line: the same activation
 		}
 	}
@@ -248,12 +253,12 @@ func (m *model) intern(cur []int32) (int32, error) {
 	}
 	st := stackEntry{canon: append([]int32(nil), cur...), edges: make([]int32, len(cur))}
 	for i, c := range cur {
-		k := edgeKey{caller: -1, callee: m.canons[c][0], line: -1}
+		k := edgeKey{caller: -1, callee: m.canons[c].sub, line: -1}
 		if i > 0 {
 			pc := m.canons[cur[i-1]]
-			k.caller = pc[0]
-			if pc[1] > 0 {
-				k.line = pc[1]
+			k.caller = pc.sub
+			if pc.line > 0 {
+				k.line = pc.line
 			}
 		}
 		e, ok := m.edgeIdx[k]

@@ -2,9 +2,7 @@ package report
 
 import (
 	"cmp"
-	"fmt"
 	"hash/maphash"
-	"math"
 	"slices"
 	"strings"
 
@@ -112,66 +110,6 @@ func (p *Profile) BucketWidth() float64 {
 	return float64(p.End-p.First) / float64(p.Options.Buckets)
 }
 
-// run is a stretch of one goroutine's samples in one state without gaps.
-type run struct {
-	start, end uint64 // timestamps of its first and last sample
-	n          uint32
-	state      tachyon.State
-}
-
-// gstate is what Aggregate tracks per goroutine.
-type gstate struct {
-	id      uint64
-	interp  uint32
-	stack   []int32 // previous stack, canonical frames, outermost first
-	path    []int32 // its tree nodes
-	top     counter
-	root    counter
-	samples uint64
-	states  [tachyon.NumStates]uint64
-	runs    []run
-	shared  bool // the state of every goroutine without a timeline
-}
-
-// counter counts runs of equal values into a map, touching the map only when
-// the value changes.
-type counter struct {
-	cur int32
-	n   uint64
-	all map[int32]uint64
-}
-
-func (c *counter) add(v int32) {
-	if v != c.cur && c.n > 0 {
-		c.flush()
-	}
-	c.cur = v
-	c.n++
-}
-
-func (c *counter) flush() {
-	if c.n == 0 {
-		return
-	}
-	if c.all == nil {
-		c.all = make(map[int32]uint64, 4)
-	}
-	c.all[c.cur] += c.n
-	c.n = 0
-}
-
-// best returns the value counted most often (the lowest on ties), -1 if none.
-func (c *counter) best() int32 {
-	c.flush()
-	best, bn := int32(-1), uint64(0)
-	for v, n := range c.all {
-		if n > bn || n == bn && v < best {
-			best, bn = v, n
-		}
-	}
-	return best
-}
-
 // maxDetail is the most goroutines whose timelines Aggregate keeps while it
 // reads (some 350 bytes each). A file of more is read twice: once to find
 // the busiest (internal/busiest), which get lanes, once to aggregate.
@@ -190,122 +128,22 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 // and gives up with busiest.ErrTooMany past maxDetail; else only those in keep have
 // one, and threads is the file's goroutine count.
 func aggregate(f *reader.File, opt Options, keep map[busiest.Key]bool, threads int) (*Profile, error) {
-	p := &Profile{Options: opt, StartTime: f.Header.StartTime, Interval: f.Header.Interval}
-	canon, funcs := p.frames(f)
-	flags := frameFlags(p.Frames)
+	a := newAggregator(f, opt, keep)
+	if err := a.read(f); err != nil {
+		return nil, err
+	}
+	return a.finish(threads), nil
+}
 
-	p.Nodes = append(p.Nodes, Node{Frame: -1, Parent: -1})
-	children := make(map[uint64]int32)
-	child := func(parent, frame int32) int32 {
-		k := uint64(parent)<<32 | uint64(uint32(frame))
-		if n, ok := children[k]; ok {
-			return n
-		}
-		n := int32(len(p.Nodes))
-		p.Nodes = append(p.Nodes, Node{Frame: frame, Parent: parent})
-		children[k] = n
-		return n
-	}
-
-	dur := max(p.Interval, 1)
-	gap := 4 * dur
-	type gkey struct {
-		id     uint64
-		interp uint32
-	}
-	gs := make(map[gkey]*gstate)
-	var order []*gstate
-	var g *gstate
-	// the goroutines without a timeline share one state, for the walk
-	shared := &gstate{shared: true, top: counter{cur: -1}, root: counter{cur: -1}}
-	first, last := uint64(math.MaxUint64), uint64(0)
-
-	it := f.Samples()
-	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
-		if g == nil || g.id != s.ThreadID || g.interp != s.InterpreterID {
-			k := gkey{s.ThreadID, s.InterpreterID}
-			g = gs[k]
-			switch {
-			case g != nil:
-			case keep != nil && !keep[busiest.Key{ID: k.id, Interp: k.interp}]:
-				g = shared
-			case keep == nil && len(gs) >= maxDetail:
-				return nil, busiest.ErrTooMany
-			default:
-				g = &gstate{id: s.ThreadID, interp: s.InterpreterID, top: counter{cur: -1}, root: counter{cur: -1}}
-				gs[k] = g
-				order = append(order, g)
-			}
-		}
-		ts := s.Timestamp
-		first, last = min(first, ts), max(last, ts)
-		st := s.Status.State()
-		p.Samples++
-		p.States[st]++
-		g.samples++
-		g.states[st]++
-		switch r := len(g.runs) - 1; {
-		case g.shared: // no timeline
-		case r >= 0 && g.runs[r].state == st && ts >= g.runs[r].end && ts-g.runs[r].end <= gap:
-			g.runs[r].end = ts
-			g.runs[r].n++
-		default:
-			g.runs = append(g.runs, run{start: ts, end: ts, n: 1, state: st})
-		}
-
-		// Walk the call tree from the deepest node shared with the
-		// goroutine's previous stack.
-		d := len(s.Stack)
-		c, m := 0, min(d, len(g.stack))
-		for c < m && canon[s.Stack[d-1-c]] == g.stack[c] {
-			c++
-		}
-		if c < d || d != len(g.stack) {
-			g.stack, g.path = g.stack[:c], g.path[:c]
-			parent := int32(0)
-			if c > 0 {
-				parent = g.path[c-1]
-			}
-			for k := c; k < d; k++ {
-				fr := canon[s.Stack[d-1-k]]
-				parent = child(parent, fr)
-				g.stack = append(g.stack, fr)
-				g.path = append(g.path, parent)
-			}
-		}
-		leaf := int32(0)
-		if d > 0 {
-			leaf = g.path[d-1]
-		}
-		if d > 0 && !g.shared {
-			g.root.add(funcs[g.stack[0]])
-			g.top.add(funcs[g.stack[topFrame(g.stack, flags)]])
-		}
-		p.Nodes[leaf].Self++
-	}
-	if err := it.Err(); err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	p.Goroutines = len(gs)
-	if keep != nil {
-		p.Goroutines = threads
-	}
-	if p.Samples == 0 {
-		first, last = p.StartTime, p.StartTime
-	}
-	p.First, p.End = first, last+dur
-
+// sumTotals sets each node's Total: its Self and its children's Totals
+// (a child comes after its parent).
+func (p *Profile) sumTotals() {
 	for i := len(p.Nodes) - 1; i >= 0; i-- {
 		p.Nodes[i].Total += p.Nodes[i].Self
 		if i > 0 {
 			p.Nodes[p.Nodes[i].Parent].Total += p.Nodes[i].Total
 		}
 	}
-	fnList := p.functions(funcs)
-	p.lanes(order, fnList)
-	return p, nil
 }
 
 // frames builds p.Frames from f's frame table and returns the canonical
