@@ -33,6 +33,12 @@ const (
 	// pacer stops sleeping: one generation waits whole for the next to
 	// begin, and the pacer spreads its parse over about one more.
 	paceBehind = 2 * time.Second
+	// paceReadChunk is the reading between two naps while a generation's
+	// batches are read (see batch).
+	paceReadChunk = 50 * time.Microsecond
+	// paceReadWait is how long reading one batch may take and still count
+	// as work: longer, and the reader waited for the runtime to write it.
+	paceReadWait = time.Millisecond
 )
 
 // pacer spreads the trace parser's work; see above.
@@ -43,6 +49,10 @@ type pacer struct {
 	stopping atomic.Bool
 	wake     chan struct{} // closed by stop: a nap in progress ends
 	nap      *time.Timer   // reused, so that a nap allocates nothing
+	lastWall int64         // wall time of the latest chunk's last event, ns
+
+	readLast time.Time     // the previous batch read
+	readWork time.Duration // batch reading since the last nap
 }
 
 // start turns pacing on, for a live trace.
@@ -74,7 +84,7 @@ func (p *pacer) due() bool {
 // the epoch): it sleeps for the chunk's share of idle time, unless Stop has
 // begun or the parser is behind.
 func (p *pacer) rest(wallNS int64) {
-	p.n = 0
+	p.n, p.lastWall = 0, wallNS
 	now := time.Now()
 	work := now.Sub(p.chunk)
 	first := p.chunk.IsZero()
@@ -84,6 +94,37 @@ func (p *pacer) rest(wallNS int64) {
 	}
 	p.sleep(min(work*(100-paceDuty)/paceDuty, paceMaxNap))
 	p.chunk = time.Now()
+}
+
+// batch is gotrace.Reader.Pace: it is called after each batch of a
+// generation is read. A generation is read whole once the next has begun,
+// and when the parser comes to it the runtime holds up to a second of
+// trace in its buffers: read flat out, megabytes of copying and
+// classifying in a few milliseconds on both the runtime's trace writer and
+// the parser. batch sleeps like rest once the reading since the last nap
+// reaches paceReadChunk. A batch that took longer than paceReadWait was
+// waited for, not worked on: no burst, nothing to spread.
+func (p *pacer) batch() {
+	if !p.on {
+		return
+	}
+	now := time.Now()
+	d := now.Sub(p.readLast)
+	p.readLast = now
+	if d <= 0 || d > paceReadWait {
+		return
+	}
+	if p.readWork += d; p.readWork < paceReadChunk {
+		return
+	}
+	work := p.readWork
+	p.readWork = 0
+	if p.stopping.Load() || now.UnixNano()-p.lastWall > int64(paceBehind) {
+		return
+	}
+	p.sleep(min(work*(100-paceDuty)/paceDuty, paceMaxNap))
+	p.readLast = time.Now()
+	p.chunk = p.readLast // the events' chunk counts its own work, not the naps
 }
 
 // sleep naps for d, or until stop.

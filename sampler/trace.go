@@ -93,6 +93,9 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	tb := newTraceBackend(em, rd, start)
 	tb.pr, tb.pw = pr, pw
 	tb.pace.start()
+	if gr, ok := rd.(*gotrace.Reader); ok {
+		gr.Pace = tb.pace.batch
+	}
 	tb.startCPU()
 	go tb.loop()
 	return tb, nil

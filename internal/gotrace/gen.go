@@ -83,7 +83,7 @@ func (g *generation) reset() {
 func (g *generation) mul(t uint64) Time { return Time(float64(t) * g.freq) }
 
 // read reads the next generation from br; io.EOF if the trace ended.
-func (g *generation) read(br *bufio.Reader) error {
+func (g *generation) read(br *bufio.Reader, pace func()) error {
 	g.reset()
 	for {
 		typ, err := br.ReadByte()
@@ -98,6 +98,9 @@ func (g *generation) read(br *bufio.Reader) error {
 		}
 		if err := g.readBatch(br, typ); err != nil {
 			return fmt.Errorf("generation %d: %w", g.num, err)
+		}
+		if pace != nil {
+			pace()
 		}
 	}
 	if g.freq == 0 {

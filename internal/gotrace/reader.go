@@ -16,6 +16,12 @@ const header = "go 1.26 trace\x00\x00\x00"
 
 // Reader reads a trace's events in time order.
 type Reader struct {
+	// Pace, if set, is called after each batch of a generation is read: a
+	// live trace's generation arrives whole once the next begins (up to a
+	// second of the runtime's buffers at once), and a caller can spread
+	// reading it as it spreads the events.
+	Pace func()
+
 	br  *bufio.Reader
 	gen generation
 
@@ -194,7 +200,7 @@ func (r *Reader) nextGen() error {
 	if r.err != nil {
 		return r.err
 	}
-	err := r.gen.read(r.br)
+	err := r.gen.read(r.br, r.Pace)
 	if err == io.EOF {
 		r.done = true
 		r.emit(Event{Kind: Sync, Time: r.lastTs})
