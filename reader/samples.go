@@ -75,6 +75,11 @@ func (t *rthread) push(frames []uint32) {
 //
 // At the end of the records it checks the header's sample and thread counts,
 // so an iteration that ends without error has validated the whole file.
+//
+// Close the iterator before its File. An iterator whose File is closed
+// first never faults: it may still yield the samples already in its buffer
+// (a heap copy, or for NewFileBytes at most one chunk of the caller's
+// bytes), then Next returns false and Err returns ErrClosed.
 type Samples struct {
 	f       *File
 	src     *source
@@ -89,7 +94,8 @@ type Samples struct {
 	done    bool
 }
 
-// Samples returns an iterator over the samples in file order.
+// Samples returns an iterator over the samples in file order. After Close
+// the iterator yields nothing and its Err returns ErrClosed.
 func (f *File) Samples() *Samples {
 	it := &Samples{f: f, threads: newThreadTable()}
 	src, err := f.newSource()
@@ -102,17 +108,30 @@ func (f *File) Samples() *Samples {
 }
 
 // Close releases the iterator's decompressor. It is safe to call more than
-// once, and unnecessary after Next has returned false.
+// once, and unnecessary after Next has returned false. An iteration closed
+// before its end is over: Next returns false and Err returns ErrClosed.
 func (it *Samples) Close() {
+	if !it.done {
+		it.err, it.done = ErrClosed, true
+	}
 	if it.src != nil {
 		it.src.close()
 	}
 }
 
-// Err returns the first error met, nil after a clean end.
-func (it *Samples) Err() error { return it.err }
+// Err returns the first error met: nil after a clean end and while the
+// iteration goes on, ErrClosed (maybe wrapped, with the offset reached)
+// once the iterator or its File has been closed before the end. An Err
+// that finds the File closed ends the iteration, so Next agrees with it.
+func (it *Samples) Err() error {
+	if !it.done && it.f.life.err() != nil {
+		it.Close()
+	}
+	return it.err
+}
 
-// Stats returns the counts decoded so far.
+// Stats returns the counts decoded so far. It reads only the iterator's
+// own counters, so it works after Close too.
 func (it *Samples) Stats() Stats {
 	s := it.stats
 	s.Threads = it.threads.len()
@@ -120,10 +139,11 @@ func (it *Samples) Stats() Stats {
 }
 
 // Sample returns the current sample; it is overwritten by the next call to
-// Next.
+// Next. After Close it still returns the last sample, held by the iterator.
 func (it *Samples) Sample() *Sample { return &it.sample }
 
-// Frames appends the current sample's resolved frames to dst.
+// Frames appends the current sample's resolved frames to dst. It works
+// after Close too: the frame and string tables are heap copies.
 func (it *Samples) Frames(dst []tachyon.Frame) []tachyon.Frame {
 	for _, i := range it.sample.Stack {
 		dst = append(dst, it.f.Frame(i))
@@ -157,7 +177,8 @@ func (it *Samples) fail(at int64, code, format string, args ...any) bool {
 	return false
 }
 
-// Next decodes the next sample; it returns false at the end or on error.
+// Next decodes the next sample; it returns false at the end or on error,
+// and after Close (see Samples for an iterator whose File is closed).
 func (it *Samples) Next() bool {
 	if it.done {
 		return false
@@ -366,6 +387,7 @@ func (it *Samples) withinLimits() bool {
 func (it *Samples) finish() bool {
 	it.done = true
 	off, _ := it.f.SampleRegion()
+	it.src.live() // a Close after the last refill ends the iteration too
 	if err := it.src.streamErr(off); err != nil {
 		it.err = err
 	} else if h := it.f.Header; it.stats.Samples != uint64(h.SampleCount) {
@@ -379,7 +401,7 @@ func (it *Samples) finish() bool {
 }
 
 // Verify decodes every sample and reports the first problem: the strict
-// validation of the whole file.
+// validation of the whole file. After Close it returns ErrClosed.
 func (f *File) Verify() error {
 	it := f.Samples()
 	defer it.Close()
