@@ -49,10 +49,12 @@ type rthread struct {
 
 func (t *rthread) stack() []uint32 { return t.arr[t.off:] }
 
+func (t *rthread) depth() int { return len(t.arr) - t.off }
+
 // push puts frames (innermost first) on top of the stack.
 func (t *rthread) push(frames []uint32) {
 	if len(frames) > t.off {
-		depth := len(t.arr) - t.off
+		depth := t.depth()
 		n := depth + len(frames)
 		na := make([]uint32, 2*n) // room for as many again: pushes double it
 
@@ -186,14 +188,29 @@ func (it *Samples) Next() bool {
 	if it.repeat > 0 {
 		return it.nextPair()
 	}
-	src := it.src
-	it.recOff = src.base + int64(src.pos)
-	if src.atEnd() {
+	it.recOff = it.here()
+	if it.src.atEnd() {
 		return it.finish()
 	}
-	h := it.f.Header
+	t, enc, ok := it.record()
+	switch {
+	case !ok:
+		return false
+	case enc == tachyon.Repeat:
+		return it.startRepeat(t)
+	case !it.timeStatus(t) || !it.readStack(t, enc):
+		return false
+	}
+	return it.yield(t, enc)
+}
+
+// record reads a record header and returns its thread's state (a new one
+// for a thread met for the first time) and its encoding, set in the
+// current sample.
+func (it *Samples) record() (*rthread, tachyon.Encoding, bool) {
+	src := it.src
 	if !src.fill(tachyon.RecordHeaderSize) {
-		return it.fail(it.here(), ERecordTruncated, "sample data ends inside a record header")
+		return nil, 0, it.fail(it.here(), ERecordTruncated, "sample data ends inside a record header")
 	}
 	b := src.buf[src.pos:]
 	k := threadKey{
@@ -203,83 +220,108 @@ func (it *Samples) Next() bool {
 	enc := tachyon.Encoding(b[12])
 	src.pos += tachyon.RecordHeaderSize
 	if enc >= tachyon.NumEncodings {
-		return it.fail(it.here()-1, EEncoding, "unknown record encoding %d", uint8(enc))
+		return nil, 0, it.fail(it.here()-1, EEncoding, "unknown record encoding %d", uint8(enc))
 	}
 	t := it.cur
 	if t == nil || it.sample.ThreadID != k.id || it.sample.InterpreterID != k.interp {
-		t = it.threads.get(k)
-		if t == nil {
-			if uint64(it.threads.len()) >= uint64(h.ThreadCount) {
-				return it.fail(it.recOff, EThreadCount, "more threads than the header's %d", h.ThreadCount)
-			}
-			t = it.threads.add(k, h.StartTime)
+		if t = it.thread(k); t == nil {
+			return nil, 0, false
 		}
 		it.cur = t
 	}
 	it.sample.ThreadID, it.sample.InterpreterID = k.id, k.interp
 	it.sample.Encoding = enc
 	it.stats.Records[enc]++
-	if enc == tachyon.Repeat {
-		at := it.here()
-		n, code := src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "REPEAT count")
-		}
-		if n == 0 {
-			return it.fail(at, ERepeatZero, "REPEAT record with count 0")
-		}
-		if !t.has {
-			return it.fail(it.recOff, ERepeatNoStack, "REPEAT for thread %d/%d, which has no stack yet", k.id, k.interp)
-		}
-		it.repeat = n
-		return it.nextPair()
+	return t, enc, true
+}
+
+// thread returns thread k's state, adding one if it is new and the header's
+// thread count allows; nil after a failure.
+func (it *Samples) thread(k threadKey) *rthread {
+	if t := it.threads.get(k); t != nil {
+		return t
 	}
-	if !it.timeStatus(t) {
+	h := &it.f.Header
+	if uint64(it.threads.len()) >= uint64(h.ThreadCount) {
+		it.fail(it.recOff, EThreadCount, "more threads than the header's %d", h.ThreadCount)
+		return nil
+	}
+	return it.threads.add(k, h.StartTime)
+}
+
+// startRepeat reads a REPEAT record's count and yields its first sample.
+func (it *Samples) startRepeat(t *rthread) bool {
+	at := it.here()
+	n, code := it.src.uvarint()
+	if code != "" {
+		return it.fail(at, code, "REPEAT count")
+	}
+	if n == 0 {
+		return it.fail(at, ERepeatZero, "REPEAT record with count 0")
+	}
+	if !t.has {
+		return it.fail(it.recOff, ERepeatNoStack, "REPEAT for thread %d/%d, which has no stack yet", t.key.id, t.key.interp)
+	}
+	it.repeat = n
+	return it.nextPair()
+}
+
+// A stackEdit is how a SUFFIX or a POP_PUSH record changes the stack: a
+// count of frames, checked against the stack's depth, says how many to keep
+// (SUFFIX) or to pop (POP_PUSH); then come the frames to push.
+type stackEdit struct {
+	count, push   string // the two counts, as errors name them
+	code, tooMany string // the error when the count exceeds the depth
+	pops          bool   // the count is of frames to pop, not to keep
+}
+
+var stackEdits = [tachyon.NumEncodings]stackEdit{
+	tachyon.Suffix: {count: "SUFFIX shared_count", push: "SUFFIX new_count",
+		code: ESharedDepth, tooMany: "SUFFIX keeps %d frames of a %d-frame stack"},
+	tachyon.PopPush: {count: "POP_PUSH pop_count", push: "POP_PUSH push_count",
+		code: EPopDepth, tooMany: "POP_PUSH pops %d frames of a %d-frame stack", pops: true},
+}
+
+// readStack reads the stack part of a FULL, SUFFIX or POP_PUSH record and
+// applies it to t's stack.
+func (it *Samples) readStack(t *rthread, enc tachyon.Encoding) bool {
+	if enc == tachyon.Full {
+		return it.pushOn(t, 0, "FULL depth")
+	}
+	e := &stackEdits[enc]
+	at := it.here()
+	n, code := it.src.uvarint()
+	if code != "" {
+		return it.fail(at, code, "%s", e.count)
+	}
+	depth := uint64(t.depth())
+	if n > depth {
+		return it.fail(at, e.code, e.tooMany, n, depth)
+	}
+	if e.pops {
+		n = depth - n
+	}
+	return it.pushOn(t, int(n), e.push)
+}
+
+// pushOn reads frames (counted as what) and pushes them on the bottom keep
+// frames of t's stack.
+func (it *Samples) pushOn(t *rthread, keep int, what string) bool {
+	if !it.readFrames(what) {
 		return false
 	}
-	switch enc {
-	case tachyon.Full:
-		if !it.readFrames("FULL depth") {
-			return false
-		}
-		t.off = len(t.arr)
-		t.push(it.scratch)
-	case tachyon.Suffix:
-		at := it.here()
-		shared, code := src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "SUFFIX shared_count")
-		}
-		depth := uint64(len(t.arr) - t.off)
-		if shared > depth {
-			return it.fail(at, ESharedDepth, "SUFFIX keeps %d frames of a %d-frame stack", shared, depth)
-		}
-		if !it.readFrames("SUFFIX new_count") {
-			return false
-		}
-		t.off = len(t.arr) - int(shared)
-		t.push(it.scratch)
-	case tachyon.PopPush:
-		at := it.here()
-		pop, code := src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "POP_PUSH pop_count")
-		}
-		depth := uint64(len(t.arr) - t.off)
-		if pop > depth {
-			return it.fail(at, EPopDepth, "POP_PUSH pops %d frames of a %d-frame stack", pop, depth)
-		}
-		if !it.readFrames("POP_PUSH push_count") {
-			return false
-		}
-		t.off += int(pop)
-		t.push(it.scratch)
-	}
+	t.off = len(t.arr) - keep
+	t.push(it.scratch)
+	return true
+}
+
+// yield checks the stack just read and makes it the current sample.
+func (it *Samples) yield(t *rthread, enc tachyon.Encoding) bool {
 	if !it.withinLimits() {
 		return false
 	}
-	if len(t.arr)-t.off > tachyon.MaxReadDepth {
-		return it.fail(it.recOff, EDepth, "stack of %d frames is deeper than the reader's limit %d", len(t.arr)-t.off, tachyon.MaxReadDepth)
+	if t.depth() > tachyon.MaxReadDepth {
+		return it.fail(it.recOff, EDepth, "stack of %d frames is deeper than the reader's limit %d", t.depth(), tachyon.MaxReadDepth)
 	}
 	t.has = true
 	it.sample.Stack = t.stack()
