@@ -21,10 +21,11 @@ type FrameRef struct {
 // read and checked. Its methods are safe for concurrent use, Close included;
 // each Samples iterator is not.
 //
-// After Close every method is still safe to call and none faults: those
-// that read the file (Samples, Verify, Close again) return ErrClosed, and
-// those that return no error answer from the heap copies of the header,
-// footer and tables made when the File was opened.
+// After Close every method is still safe to call and none faults: Verify
+// and a second Close return ErrClosed, Samples returns an iterator that
+// yields nothing and whose Err is ErrClosed, and the methods that return
+// no error answer from the heap copies of the header, footer and tables
+// made when the File was opened.
 type File struct {
 	Header  tachyon.Header
 	Footer  tachyon.Footer
