@@ -14,10 +14,13 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// writeBig writes a file of about 8 MB of distinct samples, so that its
-// sample region spans many pages.
-func writeBig(t *testing.T, comp tachyon.Compression) string {
-	path := filepath.Join(t.TempDir(), "big.bin")
+// bigSamples makes a file of about 8 MB, whose sample region spans many
+// pages and many of the iterator's buffers.
+const bigSamples = 400000
+
+// writeSamples writes n distinct samples of 1 to 64 frames.
+func writeSamples(t *testing.T, comp tachyon.Compression, n int) string {
+	path := filepath.Join(t.TempDir(), "p.bin")
 	w, err := writer.Create(path, writer.Options{StartTime: 1, Interval: 1000, Compression: comp})
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +30,7 @@ func writeBig(t *testing.T, comp tachyon.Compression) string {
 		fr[i] = w.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i)})
 	}
 	x := uint64(1)
-	for i := range 400000 {
+	for i := range n {
 		x = x*6364136223846793005 + 1442695040888963407
 		w.WriteStack(x>>40, 0, uint64(i+1), 0, fr[:1+x>>58])
 	}
@@ -41,7 +44,7 @@ func writeBig(t *testing.T, comp tachyon.Compression) string {
 // iterator must end with ErrChanged, not kill the process with SIGBUS.
 func TestTruncatedWhileReading(t *testing.T) {
 	for _, comp := range []tachyon.Compression{tachyon.CompressionNone, tachyon.CompressionZstd} {
-		path := writeBig(t, comp)
+		path := writeSamples(t, comp, bigSamples)
 		f, err := reader.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -72,7 +75,7 @@ func TestTruncatedWhileReading(t *testing.T) {
 
 // TestUseAfterClose reads a mapped file after Close: an error, not a fault.
 func TestUseAfterClose(t *testing.T) {
-	f, err := reader.Open(writeBig(t, tachyon.CompressionNone))
+	f, err := reader.Open(writeSamples(t, tachyon.CompressionNone, bigSamples))
 	if err != nil {
 		t.Fatal(err)
 	}

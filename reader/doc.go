@@ -24,6 +24,13 @@
 //
 // Open refuses what is not a regular file (a FIFO or a device) without
 // waiting on it, and reads a mapped file under a fault guard: a file
-// truncated or rewritten while it is read gives ErrChanged, and a File used
-// after Close gives ErrClosed, never a fault.
+// truncated or rewritten while it is read gives ErrChanged, never a fault.
+//
+// Close iterators first, then their File. Using either after Close is safe
+// all the same, from any goroutine: File.Close waits for a read under way
+// and never unmaps pages being read; after it, Samples and Verify return
+// ErrClosed, and an iterator that was still running ends with ErrClosed
+// (possibly after the samples already in its buffer). Methods that return
+// no error, such as Frame and Strings, keep working: the tables they read
+// are heap copies.
 package reader

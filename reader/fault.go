@@ -4,19 +4,21 @@ import (
 	"errors"
 	"io"
 	"runtime/debug"
-	"sync/atomic"
 )
 
 // A mapped file can change under the mapping: truncated by another
 // process, its pages vanish and touching them raises SIGBUS, which would
 // kill the program. Every access to mapped bytes goes through guard, which
-// turns such a fault into ErrChanged, and after Close into ErrClosed.
+// turns such a fault into ErrChanged, and inside the File's lifetime, so
+// that Close never unmaps pages under a read and a read after Close gives
+// ErrClosed.
 
 var (
 	// ErrChanged is returned when a mapped file was truncated or
 	// rewritten while it was being read.
 	ErrChanged = errors.New("tachyon: the file changed while it was being read (truncated or rewritten by another process?)")
-	// ErrClosed is returned for a File used after Close.
+	// ErrClosed is returned for a File used after Close, and by a Samples
+	// iterator that was closed, or whose File was, before it ended.
 	ErrClosed = errors.New("tachyon: file already closed")
 )
 
@@ -35,24 +37,24 @@ func guard(fn func() error) (err error) {
 	return fn()
 }
 
-// mappedReader reads a region of a mapped file, copying under guard.
+// mappedReader reads a region of a mapped file, copying under guard while
+// the file is open.
 type mappedReader struct {
-	data   []byte
-	off    int
-	closed *atomic.Bool
+	data []byte
+	off  int
+	life *lifetime
 }
 
 func (m *mappedReader) Read(p []byte) (int, error) {
-	if m.closed.Load() {
-		return 0, ErrClosed
-	}
-	if m.off >= len(m.data) {
-		return 0, io.EOF
-	}
 	var n int
-	err := guard(func() error {
-		n = copy(p, m.data[m.off:])
-		return nil
+	err := m.life.use(func() error {
+		if m.off >= len(m.data) {
+			return io.EOF
+		}
+		return guard(func() error {
+			n = copy(p, m.data[m.off:])
+			return nil
+		})
 	})
 	m.off += n
 	return n, err

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/gotachyon/profiler/tachyon"
@@ -19,8 +18,14 @@ type FrameRef struct {
 }
 
 // File is an open Tachyon file whose header, footer and tables have been
-// read and checked. Its methods are safe for concurrent use; each Samples
-// iterator is not.
+// read and checked. Its methods are safe for concurrent use, Close included;
+// each Samples iterator is not.
+//
+// After Close every method is still safe to call and none faults: Verify
+// and a second Close return ErrClosed, Samples returns an iterator that
+// yields nothing and whose Err is ErrClosed, and the methods that return
+// no error answer from the heap copies of the header, footer and tables
+// made when the File was opened.
 type File struct {
 	Header  tachyon.Header
 	Footer  tachyon.Footer
@@ -32,11 +37,12 @@ type File struct {
 	data   []byte    // the whole file, when it is in memory
 	mapped bool      // data is a mapping: read it through guard
 	closer io.Closer // set by Open
-	closed atomic.Bool
+	life   lifetime  // Close ends it; reads of the file run inside it
 }
 
 // Strings returns a copy of the string table: a new slice of strings that
-// share the table's one copy of its bytes.
+// share the table's one copy of its bytes. That copy is on the heap, not
+// in the file's mapping, so Strings works after Close too.
 func (f *File) Strings() []string {
 	out := make([]string, f.strings.n)
 	for i := range out {
@@ -45,35 +51,45 @@ func (f *File) Strings() []string {
 	return out
 }
 
-// NumStrings returns the number of entries in the string table.
+// NumStrings returns the number of entries in the string table. It works
+// after Close too: the table is a heap copy.
 func (f *File) NumStrings() int { return f.strings.n }
 
-// FrameRefs returns the frame table. The slice must not be modified.
+// FrameRefs returns the frame table. The slice must not be modified. It
+// works after Close too: the table is a heap copy.
 func (f *File) FrameRefs() []FrameRef { return f.frames }
 
 // Frame resolves frame-table index i. It panics if i is out of range, like
-// a slice index; indices yielded by Samples are always in range.
+// a slice index; indices yielded by Samples are always in range. It works
+// after Close too: the string and frame tables are heap copies.
 func (f *File) Frame(i uint32) tachyon.Frame {
 	r := f.frames[i]
 	return tachyon.Frame{File: f.strings.get(r.File), Func: f.strings.get(r.Func), Line: r.Line}
 }
 
 // SampleRegion returns the offset and length of the (possibly compressed)
-// sample region.
+// sample region. It works after Close too: it reads only the header, which
+// was copied when the File was opened.
 func (f *File) SampleRegion() (off, n int64) {
 	return tachyon.HeaderSize, int64(f.Header.StringTableOffset) - tachyon.HeaderSize
 }
 
-// Close releases the file's memory mapping and closes the file opened by
-// Open. For a File made by NewFile or NewFileBytes it does nothing.
+// Close ends the File: it releases the file's memory mapping and closes the
+// file opened by Open (for a File made by NewFile or NewFileBytes it
+// releases nothing). From then on Samples and Verify return ErrClosed, and
+// so does a second Close. Close waits for a read of the file under way on
+// another goroutine, so it never unmaps pages being read.
+//
+// Close iterators first: an iterator still running when its File is closed
+// does not fault, but it ends with ErrClosed instead of finishing (it may
+// first yield the samples already in its buffer).
 func (f *File) Close() error {
-	if f.closer == nil {
-		return nil
-	}
-	c := f.closer
-	f.closer = nil
-	f.closed.Store(true)
-	return c.Close()
+	return f.life.end(func() error {
+		if f.closer == nil {
+			return nil
+		}
+		return f.closer.Close()
+	})
 }
 
 // NewFileBytes reads a Tachyon file held in memory. The File refers to data,
@@ -97,11 +113,9 @@ func NewFile(r io.ReaderAt, size int64) (*File, error) {
 	return f, nil
 }
 
-// readAt returns n bytes at off, from memory when the file is mapped.
+// readAt returns n bytes at off, from memory when the file is mapped. Only
+// init uses it, before the File is handed out and so before any Close.
 func (f *File) readAt(off, n int64) ([]byte, error) {
-	if f.closed.Load() {
-		return nil, ErrClosed
-	}
 	if f.data != nil {
 		return f.data[off : off+n], nil
 	}

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"fmt"
-	"math/bits"
 
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -31,38 +30,6 @@ type Stats struct {
 	DecodedBytes int64
 }
 
-type threadKey struct {
-	id     uint64
-	interp uint32
-}
-
-// rthread is a thread's replay state. Its stack lives at the end of arr,
-// innermost first from off, so pushes and pops move off and touch only the
-// frames that change.
-type rthread struct {
-	arr []uint32
-	off int
-	ts  uint64
-	key threadKey
-	has bool // a stack has been set
-}
-
-func (t *rthread) stack() []uint32 { return t.arr[t.off:] }
-
-// push puts frames (innermost first) on top of the stack.
-func (t *rthread) push(frames []uint32) {
-	if len(frames) > t.off {
-		depth := len(t.arr) - t.off
-		n := depth + len(frames)
-		na := make([]uint32, 2*n) // room for as many again: pushes double it
-
-		copy(na[len(na)-depth:], t.stack())
-		t.arr, t.off = na, len(na)-depth
-	}
-	t.off -= len(frames)
-	copy(t.arr[t.off:], frames)
-}
-
 // Samples iterates over a file's samples in file order. Use it as
 //
 //	it := f.Samples()
@@ -75,6 +42,11 @@ func (t *rthread) push(frames []uint32) {
 //
 // At the end of the records it checks the header's sample and thread counts,
 // so an iteration that ends without error has validated the whole file.
+//
+// Close the iterator before its File. An iterator whose File is closed
+// first never faults: it may still yield the samples already in its buffer
+// (a heap copy, or for NewFileBytes at most one chunk of the caller's
+// bytes), then Next returns false and Err returns ErrClosed.
 type Samples struct {
 	f       *File
 	src     *source
@@ -89,7 +61,8 @@ type Samples struct {
 	done    bool
 }
 
-// Samples returns an iterator over the samples in file order.
+// Samples returns an iterator over the samples in file order. After Close
+// the iterator yields nothing and its Err returns ErrClosed.
 func (f *File) Samples() *Samples {
 	it := &Samples{f: f, threads: newThreadTable()}
 	src, err := f.newSource()
@@ -102,17 +75,30 @@ func (f *File) Samples() *Samples {
 }
 
 // Close releases the iterator's decompressor. It is safe to call more than
-// once, and unnecessary after Next has returned false.
+// once, and unnecessary after Next has returned false. An iteration closed
+// before its end is over: Next returns false and Err returns ErrClosed.
 func (it *Samples) Close() {
+	if !it.done {
+		it.err, it.done = ErrClosed, true
+	}
 	if it.src != nil {
 		it.src.close()
 	}
 }
 
-// Err returns the first error met, nil after a clean end.
-func (it *Samples) Err() error { return it.err }
+// Err returns the first error met: nil after a clean end and while the
+// iteration goes on, ErrClosed (maybe wrapped, with the offset reached)
+// once the iterator or its File has been closed before the end. An Err
+// that finds the File closed ends the iteration, so Next agrees with it.
+func (it *Samples) Err() error {
+	if !it.done && it.f.life.err() != nil {
+		it.Close()
+	}
+	return it.err
+}
 
-// Stats returns the counts decoded so far.
+// Stats returns the counts decoded so far. It reads only the iterator's
+// own counters, so it works after Close too.
 func (it *Samples) Stats() Stats {
 	s := it.stats
 	s.Threads = it.threads.len()
@@ -120,10 +106,11 @@ func (it *Samples) Stats() Stats {
 }
 
 // Sample returns the current sample; it is overwritten by the next call to
-// Next.
+// Next. After Close it still returns the last sample, held by the iterator.
 func (it *Samples) Sample() *Sample { return &it.sample }
 
-// Frames appends the current sample's resolved frames to dst.
+// Frames appends the current sample's resolved frames to dst. It works
+// after Close too: the frame and string tables are heap copies.
 func (it *Samples) Frames(dst []tachyon.Frame) []tachyon.Frame {
 	for _, i := range it.sample.Stack {
 		dst = append(dst, it.f.Frame(i))
@@ -157,7 +144,8 @@ func (it *Samples) fail(at int64, code, format string, args ...any) bool {
 	return false
 }
 
-// Next decodes the next sample; it returns false at the end or on error.
+// Next decodes the next sample; it returns false at the end or on error,
+// and after Close (see Samples for an iterator whose File is closed).
 func (it *Samples) Next() bool {
 	if it.done {
 		return false
@@ -165,207 +153,27 @@ func (it *Samples) Next() bool {
 	if it.repeat > 0 {
 		return it.nextPair()
 	}
-	src := it.src
-	it.recOff = src.base + int64(src.pos)
-	if src.atEnd() {
+	it.recOff = it.here()
+	if it.src.atEnd() {
 		return it.finish()
 	}
-	h := it.f.Header
-	if !src.fill(tachyon.RecordHeaderSize) {
-		return it.fail(it.here(), ERecordTruncated, "sample data ends inside a record header")
-	}
-	b := src.buf[src.pos:]
-	k := threadKey{
-		id:     uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56,
-		interp: uint32(b[8]) | uint32(b[9])<<8 | uint32(b[10])<<16 | uint32(b[11])<<24,
-	}
-	enc := tachyon.Encoding(b[12])
-	src.pos += tachyon.RecordHeaderSize
-	if enc >= tachyon.NumEncodings {
-		return it.fail(it.here()-1, EEncoding, "unknown record encoding %d", uint8(enc))
-	}
-	t := it.cur
-	if t == nil || it.sample.ThreadID != k.id || it.sample.InterpreterID != k.interp {
-		t = it.threads.get(k)
-		if t == nil {
-			if uint64(it.threads.len()) >= uint64(h.ThreadCount) {
-				return it.fail(it.recOff, EThreadCount, "more threads than the header's %d", h.ThreadCount)
-			}
-			t = it.threads.add(k, h.StartTime)
-		}
-		it.cur = t
-	}
-	it.sample.ThreadID, it.sample.InterpreterID = k.id, k.interp
-	it.sample.Encoding = enc
-	it.stats.Records[enc]++
-	if enc == tachyon.Repeat {
-		at := it.here()
-		n, code := src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "REPEAT count")
-		}
-		if n == 0 {
-			return it.fail(at, ERepeatZero, "REPEAT record with count 0")
-		}
-		if !t.has {
-			return it.fail(it.recOff, ERepeatNoStack, "REPEAT for thread %d/%d, which has no stack yet", k.id, k.interp)
-		}
-		it.repeat = n
-		return it.nextPair()
-	}
-	if !it.timeStatus(t) {
+	t, enc, ok := it.record()
+	switch {
+	case !ok:
+		return false
+	case enc == tachyon.Repeat:
+		return it.startRepeat(t)
+	case !it.timeStatus(t) || !it.readStack(t, enc):
 		return false
 	}
-	switch enc {
-	case tachyon.Full:
-		if !it.readFrames("FULL depth") {
-			return false
-		}
-		t.off = len(t.arr)
-		t.push(it.scratch)
-	case tachyon.Suffix:
-		at := it.here()
-		shared, code := src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "SUFFIX shared_count")
-		}
-		depth := uint64(len(t.arr) - t.off)
-		if shared > depth {
-			return it.fail(at, ESharedDepth, "SUFFIX keeps %d frames of a %d-frame stack", shared, depth)
-		}
-		if !it.readFrames("SUFFIX new_count") {
-			return false
-		}
-		t.off = len(t.arr) - int(shared)
-		t.push(it.scratch)
-	case tachyon.PopPush:
-		at := it.here()
-		pop, code := src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "POP_PUSH pop_count")
-		}
-		depth := uint64(len(t.arr) - t.off)
-		if pop > depth {
-			return it.fail(at, EPopDepth, "POP_PUSH pops %d frames of a %d-frame stack", pop, depth)
-		}
-		if !it.readFrames("POP_PUSH push_count") {
-			return false
-		}
-		t.off += int(pop)
-		t.push(it.scratch)
-	}
-	if !it.withinLimits() {
-		return false
-	}
-	if len(t.arr)-t.off > tachyon.MaxReadDepth {
-		return it.fail(it.recOff, EDepth, "stack of %d frames is deeper than the reader's limit %d", len(t.arr)-t.off, tachyon.MaxReadDepth)
-	}
-	t.has = true
-	it.sample.Stack = t.stack()
-	it.stats.Samples++
-	it.stats.SamplesBy[enc]++
-	return true
-}
-
-// timeStatus reads a (delta, status) pair into the current sample.
-func (it *Samples) timeStatus(t *rthread) bool {
-	at := it.here()
-	d, code := it.src.uvarint()
-	if code != "" {
-		return it.fail(at, code, "timestamp delta")
-	}
-	ts, carry := bits.Add64(t.ts, d, 0)
-	if carry != 0 {
-		return it.fail(at, ETimestampOverflow, "thread timestamp %d + delta %d passes 2^64-1", t.ts, d)
-	}
-	st, ok := it.src.byte1()
-	if !ok {
-		return it.fail(it.here(), ERecordTruncated, "sample data ends before a status byte")
-	}
-	t.ts = ts
-	it.sample.Timestamp, it.sample.Status = ts, tachyon.Status(st)
-	return true
-}
-
-// readFrames reads a count and that many frame indices into scratch.
-func (it *Samples) readFrames(what string) bool {
-	at := it.here()
-	n, code := it.src.uvarint()
-	if code != "" {
-		return it.fail(at, code, "%s", what)
-	}
-	if n > tachyon.MaxReadDepth {
-		return it.fail(at, EDepth, "%s %d is deeper than the reader's limit %d", what, n, tachyon.MaxReadDepth)
-	}
-	nf := uint64(len(it.f.frames))
-	it.scratch = it.scratch[:0]
-	for i := uint64(0); i < n; i++ {
-		at := it.here()
-		v, code := it.src.uvarint()
-		if code != "" {
-			return it.fail(at, code, "frame index %d of %d", i, n)
-		}
-		if v >= nf {
-			return it.fail(at, EFrameIndex, "frame index %d, but there are %d frames", v, nf)
-		}
-		it.scratch = append(it.scratch, uint32(v))
-	}
-	return true
-}
-
-// nextPair yields the next sample of the current REPEAT record.
-func (it *Samples) nextPair() bool {
-	t := it.cur
-	if !it.timeStatus(t) {
-		return false
-	}
-	if !it.withinLimits() {
-		return false
-	}
-	it.repeat--
-	it.sample.Stack = t.stack()
-	it.stats.Samples++
-	it.stats.SamplesBy[tachyon.Repeat]++
-	return true
-}
-
-// A zstd sample region can expand a few kilobytes into billions of
-// samples, and verifying them would take minutes. Past freeSamples, a
-// compressed region may hold at most maxSamplesPerByte samples per byte read
-// so far: above the writer's worst case (one goroutine parked for the whole
-// profile, 1,700 samples per byte: zstd's block overhead caps the ratio;
-// a realistic profile has a few hundred), below a bomb's 16,000 and more.
-const (
-	freeSamples       = 1 << 20
-	maxSamplesPerByte = 4096
-)
-
-// paceEvery+1 is how often, in samples, the bound above is checked.
-const paceEvery = 1<<16 - 1
-
-// withinLimits checks the sample about to be returned against the header's
-// count and, every paceEvery+1 samples, a zstd region's samples against
-// the compressed bytes read so far: a bomb ends after its first free
-// samples, not after the bound for the whole region (a billion samples for
-// 262 KB). The count of bytes read runs ahead of the decoder, in the
-// file's favour. It fails the iteration and returns false past either.
-func (it *Samples) withinLimits() bool {
-	if h := it.f.Header; it.stats.Samples >= uint64(h.SampleCount) {
-		return it.fail(it.recOff, ESampleCount, "records hold more samples than the header's %d", h.SampleCount)
-	}
-	in := it.src.in
-	if in == nil || it.stats.Samples&paceEvery != 0 || it.stats.Samples <= freeSamples+maxSamplesPerByte*uint64(in.n) {
-		return true
-	}
-	off, n := it.f.SampleRegion()
-	return it.fail(off, EZstd, "the first %d bytes of the %d-byte compressed sample region hold more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
-		in.n, n, it.stats.Samples, maxSamplesPerByte, freeSamples)
+	return it.yield(t, enc)
 }
 
 // finish checks the totals once the records are exhausted.
 func (it *Samples) finish() bool {
 	it.done = true
 	off, _ := it.f.SampleRegion()
+	it.src.live() // a Close after the last refill ends the iteration too
 	if err := it.src.streamErr(off); err != nil {
 		it.err = err
 	} else if h := it.f.Header; it.stats.Samples != uint64(h.SampleCount) {
@@ -379,7 +187,7 @@ func (it *Samples) finish() bool {
 }
 
 // Verify decodes every sample and reports the first problem: the strict
-// validation of the whole file.
+// validation of the whole file. After Close it returns ErrClosed.
 func (f *File) Verify() error {
 	it := f.Samples()
 	defer it.Close()

@@ -20,13 +20,16 @@ const chunkSize = 256 << 10
 // decoder's memory.
 const maxDecoderWindow = 64 << 20
 
-// source is a window over the sample-record stream: the whole region when
-// it is raw and in memory, otherwise chunks read from rd.
+// source is a window over the sample-record stream: chunks read from rd,
+// or, when the region is raw and in memory, chunks of mem itself. Each
+// refill first checks that the file is still open (see live).
 type source struct {
 	buf  []byte
 	pos  int
-	base int64 // stream offset of buf[0]
-	rd   io.Reader
+	base int64     // stream offset of buf[0]
+	rd   io.Reader // nil when the region is mem
+	mem  []byte
+	life *lifetime // the File's
 	eof  bool
 	dec  *zstd.Decoder
 	zstd bool
@@ -47,18 +50,19 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func (f *File) newSource() (*source, error) {
+	if err := f.life.err(); err != nil {
+		return nil, err
+	}
 	off, n := f.SampleRegion()
-	s := &source{zstd: f.Header.Compression == tachyon.CompressionZstd}
+	s := &source{zstd: f.Header.Compression == tachyon.CompressionZstd, life: &f.life}
 	var region io.Reader
 	switch {
-	case f.closed.Load():
-		return nil, ErrClosed
 	case f.mapped:
-		region = &mappedReader{data: f.data[off : off+n], closed: &f.closed}
+		region = &mappedReader{data: f.data[off : off+n], life: &f.life}
 	case f.data != nil:
 		raw := f.data[off : off+n]
 		if !s.zstd {
-			s.buf, s.eof = raw, true
+			s.mem, s.buf = raw, raw[:0]
 			return s, nil
 		}
 		region = bytes.NewReader(raw)
@@ -97,8 +101,11 @@ func (s *source) fill(n int) bool {
 	if s.avail() >= n {
 		return true
 	}
-	if s.eof {
+	if s.eof || !s.live() {
 		return false
+	}
+	if s.rd == nil {
+		return s.slide(n)
 	}
 	rest := copy(s.buf[:cap(s.buf)], s.buf[s.pos:])
 	s.base += int64(s.pos)
@@ -115,11 +122,43 @@ func (s *source) fill(n int) bool {
 		if err == io.EOF {
 			s.eof = true
 		} else if err != nil {
-			s.eof = true
-			s.err = err
+			s.stop(err)
 		}
 	}
 	return len(s.buf)-s.pos >= n
+}
+
+// slide moves the window over mem to start at pos and hold chunkSize bytes,
+// or n if more, or what is left; it reports whether n bytes are available.
+func (s *source) slide(n int) bool {
+	s.base += int64(s.pos)
+	end := min(s.base+int64(max(n, chunkSize)), int64(len(s.mem)))
+	s.buf, s.pos = s.mem[s.base:end], 0
+	s.eof = end == int64(len(s.mem))
+	return len(s.buf) >= n
+}
+
+// live reports whether the stream may read on: false once it has stopped
+// with an error, or once the file is closed (it then stops with ErrClosed).
+// Checked once per refill and at the end, it keeps a Close from passing
+// unnoticed without a lock in the per-sample path.
+func (s *source) live() bool {
+	if s.err == nil {
+		if err := s.life.err(); err != nil {
+			s.eof, s.err = true, err
+		}
+	}
+	return s.err == nil
+}
+
+// stop ends the stream with err, or with ErrClosed if the file has been
+// closed meanwhile: a read that failed because Close released the file
+// under it says so, not that the data is bad.
+func (s *source) stop(err error) {
+	if cerr := s.life.err(); cerr != nil {
+		err = cerr
+	}
+	s.eof, s.err = true, err
 }
 
 // uvarint reads an unsigned varint; ok is false with the error code set when

@@ -74,3 +74,38 @@ func (tt *threadTable) grow() {
 		tt.place(tt.state(i).key, i)
 	}
 }
+
+// threadKey names a thread: its ID and its interpreter ID.
+type threadKey struct {
+	id     uint64
+	interp uint32
+}
+
+// rthread is a thread's replay state. Its stack lives at the end of arr,
+// innermost first from off, so pushes and pops move off and touch only the
+// frames that change.
+type rthread struct {
+	arr []uint32
+	off int
+	ts  uint64
+	key threadKey
+	has bool // a stack has been set
+}
+
+func (t *rthread) stack() []uint32 { return t.arr[t.off:] }
+
+func (t *rthread) depth() int { return len(t.arr) - t.off }
+
+// push puts frames (innermost first) on top of the stack.
+func (t *rthread) push(frames []uint32) {
+	if len(frames) > t.off {
+		depth := t.depth()
+		n := depth + len(frames)
+		na := make([]uint32, 2*n) // room for as many again: pushes double it
+
+		copy(na[len(na)-depth:], t.stack())
+		t.arr, t.off = na, len(na)-depth
+	}
+	t.off -= len(frames)
+	copy(t.arr[t.off:], frames)
+}
