@@ -18,7 +18,7 @@ import (
 	"github.com/gotachyon/profiler/reader"
 )
 
-// manifest is the part of the shared vectors' manifest.json the tests use.
+// manifest is the part of the public vectors' manifest.json the tests use.
 type manifest struct {
 	Valid []struct {
 		Name   string
@@ -37,7 +37,7 @@ type manifest struct {
 }
 
 func loadManifest(t *testing.T) (string, manifest) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)

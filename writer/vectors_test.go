@@ -104,7 +104,7 @@ func decodeByThread(t testing.TB, b []byte) map[[2]uint64][]string {
 // compares: raw output byte for byte with NAME.bin; zstd output decoded
 // sample for sample with it.
 func TestVectorsByteIdentical(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.jsonl*"))
 	if len(inputs) < 12 {
 		t.Fatalf("found %d input streams, want at least 12", len(inputs))
@@ -150,7 +150,7 @@ func equalThreads(a, b map[[2]uint64][]string) bool {
 // TestRealisticZstdSize holds the compression goal: realistic_50k with zstd
 // in at most 4.9 bytes per sample, whole file included.
 func TestRealisticZstdSize(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	meta, samples := inputStream(t, filepath.Join(dir, "realistic_50k.input.jsonl"))
 	z := encode(t, meta, samples, tachyon.CompressionZstd)
 	per := float64(len(z)) / float64(len(samples))

@@ -10,7 +10,7 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	out := filepath.Join(t.TempDir(), "r.html")
 	code, _, stderr := runCLI("report", filepath.Join(dir, "threads_8.zstd.bin"), "-o", out, "-goroutines", "3", "-title", "eight")
 	if code != exitOK {

@@ -8,7 +8,7 @@ import (
 	"github.com/gotachyon/profiler/reader"
 )
 
-// repeated returns the shared realistic_50k vector n times over.
+// repeated returns the public realistic_50k vector n times over.
 func repeated(b *testing.B, n int) *reader.File {
 	return testutil.RepeatedVector(b, "realistic_50k", n)
 }
@@ -33,7 +33,7 @@ func BenchmarkExport1M(b *testing.B) {
 
 // BenchmarkExport50k exports the realistic_50k vector once per iteration.
 func BenchmarkExport50k(b *testing.B) {
-	f, err := reader.Open(testutil.Shared(b, "testdata", "tachyon", "realistic_50k.bin"))
+	f, err := reader.Open(testutil.Vectors(b, "tachyon", "realistic_50k.bin"))
 	if err != nil {
 		b.Fatal(err)
 	}

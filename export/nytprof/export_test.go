@@ -329,9 +329,9 @@ func TestPropertiesRandom(t *testing.T) {
 	}
 }
 
-// sharedVectors returns the valid shared Tachyon vectors.
-func sharedVectors(t *testing.T) []string {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+// publicVectors returns the valid public Tachyon vectors.
+func publicVectors(t *testing.T) []string {
+	dir := testutil.Vectors(t, "tachyon")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no vectors in %s: %v", dir, err)
@@ -340,7 +340,7 @@ func sharedVectors(t *testing.T) []string {
 }
 
 func TestPropertiesVectors(t *testing.T) {
-	for _, path := range sharedVectors(t) {
+	for _, path := range publicVectors(t) {
 		f, err := reader.Open(path)
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +363,7 @@ func TestPropertiesVectors(t *testing.T) {
 }
 
 func TestRejectedFileWritesNothing(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon", "corrupt")
+	dir := testutil.Vectors(t, "tachyon", "corrupt")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(paths) == 0 {
 		t.Fatal("no corrupt vectors")

@@ -111,7 +111,7 @@ func toolInputs(t *testing.T) []toolInput {
 			in = append(in, toolInput{fmt.Sprintf("%s/oncpu=%v", name, cpu), FromFile(f), Options{OnCPU: cpu, Compress: cpu}})
 		}
 	}
-	for _, path := range sharedVectors(t) {
+	for _, path := range publicVectors(t) {
 		if strings.HasSuffix(path, ".zstd.bin") || strings.HasSuffix(path, "-checksum.bin") {
 			continue // same samples as the uncompressed vector
 		}

@@ -87,10 +87,10 @@ func stateCounts(t *testing.T, f *reader.File) (byState [tachyon.NumStates]int64
 	return byState
 }
 
-// exports lists the profiles every export must survive: the shared
+// exports lists the profiles every export must survive: the public
 // vectors and the committed demo profiles.
 func exports(t *testing.T) []string {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	demo, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
 	files = append(files, demo...)
@@ -100,7 +100,7 @@ func exports(t *testing.T) []string {
 	return files
 }
 
-// TestGoToolPprof exports every shared vector and demo profile and checks
+// TestGoToolPprof exports every public vector and demo profile and checks
 // with the real "go tool pprof" that it parses, that its totals are the
 // Tachyon sample count and count × interval, and that the state label
 // filters select exactly the samples in that state.

@@ -17,9 +17,9 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// profiles returns the valid shared vectors and the demo profiles, if any.
+// profiles returns the valid public vectors and the demo profiles, if any.
 func profiles(t *testing.T) []string {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no vectors in %s: %v", dir, err)
@@ -38,7 +38,7 @@ func open(t testing.TB, path string) *reader.File {
 	return f
 }
 
-// TestAggregateVectors checks the aggregates of every shared vector (and
+// TestAggregateVectors checks the aggregates of every public vector (and
 // demo profile) against independent computations from the raw samples: the
 // tree's leaves against package collapsed, function totals against a
 // per-sample count, states and lanes against the sample counts.
@@ -274,7 +274,7 @@ func TestAggregateStates(t *testing.T) {
 // TestAggregateRejectsCorrupt checks that a malformed file yields a format
 // error, never a panic or a report.
 func TestAggregateRejectsCorrupt(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon", "corrupt")
+	dir := testutil.Vectors(t, "tachyon", "corrupt")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(paths) == 0 {
 		t.Skip("no corrupt vectors")

@@ -3,7 +3,6 @@ package report
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/testutil"
@@ -45,9 +44,9 @@ func benchAggregate(b *testing.B, path string) {
 	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
 
-// BenchmarkAggregate50k aggregates the shared realistic_50k vector.
+// BenchmarkAggregate50k aggregates the public realistic_50k vector.
 func BenchmarkAggregate50k(b *testing.B) {
-	benchAggregate(b, filepath.Join(testutil.Shared(b, "testdata", "tachyon"), "realistic_50k.bin"))
+	benchAggregate(b, testutil.Vectors(b, "tachyon", "realistic_50k.bin"))
 }
 
 // BenchmarkAggregateMillion aggregates 1 M synthetic samples (zstd).

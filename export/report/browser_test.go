@@ -104,7 +104,7 @@ func TestBrowser(t *testing.T) {
 	}
 	inputs, _ := filepath.Glob(pattern)
 	if len(inputs) == 0 {
-		inputs = []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "realistic_50k.bin")}
+		inputs = []string{testutil.Vectors(t, "tachyon", "realistic_50k.bin")}
 	}
 	for _, in := range inputs {
 		t.Run(filepath.Base(in), func(t *testing.T) {

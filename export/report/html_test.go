@@ -73,7 +73,7 @@ func checkTree(t *testing.T, d *document) {
 }
 
 func TestWriteHTML(t *testing.T) {
-	path := filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "realistic_50k.bin")
+	path := testutil.Vectors(t, "tachyon", "realistic_50k.bin")
 	f := open(t, path)
 	for _, maxNodes := range []int{0, 2, 50} {
 		var buf bytes.Buffer

@@ -27,7 +27,7 @@ func TestSpeedscopeViewer(t *testing.T) {
 	}
 	dist := speedscopetest.Dist(t)
 	browsertest.Require(t)
-	inputs := []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "threads_8.bin")}
+	inputs := []string{testutil.Vectors(t, "tachyon", "threads_8.bin")}
 	demo, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
 	inputs = append(inputs, demo...)
 	for _, in := range inputs {

@@ -330,7 +330,7 @@ func checkFile(t *testing.T, path string) {
 }
 
 func TestSharedVectors(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(files) == 0 {
 		t.Fatal("no vectors")
@@ -353,7 +353,7 @@ func TestDemoProfiles(t *testing.T) {
 }
 
 func TestTopAndKeys(t *testing.T) {
-	p := testutil.Shared(t, "testdata", "tachyon", "threads_8.bin")
+	p := testutil.Vectors(t, "tachyon", "threads_8.bin")
 	f, err := reader.Open(p)
 	if err != nil {
 		t.Fatal(err)

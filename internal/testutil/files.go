@@ -16,7 +16,7 @@ import (
 // samples).
 func RepeatedVector(tb testing.TB, name string, rounds int) *reader.File {
 	tb.Helper()
-	src, err := reader.Open(Shared(tb, "testdata", "tachyon", name+".bin"))
+	src, err := reader.Open(Vectors(tb, "tachyon", name+".bin"))
 	if err != nil {
 		tb.Fatal(err)
 	}
