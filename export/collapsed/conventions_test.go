@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -30,11 +30,7 @@ func TestOptionsFlamegraphConventions(t *testing.T) {
 		{Frames: Func, ByGoroutine: true, States: []tachyon.State{tachyon.Blocked}},
 	}
 	for _, path := range files {
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f := proftest.Open(t, path)
 		var byState [tachyon.NumStates]uint64
 		it := f.Samples()
 		for it.Next() {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -341,10 +342,7 @@ func publicVectors(t *testing.T) []string {
 
 func TestPropertiesVectors(t *testing.T) {
 	for _, path := range publicVectors(t) {
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := proftest.Open(t, path)
 		for _, cpu := range []bool{false, true} {
 			var b bytes.Buffer
 			if err := Write(&b, f, Options{OnCPU: cpu}); err != nil {
@@ -358,7 +356,6 @@ func TestPropertiesVectors(t *testing.T) {
 				t.Errorf("%s on-CPU %v:\n%s", filepath.Base(path), cpu, strings.Join(diffs, "\n"))
 			}
 		}
-		f.Close()
 	}
 }
 

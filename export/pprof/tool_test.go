@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -112,7 +113,7 @@ func TestGoToolPprof(t *testing.T) {
 			continue // same samples as NAME.bin; the reader tests cover zstd
 		}
 		t.Run(name, func(t *testing.T) {
-			f := open(t, in)
+			f := proftest.Open(t, in)
 			if err := f.Verify(); err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +162,7 @@ func TestGoToolPprof(t *testing.T) {
 // the real tool on a Go-sampler-like profile.
 func TestGoToolPprofLabels(t *testing.T) {
 	tool := pprofTool(t)
-	f := open(t, writeProfile(t, goSamples()))
+	f := proftest.Open(t, writeProfile(t, goSamples()))
 	out := filepath.Join(t.TempDir(), "go.pb.gz")
 	var b bytes.Buffer
 	if err := Write(&b, f, Options{}); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gotachyon/profiler/export/collapsed"
 	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -28,16 +29,6 @@ func profiles(t *testing.T) []string {
 	return append(paths, demo...)
 }
 
-func open(t testing.TB, path string) *reader.File {
-	t.Helper()
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
 // TestAggregateVectors checks the aggregates of every public vector (and
 // demo profile) against independent computations from the raw samples: the
 // tree's leaves against package collapsed, function totals against a
@@ -45,7 +36,7 @@ func open(t testing.TB, path string) *reader.File {
 func TestAggregateVectors(t *testing.T) {
 	for _, path := range profiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f := open(t, path)
+			f := proftest.Open(t, path)
 			p, err := Aggregate(f, Options{Goroutines: 3, Buckets: 50})
 			if err != nil {
 				t.Fatal(err)
@@ -227,7 +218,7 @@ func must(t *testing.T, err error) {
 // TestAggregateStates checks lanes, timelines, top functions and the wait
 // frame on a profile whose goroutine states are known.
 func TestAggregateStates(t *testing.T) {
-	f := open(t, writeProfile(t))
+	f := proftest.Open(t, writeProfile(t))
 	p, err := Aggregate(f, Options{Buckets: 10})
 	if err != nil {
 		t.Fatal(err)

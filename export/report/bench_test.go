@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func benchAggregate(b *testing.B, path string) {
-	f := open(b, path)
+	f := proftest.Open(b, path)
 	n := float64(f.Header.SampleCount)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -64,7 +65,7 @@ func BenchmarkWriteMillion(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := open(b, path)
+	f := proftest.Open(b, path)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := Write(io.Discard, f, Options{}); err != nil {

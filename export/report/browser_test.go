@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/browsertest"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -108,7 +109,7 @@ func TestBrowser(t *testing.T) {
 	}
 	for _, in := range inputs {
 		t.Run(filepath.Base(in), func(t *testing.T) {
-			f := open(t, in)
+			f := proftest.Open(t, in)
 			page := filepath.Join(t.TempDir(), "report.html")
 			w, err := os.Create(page)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/browsertest"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/speedscopetest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
@@ -34,7 +35,7 @@ func TestSpeedscopeViewer(t *testing.T) {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			var b bytes.Buffer
 			const name = "tachyon-viewer-test"
-			if err := Write(&b, open(t, in), Options{Top: 3, Name: name}); err != nil {
+			if err := Write(&b, proftest.Open(t, in), Options{Top: 3, Name: name}); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {

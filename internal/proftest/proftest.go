@@ -1,7 +1,8 @@
-// Package proftest checks profiles written by the profiler in tests: the Go
-// reader's strict validation and the shared independent reference validator
-// (tachyon_ref.py, which needs python3 and zstd: skipped locally when absent,
-// required under CI).
+// Package proftest builds and checks profiles in tests. It writes and opens
+// test profiles (WriteSamples, Open, MillionSamples, AllStatuses) and checks
+// profiles written by the profiler: the Go reader's strict validation and the
+// shared independent reference validator (tachyon_ref.py, which needs python3
+// and zstd: skipped locally when absent, required under CI).
 package proftest
 
 import (
