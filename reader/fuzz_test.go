@@ -29,7 +29,7 @@ func FuzzReader(f *testing.F) {
 			return
 		}
 		// Re-encode what was read and compare the decoded streams.
-		var m memFile
+		var m seekbuf.Buffer
 		w, err := writer.New(&m, writer.Options{StartTime: file.Header.StartTime, Interval: file.Header.Interval, Compression: tachyon.CompressionNone})
 		if err != nil {
 			t.Fatal(err)
@@ -113,6 +113,3 @@ func sampleKey(s *reader.Sample, frames []tachyon.Frame) string {
 	}
 	return b.String()
 }
-
-// memFile is an in-memory io.WriteSeeker.
-type memFile = seekbuf.Buffer

@@ -19,9 +19,6 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// memFile is an in-memory io.WriteSeeker.
-type memFile = seekbuf.Buffer
-
 // inputStream reads a vector's NAME.input.jsonl (or .zst).
 func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
 	b, err := os.ReadFile(path)
@@ -54,7 +51,7 @@ func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
 }
 
 func encode(t testing.TB, meta jsonl.Meta, samples []jsonl.Sample, c tachyon.Compression) []byte {
-	var m memFile
+	var m seekbuf.Buffer
 	w, err := writer.New(&m, writer.Options{StartTime: meta.StartTimeUS, Interval: meta.IntervalUS, Compression: c})
 	if err != nil {
 		t.Fatal(err)
