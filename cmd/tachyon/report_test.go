@@ -32,7 +32,7 @@ func TestReportCommand(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.html")
 	corrupt, _ := filepath.Glob(filepath.Join(dir, "corrupt", "*.bin"))
 	if len(corrupt) == 0 {
-		t.Skip("no corrupt vectors")
+		t.Fatal("no corrupt vectors")
 	}
 	if code, _, stderr := runCLI("report", corrupt[0], "-o", bad); code != exitBad || stderr == "" {
 		t.Errorf("corrupt input: exit %d, stderr %q", code, stderr)

@@ -268,7 +268,7 @@ func TestAggregateRejectsCorrupt(t *testing.T) {
 	dir := testutil.Vectors(t, "tachyon", "corrupt")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(paths) == 0 {
-		t.Skip("no corrupt vectors")
+		t.Fatalf("no corrupt vectors in %s", dir)
 	}
 	rejected := 0
 	for _, path := range paths {
