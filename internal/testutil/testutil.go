@@ -22,7 +22,7 @@ func Missing(t testing.TB, format string, args ...any) {
 	if InCI() {
 		t.Fatalf("required in CI: "+format, args...)
 	}
-	t.Skipf("skipped: "+format, args...)
+	t.Skipf(format, args...)
 }
 
 // RepoRoot returns the module's root directory.
