@@ -33,8 +33,9 @@ type pkg struct {
 	quiet map[string]bool // tests that passed or skipped: output not shown
 }
 
-// skip is a test that skipped and why.
-type skip struct{ name, reason string }
+// skip is a test that skipped and why: top names the top-level test in its
+// package, sub the subtest ("" for the top-level test itself).
+type skip struct{ top, sub, reason string }
 
 // summary follows the events of one go test run.
 type summary struct {
@@ -93,7 +94,8 @@ func (s *summary) testEnded(p *pkg, e event) {
 		p.quiet[e.Test] = true
 	case "skip":
 		p.quiet[e.Test] = true
-		s.skips = append(s.skips, skip{s.name(e.Package, e.Test), reason(p.output(e.Test))})
+		top, sub, _ := strings.Cut(e.Test, "/")
+		s.skips = append(s.skips, skip{s.name(e.Package, top), sub, reason(p.output(e.Test))})
 	case "fail":
 		s.failed = true
 	}
@@ -147,24 +149,54 @@ func (s *summary) finish() error {
 }
 
 // skipLine lists the skipped tests grouped by reason, in the order the
-// reasons first appeared.
+// reasons first appeared. Subtests of one test that skipped for the same
+// reason are counted, not named: "pkg.TestX/* (36 subtests)".
 func (s *summary) skipLine() string {
 	if len(s.skips) == 0 {
 		return "skipped: none"
 	}
 	var reasons []string
-	byReason := map[string][]string{}
+	byReason := map[string][]skip{}
 	for _, k := range s.skips {
 		if byReason[k.reason] == nil {
 			reasons = append(reasons, k.reason)
 		}
-		byReason[k.reason] = append(byReason[k.reason], k.name)
+		byReason[k.reason] = append(byReason[k.reason], k)
 	}
 	groups := make([]string, len(reasons))
 	for i, r := range reasons {
-		groups[i] = fmt.Sprintf("%s (%s)", strings.Join(byReason[r], ", "), r)
+		groups[i] = fmt.Sprintf("%s (%s)", strings.Join(names(byReason[r]), ", "), r)
 	}
 	return fmt.Sprintf("skipped %d: %s", len(s.skips), strings.Join(groups, "; "))
+}
+
+// names names skipped tests in order: a top-level test as itself, a lone
+// subtest by its full name, several subtests of one test by their count.
+func names(skips []skip) []string {
+	var order []string
+	subs := map[string][]string{}
+	for _, k := range skips {
+		key := k.top
+		if k.sub != "" {
+			key += "/"
+		}
+		if _, seen := subs[key]; !seen {
+			order = append(order, key)
+		}
+		subs[key] = append(subs[key], k.sub)
+	}
+	out := make([]string, len(order))
+	for i, key := range order {
+		switch n := len(subs[key]); {
+		case !strings.HasSuffix(key, "/"):
+			out[i] = key
+		case n == 1:
+			out[i] = key + subs[key][0]
+		default:
+			out[i] = fmt.Sprintf("%s* (%d subtests)", key, n)
+		}
+	}
+	return out
 }
 
 // name names a test by its package's path inside the module (the root

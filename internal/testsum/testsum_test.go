@@ -31,6 +31,14 @@ const skipping = `{"Action":"start","Package":"m"}
 {"Action":"output","Package":"m","Test":"TestSub/x","Output":"    a_test.go:4: python3 not on PATH\n"}
 {"Action":"output","Package":"m","Test":"TestSub/x","Output":"--- SKIP: TestSub/x (0.00s)\n"}
 {"Action":"skip","Package":"m","Test":"TestSub/x"}
+{"Action":"run","Package":"m","Test":"TestSub/y"}
+{"Action":"output","Package":"m","Test":"TestSub/y","Output":"    a_test.go:4: python3 not on PATH\n"}
+{"Action":"output","Package":"m","Test":"TestSub/y","Output":"--- SKIP: TestSub/y (0.00s)\n"}
+{"Action":"skip","Package":"m","Test":"TestSub/y"}
+{"Action":"run","Package":"m","Test":"TestSub/z"}
+{"Action":"output","Package":"m","Test":"TestSub/z","Output":"    a_test.go:6: chromium not on PATH\n"}
+{"Action":"output","Package":"m","Test":"TestSub/z","Output":"--- SKIP: TestSub/z (0.00s)\n"}
+{"Action":"skip","Package":"m","Test":"TestSub/z"}
 {"Action":"output","Package":"m","Test":"TestSub","Output":"--- PASS: TestSub (0.00s)\n"}
 {"Action":"pass","Package":"m","Test":"TestSub"}
 {"Action":"output","Package":"m","Output":"ok  \tm\t0.005s\n"}
@@ -117,7 +125,7 @@ func TestSkipLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "skipped 4: m.TestSub/x, skip.TestLog (python3 not on PATH); " +
+	want := "skipped 6: m.TestSub/* (2 subtests), skip.TestLog (python3 not on PATH); m.TestSub/z (chromium not on PATH); " +
 		"skip.TestMulti (trace backend unavailable: no PCs); skip.TestNow (no reason given)"
 	if got := lastLine(out); got != want {
 		t.Errorf("skip line\n%s\nwant\n%s", got, want)
