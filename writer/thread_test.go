@@ -2,6 +2,8 @@ package writer_test
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/seekbuf"
@@ -71,7 +73,7 @@ func TestThreadHandles(t *testing.T) {
 	}
 	ws.Close()
 	got, want := decodeByThread(t, viaHandles.Bytes()), decodeByThread(t, viaStack.Bytes())
-	if !equalThreads(got, want) {
+	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("handles:\n%v\nWriteStack:\n%v", got, want)
 	}
 	f, _ := reader.NewFileBytes(viaHandles.Bytes())
@@ -190,7 +192,7 @@ func TestRepeatEvery(t *testing.T) {
 			if pendingCap == 0 && string(bulk.Bytes()) != string(single.Bytes()) {
 				t.Errorf("step %d: files differ", step)
 			}
-			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !equalThreads(got, want) {
+			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !maps.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("cap %d step %d: decoded samples differ", pendingCap, step)
 			}
 		}

@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/gotachyon/profiler/internal/jsonl"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
@@ -21,19 +22,7 @@ import (
 
 // inputStream reads a vector's NAME.input.jsonl (or .zst).
 func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		z, zerr := os.ReadFile(path + ".zst")
-		if zerr != nil {
-			t.Fatal(err)
-		}
-		d, _ := zstd.NewReader(nil)
-		defer d.Close()
-		if b, err = d.DecodeAll(z, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	in, err := jsonl.NewInput(bytes.NewReader(b))
+	in, err := jsonl.NewInput(bytes.NewReader(proftest.VectorText(t, path)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,20 +68,10 @@ func decodeByThread(t testing.TB, b []byte) map[[2]uint64][]string {
 		t.Fatal(err)
 	}
 	out := map[[2]uint64][]string{}
-	it := f.Samples()
-	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
-		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: jsonl.Stack{}}
-		for _, fr := range it.Frames(nil) {
-			js.Stack = append(js.Stack, fr)
-		}
-		line, _ := json.Marshal(js)
+	for _, s := range proftest.Samples(t, f) {
+		line, _ := json.Marshal(s)
 		k := [2]uint64{s.ThreadID, uint64(s.InterpreterID)}
 		out[k] = append(out[k], string(line))
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -119,29 +98,11 @@ func TestVectorsByteIdentical(t *testing.T) {
 				t.Errorf("raw encoding differs from %s.bin (%d vs %d bytes)", name, len(raw), len(want))
 			}
 			z := encode(t, meta, samples, tachyon.CompressionZstd)
-			if got, exp := decodeByThread(t, z), decodeByThread(t, want); !equalThreads(got, exp) {
+			if got, exp := decodeByThread(t, z), decodeByThread(t, want); !maps.EqualFunc(got, exp, slices.Equal) {
 				t.Errorf("zstd encoding decodes to different samples")
 			}
 		})
 	}
-}
-
-func equalThreads(a, b map[[2]uint64][]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w := b[k]
-		if len(v) != len(w) {
-			return false
-		}
-		for i := range v {
-			if v[i] != w[i] {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // TestRealisticZstdSize holds the compression goal: realistic_50k with zstd
