@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/testutil"
 )
 
 // TestIdleAllocatesNothing profiles an idle program of 1,000 parked
@@ -45,7 +45,7 @@ func TestIdleAllocatesNothing(t *testing.T) {
 		if i > 0 {
 			time.Sleep(2 * time.Second)
 		}
-		raw[i], total[i] = allocSnapshot(t), heapAllocBytes()
+		raw[i], total[i] = allocSnapshot(t), testutil.HeapAllocBytes()
 	}
 	before, after := parseProfile(t, raw[3]), parseProfile(t, raw[4])
 	byWho := map[string]int64{}
@@ -153,11 +153,4 @@ func allocOwner(s *profile.Sample) string {
 		return "other"
 	}
 	return owner
-}
-
-// heapAllocBytes returns the bytes the process has allocated on the heap.
-func heapAllocBytes() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
 }

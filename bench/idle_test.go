@@ -1,18 +1,12 @@
 package bench
 
 import (
-	"github.com/gotachyon/profiler/internal/benchload"
-	"runtime/metrics"
 	"testing"
 	"time"
-)
 
-// heapAllocs returns the bytes allocated on the heap since the process began.
-func heapAllocs() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
+	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/testutil"
+)
 
 // BenchmarkIdle measures what profiling costs a process that does nothing:
 // -idle goroutines (10,000) parked ten frames deep. Each iteration starts
@@ -40,11 +34,11 @@ func BenchmarkIdle(b *testing.B) {
 			j := (k + i) % len(runs)
 			stop := runs[j].start(b)
 			time.Sleep(*settle)
-			c0, a0, t0 := cpuTime(), heapAllocs(), time.Now()
+			c0, a0, t0 := cpuTime(), testutil.HeapAllocBytes(), time.Now()
 			time.Sleep(*window)
 			secs := time.Since(t0).Seconds()
 			cpu[j] = append(cpu[j], float64(cpuTime()-c0)/1e6/secs)
-			alloc[j] = append(alloc[j], float64(heapAllocs()-a0)/1024/secs)
+			alloc[j] = append(alloc[j], float64(testutil.HeapAllocBytes()-a0)/1024/secs)
 			stop()
 		}
 		over = append(over, cpu[3][i]-cpu[2][i])

@@ -29,7 +29,7 @@ func FuzzReader(f *testing.F) {
 			return
 		}
 		// Re-encode what was read and compare the decoded streams.
-		var m memFile
+		var m seekbuf.Buffer
 		w, err := writer.New(&m, writer.Options{StartTime: file.Header.StartTime, Interval: file.Header.Interval, Compression: tachyon.CompressionNone})
 		if err != nil {
 			t.Fatal(err)
@@ -58,12 +58,12 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			t.Fatalf("re-encoded file rejected: %v", err)
 		}
-		got := map[uint64][]string{}
-		wantBy := map[uint64][]string{}
+		got := map[threadKey][]string{}
+		wantBy := map[threadKey][]string{}
 		it2 := back.Samples()
 		for it2.Next() {
 			s := it2.Sample()
-			k := s.ThreadID ^ uint64(s.InterpreterID)<<1
+			k := keyOf(s)
 			got[k] = append(got[k], sampleKey(s, it2.Frames(nil)))
 		}
 		if err := it2.Err(); err != nil {
@@ -71,21 +71,31 @@ func FuzzReader(f *testing.F) {
 		}
 		it3 := file.Samples()
 		for i := 0; it3.Next(); i++ {
-			s := it3.Sample()
-			k := s.ThreadID ^ uint64(s.InterpreterID)<<1
+			k := keyOf(it3.Sample())
 			wantBy[k] = append(wantBy[k], want[i])
 		}
 		for k, v := range wantBy {
 			if len(got[k]) != len(v) {
-				t.Fatalf("thread %x: %d samples after round trip, want %d", k, len(got[k]), len(v))
+				t.Fatalf("thread %+v: %d samples after round trip, want %d", k, len(got[k]), len(v))
 			}
 			for i := range v {
 				if got[k][i] != v[i] {
-					t.Fatalf("thread %x sample %d differs after round trip", k, i)
+					t.Fatalf("thread %+v sample %d differs after round trip", k, i)
 				}
 			}
 		}
 	})
+}
+
+// threadKey identifies a thread: its id within its interpreter. Both parts
+// count, since one thread id may appear in two interpreters.
+type threadKey struct {
+	thread uint64
+	interp uint32
+}
+
+func keyOf(s *reader.Sample) threadKey {
+	return threadKey{s.ThreadID, s.InterpreterID}
 }
 
 func checkFormatError(t *testing.T, err error) {
@@ -103,6 +113,3 @@ func sampleKey(s *reader.Sample, frames []tachyon.Frame) string {
 	}
 	return b.String()
 }
-
-// memFile is an in-memory io.WriteSeeker.
-type memFile = seekbuf.Buffer

@@ -10,15 +10,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/gotachyon/profiler/export/collapsed"
 	"github.com/gotachyon/profiler/internal/jsonl"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
 
-// manifest is the part of the shared vectors' manifest.json the tests use.
+// manifest is the part of the public vectors' manifest.json the tests use.
 type manifest struct {
 	Valid []struct {
 		Name   string
@@ -37,7 +36,7 @@ type manifest struct {
 }
 
 func loadManifest(t *testing.T) (string, manifest) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,24 +49,6 @@ func loadManifest(t *testing.T) (string, manifest) {
 		t.Fatal("manifest lists no vectors")
 	}
 	return dir, m
-}
-
-// readText reads NAME or, for the large vector, NAME.zst.
-func readText(t *testing.T, path string) []byte {
-	if b, err := os.ReadFile(path); err == nil {
-		return b
-	}
-	z, err := os.ReadFile(path + ".zst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := zstd.NewReader(nil)
-	defer d.Close()
-	b, err := d.DecodeAll(z, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // openers are the two ways to read a file: mapped by Open, or through
@@ -86,24 +67,6 @@ var openers = map[string]func(path string) (*reader.File, error){
 		}
 		return f, err // the *os.File is left to the finalizer in tests
 	},
-}
-
-func decodeAll(t *testing.T, f *reader.File) []jsonl.Sample {
-	var out []jsonl.Sample
-	it := f.Samples()
-	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
-		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: jsonl.Stack{}}
-		for _, fr := range it.Frames(nil) {
-			js.Stack = append(js.Stack, fr)
-		}
-		out = append(out, js)
-	}
-	if err := it.Err(); err != nil {
-		t.Fatalf("decode: %v", err)
-	}
-	return out
 }
 
 func parseJSONL(t *testing.T, b []byte) []jsonl.Sample {
@@ -131,8 +94,8 @@ func parseJSONL(t *testing.T, b []byte) []jsonl.Sample {
 func TestValidVectors(t *testing.T) {
 	dir, m := loadManifest(t)
 	for _, v := range m.Valid {
-		want := parseJSONL(t, readText(t, filepath.Join(dir, v.Name+".jsonl")))
-		wantFolded := string(readText(t, filepath.Join(dir, v.Name+".collapsed.txt")))
+		want := parseJSONL(t, proftest.VectorText(t, filepath.Join(dir, v.Name+".jsonl")))
+		wantFolded := string(proftest.VectorText(t, filepath.Join(dir, v.Name+".collapsed.txt")))
 		files := []string{v.Name + ".bin", v.Name + ".zstd.bin"}
 		if _, err := os.Stat(filepath.Join(dir, v.Name+".zstd-checksum.bin")); err == nil {
 			files = append(files, v.Name+".zstd-checksum.bin")
@@ -148,7 +111,7 @@ func TestValidVectors(t *testing.T) {
 					if f.Header.SampleCount != v.Header.SampleCount || f.Header.ThreadCount != v.Header.ThreadCount {
 						t.Errorf("header counts %d/%d, manifest %d/%d", f.Header.SampleCount, f.Header.ThreadCount, v.Header.SampleCount, v.Header.ThreadCount)
 					}
-					got := decodeAll(t, f)
+					got := proftest.Samples(t, f)
 					if len(got) != len(want) {
 						t.Fatalf("decoded %d samples, want %d", len(got), len(want))
 					}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -57,7 +58,7 @@ func TestSettleRunsMatchSamples(t *testing.T) {
 		want = append(want, fmt.Sprintf("%d %d %d %v", s.gid, s.ts, s.status, s.stack))
 	}
 
-	var file memFile
+	var file seekbuf.Buffer
 	w, err := writer.New(&file, writer.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -115,31 +116,3 @@ func firstDiff(a, b []string) int {
 	}
 	return min(len(a), len(b))
 }
-
-// memFile is an in-memory io.WriteSeeker.
-type memFile struct {
-	b   []byte
-	off int64
-}
-
-func (m *memFile) Write(p []byte) (int, error) {
-	if need := int(m.off) + len(p); need > len(m.b) {
-		m.b = append(m.b, make([]byte, need-len(m.b))...)
-	}
-	copy(m.b[m.off:], p)
-	m.off += int64(len(p))
-	return len(p), nil
-}
-
-func (m *memFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case 1:
-		off += m.off
-	case 2:
-		off += int64(len(m.b))
-	}
-	m.off = off
-	return off, nil
-}
-
-func (m *memFile) Bytes() []byte { return m.b }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -25,7 +26,7 @@ type tsample struct {
 func roundTrip(t *testing.T, start uint64, samples []tsample, opts writer.Options) *reader.File {
 	t.Helper()
 	for _, c := range []tachyon.Compression{tachyon.CompressionNone, tachyon.CompressionZstd} {
-		var m memFile
+		var m seekbuf.Buffer
 		opts.StartTime, opts.Compression = start, c
 		w, err := writer.New(&m, opts)
 		if err != nil {
@@ -195,7 +196,7 @@ func TestEdgeCases(t *testing.T) {
 // TestTimestampsClamped: a timestamp before the thread's previous one is
 // recorded with delta 0 instead of wrapping.
 func TestTimestampsClamped(t *testing.T) {
-	var m memFile
+	var m seekbuf.Buffer
 	w, _ := writer.New(&m, writer.Options{StartTime: 100})
 	w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: 50})
 	w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: 200})
@@ -218,7 +219,7 @@ func TestTimestampsClamped(t *testing.T) {
 }
 
 func TestFrameIndexChecked(t *testing.T) {
-	var m memFile
+	var m seekbuf.Buffer
 	w, _ := writer.New(&m, writer.Options{})
 	i := w.Frame(tachyon.Frame{File: "a", Func: "b"})
 	if err := w.WriteStack(1, 0, 0, 0, []uint32{i, i + 1}); !errors.Is(err, writer.ErrFrameIndex) {
@@ -227,7 +228,7 @@ func TestFrameIndexChecked(t *testing.T) {
 }
 
 type failWriter struct {
-	memFile
+	seekbuf.Buffer
 	after int
 }
 
@@ -237,7 +238,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 	if f.after -= len(p); f.after < 0 {
 		return 0, errDisk
 	}
-	return f.memFile.Write(p)
+	return f.Buffer.Write(p)
 }
 
 // TestStickyError: the first error of the underlying writer is returned by

@@ -2,8 +2,11 @@ package writer_test
 
 import (
 	"errors"
+	"maps"
+	"slices"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -12,7 +15,7 @@ import (
 // TestThreadHandles writes through handles, Repeat and Forget and checks
 // the file against the same stream written through WriteStack.
 func TestThreadHandles(t *testing.T) {
-	var viaHandles, viaStack memFile
+	var viaHandles, viaStack seekbuf.Buffer
 	wh, _ := writer.New(&viaHandles, writer.Options{StartTime: 10})
 	ws, _ := writer.New(&viaStack, writer.Options{StartTime: 10})
 	a := wh.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
@@ -70,7 +73,7 @@ func TestThreadHandles(t *testing.T) {
 	}
 	ws.Close()
 	got, want := decodeByThread(t, viaHandles.Bytes()), decodeByThread(t, viaStack.Bytes())
-	if !equalThreads(got, want) {
+	if !maps.EqualFunc(got, want, slices.Equal) {
 		t.Fatalf("handles:\n%v\nWriteStack:\n%v", got, want)
 	}
 	f, _ := reader.NewFileBytes(viaHandles.Bytes())
@@ -82,7 +85,7 @@ func TestThreadHandles(t *testing.T) {
 // TestForgetBoundsState: a stream of short-lived goroutines, each forgotten
 // when it ends, keeps only the live ones in the writer.
 func TestForgetBoundsState(t *testing.T) {
-	var m memFile
+	var m seekbuf.Buffer
 	w, _ := writer.New(&m, writer.Options{Compression: tachyon.CompressionZstd})
 	f := w.Frame(tachyon.Frame{File: "g.go", Func: "g", Line: 1})
 	for g := range uint64(100000) {
@@ -151,7 +154,7 @@ func BenchmarkWallTickHandles(b *testing.B) {
 func TestRepeatEvery(t *testing.T) {
 	for _, pendingCap := range []int{0, 4096} {
 		for _, step := range []uint64{0, 1, 200, 10000, 1 << 40} {
-			var bulk, single memFile
+			var bulk, single seekbuf.Buffer
 			opts := writer.Options{StartTime: 5, MaxPendingBytes: pendingCap}
 			wb, _ := writer.New(&bulk, opts)
 			w1, _ := writer.New(&single, opts)
@@ -189,7 +192,7 @@ func TestRepeatEvery(t *testing.T) {
 			if pendingCap == 0 && string(bulk.Bytes()) != string(single.Bytes()) {
 				t.Errorf("step %d: files differ", step)
 			}
-			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !equalThreads(got, want) {
+			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !maps.EqualFunc(got, want, slices.Equal) {
 				t.Errorf("cap %d step %d: decoded samples differ", pendingCap, step)
 			}
 		}
@@ -201,7 +204,7 @@ func TestRepeatEvery(t *testing.T) {
 // 1 KiB cap on pending buffers, still make one REPEAT record per thread,
 // where buffered pairs would be cut at the cap after every call.
 func TestParkedRunsHoldNoBuffer(t *testing.T) {
-	var m memFile
+	var m seekbuf.Buffer
 	w, _ := writer.New(&m, writer.Options{StartTime: 0, MaxPendingBytes: 1 << 10})
 	f := w.Frame(tachyon.Frame{File: "p.go", Func: "parked", Line: 1})
 	const threads, n, step = 1000, 1000, 10000

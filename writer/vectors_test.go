@@ -4,14 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/gotachyon/profiler/internal/jsonl"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
@@ -19,24 +20,9 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// memFile is an in-memory io.WriteSeeker.
-type memFile = seekbuf.Buffer
-
 // inputStream reads a vector's NAME.input.jsonl (or .zst).
 func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		z, zerr := os.ReadFile(path + ".zst")
-		if zerr != nil {
-			t.Fatal(err)
-		}
-		d, _ := zstd.NewReader(nil)
-		defer d.Close()
-		if b, err = d.DecodeAll(z, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	in, err := jsonl.NewInput(bytes.NewReader(b))
+	in, err := jsonl.NewInput(bytes.NewReader(proftest.VectorText(t, path)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +40,7 @@ func inputStream(t *testing.T, path string) (jsonl.Meta, []jsonl.Sample) {
 }
 
 func encode(t testing.TB, meta jsonl.Meta, samples []jsonl.Sample, c tachyon.Compression) []byte {
-	var m memFile
+	var m seekbuf.Buffer
 	w, err := writer.New(&m, writer.Options{StartTime: meta.StartTimeUS, Interval: meta.IntervalUS, Compression: c})
 	if err != nil {
 		t.Fatal(err)
@@ -82,20 +68,10 @@ func decodeByThread(t testing.TB, b []byte) map[[2]uint64][]string {
 		t.Fatal(err)
 	}
 	out := map[[2]uint64][]string{}
-	it := f.Samples()
-	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
-		js := jsonl.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, TimestampUS: s.Timestamp, Status: s.Status, Stack: jsonl.Stack{}}
-		for _, fr := range it.Frames(nil) {
-			js.Stack = append(js.Stack, fr)
-		}
-		line, _ := json.Marshal(js)
+	for _, s := range proftest.Samples(t, f) {
+		line, _ := json.Marshal(s)
 		k := [2]uint64{s.ThreadID, uint64(s.InterpreterID)}
 		out[k] = append(out[k], string(line))
-	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -104,7 +80,7 @@ func decodeByThread(t testing.TB, b []byte) map[[2]uint64][]string {
 // compares: raw output byte for byte with NAME.bin; zstd output decoded
 // sample for sample with it.
 func TestVectorsByteIdentical(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	inputs, _ := filepath.Glob(filepath.Join(dir, "*.input.jsonl*"))
 	if len(inputs) < 12 {
 		t.Fatalf("found %d input streams, want at least 12", len(inputs))
@@ -122,35 +98,17 @@ func TestVectorsByteIdentical(t *testing.T) {
 				t.Errorf("raw encoding differs from %s.bin (%d vs %d bytes)", name, len(raw), len(want))
 			}
 			z := encode(t, meta, samples, tachyon.CompressionZstd)
-			if got, exp := decodeByThread(t, z), decodeByThread(t, want); !equalThreads(got, exp) {
+			if got, exp := decodeByThread(t, z), decodeByThread(t, want); !maps.EqualFunc(got, exp, slices.Equal) {
 				t.Errorf("zstd encoding decodes to different samples")
 			}
 		})
 	}
 }
 
-func equalThreads(a, b map[[2]uint64][]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w := b[k]
-		if len(v) != len(w) {
-			return false
-		}
-		for i := range v {
-			if v[i] != w[i] {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // TestRealisticZstdSize holds the compression goal: realistic_50k with zstd
 // in at most 4.9 bytes per sample, whole file included.
 func TestRealisticZstdSize(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	meta, samples := inputStream(t, filepath.Join(dir, "realistic_50k.input.jsonl"))
 	z := encode(t, meta, samples, tachyon.CompressionZstd)
 	per := float64(len(z)) / float64(len(samples))

@@ -13,7 +13,7 @@ import (
 
 func TestConvertNYTProf(t *testing.T) {
 	dir := t.TempDir()
-	in := testutil.Shared(t, "testdata", "tachyon", "recursion.bin")
+	in := testutil.Vectors(t, "tachyon", "recursion.bin")
 	out := filepath.Join(dir, "nytprof.out")
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"convert", "--to", "nytprof", in, "--compress", "--on-cpu", "-o", out}, &stdout, &stderr); code != exitOK {
@@ -27,7 +27,7 @@ func TestConvertNYTProf(t *testing.T) {
 		t.Errorf("%s is not a compressed NYTProf file", out)
 	}
 
-	bad := testutil.Shared(t, "testdata", "tachyon", "corrupt", "bad_compression_type.bin")
+	bad := testutil.Vectors(t, "tachyon", "corrupt", "bad_compression_type.bin")
 	badOut := filepath.Join(dir, "bad.out")
 	stderr.Reset()
 	if code := run([]string{"convert", "--to", "nytprof", bad, "-o", badOut}, &stdout, &stderr); code != exitBad {

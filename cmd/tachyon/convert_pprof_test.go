@@ -15,7 +15,7 @@ import (
 // TestViewerExports runs the pprof and speedscope converters and the
 // collapsed flags through the CLI.
 func TestViewerExports(t *testing.T) {
-	in := filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "threads_8.bin")
+	in := testutil.Vectors(t, "tachyon", "threads_8.bin")
 	tmp := t.TempDir()
 
 	pb := filepath.Join(tmp, "out.pb.gz")
@@ -62,7 +62,7 @@ func TestViewerExports(t *testing.T) {
 		t.Errorf("--top 0: exit %d", code)
 	}
 	// A rejected input leaves no output file.
-	bad := filepath.Join(testutil.Shared(t, "testdata", "tachyon", "corrupt"), "bad_magic.bin")
+	bad := testutil.Vectors(t, "tachyon", "corrupt", "bad_magic.bin")
 	none := filepath.Join(tmp, "none.pb.gz")
 	if code, _, _ := runCLI("convert", "--to", "pprof", bad, "-o", none); code != exitBad {
 		t.Errorf("corrupt input: exit %d", code)

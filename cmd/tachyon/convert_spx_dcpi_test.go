@@ -15,7 +15,7 @@ import (
 )
 
 func TestConvertSPX(t *testing.T) {
-	in := testutil.Shared(t, "testdata", "tachyon", "threads_8.bin")
+	in := testutil.Vectors(t, "tachyon", "threads_8.bin")
 	dir := t.TempDir()
 	var out, errb bytes.Buffer
 	if code := run([]string{"convert", "--to", "spx", in, "-o", dir, "--top", "2", "--pid", "9"}, &out, &errb); code != 0 {

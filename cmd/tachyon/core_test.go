@@ -22,7 +22,7 @@ func runCLI(args ...string) (int, string, string) {
 }
 
 func TestCoreCommands(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	tmp := t.TempDir()
 	for _, name := range []string{"all_encodings", "threads_8", "unicode_long", "empty"} {
 		t.Run(name, func(t *testing.T) {
@@ -64,7 +64,7 @@ func TestCoreCommands(t *testing.T) {
 }
 
 func TestExitCodes(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	bad := filepath.Join(dir, "corrupt", "pop_past_depth.bin")
 	code, out, _ := runCLI("verify", filepath.Join(dir, "recursion.bin"), bad)
 	if code != exitBad || !strings.Contains(out, bad+": offset ") || !strings.Contains(out, "E_POP_DEPTH") {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestReportCommand(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	out := filepath.Join(t.TempDir(), "r.html")
 	code, _, stderr := runCLI("report", filepath.Join(dir, "threads_8.zstd.bin"), "-o", out, "-goroutines", "3", "-title", "eight")
 	if code != exitOK {
@@ -32,7 +32,7 @@ func TestReportCommand(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.html")
 	corrupt, _ := filepath.Glob(filepath.Join(dir, "corrupt", "*.bin"))
 	if len(corrupt) == 0 {
-		t.Skip("no corrupt vectors")
+		t.Fatal("no corrupt vectors")
 	}
 	if code, _, stderr := runCLI("report", corrupt[0], "-o", bad); code != exitBad || stderr == "" {
 		t.Errorf("corrupt input: exit %d, stderr %q", code, stderr)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -17,12 +17,12 @@ import (
 // run of spaces) and splits STACK at ';'.
 var foldedLine = regexp.MustCompile(`^(.*\S)\s+(\d+)$`)
 
-// TestOptionsFlamegraphConventions writes every shared vector with the
+// TestOptionsFlamegraphConventions writes every public vector with the
 // func and func-line formats and each option and checks that every line parses the way flamegraph.pl parses
 // it, that the counts add up to the samples kept by the state filter, and
 // that --by-goroutine roots every stack at a goroutine frame.
 func TestOptionsFlamegraphConventions(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "*.bin"))
+	files, _ := filepath.Glob(filepath.Join(testutil.Vectors(t, "tachyon"), "*.bin"))
 	opts := []Options{
 		{Frames: Func},
 		{Frames: FuncLine, ByGoroutine: true},
@@ -30,11 +30,7 @@ func TestOptionsFlamegraphConventions(t *testing.T) {
 		{Frames: Func, ByGoroutine: true, States: []tachyon.State{tachyon.Blocked}},
 	}
 	for _, path := range files {
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
+		f := proftest.Open(t, path)
 		var byState [tachyon.NumStates]uint64
 		it := f.Samples()
 		for it.Next() {

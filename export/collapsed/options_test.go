@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -40,12 +41,7 @@ func goProfile(t testing.TB) *reader.File {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	return proftest.Open(t, path)
 }
 
 func TestWriteWithOptions(t *testing.T) {

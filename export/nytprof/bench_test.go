@@ -4,19 +4,14 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/reader"
 )
-
-// repeated returns the shared realistic_50k vector n times over.
-func repeated(b *testing.B, n int) *reader.File {
-	return testutil.RepeatedVector(b, "realistic_50k", n)
-}
 
 // BenchmarkExport1M exports realistic_50k repeated to 1,000,000 samples
 // (the acceptance figure: under 2 s on one core, -cpu 1).
 func BenchmarkExport1M(b *testing.B) {
-	f := repeated(b, 20)
+	f := proftest.MillionSamples(b)
 	n := f.Header.SampleCount
 	var out bytes.Buffer
 	b.ReportAllocs()
@@ -33,11 +28,7 @@ func BenchmarkExport1M(b *testing.B) {
 
 // BenchmarkExport50k exports the realistic_50k vector once per iteration.
 func BenchmarkExport50k(b *testing.B) {
-	f, err := reader.Open(testutil.Shared(b, "testdata", "tachyon", "realistic_50k.bin"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
+	f := proftest.Open(b, testutil.Vectors(b, "tachyon", "realistic_50k.bin"))
 	var out bytes.Buffer
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -329,9 +330,9 @@ func TestPropertiesRandom(t *testing.T) {
 	}
 }
 
-// sharedVectors returns the valid shared Tachyon vectors.
-func sharedVectors(t *testing.T) []string {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+// publicVectors returns the valid public Tachyon vectors.
+func publicVectors(t *testing.T) []string {
+	dir := testutil.Vectors(t, "tachyon")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no vectors in %s: %v", dir, err)
@@ -340,11 +341,8 @@ func sharedVectors(t *testing.T) []string {
 }
 
 func TestPropertiesVectors(t *testing.T) {
-	for _, path := range sharedVectors(t) {
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, path := range publicVectors(t) {
+		f := proftest.Open(t, path)
 		for _, cpu := range []bool{false, true} {
 			var b bytes.Buffer
 			if err := Write(&b, f, Options{OnCPU: cpu}); err != nil {
@@ -358,12 +356,11 @@ func TestPropertiesVectors(t *testing.T) {
 				t.Errorf("%s on-CPU %v:\n%s", filepath.Base(path), cpu, strings.Join(diffs, "\n"))
 			}
 		}
-		f.Close()
 	}
 }
 
 func TestRejectedFileWritesNothing(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon", "corrupt")
+	dir := testutil.Vectors(t, "tachyon", "corrupt")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(paths) == 0 {
 		t.Fatal("no corrupt vectors")

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
@@ -111,28 +112,18 @@ func toolInputs(t *testing.T) []toolInput {
 			in = append(in, toolInput{fmt.Sprintf("%s/oncpu=%v", name, cpu), FromFile(f), Options{OnCPU: cpu, Compress: cpu}})
 		}
 	}
-	for _, path := range sharedVectors(t) {
+	for _, path := range publicVectors(t) {
 		if strings.HasSuffix(path, ".zstd.bin") || strings.HasSuffix(path, "-checksum.bin") {
 			continue // same samples as the uncompressed vector
 		}
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		add(filepath.Base(path), f)
+		add(filepath.Base(path), proftest.Open(t, path))
 	}
 	demos, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
 	if len(demos) == 0 {
 		t.Log("no demo profiles in testdata/demo yet")
 	}
 	for _, path := range demos {
-		f, err := reader.Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.Close() })
-		add("demo/"+filepath.Base(path), f)
+		add("demo/"+filepath.Base(path), proftest.Open(t, path))
 	}
 	in = append(in, toolInput{"go_small", goProfile(), goldenCases[0].opt}, toolInput{"split", splitProfile(), Options{}})
 	return in

@@ -4,18 +4,12 @@ import (
 	"io"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/internal/proftest"
 )
-
-// millionSamples is realistic_50k repeated 20 times: 1 M samples.
-func millionSamples(b *testing.B) *reader.File {
-	return testutil.RepeatedVector(b, "realistic_50k", 20)
-}
 
 // BenchmarkWrite1M converts 1 M samples to a gzipped pprof profile.
 func BenchmarkWrite1M(b *testing.B) {
-	f := millionSamples(b)
+	f := proftest.MillionSamples(b)
 	n := float64(f.Header.SampleCount)
 	b.ReportAllocs()
 	b.ResetTimer()

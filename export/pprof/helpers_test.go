@@ -3,8 +3,7 @@ package pprof
 import (
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -55,16 +54,6 @@ func writeProfile(t testing.TB, ss []sample) string {
 	for i, s := range ss {
 		ws[i] = writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}
 	}
-	path := testutil.WriteSamples(t, writer.Options{StartTime: 1000, Interval: 100}, ws)
+	path := proftest.WriteSamples(t, writer.Options{StartTime: 1000, Interval: 100}, ws)
 	return path
-}
-
-func open(t testing.TB, path string) *reader.File {
-	t.Helper()
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
 }

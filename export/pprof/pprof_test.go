@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
 func roundTrip(t *testing.T, path string, o Options) *profile.Profile {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(&b, open(t, path), o); err != nil {
+	if err := Write(&b, proftest.Open(t, path), o); err != nil {
 		t.Fatal(err)
 	}
 	p, err := profile.Parse(&b)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -87,10 +88,10 @@ func stateCounts(t *testing.T, f *reader.File) (byState [tachyon.NumStates]int64
 	return byState
 }
 
-// exports lists the profiles every export must survive: the shared
+// exports lists the profiles every export must survive: the public
 // vectors and the committed demo profiles.
 func exports(t *testing.T) []string {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	demo, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
 	files = append(files, demo...)
@@ -100,7 +101,7 @@ func exports(t *testing.T) []string {
 	return files
 }
 
-// TestGoToolPprof exports every shared vector and demo profile and checks
+// TestGoToolPprof exports every public vector and demo profile and checks
 // with the real "go tool pprof" that it parses, that its totals are the
 // Tachyon sample count and count × interval, and that the state label
 // filters select exactly the samples in that state.
@@ -112,7 +113,7 @@ func TestGoToolPprof(t *testing.T) {
 			continue // same samples as NAME.bin; the reader tests cover zstd
 		}
 		t.Run(name, func(t *testing.T) {
-			f := open(t, in)
+			f := proftest.Open(t, in)
 			if err := f.Verify(); err != nil {
 				t.Fatal(err)
 			}
@@ -161,7 +162,7 @@ func TestGoToolPprof(t *testing.T) {
 // the real tool on a Go-sampler-like profile.
 func TestGoToolPprofLabels(t *testing.T) {
 	tool := pprofTool(t)
-	f := open(t, writeProfile(t, goSamples()))
+	f := proftest.Open(t, writeProfile(t, goSamples()))
 	out := filepath.Join(t.TempDir(), "go.pb.gz")
 	var b bytes.Buffer
 	if err := Write(&b, f, Options{}); err != nil {

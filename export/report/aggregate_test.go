@@ -11,15 +11,16 @@ import (
 
 	"github.com/gotachyon/profiler/export/collapsed"
 	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
-// profiles returns the valid shared vectors and the demo profiles, if any.
+// profiles returns the valid public vectors and the demo profiles, if any.
 func profiles(t *testing.T) []string {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no vectors in %s: %v", dir, err)
@@ -28,24 +29,14 @@ func profiles(t *testing.T) []string {
 	return append(paths, demo...)
 }
 
-func open(t testing.TB, path string) *reader.File {
-	t.Helper()
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-// TestAggregateVectors checks the aggregates of every shared vector (and
+// TestAggregateVectors checks the aggregates of every public vector (and
 // demo profile) against independent computations from the raw samples: the
 // tree's leaves against package collapsed, function totals against a
 // per-sample count, states and lanes against the sample counts.
 func TestAggregateVectors(t *testing.T) {
 	for _, path := range profiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			f := open(t, path)
+			f := proftest.Open(t, path)
 			p, err := Aggregate(f, Options{Goroutines: 3, Buckets: 50})
 			if err != nil {
 				t.Fatal(err)
@@ -227,7 +218,7 @@ func must(t *testing.T, err error) {
 // TestAggregateStates checks lanes, timelines, top functions and the wait
 // frame on a profile whose goroutine states are known.
 func TestAggregateStates(t *testing.T) {
-	f := open(t, writeProfile(t))
+	f := proftest.Open(t, writeProfile(t))
 	p, err := Aggregate(f, Options{Buckets: 10})
 	if err != nil {
 		t.Fatal(err)
@@ -274,10 +265,10 @@ func TestAggregateStates(t *testing.T) {
 // TestAggregateRejectsCorrupt checks that a malformed file yields a format
 // error, never a panic or a report.
 func TestAggregateRejectsCorrupt(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon", "corrupt")
+	dir := testutil.Vectors(t, "tachyon", "corrupt")
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(paths) == 0 {
-		t.Skip("no corrupt vectors")
+		t.Fatalf("no corrupt vectors in %s", dir)
 	}
 	rejected := 0
 	for _, path := range paths {

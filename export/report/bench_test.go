@@ -3,9 +3,9 @@ package report
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -33,7 +33,7 @@ func TestMain(m *testing.M) {
 }
 
 func benchAggregate(b *testing.B, path string) {
-	f := open(b, path)
+	f := proftest.Open(b, path)
 	n := float64(f.Header.SampleCount)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -45,9 +45,9 @@ func benchAggregate(b *testing.B, path string) {
 	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
 
-// BenchmarkAggregate50k aggregates the shared realistic_50k vector.
+// BenchmarkAggregate50k aggregates the public realistic_50k vector.
 func BenchmarkAggregate50k(b *testing.B) {
-	benchAggregate(b, filepath.Join(testutil.Shared(b, "testdata", "tachyon"), "realistic_50k.bin"))
+	benchAggregate(b, testutil.Vectors(b, "tachyon", "realistic_50k.bin"))
 }
 
 // BenchmarkAggregateMillion aggregates 1 M synthetic samples (zstd).
@@ -65,7 +65,7 @@ func BenchmarkWriteMillion(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := open(b, path)
+	f := proftest.Open(b, path)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := Write(io.Discard, f, Options{}); err != nil {

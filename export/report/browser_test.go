@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/browsertest"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -104,11 +105,11 @@ func TestBrowser(t *testing.T) {
 	}
 	inputs, _ := filepath.Glob(pattern)
 	if len(inputs) == 0 {
-		inputs = []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "realistic_50k.bin")}
+		inputs = []string{testutil.Vectors(t, "tachyon", "realistic_50k.bin")}
 	}
 	for _, in := range inputs {
 		t.Run(filepath.Base(in), func(t *testing.T) {
-			f := open(t, in)
+			f := proftest.Open(t, in)
 			page := filepath.Join(t.TempDir(), "report.html")
 			w, err := os.Create(page)
 			if err != nil {

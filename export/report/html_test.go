@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/synth"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/tachyon"
@@ -73,8 +74,8 @@ func checkTree(t *testing.T, d *document) {
 }
 
 func TestWriteHTML(t *testing.T) {
-	path := filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "realistic_50k.bin")
-	f := open(t, path)
+	path := testutil.Vectors(t, "tachyon", "realistic_50k.bin")
+	f := proftest.Open(t, path)
 	for _, maxNodes := range []int{0, 2, 50} {
 		var buf bytes.Buffer
 		opt := Options{Title: `</script><b>x</b>`, MaxNodes: maxNodes, MaxFunctions: 10}
@@ -140,7 +141,7 @@ func TestSizeMillion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := open(t, path)
+	f := proftest.Open(t, path)
 	var buf bytes.Buffer
 	if err := Write(&buf, f, Options{}); err != nil {
 		t.Fatal(err)

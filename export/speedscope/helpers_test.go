@@ -3,7 +3,7 @@ package speedscope
 import (
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -24,16 +24,6 @@ func writeProfile(t testing.TB, interval uint64, ss []sample) *reader.File {
 	for i, s := range ss {
 		ws[i] = writer.Sample{ThreadID: s.gid, Timestamp: s.ts, Status: s.status, Frames: s.frames}
 	}
-	path := testutil.WriteSamples(t, writer.Options{StartTime: 1000, Interval: interval}, ws)
-	return open(t, path)
-}
-
-func open(t testing.TB, path string) *reader.File {
-	t.Helper()
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
+	path := proftest.WriteSamples(t, writer.Options{StartTime: 1000, Interval: interval}, ws)
+	return proftest.Open(t, path)
 }

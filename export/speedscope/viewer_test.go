@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/browsertest"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/speedscopetest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
@@ -27,14 +28,14 @@ func TestSpeedscopeViewer(t *testing.T) {
 	}
 	dist := speedscopetest.Dist(t)
 	browsertest.Require(t)
-	inputs := []string{filepath.Join(testutil.Shared(t, "testdata", "tachyon"), "threads_8.bin")}
+	inputs := []string{testutil.Vectors(t, "tachyon", "threads_8.bin")}
 	demo, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
 	inputs = append(inputs, demo...)
 	for _, in := range inputs {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			var b bytes.Buffer
 			const name = "tachyon-viewer-test"
-			if err := Write(&b, open(t, in), Options{Top: 3, Name: name}); err != nil {
+			if err := Write(&b, proftest.Open(t, in), Options{Top: 3, Name: name}); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {

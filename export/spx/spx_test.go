@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -265,11 +266,7 @@ func hasStates(threads map[[2]uint64][]tsample) bool {
 
 // checkFile converts path in both layouts and checks every report.
 func checkFile(t *testing.T, path string) {
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := proftest.Open(t, path)
 	threads, _ := readThreads(t, f)
 	states := hasStates(threads)
 	base := filepath.Base(path)
@@ -330,7 +327,7 @@ func checkFile(t *testing.T, path string) {
 }
 
 func TestSharedVectors(t *testing.T) {
-	dir := testutil.Shared(t, "testdata", "tachyon")
+	dir := testutil.Vectors(t, "tachyon")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
 	if len(files) == 0 {
 		t.Fatal("no vectors")
@@ -353,12 +350,7 @@ func TestDemoProfiles(t *testing.T) {
 }
 
 func TestTopAndKeys(t *testing.T) {
-	p := testutil.Shared(t, "testdata", "tachyon", "threads_8.bin")
-	f, err := reader.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := proftest.Open(t, testutil.Vectors(t, "tachyon", "threads_8.bin"))
 	dir := t.TempDir()
 	ws, err := WriteDir(dir, f, Options{Top: 3, Host: "a b", PID: 7})
 	if err != nil {

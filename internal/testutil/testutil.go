@@ -1,7 +1,8 @@
 // Package testutil holds helpers shared by the module's tests: finding the
-// shared specs and vectors beside the repository, and requiring external
-// tools. Locally a missing resource skips the test; under CI (CI=true) it
-// fails it, because CI always provides them.
+// public vectors copied into the repository, the shared tools beside it, and
+// requiring external programs. Locally a missing tool or program skips the
+// test; under CI (CI=true) it fails it, because CI always provides them. The
+// vectors are part of the repository, so a test that needs them never skips.
 package testutil
 
 import (
@@ -21,7 +22,7 @@ func Missing(t testing.TB, format string, args ...any) {
 	if InCI() {
 		t.Fatalf("required in CI: "+format, args...)
 	}
-	t.Skipf("skipped: "+format, args...)
+	t.Skipf(format, args...)
 }
 
 // RepoRoot returns the module's root directory.
@@ -32,7 +33,8 @@ func RepoRoot() string {
 
 // Shared returns the path of the shared material (../shared beside the
 // repository root, or $TACHYON_SHARED) joined with elem, skipping t (failing
-// it in CI) when it is absent.
+// it in CI) when it is absent. Tests use it for the shared tools; the public
+// vectors have copies in the repository (see Vectors).
 func Shared(t testing.TB, elem ...string) string {
 	t.Helper()
 	root := os.Getenv("TACHYON_SHARED")
@@ -42,6 +44,19 @@ func Shared(t testing.TB, elem ...string) string {
 	p := filepath.Join(append([]string{root}, elem...)...)
 	if _, err := os.Stat(p); err != nil {
 		Missing(t, "shared material %s not found", p)
+	}
+	return p
+}
+
+// Vectors returns the path of the repository's copy of the public vectors
+// (testdata/vectors, see its README.md) joined with elem, such as
+// Vectors(t, "tachyon", "recursion.bin"). It never skips: the copies are
+// part of the repository, so a missing one fails t.
+func Vectors(t testing.TB, elem ...string) string {
+	t.Helper()
+	p := filepath.Join(append([]string{RepoRoot(), "testdata", "vectors"}, elem...)...)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("public vector copy: %v", err)
 	}
 	return p
 }

@@ -1,22 +1,40 @@
-package testutil
+package proftest
 
 import (
 	"path/filepath"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/seekbuf"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
-// RepeatedVector returns, in memory, the shared vector NAME.bin repeated
-// rounds times, each round's timestamps shifted past the previous round's:
-// a large realistic profile for benchmarks (realistic_50k × 20 = 1 M
-// samples).
-func RepeatedVector(tb testing.TB, name string, rounds int) *reader.File {
+// Open opens the Tachyon file at path, failing tb if it cannot, and closes
+// it when tb ends.
+func Open(tb testing.TB, path string) *reader.File {
 	tb.Helper()
-	src, err := reader.Open(Shared(tb, "testdata", "tachyon", name+".bin"))
+	f, err := reader.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+	return f
+}
+
+// MillionSamples returns, in memory, the public vector realistic_50k
+// repeated 20 times: 1 M realistic samples, the exporters' benchmark input.
+func MillionSamples(tb testing.TB) *reader.File {
+	tb.Helper()
+	return repeatedVector(tb, "realistic_50k", 20)
+}
+
+// repeatedVector returns, in memory, the public vector NAME.bin repeated
+// rounds times, each round's timestamps shifted past the previous round's.
+func repeatedVector(tb testing.TB, name string, rounds int) *reader.File {
+	tb.Helper()
+	src, err := reader.Open(testutil.Vectors(tb, "tachyon", name+".bin"))
 	if err != nil {
 		tb.Fatal(err)
 	}
