@@ -10,7 +10,8 @@
 //
 // It exits with status 1 when a build or a test failed, when a package
 // started but never reported a result, when a line of its input is not an
-// event, or when its input holds no event at all (go test could not start).
+// event, when its input holds no event at all (go test could not start),
+// or, under CI=true, when a test skipped.
 package main
 
 import (
@@ -28,7 +29,7 @@ func main() {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		module = bi.Main.Path
 	}
-	err := run(os.Stdin, os.Stdout, module)
+	err := run(os.Stdin, os.Stdout, module, os.Getenv("CI") == "true")
 	if err != nil && !errors.Is(err, errFailed) {
 		fmt.Fprintln(os.Stderr, "testsum:", err)
 	}
@@ -38,9 +39,11 @@ func main() {
 }
 
 // run summarizes the events read from in onto out, naming packages relative
-// to module. It returns an error when the run failed.
-func run(in io.Reader, out io.Writer, module string) error {
+// to module. It returns an error when the run failed, or when a test
+// skipped and noSkips is set.
+func run(in io.Reader, out io.Writer, module string, noSkips bool) error {
 	s := newSummary(out, module)
+	s.noSkips = noSkips
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20) // a test may log long lines
 	for sc.Scan() {

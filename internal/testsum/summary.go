@@ -41,10 +41,13 @@ type skip struct{ top, sub, reason string }
 type summary struct {
 	out    io.Writer
 	module string
-	pkgs   map[string]*pkg
-	skips  []skip
-	events int
-	failed bool
+	// noSkips fails a run with a skipped test: CI (CI=true) provides
+	// everything the tests need, so a skip there hides a missing check.
+	noSkips bool
+	pkgs    map[string]*pkg
+	skips   []skip
+	events  int
+	failed  bool
 }
 
 func newSummary(out io.Writer, module string) *summary {
@@ -142,6 +145,10 @@ func (s *summary) finish() error {
 		fmt.Fprintln(s.out, "FAIL")
 	}
 	fmt.Fprintln(s.out, s.skipLine())
+	if s.noSkips && len(s.skips) > 0 {
+		fmt.Fprintln(s.out, "FAIL: tests skipped under CI=true, where nothing may skip")
+		return errFailed
+	}
 	if s.failed {
 		return errFailed
 	}

@@ -100,8 +100,23 @@ const unfinished = `{"Action":"start","Package":"m/hang"}
 func summarize(t *testing.T, in string) (string, error) {
 	t.Helper()
 	var out strings.Builder
-	err := run(strings.NewReader(in), &out, "m")
+	err := run(strings.NewReader(in), &out, "m", false)
 	return out.String(), err
+}
+
+// TestSkipFailsUnderCI: with noSkips (CI=true), a run with a skipped test
+// fails after its skip line; one without passes.
+func TestSkipFailsUnderCI(t *testing.T) {
+	var out strings.Builder
+	if err := run(strings.NewReader(skipping), &out, "m", true); !errors.Is(err, errFailed) {
+		t.Errorf("skipping run under CI: error %v, want errFailed", err)
+	}
+	if !strings.Contains(out.String(), "nothing may skip") {
+		t.Errorf("output does not say why it failed:\n%s", out.String())
+	}
+	if err := run(strings.NewReader(passing), &strings.Builder{}, "m", true); err != nil {
+		t.Errorf("passing run under CI: %v", err)
+	}
 }
 
 func lastLine(s string) string {
