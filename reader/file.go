@@ -132,12 +132,7 @@ func (f *File) readAt(off, n int64) ([]byte, error) {
 func (f *File) init() error {
 	size := f.Size
 	if size < tachyon.MinFileSize {
-		if size >= tachyon.HeaderSize {
-			if hb, err := f.readAt(0, tachyon.HeaderSize); err == nil && allZero(hb) {
-				return formatErr(0, ETooSmall, "not finalized: %d bytes with an all-zero header, as the writer leaves a file until Close (was Stop called? did writing fail?)", size)
-			}
-		}
-		return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
+		return f.tooSmall(size)
 	}
 	hb, err := f.readAt(0, tachyon.HeaderSize)
 	if err != nil {
@@ -152,14 +147,14 @@ func (f *File) init() error {
 	if m := h.Magic; m == 0 && allZero(hb) {
 		return formatErr(0, EMagic, "not finalized: the header is all zeros, as the writer leaves it until Close (was Stop called? did writing fail?)")
 	} else if m != tachyon.Magic {
-		return formatErr(0, EMagic, "magic is %#08x, want %#08x (bytes \"HCAT\")", m, tachyon.Magic)
+		return formatErr(0, EMagic, "not a Tachyon profile: it starts with %q, not the magic \"HCAT\"", hb[:4])
 	}
 	footOff := size - tachyon.FooterSize
 	if h.Version != tachyon.Version {
 		return formatErr(tachyon.HeaderVersionAt, EVersion, "version %d, only %d is supported", h.Version, tachyon.Version)
 	}
 	if ft.FileSize != uint64(size) {
-		return formatErr(footOff+tachyon.FooterFileSizeAt, EFooterSize, "footer says file size %d, actual size is %d", ft.FileSize, size)
+		return formatErr(footOff+tachyon.FooterFileSizeAt, EFooterSize, "not the file its writer finished (cut short, or appended to?): the footer that ends every finalized file says %d bytes, the file has %d", ft.FileSize, size)
 	}
 	if h.Compression != tachyon.CompressionNone && h.Compression != tachyon.CompressionZstd {
 		return formatErr(tachyon.HeaderCompressionAt, ECompression, "compression type %d is neither 0 (none) nor 1 (zstd)", uint32(h.Compression))
@@ -284,6 +279,25 @@ func (f *File) parseFrames(b []byte, base int64) error {
 		return formatErr(base+int64(pos), EFrameCount, "%d bytes left in the frame table after %d frames", len(b)-pos, n)
 	}
 	return nil
+}
+
+// tooSmall explains a file smaller than a header and a footer: one the
+// writer never finalized (its header still all zeros), a profile cut short
+// (it starts with the magic), or not a profile at all.
+func (f *File) tooSmall(size int64) error {
+	head, err := f.readAt(0, min(size, tachyon.HeaderSize))
+	if err != nil {
+		return err
+	}
+	switch {
+	case size >= tachyon.HeaderSize && allZero(head):
+		return formatErr(0, ETooSmall, "not finalized: %d bytes with an all-zero header, as the writer leaves a file until Close (was Stop called? did writing fail?)", size)
+	case size >= 4 && string(head[:4]) == "HCAT":
+		return formatErr(0, ETooSmall, "cut short: file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
+	case size >= 4 && !allZero(head):
+		return formatErr(0, ETooSmall, "not a Tachyon profile: it starts with %q, not the magic \"HCAT\" (and is %d bytes; a valid file has at least %d)", head[:4], size, tachyon.MinFileSize)
+	}
+	return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
 }
 
 // allZero reports whether b holds only zero bytes.

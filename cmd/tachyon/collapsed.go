@@ -68,13 +68,12 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	states := (*stateList)(&o.States)
 	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",
 		tachyon.Running, tachyon.Runnable, tachyon.Blocked, tachyon.Syscall, tachyon.Unknown))
-	files, ok := parseFlags(fs, args)
-	if !ok {
-		return exitUsage
+	files, code := parseFlags(fs, args)
+	if code != proceed {
+		return code
 	}
 	if len(files) != 1 {
-		fs.Usage()
-		return exitUsage
+		return usageError(fs, "needs exactly one FILE, got %d", len(files))
 	}
 	f, err := openVerified(files[0])
 	if err != nil {

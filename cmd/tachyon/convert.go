@@ -59,7 +59,20 @@ func init() {
 		summary: "convert a profile to another format (--to NAME; see 'tachyon help convert')",
 		usage:   "--to FORMAT [format flags] FILE -o OUT",
 		run:     runConvert,
+		help:    convertHelp,
 	})
+}
+
+// convertHelp lists every format with its description and its own flags.
+func convertHelp(w io.Writer) {
+	fmt.Fprintln(w, "formats:")
+	for _, f := range formats {
+		fmt.Fprintf(w, "\n  --to %s\n      %s\n", f.name, f.summary)
+		fs := flag.NewFlagSet(f.name, flag.ContinueOnError)
+		fs.SetOutput(w)
+		f.new().flags(fs)
+		fs.PrintDefaults()
+	}
 }
 
 // converterNames lists the formats for the usage and error messages.
@@ -99,23 +112,33 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 	if conv != nil {
 		conv.flags(fs)
 	}
-	files, parsed := parseFlags(fs, args)
-	if !parsed {
-		return exitUsage
-	}
-	if conv == nil {
+	files, code := parseFlags(fs, args)
+	switch {
+	case code != proceed:
+		return code
+	case conv == nil:
 		fmt.Fprintf(stderr, "tachyon convert: --to must be one of: %s (got %q)\n", converterNames(), to)
 		return exitUsage
-	}
-	if len(files) != 1 || *out == "" {
-		fs.Usage()
-		return exitUsage
+	case len(files) != 1:
+		return usageError(fs, "needs exactly one FILE, got %d", len(files))
+	case *out == "":
+		return usageError(fs, "needs -o OUT")
 	}
 	if err := conv.convert(files[0], *out, stdout, stderr); err != nil {
+		var up usageProblem
+		if errors.As(err, &up) {
+			return usageError(fs, "%s", string(up))
+		}
 		return fail(stderr, err)
 	}
 	return exitOK
 }
+
+// usageProblem is a converter's complaint about its command line (a flag
+// it needs is missing): a usage error, exit status 2, not bad input.
+type usageProblem string
+
+func (u usageProblem) Error() string { return string(u) }
 
 // exportToFile opens and validates the profile in, then writes it to the
 // file out with export. A failed export leaves no output file behind.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -24,7 +23,7 @@ func (c *dcpiConverter) flags(fs *flag.FlagSet) {
 
 func (c *dcpiConverter) convert(in, out string, stdout, stderr io.Writer) error {
 	if c.binary == "" {
-		return errors.New("convert --to dcpi needs --binary PROG (the profiled executable)")
+		return usageProblem("--to dcpi needs --binary PROG (the profiled executable)")
 	}
 	img, err := dcpi.OpenImage(c.binary)
 	if err != nil {

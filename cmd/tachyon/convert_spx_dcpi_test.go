@@ -52,8 +52,8 @@ func TestConvertDCPI(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "p.dcpi")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"convert", "--to", "dcpi", in, "-o", out}, &stdout, &stderr); code != 1 {
-		t.Fatalf("without --binary: exit %d", code)
+	if code := run([]string{"convert", "--to", "dcpi", in, "-o", out}, &stdout, &stderr); code != exitUsage {
+		t.Fatalf("without --binary: exit %d, want %d (a usage error)", code, exitUsage)
 	}
 	stderr.Reset()
 	if code := run([]string{"convert", "--to", "dcpi", "--binary", exe, in, "-o", out}, &stdout, &stderr); code != 0 {

@@ -33,10 +33,12 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	backS := fs.String("backend", "auto", "sampler `backend`: auto, trace or snapshot")
 	compS := fs.String("compression", "zstd", "sample region compression: zstd or none")
 	dcpiOut := fs.String("dcpi", "", "also write a DCPI leaf-PC histogram of this binary to `file`")
-	pos, ok := parseFlags(fs, args)
-	if !ok || len(pos) != 0 {
-		fs.Usage()
-		return exitUsage
+	pos, code := parseFlags(fs, args)
+	if code != proceed {
+		return code
+	}
+	if len(pos) != 0 {
+		return usageError(fs, "takes no arguments, got %q", pos)
 	}
 	mode, err := sampler.ParseMode(*modeS)
 	if err != nil {

@@ -27,10 +27,12 @@ func init() {
 func runDump(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["dump"], stderr)
 	maxBytes := fs.Int64("max-bytes", defaultDumpBytes, "most bytes written; past it the command stops and fails (0: no limit)")
-	files, ok := parseFlags(fs, args)
-	if !ok || len(files) != 1 {
-		fs.Usage()
-		return exitUsage
+	files, code := parseFlags(fs, args)
+	if code != proceed {
+		return code
+	}
+	if len(files) != 1 {
+		return usageError(fs, "needs exactly one FILE, got %d", len(files))
 	}
 	f, err := openVerified(files[0])
 	if err != nil {

@@ -23,10 +23,12 @@ func init() {
 func runEncode(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["encode"], stderr)
 	comp := fs.String("compress", "zstd", "sample region compression: zstd or none")
-	files, ok := parseFlags(fs, args)
-	if !ok || len(files) != 2 {
-		fs.Usage()
-		return exitUsage
+	files, code := parseFlags(fs, args)
+	if code != proceed {
+		return code
+	}
+	if len(files) != 2 {
+		return usageError(fs, "needs an input and an output file, got %d arguments", len(files))
 	}
 	var c tachyon.Compression
 	switch *comp {

@@ -20,10 +20,12 @@ func init() {
 
 func runInfo(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["info"], stderr)
-	files, ok := parseFlags(fs, args)
-	if !ok || len(files) != 1 {
-		fs.Usage()
-		return exitUsage
+	files, code := parseFlags(fs, args)
+	if code != proceed {
+		return code
+	}
+	if len(files) != 1 {
+		return usageError(fs, "needs exactly one FILE, got %d", len(files))
 	}
 	path := files[0]
 	f, err := reader.Open(path)

@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // Exit codes.
@@ -31,6 +32,9 @@ type command struct {
 	summary string // one line for the command list
 	usage   string // argument synopsis
 	run     func(args []string, stdout, stderr io.Writer) int
+	// help, if set, prints more than the synopsis for "tachyon help NAME"
+	// (convert lists its formats and their flags).
+	help func(w io.Writer)
 }
 
 var commands = map[string]*command{}
@@ -45,17 +49,26 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 {
+		usage(stderr)
+		return exitUsage
+	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				fmt.Fprintf(stdout, "usage: tachyon %s %s\n\n%s\n", c.name, c.usage, c.summary)
-				return exitOK
+			c, ok := commands[args[1]]
+			if !ok {
+				fmt.Fprintf(stderr, "tachyon help: unknown command %q\n", args[1])
+				usage(stderr)
+				return exitUsage
 			}
+			fmt.Fprintf(stdout, "%s\n\n%s\n", synopsis(c), c.summary)
+			if c.help != nil {
+				fmt.Fprintln(stdout)
+				c.help(stdout)
+			}
+			return exitOK
 		}
 		usage(stdout)
-		if len(args) == 0 {
-			return exitUsage
-		}
 		return exitOK
 	}
 	c, ok := commands[args[0]]
@@ -81,28 +94,37 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'tachyon help <command>' for its usage.")
 }
 
+// synopsis is c's usage line.
+func synopsis(c *command) string {
+	return strings.TrimSpace("usage: tachyon " + c.name + " " + c.usage)
+}
+
 // newFlags returns a flag set for a command that prints its usage on stderr.
 // Flags may come before or after the positional arguments.
 func newFlags(c *command, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("tachyon "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tachyon %s %s\n", c.name, c.usage)
+		fmt.Fprintln(stderr, synopsis(c))
 		fs.PrintDefaults()
 	}
 	return fs
 }
 
+// proceed is parseFlags' exit code when the command should go on.
+const proceed = -1
+
 // parseFlags parses args allowing flags after positional arguments (as in
-// "tachyon convert FILE -o OUT"). It returns the positional arguments, or
-// ok=false after a usage error has been reported.
-func parseFlags(fs *flag.FlagSet, args []string) (pos []string, ok bool) {
+// "tachyon convert FILE -o OUT"). It returns the positional arguments and
+// proceed, or the code to exit with once the flag package has printed the
+// usage: exitOK for -h or --help, exitUsage for a bad flag.
+func parseFlags(fs *flag.FlagSet, args []string) (pos []string, code int) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, false
+				return nil, exitOK
 			}
-			return nil, false
+			return nil, exitUsage
 		}
 		rest := fs.Args()
 		i := 0
@@ -111,13 +133,22 @@ func parseFlags(fs *flag.FlagSet, args []string) (pos []string, ok bool) {
 		}
 		pos = append(pos, rest[:i]...)
 		if i == len(rest) {
-			return pos, true
+			return pos, proceed
 		}
 		if rest[i] == "--" {
-			return append(pos, rest[i+1:]...), true
+			return append(pos, rest[i+1:]...), proceed
 		}
 		args = rest[i:]
 	}
+}
+
+// usageError says what is wrong with a command line, then prints the
+// command's usage, on the flag set's output (stderr), and returns
+// exitUsage.
+func usageError(fs *flag.FlagSet, format string, args ...any) int {
+	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fs.Usage()
+	return exitUsage
 }
 
 // fail prints err and returns the exit code for bad input.

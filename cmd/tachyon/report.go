@@ -28,10 +28,14 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opt.Goroutines, "goroutines", report.DefaultGoroutines, "timeline lanes: the `N` busiest goroutines")
 	fs.IntVar(&opt.Buckets, "buckets", report.DefaultBuckets, "time buckets per timeline lane")
 	fs.IntVar(&opt.MaxNodes, "max-nodes", report.DefaultMaxNodes, "call-tree nodes kept for the flame graph (the heaviest)")
-	files, ok := parseFlags(fs, args)
-	if !ok || len(files) != 1 || *out == "" {
-		fs.Usage()
-		return exitUsage
+	files, code := parseFlags(fs, args)
+	switch {
+	case code != proceed:
+		return code
+	case len(files) != 1:
+		return usageError(fs, "needs exactly one FILE, got %d", len(files))
+	case *out == "":
+		return usageError(fs, "needs -o OUT (a file, or - for standard output)")
 	}
 	if opt.Title == "" {
 		opt.Title = "Tachyon profile " + filepath.Base(files[0])

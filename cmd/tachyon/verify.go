@@ -18,12 +18,14 @@ func init() {
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["verify"], stderr)
-	files, ok := parseFlags(fs, args)
-	if !ok || len(files) == 0 {
-		fs.Usage()
-		return exitUsage
+	files, code := parseFlags(fs, args)
+	if code != proceed {
+		return code
 	}
-	code := exitOK
+	if len(files) == 0 {
+		return usageError(fs, "needs at least one FILE")
+	}
+	code = exitOK
 	for _, path := range files {
 		if err := verifyFile(path); err != nil {
 			fmt.Fprintln(stdout, err)

@@ -55,6 +55,24 @@ func Open(fsys FS, name string) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
+// notRegular says what name is instead of a regular file, in words.
 func notRegular(name string, st fs.FileInfo) error {
-	return fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, st.Mode().Type())
+	return fmt.Errorf("%s: %w: it is %s", name, ErrNotRegular, kind(st.Mode().Type()))
+}
+
+// kind names a file type that is not a regular file.
+func kind(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a block device"
+	}
+	return "not a regular file (" + t.String() + ")"
 }
