@@ -109,3 +109,26 @@ func TestPlainErrors(t *testing.T) {
 	}
 	check(dir, "it is a directory")
 }
+
+// TestInfoViews: info keeps its format lines and adds the mode, the share
+// of each state, the goroutine groups and the top functions on and off CPU.
+func TestInfoViews(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(in, proftest.AllStatusesBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI("info", in)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"samples:       512\n", "threads:       256\n", // format facts stay
+		"mode:          wall", "states:        running=", "blocked=",
+		"goroutines:    256 with samples, in 1 groups by outermost function\n       256  main.main\n",
+		"top on CPU:", "top off CPU:", "main.status_",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 func init() {
 	register(&command{
 		name:    "info",
-		summary: "print a file's header facts, sizes, duration and records per encoding",
+		summary: "print a file's header facts, sizes, duration, records per encoding, then its states, goroutine groups and top functions",
 		usage:   "FILE",
 		run:     runInfo,
 	})
@@ -34,9 +34,12 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	}
 	defer f.Close()
 	it := f.Samples()
+	tl := newTally(f)
 	var first, last uint64
 	for it.Next() {
-		ts := it.Sample().Timestamp
+		s := it.Sample()
+		tl.add(s)
+		ts := s.Timestamp
 		if first == 0 || ts < first {
 			first = ts
 		}
@@ -80,5 +83,6 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, " %s=%d", e, st.SamplesBy[e])
 	}
 	fmt.Fprintln(stdout)
+	tl.print(stdout, f)
 	return exitOK
 }
