@@ -285,6 +285,9 @@ func (f *File) parseFrames(b []byte, base int64) error {
 // writer never finalized (its header still all zeros), a profile cut short
 // (it starts with the magic), or not a profile at all.
 func (f *File) tooSmall(size int64) error {
+	if size < 4 { // not even a magic to look at
+		return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
+	}
 	head, err := f.readAt(0, min(size, tachyon.HeaderSize))
 	if err != nil {
 		return err
@@ -292,9 +295,9 @@ func (f *File) tooSmall(size int64) error {
 	switch {
 	case size >= tachyon.HeaderSize && allZero(head):
 		return formatErr(0, ETooSmall, "not finalized: %d bytes with an all-zero header, as the writer leaves a file until Close (was Stop called? did writing fail?)", size)
-	case size >= 4 && string(head[:4]) == "HCAT":
+	case binary.LittleEndian.Uint32(head) == tachyon.Magic:
 		return formatErr(0, ETooSmall, "cut short: file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
-	case size >= 4 && !allZero(head):
+	case !allZero(head):
 		return formatErr(0, ETooSmall, "not a Tachyon profile: it starts with %q, not the magic \"HCAT\" (and is %d bytes; a valid file has at least %d)", head[:4], size, tachyon.MinFileSize)
 	}
 	return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
