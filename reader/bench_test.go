@@ -45,7 +45,9 @@ func benchFiles(b *testing.B) string {
 	return benchDir
 }
 
-func benchDecode(b *testing.B, name string) {
+func benchDecode(b *testing.B, name string) { benchIterate(b, name, (*reader.Samples).Next) }
+
+func benchIterate(b *testing.B, name string, next func(*reader.Samples) bool) {
 	path := filepath.Join(benchFiles(b), name)
 	f, err := reader.Open(path)
 	if err != nil {
@@ -56,7 +58,7 @@ func benchDecode(b *testing.B, name string) {
 	var frames uint64
 	for b.Loop() {
 		it := f.Samples()
-		for it.Next() {
+		for next(it) {
 			frames += uint64(len(it.Sample().Stack))
 		}
 		if err := it.Err(); err != nil {
@@ -73,3 +75,7 @@ func BenchmarkDecodeRaw(b *testing.B) { benchDecode(b, "raw.bin") }
 
 // BenchmarkDecodeZstd iterates over 1 M samples of a mapped zstd file.
 func BenchmarkDecodeZstd(b *testing.B) { benchDecode(b, "zstd.bin") }
+
+// BenchmarkDecodeRunsZstd iterates over the same file's runs (NextRun);
+// samples/s counts the samples the runs hold.
+func BenchmarkDecodeRunsZstd(b *testing.B) { benchIterate(b, "zstd.bin", (*reader.Samples).NextRun) }

@@ -130,6 +130,7 @@ func (it *Samples) yield(t *rthread, enc tachyon.Encoding) bool {
 	}
 	t.has = true
 	it.sample.Stack = t.stack()
+	it.run = Run{Count: 1, Last: it.sample.Timestamp}
 	it.stats.Samples++
 	it.stats.SamplesBy[enc]++
 	return true
@@ -137,22 +138,30 @@ func (it *Samples) yield(t *rthread, enc tachyon.Encoding) bool {
 
 // timeStatus reads a (delta, status) pair into the current sample.
 func (it *Samples) timeStatus(t *rthread) bool {
+	ts, st, ok := it.pair(t)
+	if ok {
+		it.sample.Timestamp, it.sample.Status = ts, st
+	}
+	return ok
+}
+
+// pair reads a (delta, status) pair and moves t's clock to its timestamp.
+func (it *Samples) pair(t *rthread) (uint64, tachyon.Status, bool) {
 	at := it.here()
 	d, code := it.src.uvarint()
 	if code != "" {
-		return it.fail(at, code, "timestamp delta")
+		return 0, 0, it.fail(at, code, "timestamp delta")
 	}
 	ts, carry := bits.Add64(t.ts, d, 0)
 	if carry != 0 {
-		return it.fail(at, ETimestampOverflow, "thread timestamp %d + delta %d passes 2^64-1", t.ts, d)
+		return 0, 0, it.fail(at, ETimestampOverflow, "thread timestamp %d + delta %d passes 2^64-1", t.ts, d)
 	}
 	st, ok := it.src.byte1()
 	if !ok {
-		return it.fail(it.here(), ERecordTruncated, "sample data ends before a status byte")
+		return 0, 0, it.fail(it.here(), ERecordTruncated, "sample data ends before a status byte")
 	}
 	t.ts = ts
-	it.sample.Timestamp, it.sample.Status = ts, tachyon.Status(st)
-	return true
+	return ts, tachyon.Status(st), true
 }
 
 // readFrames reads a count and that many frame indices into scratch.
@@ -183,17 +192,25 @@ func (it *Samples) readFrames(what string) bool {
 
 // nextPair yields the next sample of the current REPEAT record.
 func (it *Samples) nextPair() bool {
-	t := it.cur
-	if !it.timeStatus(t) {
+	ts, st, ok := it.pair(it.cur)
+	if !ok {
 		return false
 	}
+	return it.yieldPair(ts, st)
+}
+
+// yieldPair makes the REPEAT record's sample at ts with status st the
+// current sample.
+func (it *Samples) yieldPair(ts uint64, st tachyon.Status) bool {
 	if !it.withinLimits() {
 		return false
 	}
 	it.repeat--
-	it.sample.Stack = t.stack()
+	it.sample.Timestamp, it.sample.Status = ts, st
+	it.sample.Stack = it.cur.stack()
 	it.stats.Samples++
 	it.stats.SamplesBy[tachyon.Repeat]++
+	it.run = Run{Count: 1, Last: ts}
 	return true
 }
 

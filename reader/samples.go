@@ -54,11 +54,17 @@ type Samples struct {
 	cur     *rthread
 	sample  Sample
 	repeat  uint64 // samples left in the current REPEAT record
-	scratch []uint32
-	stats   Stats
-	recOff  int64 // stream offset of the current record
-	err     error
-	done    bool
+	run     Run    // the current sample's run (see NextRun)
+	// held is a REPEAT sample NextRun decoded past the end of its run,
+	// the next to be yielded.
+	held       bool
+	heldTS     uint64
+	heldStatus tachyon.Status
+	scratch    []uint32
+	stats      Stats
+	recOff     int64 // stream offset of the current record
+	err        error
+	done       bool
 }
 
 // Samples returns an iterator over the samples in file order. After Close
@@ -149,6 +155,10 @@ func (it *Samples) fail(at int64, code, format string, args ...any) bool {
 func (it *Samples) Next() bool {
 	if it.done {
 		return false
+	}
+	if it.held {
+		it.held = false
+		return it.yieldPair(it.heldTS, it.heldStatus)
 	}
 	if it.repeat > 0 {
 		return it.nextPair()

@@ -1,0 +1,127 @@
+package reader_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestNextRun checks that NextRun's runs, expanded, are exactly Next's
+// samples, with the same end and the same error, over every vector (valid
+// and corrupt) and a file whose REPEAT records change status mid-record.
+func TestNextRun(t *testing.T) {
+	dir, m := loadManifest(t)
+	var paths []string
+	for _, v := range m.Valid {
+		paths = append(paths, filepath.Join(dir, v.Name+".bin"), filepath.Join(dir, v.Name+".zstd.bin"))
+	}
+	for _, c := range m.Corrupt {
+		paths = append(paths, filepath.Join(dir, c.File))
+	}
+	mixed := mixedRepeats(t)
+	paths = append(paths, mixed)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			f, err := reader.Open(p)
+			if err != nil {
+				return // rejected before the samples: nothing to iterate
+			}
+			defer f.Close()
+			runs := compareRuns(t, f)
+			// Thread 1: its first sample, a record of 7 in 4 runs, a record
+			// of 3; thread 2: its first sample, 500 in one run.
+			if p == mixed && runs != 8 {
+				t.Errorf("%d runs, want 8", runs)
+			}
+		})
+	}
+}
+
+// flat is a sample with its stack copied.
+type flat struct {
+	reader.Sample
+	stack []uint32
+}
+
+// compareRuns compares f's runs with its samples and returns the number of
+// runs.
+func compareRuns(t *testing.T, f *reader.File) int {
+	var want []flat
+	it := f.Samples()
+	for it.Next() {
+		s := *it.Sample()
+		if r := it.Run(); r.Count != 1 || r.Last != s.Timestamp {
+			t.Fatalf("Run after Next = %+v, want one sample at %d", r, s.Timestamp)
+		}
+		want = append(want, flat{s, slices.Clone(s.Stack)})
+	}
+	wantErr, wantStats := it.Err(), it.Stats()
+
+	runs := f.Samples()
+	defer runs.Close()
+	i, n := 0, 0
+	for ; runs.NextRun(); n++ {
+		s, r := runs.Sample(), runs.Run()
+		for k := range r.Count {
+			if i >= len(want) {
+				t.Fatalf("runs hold more than Next's %d samples", len(want))
+			}
+			w := want[i]
+			switch {
+			case w.ThreadID != s.ThreadID || w.Status != s.Status || !slices.Equal(w.stack, s.Stack):
+				t.Fatalf("sample %d (run's %d of %d): thread %d status %v stack %v, want thread %d status %v stack %v",
+					i, k, r.Count, s.ThreadID, s.Status, s.Stack, w.ThreadID, w.Status, w.stack)
+			case k == 0 && w.Timestamp != s.Timestamp, k == r.Count-1 && w.Timestamp != r.Last:
+				t.Fatalf("sample %d: timestamp %d, run from %d to %d", i, w.Timestamp, s.Timestamp, r.Last)
+			}
+			i++
+		}
+	}
+	if i != len(want) {
+		t.Errorf("runs hold %d samples, Next %d", i, len(want))
+	}
+	if got := runs.Err(); (got == nil) != (wantErr == nil) || got != nil && got.Error() != wantErr.Error() {
+		t.Errorf("NextRun ends with %v, Next with %v", got, wantErr)
+	}
+	if got := runs.Stats(); got != wantStats {
+		t.Errorf("Stats after runs %+v, after Next %+v", got, wantStats)
+	}
+	return n
+}
+
+// mixedRepeats writes a file in which one thread's REPEAT records change
+// status several times, beside another thread's, and returns its path.
+func mixedRepeats(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "mixed.tachyon")
+	w, err := writer.Create(path, writer.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := w.Frame(tachyon.Frame{Func: "main.f", File: "f.go", Line: 1})
+	a, b := w.Thread(1, 0), w.Thread(2, 0)
+	run, blocked := tachyon.StatusOf(tachyon.Running, false), tachyon.StatusOf(tachyon.Blocked, false)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(w.WriteThreadStack(a, 10, run, []uint32{fr}))
+	must(w.WriteThreadStack(b, 10, blocked, []uint32{fr}))
+	for i, st := range []tachyon.Status{run, run, blocked, blocked, blocked, run, blocked} {
+		must(w.Repeat(a, uint64(20+10*i), st))
+	}
+	must(w.RepeatEvery(b, 20, 10, 500, blocked))
+	w.FlushThread(a)
+	must(w.RepeatEvery(a, 100, 10, 3, run))
+	must(w.Close())
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
