@@ -62,7 +62,7 @@ func (t *tally) print(w io.Writer, f *reader.File) {
 		total += n
 	}
 	mode := "wall (samples off the CPU too)"
-	if total > 0 && t.states[tachyon.Running]+t.states[tachyon.Syscall] == total {
+	if tachyon.InferMode(t.states[tachyon.Running]+t.states[tachyon.Syscall], total) == tachyon.ModeCPU {
 		mode = "cpu (every sample on a CPU)"
 	}
 	fmt.Fprintf(w, "mode:          %s\n", mode)

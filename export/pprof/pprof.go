@@ -97,9 +97,9 @@ type agg struct {
 	index  map[sampleKey]int
 	keys   []sampleKey
 	counts []int64
-	allCPU bool
+	onCPU  uint64 // samples on a CPU
 	last   uint64 // latest timestamp
-	n      int64
+	n      uint64
 }
 
 // aggregate aggregates f's samples, with the goroutines past the keep
@@ -117,7 +117,7 @@ func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
 // maxSamples (the goroutines are folded first, on a second reading); else
 // only those in keep do.
 func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
-	a := &agg{index: map[sampleKey]int{}, allCPU: true}
+	a := &agg{index: map[sampleKey]int{}}
 	a.stacks.Frames.Limit = maxFrames
 	it := f.Samples()
 	defer it.Close()
@@ -147,8 +147,8 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		}
 		a.counts[j]++
 		a.n++
-		if !s.Status.OnCPU() {
-			a.allCPU = false
+		if s.Status.OnCPU() {
+			a.onCPU++
 		}
 		a.last = max(a.last, s.Timestamp)
 	}
@@ -176,9 +176,9 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	a.foldGoroutines(keep)
 	h := f.Header
 	period := int64(h.Interval) * 1000
-	kind := "wall"
-	if o.Type == CPU || (o.Type == Auto && a.n > 0 && a.allCPU) {
-		kind = "cpu"
+	kind := string(tachyon.ModeWall)
+	if o.Type == CPU || (o.Type == Auto && tachyon.InferMode(a.onCPU, a.n) == tachyon.ModeCPU) {
+		kind = string(tachyon.ModeCPU)
 	}
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{

@@ -128,10 +128,8 @@ func (p *Profile) document() *document {
 		d.Meta.StateNames = append(d.Meta.StateNames, s.String())
 	}
 	if d.Meta.Mode == "" && p.Samples > 0 {
-		d.Meta.Mode, d.Meta.ModeInferred = "cpu", true
-		if p.States[tachyon.Running] != p.Samples {
-			d.Meta.Mode = "wall"
-		}
+		onCPU := p.States[tachyon.Running] + p.States[tachyon.Syscall]
+		d.Meta.Mode, d.Meta.ModeInferred = string(tachyon.InferMode(onCPU, p.Samples)), true
 	}
 	in := &interner{ids: make(map[string]int64)}
 	frameIDs := make(map[int32]int64)
