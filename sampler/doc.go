@@ -64,7 +64,11 @@
 // (runtime.chanrecv: "chan receive", runtime.selectgo: "select", time.Sleep:
 // "sleep", sync.(*Mutex).Lock: "sync.Mutex.Lock", internal/poll.runtime_pollWait:
 // "IO wait", ...). The same inference refines the trace's coarser reasons
-// ("sync", "network"), so both backends name a wait identically.
+// ("sync", "network"), so both backends name a wait identically. The frames
+// between a wait and the runtime (runtime_pollWait, the poller's wrappers,
+// the sync package's runtime_Semacquire*) are dropped on every path, so one
+// kind of wait has one tail whether the goroutine blocked before tracing
+// began or after, and whichever backend sampled it.
 //
 // The trace costs about 370 ns of CPU per goroutine switch (the runtime
 // writes the events with stacks, gotrace reads them; 450 ns with
