@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/gotachyon/profiler/sampler"
 )
@@ -18,7 +19,9 @@ const (
 
 // EnvOptions returns the options described by the environment: WithPath from
 // PROFILE_OUT, WithMode from PROFILE_MODE and WithRate from PROFILE_RATE.
-// ok is false when PROFILE_OUT is unset or empty (profiling is not wanted);
+// In a test binary run with -test.trace (go test -trace FILE) it adds
+// WithBackend(sampler.Snapshot): the runtime has one execution tracer, and
+// the test's own trace keeps it. ok is false when PROFILE_OUT is unset or empty (profiling is not wanted);
 // err reports a malformed PROFILE_MODE or PROFILE_RATE.
 func EnvOptions() (opts []Option, ok bool, err error) {
 	out := os.Getenv(EnvOut)
@@ -26,6 +29,9 @@ func EnvOptions() (opts []Option, ok bool, err error) {
 		return nil, false, nil
 	}
 	opts = append(opts, WithPath(out))
+	if testTrace(os.Args[1:]) {
+		opts = append(opts, WithBackend(sampler.Snapshot))
+	}
 	if s := os.Getenv(EnvMode); s != "" {
 		m, err := sampler.ParseMode(s)
 		if err != nil {
@@ -78,4 +84,24 @@ func RunTests(m M, opts ...Option) int {
 		code = 1
 	}
 	return code
+}
+
+// testTrace reports whether args, a test binary's, ask it to write an
+// execution trace: -test.trace=FILE or -test.trace FILE, with one or two
+// dashes, as go test passes them.
+func testTrace(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return false
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name != "test.trace" || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		if !hasValue && i+1 < len(args) {
+			value = args[i+1]
+		}
+		return value != ""
+	}
+	return false
 }

@@ -383,6 +383,50 @@ func TestRunTestsHook(t *testing.T) {
 	}
 }
 
+// TestRunTestsHookKeepsTestTrace runs "go test -trace" with PROFILE_OUT:
+// the hook takes the snapshot backend, and both the test's execution trace
+// and the profile are whole.
+func TestRunTestsHookKeepsTestTrace(t *testing.T) {
+	goTool := testutil.Tool(t, "go")
+	dir := t.TempDir()
+	out, tr := filepath.Join(dir, "hook.bin"), filepath.Join(dir, "test.trace")
+	cmd := exec.Command(goTool, "test", "-count=1", "-trace", tr, "-run", "TestSpin", "./testdata/hooktest")
+	cmd.Env = append(os.Environ(), EnvOut+"="+out)
+	b, err := cmd.CombinedOutput()
+	if err != nil || bytes.Contains(b, []byte("can't start tracing")) {
+		t.Fatalf("go test -trace: %v\n%s", err, b)
+	}
+	if n := proftest.Validate(t, out); n == 0 {
+		t.Error("no samples in the test run's profile")
+	}
+	data, err := os.ReadFile(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := traceEvents(data)
+	if err != nil || events == 0 {
+		t.Errorf("the test's trace: %d events, %v", events, err)
+	}
+}
+
+func TestTestTraceFlag(t *testing.T) {
+	for args, want := range map[string]bool{
+		"-test.trace=t.out":                 true,
+		"--test.trace=t.out":                true,
+		"-test.run X -test.trace t.out":     true,
+		"-test.trace=":                      false,
+		"-test.run X":                       false,
+		"-test.run test.trace":              false,
+		"-- -test.trace=t.out":              false,
+		"-test.v -test.tracefile=t.out":     false,
+		"-test.count=1 -test.trace=/a/b.tr": true,
+	} {
+		if got := testTrace(strings.Fields(args)); got != want {
+			t.Errorf("testTrace(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
+
 func TestEnvOptions(t *testing.T) {
 	t.Setenv(EnvOut, "")
 	if _, ok, _ := EnvOptions(); ok {
@@ -409,5 +453,24 @@ func TestEnvOptions(t *testing.T) {
 	}
 	if c.path != "x.bin" || c.mode != sampler.CPU || c.rate != 50 {
 		t.Errorf("config %+v", c)
+	}
+}
+
+// traceEvents reads a whole execution trace and counts its events.
+func traceEvents(data []byte) (int, error) {
+	r, err := xtrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for {
+		_, err := r.ReadEvent()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		n++
 	}
 }
