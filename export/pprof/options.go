@@ -5,14 +5,14 @@ import (
 	"fmt"
 )
 
-// Type chooses the name of the time value.
+// Type chooses the kind of profile: wall-clock or CPU.
 type Type uint8
 
-// Types of the time value.
+// Types of profile.
 const (
-	Auto Type = iota // cpu when every sample is on a CPU, else wall
-	Wall             // wall/nanoseconds
-	CPU              // cpu/nanoseconds
+	Auto Type = iota // CPU when every sample is on a CPU (tachyon.InferMode), else wall
+	Wall             // samples, wall and on_cpu values
+	CPU              // samples and cpu values of the on-CPU samples only
 )
 
 // ParseType returns the Type named "auto", "wall" or "cpu".
@@ -71,4 +71,20 @@ const (
 	LabelGoroutine  = "goroutine"
 	LabelState      = "state"
 	LabelWaitReason = "wait_reason"
+)
+
+// Sample types (pprof value types) of the exported profiles.
+const (
+	// TypeSamples counts Tachyon samples (unit "count"), in every profile.
+	TypeSamples = "samples"
+	// TypeWall is the samples' wall time, count × interval in nanoseconds,
+	// whatever their state: the time goroutines spent there, parked or not.
+	TypeWall = "wall"
+	// TypeOnCPU is the wall time of the samples on a CPU
+	// (tachyon.Status.OnCPU: running or in a system call), 0 for the
+	// others: the default of a wall profile.
+	TypeOnCPU = "on_cpu"
+	// TypeCPU is a CPU profile's time (count × interval in nanoseconds),
+	// as runtime/pprof names it and go build -pgo reads it.
+	TypeCPU = "cpu"
 )

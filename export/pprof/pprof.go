@@ -14,89 +14,27 @@ import (
 // Convert aggregates f into a pprof profile. It returns the reader's
 // error, if any, and then no profile.
 func Convert(f *reader.File, o Options) (*profile.Profile, error) {
-	keep := o.MaxGoroutines
-	if keep <= 0 {
-		keep = DefaultMaxGoroutines
-	}
-	maxSamples := o.MaxSamples
-	if maxSamples <= 0 {
-		maxSamples = DefaultMaxSamples
-	}
-	a, err := aggregate(f, o.MaxStackFrames, keep, maxSamples)
+	keep := cmp0(o.MaxGoroutines, DefaultMaxGoroutines)
+	a, err := aggregate(f, o.MaxStackFrames, keep, cmp0(o.MaxSamples, DefaultMaxSamples))
 	if err != nil {
 		return nil, err
 	}
 	a.foldGoroutines(keep)
-	h := f.Header
-	period := int64(h.Interval) * 1000
-	kind := string(tachyon.ModeWall)
-	if o.Type == CPU || (o.Type == Auto && tachyon.InferMode(a.onCPU, a.n) == tachyon.ModeCPU) {
-		kind = string(tachyon.ModeCPU)
-	}
-	p := &profile.Profile{
-		SampleType: []*profile.ValueType{
-			{Type: "samples", Unit: "count"},
-			{Type: kind, Unit: "nanoseconds"},
-		},
-		DefaultSampleType: kind,
-		PeriodType:        &profile.ValueType{Type: kind, Unit: "nanoseconds"},
-		Period:            period,
-		TimeNanos:         int64(h.StartTime) * 1000,
-		Mapping: []*profile.Mapping{{
-			ID: 1, File: "tachyon", HasFunctions: true, HasFilenames: true, HasLineNumbers: true,
-		}},
-	}
-	if a.n > 0 && a.last >= h.StartTime {
-		p.DurationNanos = int64(a.last-h.StartTime+h.Interval) * 1000
-	}
+	v := chooseValues(o.Type, a, int64(f.Header.Interval)*1000)
+	p := newProfile(f, a, v)
+	p.Mapping[0].File = "tachyon"
 	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
-	stackLocs := make([][]*profile.Location, a.stacks.Len())
-	reasons := make([]string, a.stacks.Len())
-	for i := range a.stacks.Len() {
-		st := a.stacks.Stack(uint32(i))
-		if len(st) > 0 {
-			if r, ok := tachyon.WaitReason(f.Frame(st[0])); ok {
-				reasons[i] = r
-				st = st[1:]
-			}
-		}
-		locs := make([]*profile.Location, len(st))
-		for j, fi := range st {
-			locs[j] = b.location(fi)
-		}
-		stackLocs[i] = locs
-	}
-	gids := map[uint64]string{otherTID: OtherGoroutines}
-	type labelKey struct {
-		g      string
-		state  tachyon.State
-		reason string
-	}
-	labelSets := map[labelKey]map[string][]string{}
-	p.Sample = make([]*profile.Sample, len(a.keys))
-	for i, k := range a.keys {
-		g, ok := gids[k.tid]
-		if !ok {
-			g = strconv.FormatUint(k.tid, 10)
-			gids[k.tid] = g
-		}
-		lk := labelKey{g, k.state, reasons[k.stack]}
-		labels := labelSets[lk] // shared by the samples that carry the same labels
-		if labels == nil {
-			labels = map[string][]string{LabelGoroutine: {g}, LabelState: {k.state.String()}}
-			if lk.reason != "" {
-				labels[LabelWaitReason] = []string{lk.reason}
-			}
-			labelSets[lk] = labels
-		}
-		p.Sample[i] = &profile.Sample{
-			Location: stackLocs[k.stack],
-			Value:    []int64{a.counts[i], a.counts[i] * period},
-			Label:    labels,
-		}
-	}
+	b.samples(a, v)
 	return p, nil
+}
+
+// cmp0 returns v, or def when v is not positive.
+func cmp0(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // Write converts f and writes the gzip-compressed protobuf to w.
@@ -109,6 +47,98 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 		return fmt.Errorf("pprof: %w", err)
 	}
 	return nil
+}
+
+// newProfile returns the profile's header: sample types, period, time,
+// duration and the one mapping, still unnamed. DurationNanos is the time
+// the samples span, from the header's start time to the last sample plus
+// one interval, so that go tool pprof's "Total samples = T (P%)" shows
+// the busy CPUs for on_cpu and cpu (as for runtime/pprof's CPU profiles)
+// and the goroutines sampled on average for wall.
+func newProfile(f *reader.File, a *agg, v values) *profile.Profile {
+	h := f.Header
+	p := &profile.Profile{
+		SampleType:        v.sampleTypes(),
+		DefaultSampleType: v.defaultType(),
+		PeriodType:        &profile.ValueType{Type: v.periodType(), Unit: "nanoseconds"},
+		Period:            v.period,
+		TimeNanos:         int64(h.StartTime) * 1000,
+		Mapping: []*profile.Mapping{{
+			ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true,
+		}},
+	}
+	if a.n > 0 && a.last >= h.StartTime {
+		p.DurationNanos = int64(a.last-h.StartTime+h.Interval) * 1000
+	}
+	return p
+}
+
+// labelKey identifies a set of labels, shared by the samples that carry
+// them.
+type labelKey struct {
+	g      string
+	state  tachyon.State
+	reason string
+}
+
+// samples adds a's samples to b's profile, with their values (v) and
+// labels, skipping those v leaves out.
+func (b *builder) samples(a *agg, v values) {
+	stackLocs, reasons := b.stacks(a)
+	gids := map[uint64]string{otherTID: OtherGoroutines}
+	labelSets := map[labelKey]map[string][]string{}
+	b.p.Sample = make([]*profile.Sample, 0, len(a.keys))
+	for i, k := range a.keys {
+		vals := v.of(a.counts[i], k.state)
+		if vals == nil {
+			continue
+		}
+		g, ok := gids[k.tid]
+		if !ok {
+			g = strconv.FormatUint(k.tid, 10)
+			gids[k.tid] = g
+		}
+		lk := labelKey{g, k.state, reasons[k.stack]}
+		labels := labelSets[lk]
+		if labels == nil {
+			labels = newLabels(lk)
+			labelSets[lk] = labels
+		}
+		b.p.Sample = append(b.p.Sample, &profile.Sample{Location: stackLocs[k.stack], Value: vals, Label: labels})
+	}
+}
+
+// newLabels returns the labels of lk: goroutine, state and, if any,
+// wait_reason.
+func newLabels(lk labelKey) map[string][]string {
+	labels := map[string][]string{LabelGoroutine: {lk.g}, LabelState: {lk.state.String()}}
+	if lk.reason != "" {
+		labels[LabelWaitReason] = []string{lk.reason}
+	}
+	return labels
+}
+
+// stacks returns the locations of each of a's stacks, innermost first,
+// and its wait reason: the Go sampler's synthetic innermost frame such as
+// "[chan receive]", removed from the stack.
+func (b *builder) stacks(a *agg) (locs [][]*profile.Location, reasons []string) {
+	locs = make([][]*profile.Location, a.stacks.Len())
+	reasons = make([]string, a.stacks.Len())
+	for i := range a.stacks.Len() {
+		st := a.stacks.Stack(uint32(i))
+		if len(st) > 0 {
+			if r, ok := tachyon.WaitReason(b.f.Frame(st[0])); ok {
+				reasons[i] = r
+				st = st[1:]
+			}
+		}
+		ls := make([]*profile.Location, len(st))
+		for j, fi := range st {
+			ls[j] = b.location(fi)
+		}
+		locs[i] = ls
+	}
+	return locs, reasons
 }
 
 type locKey struct {
@@ -125,6 +155,9 @@ type builder struct {
 	byFrame []*profile.Location // by frame-table index
 }
 
+// location returns the location of frame fi: one per (function, line).
+// Tachyon frames carry no address, so a frame inlined into its caller is a
+// location of its own, as its caller's is: each keeps its own line.
 func (b *builder) location(fi uint32) *profile.Location {
 	if l := b.byFrame[fi]; l != nil {
 		return l
