@@ -22,7 +22,7 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	a.foldGoroutines(keep)
 	v := chooseValues(o.Type, a, int64(f.Header.Interval)*1000)
 	p := newProfile(f, a, v)
-	p.Mapping[0].File = "tachyon"
+	p.Mapping[0].File = programName(f, a, "")
 	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
 	b.samples(a, v)
