@@ -31,6 +31,13 @@ func ParseType(s string) (Type, error) {
 // Options configure Convert. The zero value chooses the type automatically.
 type Options struct {
 	Type Type
+	// Binary is the path of the profiled Go executable (ELF), or "". When
+	// set, it names the main mapping (the "File:" of go tool pprof), and
+	// its line table gives each function its Function.start_line, which
+	// go build -pgo needs; Convert fails if it cannot read that table.
+	// Without it the mapping is named after the program the frames show
+	// and start lines are 0.
+	Binary string
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
 	// stacktab.DefaultMaxFrames (4 M frames).

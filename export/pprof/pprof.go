@@ -12,7 +12,8 @@ import (
 )
 
 // Convert aggregates f into a pprof profile. It returns the reader's
-// error, if any, and then no profile.
+// error, if any, or the error reading Options.Binary, and then no
+// profile.
 func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	keep := cmp0(o.MaxGoroutines, DefaultMaxGoroutines)
 	a, err := aggregate(f, o.MaxStackFrames, keep, cmp0(o.MaxSamples, DefaultMaxSamples))
@@ -22,10 +23,15 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	a.foldGoroutines(keep)
 	v := chooseValues(o.Type, a, int64(f.Header.Interval)*1000)
 	p := newProfile(f, a, v)
-	p.Mapping[0].File = programName(f, a, "")
+	p.Mapping[0].File = programName(f, a, o.Binary)
 	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
 	b.samples(a, v)
+	if o.Binary != "" {
+		if err := setStartLines(o.Binary, p.Function); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
