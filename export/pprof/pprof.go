@@ -15,6 +15,14 @@ import (
 // error, if any, or the error reading Options.Binary, and then no
 // profile.
 func Convert(f *reader.File, o Options) (*profile.Profile, error) {
+	var bin *binaryLines
+	if o.Binary != "" {
+		var err error
+		if bin, err = openBinary(o.Binary); err != nil {
+			return nil, err
+		}
+		defer bin.Close()
+	}
 	keep := cmp0(o.MaxGoroutines, DefaultMaxGoroutines)
 	a, err := aggregate(f, o.MaxStackFrames, keep, cmp0(o.MaxSamples, DefaultMaxSamples))
 	if err != nil {
@@ -27,8 +35,8 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
 	b.samples(a, v)
-	if o.Binary != "" {
-		if err := setStartLines(o.Binary, p.Function); err != nil {
+	if bin != nil {
+		if err := bin.set(p.Function); err != nil {
 			return nil, err
 		}
 	}
