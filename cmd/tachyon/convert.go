@@ -34,7 +34,7 @@ var formats = []struct {
 		func() converter { return new(dcpiConverter) }},
 	{"nytprof", "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE, --max-name-bytes N)",
 		func() converter { return new(nytprofConverter) }},
-	{"pprof", "gzipped pprof protobuf for go tool pprof, labels goroutine, state, wait_reason (--type wall|cpu)",
+	{"pprof", "gzipped pprof protobuf for go tool pprof and go build -pgo, values samples, wall, on_cpu (or cpu), labels goroutine, state, wait_reason (--type wall|cpu, --binary PROG)",
 		func() converter { return new(pprofConverter) }},
 	{"speedscope", "speedscope JSON, one sampled profile per goroutine for the busiest (--top N), the rest merged",
 		func() converter { return new(speedscopeConverter) }},

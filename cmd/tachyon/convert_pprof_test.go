@@ -85,3 +85,85 @@ func TestViewerExports(t *testing.T) {
 		t.Errorf("--frames files: exit %d", code)
 	}
 }
+
+// TestConvertPprofBinary converts the committed CPU-mode demo profile with
+// --binary: the test binary, which links the demo's functions, names the
+// main mapping and gives their start lines; a file that is not an
+// executable is bad input that names it.
+func TestConvertPprofBinary(t *testing.T) {
+	in := filepath.Join(testutil.RepoRoot(), "testdata", "demo", "cpu.bin")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	const hotA = "github.com/gotachyon/profiler/internal/demo.hotA"
+	for _, c := range []struct {
+		binary, mapping string
+		start           int64
+	}{
+		{exe, exe, sourceLine(t, filepath.Join(testutil.RepoRoot(), "internal", "demo", "demo.go"), "func hotA(")},
+		{"", "tachyon", 0}, // recorded by tachyon demo: main.main is in cmd/tachyon
+	} {
+		out := filepath.Join(tmp, "out.pprof")
+		args := []string{"convert", "--to", "pprof", in, "-o", out}
+		if c.binary != "" {
+			args = append(args, "--binary", c.binary)
+		}
+		if code, _, errs := runCLI(args...); code != exitOK {
+			t.Fatalf("%v: exit %d %s", args, code, errs)
+		}
+		p := readPprof(t, out)
+		if p.SampleType[1].Type != "cpu" || p.Mapping[0].File != c.mapping {
+			t.Errorf("--binary %q: type %s, mapping %q; want cpu, %q", c.binary, p.SampleType[1].Type, p.Mapping[0].File, c.mapping)
+		}
+		for _, fn := range p.Function {
+			if fn.Name == hotA && fn.StartLine != c.start {
+				t.Errorf("--binary %q: %s starts at line %d, want %d", c.binary, hotA, fn.StartLine, c.start)
+			}
+		}
+	}
+	notExe := filepath.Join(tmp, "script.sh")
+	if err := os.WriteFile(notExe, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(tmp, "none.pprof")
+	if code, _, errs := runCLI("convert", "--to", "pprof", "--binary", notExe, in, "-o", out); code != exitBad || !strings.Contains(errs, "start lines") {
+		t.Errorf("--binary of a shell script: exit %d %q", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written despite an unreadable --binary")
+	}
+}
+
+// readPprof parses the pprof profile at path.
+func readPprof(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	r, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	p, err := profile.Parse(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// sourceLine returns the number of the first line of the file at path
+// that starts with prefix.
+func sourceLine(t *testing.T, path, prefix string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, prefix) {
+			return int64(i + 1)
+		}
+	}
+	t.Fatalf("%s: no line starts with %q", path, prefix)
+	return 0
+}

@@ -1,21 +1,30 @@
 // Package pprof converts a Tachyon profile into a pprof profile
-// (github.com/google/pprof/profile), the format of "go tool pprof".
+// (github.com/google/pprof/profile), the format of "go tool pprof" and
+// "go build -pgo".
 //
-// Each distinct (stack, goroutine, state) becomes one pprof sample with two
-// values, the number of Tachyon samples and that count times the sampling
-// interval in nanoseconds, and the string labels "goroutine" (the thread id,
-// which the Go sampler sets to the goroutine id), "state" (running,
-// runnable, blocked, syscall or unknown; see tachyon.Status.State) and, where
-// the Go sampler recorded one as a synthetic innermost frame such as
-// "[chan receive]", "wait_reason". That frame is removed from the stack.
-// Label filters then work as usual:
+// Each distinct (stack, goroutine, state) becomes one pprof sample with
+// the string labels "goroutine" (the thread id, which the Go sampler sets
+// to the goroutine id), "state" (running, runnable, blocked, syscall or
+// unknown; see tachyon.Status.State) and, where the Go sampler recorded
+// one as a synthetic innermost frame such as "[chan receive]",
+// "wait_reason". That frame is removed from the stack. Label filters then
+// work as usual, and -tagleaf makes frames of them:
 //
-//	go tool pprof -tagfocus state=blocked profile.pb.gz
-//	go tool pprof -tagignore state=running profile.pb.gz
+//	go tool pprof -tagfocus state=blocked -sample_index=wall profile.pb.gz
+//	go tool pprof -sample_index=wall -tagleaf=wait_reason,state profile.pb.gz
 //
-// The second value is "wall/nanoseconds", or "cpu/nanoseconds" when every
-// sample was on a CPU (a profile of the CPU mode), unless Options.Type
-// forces one. Functions carry their file; Tachyon frames record neither a
-// function's start line nor inlining, so StartLine is 0 and every frame is
-// a location of its own, one per (function, line).
+// A wall profile's samples carry three values: "samples" (count), "wall"
+// (the count times the sampling interval, in nanoseconds) and "on_cpu"
+// (the same for the samples on a CPU, tachyon.Status.OnCPU, else 0). The
+// default is on_cpu, so that go tool pprof -top sums time on a CPU, not
+// time parked; a profile without samples on a CPU defaults to wall. A CPU
+// profile (every sample on a CPU, tachyon.InferMode; or Options.Type CPU,
+// which keeps the on-CPU samples only) carries "samples" and "cpu", as
+// runtime/pprof writes them and go build -pgo reads them.
+//
+// Functions carry their file, and with Options.Binary (AtStop: the
+// running executable) their start line, which go build -pgo needs.
+// Tachyon frames record no addresses, so every frame, an inlined one too,
+// is a location of its own, one per (function, line). The main mapping is
+// named after the profiled program (see Options.Binary).
 package pprof

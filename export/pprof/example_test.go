@@ -16,7 +16,9 @@ import (
 )
 
 // Export a profile in which goroutine 5 waits on a channel: the Go
-// sampler's "[chan receive]" frame becomes the wait_reason label.
+// sampler's "[chan receive]" frame becomes the wait_reason label, and the
+// values are samples, wall and on_cpu: the waiting goroutine has no
+// on_cpu time.
 func ExampleWrite() {
 	dir, _ := os.MkdirTemp("", "example")
 	defer os.RemoveAll(dir)
@@ -52,6 +54,6 @@ func ExampleWrite() {
 		fmt.Println(s.Location[0].Line[0].Function.Name, s.Value, s.Label)
 	}
 	// Output:
-	// main.consume [3 3000000] map[goroutine:[5] state:[blocked] wait_reason:[chan receive]]
-	// main.produce [3 3000000] map[goroutine:[6] state:[running]]
+	// main.consume [3 3000000 0] map[goroutine:[5] state:[blocked] wait_reason:[chan receive]]
+	// main.produce [3 3000000 3000000] map[goroutine:[6] state:[running]]
 }

@@ -30,15 +30,15 @@ func roundTrip(t *testing.T, path string, o Options) *profile.Profile {
 
 func TestConvertGoProfile(t *testing.T) {
 	p := roundTrip(t, writeProfile(t, goSamples()), Options{})
-	if got := p.SampleType[0].Type + "/" + p.SampleType[0].Unit + " " + p.SampleType[1].Type + "/" + p.SampleType[1].Unit; got != "samples/count wall/nanoseconds" {
-		t.Errorf("sample types %s", got)
+	if got := sampleTypes(p); got != "samples/count wall/nanoseconds on_cpu/nanoseconds" || p.DefaultSampleType != "on_cpu" {
+		t.Errorf("sample types %s, default %s", got, p.DefaultSampleType)
 	}
 	if p.Period != 100_000 || p.PeriodType.Type != "wall" || p.TimeNanos != 1_000_000 || p.DurationNanos != 600_000 {
 		t.Errorf("period %d %v time %d duration %d", p.Period, p.PeriodType, p.TimeNanos, p.DurationNanos)
 	}
 	type row struct {
 		stack, gid, state, reason string
-		n, ns                     int64
+		n, ns, onCPU              int64
 	}
 	var got []row
 	for _, s := range p.Sample {
@@ -51,14 +51,14 @@ func TestConvertGoProfile(t *testing.T) {
 			stack = append(stack, ln.Function.Filename+":"+ln.Function.Name+":"+strconv.FormatInt(ln.Line, 10))
 		}
 		reason := strings.Join(s.Label[LabelWaitReason], ",")
-		got = append(got, row{strings.Join(stack, ";"), strings.Join(s.Label[LabelGoroutine], ","), strings.Join(s.Label[LabelState], ","), reason, s.Value[0], s.Value[1]})
+		got = append(got, row{strings.Join(stack, ";"), strings.Join(s.Label[LabelGoroutine], ","), strings.Join(s.Label[LabelState], ","), reason, s.Value[0], s.Value[1], s.Value[2]})
 	}
 	want := []row{
-		{"/app/main.go:main.main:12;/app/work.go:main.work:30", "7", "running", "", 4, 400_000},
-		{"/app/main.go:main.main:12;/app/q.go:main.(*Queue).Pop:5", "9", "blocked", "chan receive", 4, 400_000},
-		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "11", "runnable", "", 4, 400_000},
-		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "7", "syscall", "", 1, 100_000},
-		{"", "13", "blocked", "", 1, 100_000},
+		{"/app/main.go:main.main:12;/app/work.go:main.work:30", "7", "running", "", 4, 400_000, 400_000},
+		{"/app/main.go:main.main:12;/app/q.go:main.(*Queue).Pop:5", "9", "blocked", "chan receive", 4, 400_000, 0},
+		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "11", "runnable", "", 4, 400_000, 0},
+		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "7", "syscall", "", 1, 100_000, 100_000},
+		{"", "13", "blocked", "", 1, 100_000, 0},
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("samples\n got %+v\nwant %+v", got, want)
@@ -73,9 +73,24 @@ func TestConvertGoProfile(t *testing.T) {
 			t.Errorf("wait-reason frame %q kept as a function", fn.Name)
 		}
 	}
-	if p := roundTrip(t, writeProfile(t, goSamples()), Options{Type: CPU}); p.SampleType[1].Type != "cpu" {
-		t.Errorf("forced cpu: %v", p.SampleType[1])
+	// Forced to CPU, a wall profile keeps its on-CPU samples only.
+	p = roundTrip(t, writeProfile(t, goSamples()), Options{Type: CPU})
+	var n, ns int64
+	for _, s := range p.Sample {
+		n, ns = n+s.Value[0], ns+s.Value[1]
 	}
+	if got := sampleTypes(p); got != "samples/count cpu/nanoseconds" || n != 5 || ns != 500_000 {
+		t.Errorf("forced cpu: %s, %d samples, %d ns; want 5 running or in a syscall", got, n, ns)
+	}
+}
+
+// sampleTypes returns p's sample types as "type/unit ...".
+func sampleTypes(p *profile.Profile) string {
+	var ts []string
+	for _, st := range p.SampleType {
+		ts = append(ts, st.Type+"/"+st.Unit)
+	}
+	return strings.Join(ts, " ")
 }
 
 func TestConvertTypeAuto(t *testing.T) {
@@ -84,14 +99,15 @@ func TestConvertTypeAuto(t *testing.T) {
 		{2, 1000, syscall, []tachyon.Frame{fWork2, fMain}},
 	}
 	path := writeProfile(t, cpuOnly)
-	for o, want := range map[Type]string{Auto: "cpu", Wall: "wall", CPU: "cpu"} {
+	for o, want := range map[Type][3]string{Auto: {"cpu", "cpu", "cpu"}, Wall: {"wall", "wall", "on_cpu"}, CPU: {"cpu", "cpu", "cpu"}} {
 		p := roundTrip(t, path, Options{Type: o})
-		if p.SampleType[1].Type != want || p.PeriodType.Type != want || p.DefaultSampleType != want {
-			t.Errorf("type %d: got %v, want %s", o, p.SampleType[1], want)
+		if got := [3]string{p.SampleType[1].Type, p.PeriodType.Type, p.DefaultSampleType}; got != want {
+			t.Errorf("type %d: got (value, period, default) %v, want %v", o, got, want)
 		}
 	}
-	if p := roundTrip(t, writeProfile(t, nil), Options{}); p.SampleType[1].Type != "wall" || len(p.Sample) != 0 || p.DurationNanos != 0 {
-		t.Errorf("empty profile: %v, %d samples, duration %d", p.SampleType[1], len(p.Sample), p.DurationNanos)
+	// Without samples on a CPU, the default is wall: on_cpu would be empty.
+	if p := roundTrip(t, writeProfile(t, nil), Options{}); p.SampleType[1].Type != "wall" || p.DefaultSampleType != "wall" || len(p.Sample) != 0 || p.DurationNanos != 0 {
+		t.Errorf("empty profile: %v, default %s, %d samples, duration %d", p.SampleType[1], p.DefaultSampleType, len(p.Sample), p.DurationNanos)
 	}
 	for _, s := range []string{"wall", "cpu", "auto"} {
 		if _, err := ParseType(s); err != nil {

@@ -46,9 +46,10 @@ func runPprof(t *testing.T, tool string, args ...string) string {
 	return string(out)
 }
 
-var rawSample = regexp.MustCompile(`^\s+(\d+)\s+(\d+):`)
+var rawSample = regexp.MustCompile(`^\s+(\d+)\s+(\d+)(?:\s+\d+)*:`)
 
-// rawTotals sums the two values of every sample that "pprof -raw" prints.
+// rawTotals sums the first two values (samples and wall or cpu) of every
+// sample that "pprof -raw" prints.
 func rawTotals(t *testing.T, raw string) (count, ns int64) {
 	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(raw))
@@ -186,8 +187,12 @@ func TestGoToolPprofLabels(t *testing.T) {
 			t.Errorf("%v: %d samples, want %d", c.args, got, c.count)
 		}
 	}
-	top := runPprof(t, tool, "-top", "-tagfocus", "state=blocked", out)
+	// Blocked goroutines have wall time but no on_cpu time, the default.
+	top := runPprof(t, tool, "-top", "-sample_index=wall", "-tagfocus", "state=blocked", out)
 	if !strings.Contains(top, "main.(*Queue).Pop") || strings.Contains(top, "main.work") || strings.Contains(top, "chan receive") {
-		t.Errorf("-top -tagfocus state=blocked:\n%s", top)
+		t.Errorf("-top -sample_index=wall -tagfocus state=blocked:\n%s", top)
+	}
+	if top := runPprof(t, tool, "-top", "-tagfocus", "state=blocked", out); !strings.Contains(top, "Type: on_cpu") || strings.Contains(top, "main.(*Queue).Pop") {
+		t.Errorf("-top -tagfocus state=blocked shows on_cpu time of blocked goroutines:\n%s", top)
 	}
 }

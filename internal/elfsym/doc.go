@@ -1,7 +1,9 @@
 // Package elfsym reads the Go symbol and line table (.gopclntab) of an ELF
 // executable, for the exporters that map between source lines and program
-// counters without running the program: dcpi (leaf lines to addresses)
-// and nytprof (functions to their declaration lines).
+// counters without running the program: dcpi (leaf lines to addresses),
+// nytprof and pprof (functions to their declaration lines). DeclLines
+// reads those lines from DWARF too, for the functions the compiler inlined
+// everywhere, which the line table does not list.
 //
 // The table is the one debug/gosym builds; this package only finds its
 // sections, so that every exporter reads a binary the same way and says

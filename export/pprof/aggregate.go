@@ -1,0 +1,162 @@
+package pprof
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/gotachyon/profiler/internal/busiest"
+	"github.com/gotachyon/profiler/internal/stacktab"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// sampleKey identifies one exported sample.
+type sampleKey struct {
+	stack uint32 // index into agg.stacks
+	tid   uint64
+	state tachyon.State
+}
+
+// agg is the aggregation of a file's samples.
+type agg struct {
+	stacks stacktab.Table // distinct stacks, innermost first
+	index  map[sampleKey]int
+	keys   []sampleKey
+	counts []int64
+	onCPU  uint64 // samples on a CPU
+	last   uint64 // latest timestamp
+	n      uint64
+}
+
+// aggregate aggregates f's samples, with the goroutines past the keep
+// busiest under otherTID. A file of more goroutines than that is read twice
+// (busiest.Read): once to find the busiest, once to aggregate, so that
+// memory grows with the goroutines kept, not with the file's.
+func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
+	return busiest.Read(f, keep, keep, busiest.BySamples, func(fold map[busiest.Key]bool, _ int) (*agg, error) {
+		return aggregateOnce(f, maxFrames, fold, keep, maxSamples)
+	})
+}
+
+// aggregateOnce reads f once, a run of samples at a time (reader.NextRun):
+// a run is one stack, thread and status, weighed by its count, so that the
+// work follows the file's records, not its samples. With keep nil every
+// goroutine keeps its label, and it gives up with busiest.ErrTooMany past
+// 4*limit keys or maxSamples (the goroutines are folded first, on a second
+// reading); else only those in keep do.
+func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
+	a := &agg{index: map[sampleKey]int{}}
+	a.stacks.Frames.Limit = maxFrames
+	it := f.Samples()
+	defer it.Close()
+	for it.NextRun() {
+		s, r := it.Sample(), it.Run()
+		id, err := a.stacks.ID(s.Stack)
+		if err != nil {
+			return nil, fmt.Errorf("pprof: %w", err)
+		}
+		tid := s.ThreadID
+		if keep != nil && !keep[busiest.Key{ID: tid, Interp: s.InterpreterID}] {
+			tid = otherTID
+		}
+		j, err := a.slot(sampleKey{id, tid, s.Status.State()}, keep == nil, limit, maxSamples)
+		if err != nil {
+			return nil, err
+		}
+		a.add(j, r, s.Status.OnCPU())
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// slot returns the index of k's count, adding it if new, or an error past
+// the bounds: busiest.ErrTooMany past 4*limit keys when unfolded (the
+// goroutines are folded first, on a second reading), ErrTooManySamples
+// past maxSamples.
+func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, error) {
+	if j, ok := a.index[k]; ok {
+		return j, nil
+	}
+	if unfolded && len(a.keys) >= min(4*limit, maxSamples) {
+		return 0, busiest.ErrTooMany
+	}
+	if len(a.keys) >= maxSamples {
+		return 0, fmt.Errorf("%w: more than %d (stack, goroutine, state), the limit (Options.MaxSamples, --max-samples); raise it, or fold goroutines (--max-goroutines)", ErrTooManySamples, maxSamples)
+	}
+	j := len(a.keys)
+	a.index[k] = j
+	a.keys = append(a.keys, k)
+	a.counts = append(a.counts, 0)
+	return j, nil
+}
+
+// add counts the run r into slot j.
+func (a *agg) add(j int, r reader.Run, onCPU bool) {
+	a.counts[j] += int64(r.Count)
+	a.n += r.Count
+	if onCPU {
+		a.onCPU += r.Count
+	}
+	a.last = max(a.last, r.Last)
+}
+
+// otherTID stands for the goroutines merged by foldGoroutines; goroutine
+// ids start at 1.
+const otherTID = 0
+
+// foldGoroutines keeps the n busiest goroutines (by samples, then id) and
+// merges the samples of the others, per stack and state, under otherTID.
+func (a *agg) foldGoroutines(n int) {
+	perG := map[uint64]int64{}
+	for i, k := range a.keys {
+		if k.tid != otherTID { // already merged by aggregate
+			perG[k.tid] += a.counts[i]
+		}
+	}
+	if len(perG) <= n {
+		return
+	}
+	type gc struct {
+		tid uint64
+		n   int64
+	}
+	gs := make([]gc, 0, len(perG))
+	for tid, c := range perG {
+		gs = append(gs, gc{tid, c})
+	}
+	slices.SortFunc(gs, func(x, y gc) int {
+		if c := cmp.Compare(y.n, x.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.tid, y.tid)
+	})
+	keep := make(map[uint64]bool, n)
+	for _, g := range gs[:n] {
+		keep[g.tid] = true
+	}
+	a.merge(keep)
+}
+
+// merge moves the samples of the goroutines not in keep under otherTID,
+// merging those that then share a key.
+func (a *agg) merge(keep map[uint64]bool) {
+	index := make(map[sampleKey]int, len(a.keys))
+	keys, counts := a.keys[:0], a.counts[:0] // compacted in place: entry i is read before any write reaches it
+	for i, k := range a.keys {
+		c := a.counts[i]
+		if k.tid != otherTID && !keep[k.tid] {
+			k.tid = otherTID
+		}
+		if j, ok := index[k]; ok {
+			counts[j] += c
+			continue
+		}
+		index[k] = len(keys)
+		keys = append(keys, k)
+		counts = append(counts, c)
+	}
+	a.keys, a.counts, a.index = keys, counts, index
+}

@@ -1,0 +1,30 @@
+package pprof
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gotachyon/profiler/reader"
+)
+
+// AtStop returns an export for profiler.WithExport that converts the
+// finished profile with o, taking the running executable as o.Binary
+// unless o sets one: the mapping is named after the program, and its line
+// table gives the start lines go build -pgo needs. For example:
+//
+//	profiler.Start(profiler.WithMode(sampler.CPU), profiler.WithExport("cpu.pprof", pprof.AtStop(pprof.Options{})))
+//
+// The running executable must be an ELF Go binary (Linux and the BSDs).
+func AtStop(o Options) func(f *reader.File, w io.Writer) error {
+	return func(f *reader.File, w io.Writer) error {
+		if o.Binary == "" {
+			exe, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("pprof: the running executable: %w", err)
+			}
+			o.Binary = exe
+		}
+		return Write(w, f, o)
+	}
+}

@@ -1,0 +1,103 @@
+package pprof
+
+import (
+	"debug/elf"
+	"debug/gosym"
+	"fmt"
+	"os"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler/internal/elfsym"
+)
+
+// binaryLines reads the start lines of a profile's functions from the
+// profiled executable: the line of each function's declaration, as
+// runtime/pprof records it. go build -pgo weighs a call site by its line
+// relative to that start, and ignores a profile without start lines.
+// DWARF, when the binary has it, declares every function, those the
+// compiler inlined everywhere too. Else the line table gives the line of
+// each function's entry, the declaration's for a function that calls
+// others (its prologue), the first statement's for a leaf without a
+// frame; a function inlined everywhere has no entry and keeps StartLine 0.
+type binaryLines struct {
+	path string
+	r    *os.File // f's file: elf.NewFile does not close it
+	f    *elf.File
+	tab  *gosym.Table
+}
+
+// openBinary opens the executable at path and reads its line table, so
+// that a wrong --binary fails before the profile is read.
+func openBinary(path string) (*binaryLines, error) {
+	r, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("pprof: start lines: %w", err)
+	}
+	f, err := elf.NewFile(r)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("pprof: start lines: %s: not an executable: %w", path, err)
+	}
+	tab, err := elfsym.Table(f)
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("pprof: start lines: %s: %w", path, err)
+	}
+	return &binaryLines{path: path, r: r, f: f, tab: tab}, nil
+}
+
+// Close closes the executable.
+func (b *binaryLines) Close() error { return b.r.Close() }
+
+// set sets the StartLine of each of fns the executable knows.
+func (b *binaryLines) set(fns []*profile.Function) error {
+	byName := make(map[string][]*profile.Function, len(fns))
+	for _, fn := range fns {
+		byName[fn.Name] = append(byName[fn.Name], fn)
+	}
+	if err := fromDWARF(b.f, b.path, byName); err != nil {
+		return err
+	}
+	fromLineTable(b.tab, byName)
+	return nil
+}
+
+// fromLineTable sets the start line of the functions of byName that tab
+// has an entry for, and removes them from byName.
+func fromLineTable(tab *gosym.Table, byName map[string][]*profile.Function) {
+	for i := range tab.Funcs {
+		sym := &tab.Funcs[i]
+		fns := byName[sym.Name]
+		if len(fns) == 0 {
+			continue
+		}
+		if _, line, _ := tab.PCToLine(sym.Entry); line > 0 {
+			for _, fn := range fns {
+				fn.StartLine = int64(line)
+			}
+			delete(byName, sym.Name)
+		}
+	}
+}
+
+// fromDWARF sets the start line of the functions of byName that the
+// DWARF data of f, the executable at binary, declares, and removes them
+// from byName.
+func fromDWARF(f *elf.File, binary string, byName map[string][]*profile.Function) error {
+	names := make(map[string]bool, len(byName))
+	for name := range byName {
+		names[name] = true
+	}
+	lines, err := elfsym.DeclLines(f, names)
+	if err != nil {
+		return fmt.Errorf("pprof: start lines: %s: %w", binary, err)
+	}
+	for name, line := range lines {
+		for _, fn := range byName[name] {
+			fn.StartLine = int64(line)
+		}
+		delete(byName, name)
+	}
+	return nil
+}

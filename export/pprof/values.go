@@ -1,0 +1,77 @@
+package pprof
+
+import (
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// values decides a profile's sample types and each sample's values.
+//
+// A wall profile has three: samples (count), wall (nanoseconds, every
+// sample) and on_cpu (nanoseconds, the samples on a CPU only). Its default
+// is on_cpu, so that go tool pprof -top's flat column sums time spent on a
+// CPU, not time parked in a channel receive; -sample_index=wall shows
+// every goroutine's time. A wall profile without a sample on a CPU
+// defaults to wall, lest the default view be empty.
+//
+// A CPU profile has two, as runtime/pprof writes them and go build -pgo
+// reads them: samples (count) and cpu (nanoseconds), of the samples on a
+// CPU only. A wall profile exported as CPU (Options.Type CPU) thus keeps
+// its on-CPU samples and leaves the others out.
+type values struct {
+	cpu    bool  // a CPU profile
+	anyCPU bool  // some sample is on a CPU
+	period int64 // nanoseconds per sample
+}
+
+// chooseValues returns the values for a profile of type t of a's samples,
+// each of which stands for period nanoseconds.
+func chooseValues(t Type, a *agg, period int64) values {
+	cpu := t == CPU || (t == Auto && tachyon.InferMode(a.onCPU, a.n) == tachyon.ModeCPU)
+	return values{cpu: cpu, anyCPU: a.onCPU > 0, period: period}
+}
+
+// sampleTypes returns the profile's sample types.
+func (v values) sampleTypes() []*profile.ValueType {
+	if v.cpu {
+		return []*profile.ValueType{{Type: TypeSamples, Unit: "count"}, {Type: TypeCPU, Unit: "nanoseconds"}}
+	}
+	return []*profile.ValueType{{Type: TypeSamples, Unit: "count"}, {Type: TypeWall, Unit: "nanoseconds"},
+		{Type: TypeOnCPU, Unit: "nanoseconds"}}
+}
+
+// defaultType returns the profile's default sample type.
+func (v values) defaultType() string {
+	switch {
+	case v.cpu:
+		return TypeCPU
+	case v.anyCPU:
+		return TypeOnCPU
+	}
+	return TypeWall
+}
+
+// periodType returns the type of the profile's period: a sample stands for
+// one interval of wall time, or of CPU time in a CPU profile.
+func (v values) periodType() string {
+	if v.cpu {
+		return TypeCPU
+	}
+	return TypeWall
+}
+
+// of returns the values of count samples in state st, or nil for samples
+// the profile leaves out (those off a CPU, in a CPU profile).
+func (v values) of(count int64, st tachyon.State) []int64 {
+	ns := count * v.period
+	switch {
+	case v.cpu && !st.OnCPU():
+		return nil
+	case v.cpu:
+		return []int64{count, ns}
+	case st.OnCPU():
+		return []int64{count, ns, ns}
+	}
+	return []int64{count, ns, 0}
+}
