@@ -20,13 +20,14 @@ type sampleKey struct {
 
 // agg is the aggregation of a file's samples.
 type agg struct {
-	stacks stacktab.Table // distinct stacks, innermost first
-	index  map[sampleKey]int
-	keys   []sampleKey
-	counts []int64
-	onCPU  uint64 // samples on a CPU
-	last   uint64 // latest timestamp
-	n      uint64
+	stacks  stacktab.Table // distinct stacks, innermost first
+	index   map[sampleKey]int
+	keys    []sampleKey
+	counts  []int64
+	onCPU   uint64 // samples on a CPU (running or in a system call)
+	running uint64 // samples of running goroutines
+	last    uint64 // latest timestamp
+	n       uint64
 }
 
 // aggregate aggregates f's samples, with the goroutines past the keep
@@ -64,7 +65,7 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		if err != nil {
 			return nil, err
 		}
-		a.add(j, r, s.Status.OnCPU())
+		a.add(j, r, s.Status.State())
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
@@ -93,12 +94,15 @@ func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, erro
 	return j, nil
 }
 
-// add counts the run r into slot j.
-func (a *agg) add(j int, r reader.Run, onCPU bool) {
+// add counts the run r, in state st, into slot j.
+func (a *agg) add(j int, r reader.Run, st tachyon.State) {
 	a.counts[j] += int64(r.Count)
 	a.n += r.Count
-	if onCPU {
+	if st.OnCPU() {
 		a.onCPU += r.Count
+	}
+	if st == tachyon.Running {
+		a.running += r.Count
 	}
 	a.last = max(a.last, r.Last)
 }

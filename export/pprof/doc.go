@@ -15,9 +15,10 @@
 //
 // A wall profile's samples carry three values: "samples" (count), "wall"
 // (the count times the sampling interval, in nanoseconds) and "on_cpu"
-// (the same for the samples on a CPU, tachyon.Status.OnCPU, else 0). The
-// default is on_cpu, so that go tool pprof -top sums time on a CPU, not
-// time parked; a profile without samples on a CPU defaults to wall. A CPU
+// (the same for the samples of running goroutines, else 0: a goroutine in
+// a system call is in the kernel, most often blocked there). The default
+// is on_cpu, so that go tool pprof -top sums time running, not time
+// parked; a profile without running samples defaults to wall. A CPU
 // profile (every sample on a CPU, tachyon.InferMode; or Options.Type CPU,
 // which keeps the on-CPU samples only) carries "samples" and "cpu", as
 // runtime/pprof writes them and go build -pgo reads them.

@@ -57,7 +57,7 @@ func TestConvertGoProfile(t *testing.T) {
 		{"/app/main.go:main.main:12;/app/work.go:main.work:30", "7", "running", "", 4, 400_000, 400_000},
 		{"/app/main.go:main.main:12;/app/q.go:main.(*Queue).Pop:5", "9", "blocked", "chan receive", 4, 400_000, 0},
 		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "11", "runnable", "", 4, 400_000, 0},
-		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "7", "syscall", "", 1, 100_000, 100_000},
+		{"/app/main.go:main.main:12;/app/work.go:main.work:31", "7", "syscall", "", 1, 100_000, 0}, // in the kernel: not on_cpu,
 		{"", "13", "blocked", "", 1, 100_000, 0},
 	}
 	if !slices.Equal(got, want) {
