@@ -31,13 +31,52 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 type goroutine struct {
 	key    busiest.Key
 	states [tachyon.NumStates]uint64
-	// vote and votes are a weighted majority vote (Boyer-Moore) over the
-	// leaf nodes of the goroutine's samples: the stack it spent most of
-	// them in, when one holds a majority.
-	vote  int32
-	votes uint64
-	runs  []run   // state runs, while the aggregator keeps detail
-	walk  *walker // its own call-tree walk, while the aggregator keeps detail
+	vote   vote    // the stack it spent most samples in
+	runs   []run   // state runs, while the aggregator keeps detail
+	walk   *walker // its own call-tree walk, while the aggregator keeps detail
+}
+
+// vote finds the stack (leaf node) a goroutine spent most samples in, in
+// constant space: a weighted Misra-Gries summary with two counters, which
+// keeps every stack holding more than a third of the samples, and the
+// heavier of the two is the answer (the last stack seen when both counts
+// cancelled out).
+type vote struct {
+	node [2]int32
+	n    [2]uint64
+	last int32
+}
+
+func (v *vote) add(node int32, n uint64) {
+	v.last = node
+	for i := range v.node {
+		if v.n[i] > 0 && v.node[i] == node {
+			v.n[i] += n
+			return
+		}
+	}
+	if m := min(n, v.n[0], v.n[1]); m > 0 {
+		v.n[0] -= m
+		v.n[1] -= m
+		n -= m
+	}
+	for i := range v.node {
+		if n > 0 && v.n[i] == 0 {
+			v.node[i], v.n[i] = node, n
+			return
+		}
+	}
+}
+
+// best returns the winning stack, -1 for none.
+func (v *vote) best() int32 {
+	switch {
+	case v.n[0] == 0 && v.n[1] == 0:
+		return v.last
+	case v.n[0] >= v.n[1]:
+		return v.node[0]
+	}
+	return v.node[1]
 }
 
 // run is a goroutine's run of samples in one state.
@@ -126,7 +165,7 @@ func (a *aggregator) goroutine(k busiest.Key) int32 {
 	}
 	g := int32(len(a.gors))
 	a.gs[k] = g
-	gr := goroutine{key: k, vote: -1}
+	gr := goroutine{key: k, vote: vote{last: -1}}
 	if a.detail {
 		gr.walk = &walker{}
 	}
@@ -145,14 +184,7 @@ func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint
 	p.Nodes[leaf].Self += n
 	gr := &a.gors[g]
 	gr.states[st] += n
-	switch {
-	case gr.vote == leaf:
-		gr.votes += n
-	case gr.votes >= n:
-		gr.votes -= n
-	default:
-		gr.vote, gr.votes = leaf, n-gr.votes
-	}
+	gr.vote.add(leaf, n)
 	if d := a.grid.fit(t0, t1); d > 0 {
 		a.coarsen(d)
 	}

@@ -100,7 +100,7 @@ func (a *aggregator) group() []int32 {
 	of := make([]int32, len(a.gors))
 	for i := range a.gors {
 		g := &a.gors[i]
-		v := max(g.vote, 0)
+		v := max(g.vote.best(), 0)
 		gi, ok := sigs[v]
 		if !ok {
 			s := p.signatureOf(v)

@@ -92,7 +92,8 @@ type Function struct {
 // Group is goroutines alike, as runtime/pprof's goroutine profile with
 // debug=1 groups them: the same entry function and the same stack
 // signature, the function-level stack a goroutine spent most of its
-// samples in (found by a weighted majority vote over its samples' stacks).
+// samples in (found in constant space per goroutine by a weighted
+// Misra-Gries summary of its samples' stacks).
 type Group struct {
 	Entry      string // the members' entry function: see Lane.Entry
 	Where      string // the signature's innermost frame: a wait reason such as "[select]", or a function

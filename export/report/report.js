@@ -444,22 +444,36 @@
     });
     cv.addEventListener('mouseleave', hideTip);
   }
+  const FIRST_MEMBERS = 20;
+  function memberRow(L, gi) {
+    const row = el('div', 'lane member'); row.style.display = 'contents';
+    row.dataset.kind = 'goroutine'; row.dataset.g = L.g; row.dataset.group = gi;
+    const label = el('div', 'lane-label'); label.append(el('i', null, 'g' + L.g), short(L.entry));
+    label.title = 'goroutine ' + L.g + '\nentry: ' + L.entry + '\n' + fmtN(L.n) + ' samples: ' + stateMix(L.states, L.n);
+    const cv = el('canvas', 'strip'); drawLaneStrip(cv, L);
+    stripTip(cv, () => 'goroutine ' + L.g + ' — ' + short(L.entry) + '\n' + stateMix(L.states, L.n));
+    const b = el('div', 'busy', pct(L.busy, L.n)); b.title = 'share of its samples running, runnable or in a syscall, over the whole profile';
+    row.append(label, b, cv);
+    return row;
+  }
+  // memberRows returns the rows of a group's goroutines: the first
+  // FIRST_MEMBERS lanes, then a row that shows the rest, and a note.
   function memberRows(g, gi) {
-    const out = [];
-    for (const li of g.lanes) {
-      const L = D.lanes[li], row = el('div', 'lane member'); row.style.display = 'contents';
-      row.dataset.kind = 'goroutine'; row.dataset.g = L.g; row.dataset.group = gi;
-      const label = el('div', 'lane-label'); label.append(el('i', null, 'g' + L.g), short(L.entry));
-      label.title = 'goroutine ' + L.g + '\nentry: ' + L.entry + '\n' + fmtN(L.n) + ' samples: ' + stateMix(L.states, L.n);
-      const cv = el('canvas', 'strip'); drawLaneStrip(cv, L);
-      stripTip(cv, () => 'goroutine ' + L.g + ' — ' + short(L.entry) + '\n' + stateMix(L.states, L.n));
-      row.append(label, el('div', 'busy', pct(L.busy, L.n)), cv);
-      out.push(row);
+    const out = g.lanes.slice(0, FIRST_MEMBERS).map((li) => memberRow(D.lanes[li], gi));
+    const note = el('div', 'lane-label member note');
+    note.style.gridColumn = '1 / -1'; note.style.paddingLeft = '22px';
+    const say = (n) => { note.textContent = (n ? 'the ' + n + ' busiest of ' : 'none of the ') + fmtN(g.n) + ' goroutines shown' + (n < g.lanes.length ? '; ' : '.'); };
+    say(Math.min(g.lanes.length, FIRST_MEMBERS));
+    if (g.lanes.length > FIRST_MEMBERS) {
+      const more = el('button', null, 'show ' + (g.lanes.length - FIRST_MEMBERS) + ' more'); more.type = 'button';
+      more.addEventListener('click', () => {
+        const rest = g.lanes.slice(FIRST_MEMBERS).map((li) => memberRow(D.lanes[li], gi));
+        note.before(...rest); out.splice(out.length - 1, 0, ...rest);
+        say(g.lanes.length); showBrush();
+      });
+      note.append(more);
     }
-    if (g.n > g.lanes.length) {
-      const row = el('div', 'lane-label member note', (g.lanes.length ? 'the ' + g.lanes.length + ' busiest of ' : '') + fmtN(g.n) + ' goroutines have a lane' + (g.lanes.length ? '' : ': none'));
-      row.style.gridColumn = '1 / -1'; row.style.paddingLeft = '22px'; out.push(row);
-    }
+    if (g.n > 1 || g.lanes.length === 0) out.push(note);
     return out;
   }
   let groupsShown = 0;
