@@ -27,13 +27,20 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	return a.finish(f)
 }
 
-// goroutine is what Aggregate keeps of every goroutine.
+// goroutine is what Aggregate keeps of every goroutine: some 60 bytes,
+// for files of a million goroutines. Counts are 32 bits, as a file's
+// samples are (its header counts them in 32 bits), and saturate.
 type goroutine struct {
 	key    busiest.Key
-	states [tachyon.NumStates]uint64
-	vote   vote    // the stack it spent most samples in
-	runs   []run   // state runs, while the aggregator keeps detail
-	walk   *walker // its own call-tree walk, while the aggregator keeps detail
+	states [tachyon.NumStates]uint32
+	vote   vote // the stack it spent most samples in
+}
+
+// detail is what Aggregate keeps of a goroutine while it keeps detail:
+// its state runs, for the timeline, and its own call-tree walk.
+type detail struct {
+	runs []run
+	walk walker
 }
 
 // vote finds the stack (leaf node) a goroutine spent most samples in, in
@@ -43,15 +50,16 @@ type goroutine struct {
 // cancelled out).
 type vote struct {
 	node [2]int32
-	n    [2]uint64
+	n    [2]uint32
 	last int32
 }
 
-func (v *vote) add(node int32, n uint64) {
+func (v *vote) add(node int32, n32 uint64) {
+	n := uint32(min(n32, math.MaxUint32))
 	v.last = node
 	for i := range v.node {
 		if v.n[i] > 0 && v.node[i] == node {
-			v.n[i] += n
+			v.n[i] = satAdd(v.n[i], n)
 			return
 		}
 	}
@@ -101,10 +109,11 @@ type aggregator struct {
 	cells    map[uint64]uint64
 	grid     grid
 	dur      uint64 // a sample's span, µs: the interval, at least 1
-	gs       map[busiest.Key]int32
+	gs       index
 	gors     []goroutine
-	detail   bool    // keeping every goroutine's runs and walk
-	shared   *walker // the walk of goroutines without their own
+	details  []detail // per goroutine, while detail holds
+	detail   bool     // keeping every goroutine's runs and walk
+	shared   *walker  // the walk of goroutines without their own
 	first    uint64
 	last     uint64
 }
@@ -121,7 +130,8 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 		cells:    make(map[uint64]uint64),
 		grid:     newGrid(f.Header.Interval, opt.Slices),
 		dur:      max(p.Interval, 1),
-		gs:       make(map[busiest.Key]int32),
+		gors:     make([]goroutine, 0, min(f.Header.ThreadCount, f.Header.SampleCount, 1<<20)),
+		gs:       newIndex(int(min(f.Header.ThreadCount, f.Header.SampleCount, 1<<20))),
 		detail:   f.Header.ThreadCount <= maxDetail,
 		shared:   &walker{},
 		first:    math.MaxUint64,
@@ -139,8 +149,8 @@ func (a *aggregator) read(f *reader.File) error {
 			g = a.goroutine(busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID})
 		}
 		w := a.shared
-		if a.gors[g].walk != nil {
-			w = a.gors[g].walk
+		if a.detail {
+			w = &a.details[g].walk
 		}
 		leaf := a.follow(w, s.Stack)
 		a.count(g, leaf, s.Status.State(), s.Timestamp, r.Last, r.Count)
@@ -154,22 +164,19 @@ func (a *aggregator) read(f *reader.File) error {
 // goroutine returns the index of goroutine k, created at its first
 // sample. Past maxDetail goroutines it drops every goroutine's detail.
 func (a *aggregator) goroutine(k busiest.Key) int32 {
-	if g, ok := a.gs[k]; ok {
+	if g, ok := a.gs.get(k); ok {
 		return g
 	}
 	if a.detail && len(a.gors) >= maxDetail {
 		a.detail = false // a header can understate its threads
-		for i := range a.gors {
-			a.gors[i].runs, a.gors[i].walk = nil, nil
-		}
+		a.details = nil
 	}
 	g := int32(len(a.gors))
-	a.gs[k] = g
-	gr := goroutine{key: k, vote: vote{last: -1}}
+	a.gs.set(k, g)
+	a.gors = append(a.gors, goroutine{key: k, vote: vote{last: -1}})
 	if a.detail {
-		gr.walk = &walker{}
+		a.details = append(a.details, detail{})
 	}
-	a.gors = append(a.gors, gr)
 	return g
 }
 
@@ -183,7 +190,7 @@ func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint
 	p.States[st] += n
 	p.Nodes[leaf].Self += n
 	gr := &a.gors[g]
-	gr.states[st] += n
+	gr.states[st] = satAdd(gr.states[st], uint32(min(n, math.MaxUint32)))
 	gr.vote.add(leaf, n)
 	if d := a.grid.fit(t0, t1); d > 0 {
 		a.coarsen(d)
@@ -192,15 +199,16 @@ func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint
 	a.grid.spread(t0, t1, n, func(k int64, c uint64) {
 		a.cells[base|uint64(k+cellBias)] += c
 	})
-	if gr.walk == nil {
+	if !a.detail {
 		return
 	}
-	if r := len(gr.runs) - 1; r >= 0 && gr.runs[r].state == st && t0 >= gr.runs[r].end && t0-gr.runs[r].end <= 4*a.dur {
-		gr.runs[r].end = t1
-		gr.runs[r].n += n
+	d := &a.details[g]
+	if r := len(d.runs) - 1; r >= 0 && d.runs[r].state == st && t0 >= d.runs[r].end && t0-d.runs[r].end <= 4*a.dur {
+		d.runs[r].end = t1
+		d.runs[r].n += n
 		return
 	}
-	gr.runs = append(gr.runs, run{start: t0, end: t1, n: n, state: st})
+	d.runs = append(d.runs, run{start: t0, end: t1, n: n, state: st})
 }
 
 // A cell's key in aggregator.cells: node, class and slice (biased to be
@@ -222,4 +230,46 @@ func (a *aggregator) coarsen(d int) {
 		next[k&^cellSliceMask|uint64(s>>d+cellBias)] += c
 	}
 	a.cells = next
+}
+
+// satAdd returns a+b, or the largest uint32 when that overflows.
+func satAdd(a, b uint32) uint32 {
+	if s := a + b; s >= a {
+		return s
+	}
+	return math.MaxUint32
+}
+
+// index finds a goroutine by its key: by id alone for interpreter 0 (the
+// Go sampler's, and a map of 12-byte entries for a file of a million
+// goroutines), by both otherwise.
+type index struct {
+	byID  map[uint64]int32
+	other map[busiest.Key]int32
+}
+
+// newIndex returns an index sized for n goroutines (the header's count,
+// bounded: a header can overstate it).
+func newIndex(n int) index {
+	return index{byID: make(map[uint64]int32, n)}
+}
+
+func (x *index) get(k busiest.Key) (int32, bool) {
+	if k.Interp == 0 {
+		g, ok := x.byID[k.ID]
+		return g, ok
+	}
+	g, ok := x.other[k]
+	return g, ok
+}
+
+func (x *index) set(k busiest.Key, g int32) {
+	if k.Interp == 0 {
+		x.byID[k.ID] = g
+		return
+	}
+	if x.other == nil {
+		x.other = make(map[busiest.Key]int32)
+	}
+	x.other[k] = g
 }

@@ -11,8 +11,8 @@ import (
 // busy returns the samples of states that use or want a CPU: running,
 // runnable and syscall. Lanes and groups are ranked by it, never by all
 // samples, which in a wall profile every goroutine has about as many of.
-func busy(s *[tachyon.NumStates]uint64) uint64 {
-	return s[tachyon.Running] + s[tachyon.Runnable] + s[tachyon.Syscall]
+func busy[T uint32 | uint64](s *[tachyon.NumStates]T) uint64 {
+	return uint64(s[tachyon.Running]) + uint64(s[tachyon.Runnable]) + uint64(s[tachyon.Syscall])
 }
 
 // signature is a stack signature: the function-level stack of a call-tree
@@ -115,8 +115,8 @@ func (a *aggregator) group() []int32 {
 		gr := &all[gi]
 		gr.Goroutines++
 		for s, n := range g.states {
-			gr.States[s] += n
-			gr.Samples += n
+			gr.States[s] += uint64(n)
+			gr.Samples += uint64(n)
 		}
 	}
 	rank := make([]int, len(all))
@@ -185,10 +185,11 @@ func (a *aggregator) lanes(groupOf []int32) []int32 {
 			gr := &a.gors[m]
 			laneOf[m] = int32(len(p.Lanes))
 			p.Groups[g].Lanes = append(p.Groups[g].Lanes, len(p.Lanes))
-			l := Lane{Goroutine: gr.key.ID, Interpreter: gr.key.Interp, Group: g, States: gr.states,
+			l := Lane{Goroutine: gr.key.ID, Interpreter: gr.key.Interp, Group: g,
 				Busy: busy(&gr.states), Entry: p.Groups[g].Entry}
-			for _, n := range gr.states {
-				l.Samples += n
+			for s, n := range gr.states {
+				l.States[s] = uint64(n)
+				l.Samples += uint64(n)
 			}
 			p.Lanes = append(p.Lanes, l)
 		}

@@ -29,7 +29,7 @@ func (a *aggregator) finish(f *reader.File) (*Profile, error) {
 	laneOf := a.lanes(groupOf)
 	t := a.newTimeliner(groupOf, laneOf)
 	if a.detail {
-		t.replay(a.gors)
+		t.replay(a.details)
 	} else if err := t.read(f, a.gs); err != nil {
 		return nil, err
 	}
@@ -110,26 +110,26 @@ func (t *timeliner) add(g int, r run) {
 
 // replay adds the runs the aggregator kept of every goroutine, and sets
 // the lanes' timelines.
-func (t *timeliner) replay(gors []goroutine) {
-	for g := range gors {
-		for _, r := range gors[g].runs {
+func (t *timeliner) replay(details []detail) {
+	for g := range details {
+		for _, r := range details[g].runs {
 			t.add(g, r)
 		}
 		if l := t.laneOf[g]; l >= 0 {
-			t.p.Lanes[l].Timeline = t.laneTimeline(gors[g].runs)
+			t.p.Lanes[l].Timeline = t.laneTimeline(details[g].runs)
 		}
 	}
 }
 
 // read reads f's runs again for the timelines: the aggregator kept no
 // runs.
-func (t *timeliner) read(f *reader.File, gs map[busiest.Key]int32) error {
+func (t *timeliner) read(f *reader.File, gs index) error {
 	t.runs = make(map[int][]run)
 	it := f.Samples()
 	defer it.Close()
 	for it.NextRun() {
 		s, r := it.Sample(), it.Run()
-		g, ok := gs[busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}]
+		g, ok := gs.get(busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID})
 		if !ok {
 			continue // cannot happen: the file is the one read first
 		}
