@@ -67,6 +67,19 @@ const browserScript = `async (page) => {
 	r.byTotal = await column(4);
 	await page.click('#functions th.fn');
 	r.byName = await column(0);
+	// Frames by line, then the view of all samples and the off-CPU view.
+	await page.click('#granularity button[data-g="line"]');
+	r.lines = await page.evaluate(() => ({
+		rows: document.querySelectorAll('#functions tbody tr').length,
+		withLine: [...document.querySelectorAll('#functions tbody td.loc')].filter((td) => /:\d+$/.test(td.textContent)).length,
+		nodes: window.tachyonReport.nodes(),
+	}));
+	await page.click('#granularity button[data-g="fn"]');
+	r.fnNodes = await page.evaluate(() => window.tachyonReport.nodes());
+	await page.click('#views button[data-view="3"]');
+	r.all = await page.evaluate(() => ({ view: window.tachyonReport.view(), total: window.tachyonReport.total(), summary: document.getElementById('summary').innerText }));
+	await page.click('#views button[data-view="2"]');
+	r.off = await page.evaluate(() => ({ view: window.tachyonReport.view(), total: window.tachyonReport.total(), waits: document.querySelectorAll('#waits tbody tr').length }));
 	await page.mouse.move(0, 0);
 	return r;
 }`
@@ -87,6 +100,17 @@ type browserResult struct {
 	}
 	Tooltip, Reset, Matches string
 	ByTotal, ByName         []string
+	Lines                   struct{ Rows, WithLine, Nodes int }
+	FnNodes                 int
+	All                     struct {
+		View    int
+		Total   float64
+		Summary string
+	}
+	Off struct {
+		View, Waits int
+		Total       float64
+	}
 }
 
 // TestBrowser opens the report of each demo profile in testdata (or of
@@ -198,6 +222,15 @@ func checkBrowser(t *testing.T, r browserResult, samples uint32) {
 	}
 	if len(r.ByName) != r.Rows || !slices.IsSorted(r.ByName) {
 		t.Errorf("sorted by name: %q", r.ByName[:min(10, len(r.ByName))])
+	}
+	if r.Lines.Nodes < r.FnNodes || r.Lines.Rows < r.Rows || r.Lines.WithLine == 0 {
+		t.Errorf("by line: %+v; by function: %d nodes, %d rows", r.Lines, r.FnNodes, r.Rows)
+	}
+	if r.All.View != int(ViewAll) || r.All.Total != float64(samples) || !strings.Contains(r.All.Summary, "View all") {
+		t.Errorf("view of all samples: %+v, want %d samples", r.All, samples)
+	}
+	if r.Off.View != int(ViewOffCPU) || r.Off.Waits == 0 {
+		t.Errorf("off-CPU view: %+v", r.Off)
 	}
 }
 
