@@ -12,8 +12,8 @@ import (
 func init() {
 	register(&command{
 		name:    "report",
-		summary: "write a self-contained HTML report: flame graph, goroutine timeline, top functions",
-		usage:   "FILE -o report.html [-title T] [-goroutines N] [-buckets N] [-max-nodes N] [-mode M] [-backend B]",
+		summary: "write a self-contained HTML report: views by state, goroutine groups over time, flame graph, top functions",
+		usage:   "FILE -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B]",
 		run:     runReport,
 	})
 }
@@ -25,9 +25,11 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opt.Title, "title", "", "page title (default: Tachyon profile FILE)")
 	fs.StringVar(&opt.Mode, "mode", "", "sampling mode to show (default: inferred from the states)")
 	fs.StringVar(&opt.Backend, "backend", "", "sampler backend to show")
-	fs.IntVar(&opt.Goroutines, "goroutines", report.DefaultGoroutines, "timeline lanes: the `N` busiest goroutines")
-	fs.IntVar(&opt.Buckets, "buckets", report.DefaultBuckets, "time buckets per timeline lane")
-	fs.IntVar(&opt.MaxNodes, "max-nodes", report.DefaultMaxNodes, "call-tree nodes kept for the flame graph (the heaviest)")
+	fs.IntVar(&opt.Groups, "groups", report.DefaultGroups, "timeline lanes of goroutine groups: the `N` busiest (running, runnable, syscall)")
+	fs.IntVar(&opt.Goroutines, "goroutines", report.DefaultGoroutines, "goroutine lanes shown inside their groups: the `N` busiest, spread over the groups")
+	fs.IntVar(&opt.Buckets, "buckets", report.DefaultBuckets, "time buckets (columns) of the timeline")
+	fs.IntVar(&opt.Slices, "slices", report.DefaultSlices, "at most `N` time slices a brushed range snaps to")
+	fs.IntVar(&opt.MaxNodes, "max-nodes", report.DefaultMaxNodes, "call-tree nodes kept for the flame graph (the heaviest; fewer if the page would pass 4.5 MB)")
 	files, code := parseFlags(fs, args)
 	switch {
 	case code != proceed:

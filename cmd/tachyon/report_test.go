@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,7 +13,8 @@ import (
 func TestReportCommand(t *testing.T) {
 	dir := testutil.Vectors(t, "tachyon")
 	out := filepath.Join(t.TempDir(), "r.html")
-	code, _, stderr := runCLI("report", filepath.Join(dir, "threads_8.zstd.bin"), "-o", out, "-goroutines", "3", "-title", "eight")
+	code, _, stderr := runCLI("report", filepath.Join(dir, "threads_8.zstd.bin"), "-o", out, "-goroutines", "3", "-title", "eight",
+		"-groups", "2", "-slices", "10", "-buckets", "50", "-max-nodes", "100")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -20,8 +22,13 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := string(page); !strings.HasPrefix(s, "<!doctype html>") || !strings.Contains(s, `"title":"eight"`) || strings.Count(s, `"g":`) != 3 {
+	s := string(page)
+	if !strings.HasPrefix(s, "<!doctype html>") || !strings.Contains(s, `"title":"eight"`) || strings.Count(s, `"g":`) > 3 || strings.Count(s, `"entry":`) > 2+3 {
 		t.Errorf("report page lacks the title or has the wrong number of lanes (%d bytes)", len(page))
+	}
+	m := regexp.MustCompile(`"slices":(\d+),`).FindStringSubmatch(s)
+	if !strings.Contains(s, `"buckets":50,`) || m == nil || len(m[1]) > 1 && m[1] != "10" || m[1] == "0" {
+		t.Errorf("report page does not have the 50 -buckets and at most 10 -slices asked for: %q", m)
 	}
 	code, stdout, _ := runCLI("report", filepath.Join(dir, "empty.bin"), "-o", "-")
 	if code != exitOK || !strings.Contains(stdout, `"samples":0`) {

@@ -1,344 +1,275 @@
 package report
 
 import (
-	"cmp"
-	"hash/maphash"
-	"slices"
-	"strings"
+	"fmt"
+	"math"
 
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// Defaults of Options.
-const (
-	DefaultGoroutines   = 40
-	DefaultBuckets      = 600
-	DefaultMaxNodes     = 20000
-	DefaultMaxFunctions = 1000
-)
-
-// Options tune the report. The zero value is usable.
-type Options struct {
-	Title   string // page title; default "Tachyon profile"
-	Mode    string // sampling mode ("wall", "cpu"); inferred when empty
-	Backend string // sampler backend, shown when known
-
-	Goroutines   int // timeline lanes (the busiest goroutines); default DefaultGoroutines
-	Buckets      int // time buckets per lane; default DefaultBuckets
-	MaxNodes     int // call-tree nodes embedded for the flame graph; default DefaultMaxNodes
-	MaxFunctions int // rows of the functions table; default DefaultMaxFunctions
-}
-
-func (o Options) withDefaults() Options {
-	if o.Title == "" {
-		o.Title = "Tachyon profile"
-	}
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.Goroutines, DefaultGoroutines)
-	def(&o.Buckets, DefaultBuckets)
-	def(&o.MaxNodes, DefaultMaxNodes)
-	def(&o.MaxFunctions, DefaultMaxFunctions)
-	return o
-}
-
-// Frame is a distinct frame of the profile (equal file, function and line
-// are one Frame even where the file's frame table repeats them).
-type Frame struct {
-	Func, File string
-	Line       int32
-	Function   int32 // identifies the function: equal for frames of one function and file
-}
-
-// Node is a node of the call tree. The root (index 0) has Frame -1 and
-// stands for all samples; a parent always has a lower index than its
-// children.
-type Node struct {
-	Frame  int32 // index into Profile.Frames, -1 for the root
-	Parent int32 // -1 for the root
-	Self   uint64
-	Total  uint64
-}
-
-// Function is a function's share of the samples: Self counts the samples in
-// which it is the innermost frame, Total those in which it is anywhere on
-// the stack (once per sample, however often it recurses).
-type Function struct {
-	Func, File string
-	Line       int32 // the lowest line sampled in it, 0 if none
-	Self       uint64
-	Total      uint64
-}
-
-// Lane is one goroutine's row of the timeline. Goroutines are told apart
-// by thread id and interpreter id; the Go sampler writes the goroutine id as
-// the thread id and interpreter 0.
-type Lane struct {
-	Goroutine   uint64
-	Interpreter uint32
-	Samples     uint64
-	States      [tachyon.NumStates]uint64 // samples per tachyon.State
-	Top         string                    // function it spent most samples in (wait frames and runtime.* skipped)
-	Root        string                    // its most frequent outermost function
-	// Timeline has one byte per time bucket: '.' when the goroutine has no
-	// sample there, else '0'+state of the state holding most of the bucket.
-	Timeline string
-}
-
-// Profile holds the aggregates a report is made of.
-type Profile struct {
-	Options    Options // with defaults filled in
-	Samples    uint64
-	Goroutines int
-	StartTime  uint64 // header start time, µs
-	Interval   uint64 // µs
-	First, End uint64 // first sample's timestamp and last sample's plus the interval, µs
-	States     [tachyon.NumStates]uint64
-	Frames     []Frame
-	Nodes      []Node
-	Functions  []Function // those sampled, sorted by total, then self, then name
-	Lanes      []Lane     // the busiest goroutines, busiest first
-}
-
-// BucketWidth returns the span of one timeline bucket in µs.
-func (p *Profile) BucketWidth() float64 {
-	return float64(p.End-p.First) / float64(p.Options.Buckets)
-}
-
-// maxDetail is the most goroutines whose timelines Aggregate keeps while it
-// reads (some 350 bytes each). A file of more is read twice: once to find
-// the busiest (internal/busiest), which get lanes, once to aggregate.
+// maxDetail is the most goroutines whose state runs (for the timeline)
+// Aggregate keeps while it reads, some 100 bytes each. Past it, the runs
+// are dropped and the file is read a second time for the timelines of the
+// goroutines and groups that get a lane.
 const maxDetail = 100_000
 
-// Aggregate reads every sample of f and returns the report's aggregates.
-// Reader errors are returned, and then no Profile.
+// Aggregate reads every sample of f, a run of samples at a time
+// (reader.Samples.NextRun), and returns the report's aggregates. Reader
+// errors are returned, and then no Profile.
 func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	opt = opt.withDefaults()
-	return busiest.Read(f, maxDetail, opt.Goroutines, busiest.BySamples, func(keep map[busiest.Key]bool, threads int) (*Profile, error) {
-		return aggregate(f, opt, keep, threads)
-	})
-}
-
-// aggregate reads f once. With keep nil it keeps every goroutine's timeline
-// and gives up with busiest.ErrTooMany past maxDetail; else only those in keep have
-// one, and threads is the file's goroutine count.
-func aggregate(f *reader.File, opt Options, keep map[busiest.Key]bool, threads int) (*Profile, error) {
-	a := newAggregator(f, opt, keep)
+	a := newAggregator(f, opt)
 	if err := a.read(f); err != nil {
 		return nil, err
 	}
-	return a.finish(threads), nil
+	return a.finish(f)
 }
 
-// sumTotals sets each node's Total: its Self and its children's Totals
-// (a child comes after its parent).
-func (p *Profile) sumTotals() {
-	for i := len(p.Nodes) - 1; i >= 0; i-- {
-		p.Nodes[i].Total += p.Nodes[i].Self
-		if i > 0 {
-			p.Nodes[p.Nodes[i].Parent].Total += p.Nodes[i].Total
+// goroutine is what Aggregate keeps of every goroutine: some 60 bytes,
+// for files of a million goroutines. Counts are 32 bits, as a file's
+// samples are (its header counts them in 32 bits), and saturate.
+type goroutine struct {
+	key    busiest.Key
+	states [tachyon.NumStates]uint32
+	vote   vote // the stack it spent most samples in
+}
+
+// detail is what Aggregate keeps of a goroutine while it keeps detail:
+// its state runs, for the timeline, and its own call-tree walk.
+type detail struct {
+	runs []run
+	walk walker
+}
+
+// vote finds the stack (leaf node) a goroutine spent most samples in, in
+// constant space: a weighted Misra-Gries summary with two counters, which
+// keeps every stack holding more than a third of the samples, and the
+// heavier of the two is the answer (the last stack seen when both counts
+// cancelled out).
+type vote struct {
+	node [2]int32
+	n    [2]uint32
+	last int32
+}
+
+func (v *vote) add(node int32, n32 uint64) {
+	n := uint32(min(n32, math.MaxUint32))
+	v.last = node
+	for i := range v.node {
+		if v.n[i] > 0 && v.node[i] == node {
+			v.n[i] = satAdd(v.n[i], n)
+			return
+		}
+	}
+	if m := min(n, v.n[0], v.n[1]); m > 0 {
+		v.n[0] -= m
+		v.n[1] -= m
+		n -= m
+	}
+	for i := range v.node {
+		if n > 0 && v.n[i] == 0 {
+			v.node[i], v.n[i] = node, n
+			return
 		}
 	}
 }
 
-// frames builds p.Frames from f's frame table and returns the canonical
-// frame of every table index and the function of every canonical frame.
-func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
-	refs := f.FrameRefs()
-	canon = make([]int32, len(refs))
-	p.Frames = make([]Frame, 0, len(refs)) // table entries are distinct but for duplicated strings
-	funcs = make([]int32, 0, len(refs))
-	// Frames are told apart by a hash of their text, checked against the
-	// frame it names: a map keyed by the text itself takes 50 bytes a frame
-	// more, and a file can have a million frames.
-	seed := maphash.MakeSeed()
-	byHash := make(map[uint64]int32, len(refs))
-	var clash map[tachyon.Frame]int32 // frames whose hash another has
-	type fkey struct{ fn, file string }
-	byFunc := make(map[fkey]int32)
-	for i := range refs {
-		fr := f.Frame(uint32(i))
-		h := maphash.Comparable(seed, fr) // by the strings' text
-		id, ok := byHash[h]
-		if ok && !p.Frames[id].is(fr) {
-			id, ok = clash[fr]
-		}
-		if !ok {
-			id = int32(len(p.Frames))
-			if _, taken := byHash[h]; !taken {
-				byHash[h] = id
-			} else {
-				if clash == nil {
-					clash = make(map[tachyon.Frame]int32)
-				}
-				clash[fr] = id
-			}
-			k := fkey{fr.Func, fr.File}
-			fn, ok := byFunc[k]
-			if !ok {
-				fn = int32(len(byFunc))
-				byFunc[k] = fn
-			}
-			p.Frames = append(p.Frames, Frame{Func: fr.Func, File: fr.File, Line: fr.Line, Function: fn})
-			funcs = append(funcs, fn)
-		}
-		canon[i] = id
+// best returns the winning stack, -1 for none.
+func (v *vote) best() int32 {
+	switch {
+	case v.n[0] == 0 && v.n[1] == 0:
+		return v.last
+	case v.n[0] >= v.n[1]:
+		return v.node[0]
 	}
-	return canon, funcs
+	return v.node[1]
 }
 
-// is reports whether fr names frame f.
-func (f Frame) is(fr tachyon.Frame) bool {
-	return f.Func == fr.Func && f.File == fr.File && f.Line == fr.Line
+// run is a goroutine's run of samples in one state.
+type run struct {
+	start, end uint64 // timestamps of its first and last sample
+	n          uint64
+	state      tachyon.State
 }
 
-// Frame flags for choosing a goroutine's top function.
+// walker is a position in the call tree: the stack last walked to.
+type walker struct {
+	stack []int32 // canonical frames, outermost first
+	path  []int32 // their tree nodes
+}
+
+// aggregator is the state of one reading of a file by Aggregate.
+type aggregator struct {
+	p        *Profile
+	canon    []int32          // canonical frame of each frame-table index
+	funcs    []int32          // function of each canonical frame
+	children map[uint64]int32 // call-tree node by parent<<32 | frame
+	cells    map[uint64]uint64
+	grid     grid
+	dur      uint64 // a sample's span, µs: the interval, at least 1
+	gs       index
+	gors     []goroutine
+	details  []detail // per goroutine, while detail holds
+	detail   bool     // keeping every goroutine's runs and walk
+	shared   *walker  // the walk of goroutines without their own
+	first    uint64
+	last     uint64
+}
+
+// newAggregator returns an aggregator whose profile has f's frames and the
+// call tree's root.
+func newAggregator(f *reader.File, opt Options) *aggregator {
+	p := &Profile{Options: opt, StartTime: f.Header.StartTime, Interval: f.Header.Interval}
+	canon, funcs := p.frames(f)
+	p.Nodes = append(p.Nodes, Node{Frame: -1, Parent: -1})
+	return &aggregator{
+		p: p, canon: canon, funcs: funcs,
+		children: make(map[uint64]int32),
+		cells:    make(map[uint64]uint64),
+		grid:     newGrid(f.Header.Interval, opt.Slices),
+		dur:      max(p.Interval, 1),
+		gors:     make([]goroutine, 0, min(f.Header.ThreadCount, f.Header.SampleCount, 1<<20)),
+		gs:       newIndex(int(min(f.Header.ThreadCount, f.Header.SampleCount, 1<<20))),
+		detail:   f.Header.ThreadCount <= maxDetail,
+		shared:   &walker{},
+		first:    math.MaxUint64,
+	}
+}
+
+// read takes every run of samples of f.
+func (a *aggregator) read(f *reader.File) error {
+	it := f.Samples()
+	defer it.Close()
+	g := int32(-1)
+	for it.NextRun() {
+		s, r := it.Sample(), it.Run()
+		if g < 0 || a.gors[g].key.ID != s.ThreadID || a.gors[g].key.Interp != s.InterpreterID {
+			g = a.goroutine(busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID})
+		}
+		w := a.shared
+		if a.detail {
+			w = &a.details[g].walk
+		}
+		leaf := a.follow(w, s.Stack)
+		a.count(g, leaf, s.Status.State(), s.Timestamp, r.Last, r.Count)
+	}
+	if err := it.Err(); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// goroutine returns the index of goroutine k, created at its first
+// sample. Past maxDetail goroutines it drops every goroutine's detail.
+func (a *aggregator) goroutine(k busiest.Key) int32 {
+	if g, ok := a.gs.get(k); ok {
+		return g
+	}
+	if a.detail && len(a.gors) >= maxDetail {
+		a.detail = false // a header can understate its threads
+		a.details = nil
+	}
+	g := int32(len(a.gors))
+	a.gs.set(k, g)
+	a.gors = append(a.gors, goroutine{key: k, vote: vote{last: -1}})
+	if a.detail {
+		a.details = append(a.details, detail{})
+	}
+	return g
+}
+
+// count adds a run of n samples of one stack (leaf) and state, from t0 to
+// t1, to the totals, to the goroutine's and to the cells of its time
+// slices.
+func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint64) {
+	a.first, a.last = min(a.first, t0), max(a.last, t1)
+	p := a.p
+	p.Samples += n
+	p.States[st] += n
+	p.Nodes[leaf].Self += n
+	gr := &a.gors[g]
+	gr.states[st] = satAdd(gr.states[st], uint32(min(n, math.MaxUint32)))
+	gr.vote.add(leaf, n)
+	if d := a.grid.fit(t0, t1); d > 0 {
+		a.coarsen(d)
+	}
+	base := uint64(leaf)<<cellNodeShift | uint64(ClassOf(st))<<cellClassShift
+	a.grid.spread(t0, t1, n, func(k int64, c uint64) {
+		a.cells[base|uint64(k+cellBias)] += c
+	})
+	if !a.detail {
+		return
+	}
+	d := &a.details[g]
+	if r := len(d.runs) - 1; r >= 0 && d.runs[r].state == st && t0 >= d.runs[r].end && t0-d.runs[r].end <= 4*a.dur {
+		d.runs[r].end = t1
+		d.runs[r].n += n
+		return
+	}
+	d.runs = append(d.runs, run{start: t0, end: t1, n: n, state: st})
+}
+
+// A cell's key in aggregator.cells: node, class and slice (biased to be
+// positive).
 const (
-	flagWait    = 1 << iota // synthetic wait-reason frame
-	flagRuntime             // runtime.* function
+	cellNodeShift  = 24
+	cellClassShift = 21
+	cellBias       = 1 << 20
+	cellSliceMask  = 1<<cellClassShift - 1
 )
 
-func frameFlags(frames []Frame) []uint8 {
-	flags := make([]uint8, len(frames))
-	for i, fr := range frames {
-		if _, ok := tachyon.WaitReason(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line}); ok {
-			flags[i] |= flagWait
-		}
-		if strings.HasPrefix(fr.Func, "runtime.") {
-			flags[i] |= flagRuntime
-		}
+// coarsen merges the cells of slices that became one when the grid's
+// width doubled d times: floor halving composes, so old slice s is new
+// slice s>>d.
+func (a *aggregator) coarsen(d int) {
+	next := make(map[uint64]uint64, len(a.cells))
+	for k, c := range a.cells {
+		s := int64(k&cellSliceMask) - cellBias
+		next[k&^cellSliceMask|uint64(s>>d+cellBias)] += c
 	}
-	return flags
+	a.cells = next
 }
 
-// topFrame returns the index in stack (outermost first, not empty) of the
-// innermost frame that is neither a wait frame nor in the runtime, falling
-// back to the innermost frame that is not a wait frame, then the innermost.
-func topFrame(stack []int32, flags []uint8) int {
-	fallback := -1
-	for i := len(stack) - 1; i >= 0; i-- {
-		fl := flags[stack[i]]
-		if fl == 0 {
-			return i
-		}
-		if fl&flagWait == 0 && fallback < 0 {
-			fallback = i
-		}
+// satAdd returns a+b, or the largest uint32 when that overflows.
+func satAdd(a, b uint32) uint32 {
+	if s := a + b; s >= a {
+		return s
 	}
-	if fallback >= 0 {
-		return fallback
-	}
-	return len(stack) - 1
+	return math.MaxUint32
 }
 
-// functions fills p.Functions from the call tree and returns them indexed
-// by function id (before sorting).
-func (p *Profile) functions(funcs []int32) []Function {
-	nf := 0
-	for _, fn := range funcs {
-		nf = max(nf, int(fn)+1)
-	}
-	fns := make([]Function, nf)
-	for _, fr := range p.Frames {
-		fn := &fns[fr.Function]
-		fn.Func, fn.File = fr.Func, fr.File
-		if fr.Line > 0 && (fn.Line == 0 || fr.Line < fn.Line) {
-			fn.Line = fr.Line
-		}
-	}
-	// Depth-first walk counting a function's total once per path.
-	n := len(p.Nodes)
-	firstChild, next := make([]int32, n), make([]int32, n)
-	for i := range firstChild {
-		firstChild[i] = -1
-	}
-	for i := n - 1; i > 0; i-- {
-		par := p.Nodes[i].Parent
-		next[i], firstChild[par] = firstChild[par], int32(i)
-	}
-	onPath := make([]int32, nf)
-	type item struct{ node, next int32 }
-	stk := []item{{0, firstChild[0]}}
-	for len(stk) > 0 {
-		top := &stk[len(stk)-1]
-		if c := top.next; c >= 0 {
-			top.next = next[c]
-			nd := &p.Nodes[c]
-			fn := p.Frames[nd.Frame].Function
-			if onPath[fn] == 0 {
-				fns[fn].Total += nd.Total
-			}
-			onPath[fn]++
-			fns[fn].Self += nd.Self
-			stk = append(stk, item{c, firstChild[c]})
-			continue
-		}
-		if top.node != 0 {
-			onPath[p.Frames[p.Nodes[top.node].Frame].Function]--
-		}
-		stk = stk[:len(stk)-1]
-	}
-	p.Functions = slices.DeleteFunc(slices.Clone(fns), func(f Function) bool { return f.Total == 0 })
-	slices.SortFunc(p.Functions, func(a, b Function) int {
-		return cmp.Or(cmp.Compare(b.Total, a.Total), cmp.Compare(b.Self, a.Self),
-			strings.Compare(a.Func, b.Func), strings.Compare(a.File, b.File))
-	})
-	return fns
+// index finds a goroutine by its key: by id alone for interpreter 0 (the
+// Go sampler's, and a map of 12-byte entries for a file of a million
+// goroutines), by both otherwise.
+type index struct {
+	byID  map[uint64]int32
+	other map[busiest.Key]int32
 }
 
-// lanes picks the busiest goroutines and buckets their state runs.
-func (p *Profile) lanes(order []*gstate, fns []Function) {
-	slices.SortStableFunc(order, func(a, b *gstate) int {
-		return cmp.Or(cmp.Compare(b.samples, a.samples), cmp.Compare(a.id, b.id), cmp.Compare(a.interp, b.interp))
-	})
-	order = order[:min(len(order), p.Options.Goroutines)]
-	nb := p.Options.Buckets
-	bw := p.BucketWidth()
-	dur := float64(max(p.Interval, 1))
-	weights := make([][tachyon.NumStates]float64, nb)
-	line := make([]byte, nb)
-	name := func(fn int32) string {
-		if fn < 0 {
-			return ""
-		}
-		return fns[fn].Func
+// newIndex returns an index sized for n goroutines (the header's count,
+// bounded: a header can overstate it).
+func newIndex(n int) index {
+	return index{byID: make(map[uint64]int32, n)}
+}
+
+func (x *index) get(k busiest.Key) (int32, bool) {
+	if k.Interp == 0 {
+		g, ok := x.byID[k.ID]
+		return g, ok
 	}
-	for _, g := range order {
-		clear(weights)
-		for _, r := range g.runs {
-			a := float64(r.start - p.First)
-			b := float64(r.end-p.First) + dur
-			w := float64(r.n) / (b - a)
-			lo, hi := int(a/bw), min(int(b/bw), nb-1)
-			for k := max(lo, 0); k <= hi; k++ {
-				bs, be := float64(k)*bw, float64(k+1)*bw
-				if ov := min(b, be) - max(a, bs); ov > 0 {
-					weights[k][r.state] += w * ov
-				}
-			}
-		}
-		for k := range line {
-			line[k] = '.'
-			best := 0.0
-			for s, v := range weights[k] {
-				if v > best {
-					best, line[k] = v, byte('0'+s)
-				}
-			}
-		}
-		p.Lanes = append(p.Lanes, Lane{
-			Goroutine:   g.id,
-			Interpreter: g.interp,
-			Samples:     g.samples,
-			States:      g.states,
-			Top:         name(g.top.best()),
-			Root:        name(g.root.best()),
-			Timeline:    string(line),
-		})
+	g, ok := x.other[k]
+	return g, ok
+}
+
+func (x *index) set(k busiest.Key, g int32) {
+	if k.Interp == 0 {
+		x.byID[k.ID] = g
+		return
 	}
+	if x.other == nil {
+		x.other = make(map[busiest.Key]int32)
+	}
+	x.other[k] = g
 }

@@ -152,8 +152,80 @@ func checkProfile(t *testing.T, f *reader.File, p *Profile) {
 		}
 	}
 
-	// Lanes: the busiest goroutines, state counts adding up.
-	if want := min(p.Goroutines, p.Options.Goroutines); len(p.Lanes) != want {
+	checkCells(t, p)
+	checkGroups(t, p)
+}
+
+// checkCells checks that the cells of each node add up to its Self, and
+// those of each class to the samples of its states.
+func checkCells(t *testing.T, p *Profile) {
+	t.Helper()
+	self := make([]uint64, len(p.Nodes))
+	var classes [NumClasses]uint64
+	for i, c := range p.Cells {
+		if int(c.Slice) >= p.Slices || c.N == 0 || (i > 0 && p.Cells[i-1].Node > c.Node) {
+			t.Fatalf("cell %d = %+v of %d slices, or out of order", i, c, p.Slices)
+		}
+		self[c.Node] += c.N
+		classes[c.Class] += c.N
+	}
+	for i, n := range p.Nodes {
+		if self[i] != n.Self {
+			t.Fatalf("node %d: cells hold %d samples, self %d", i, self[i], n.Self)
+		}
+	}
+	var want [NumClasses]uint64
+	for s, n := range p.States {
+		want[ClassOf(tachyon.State(s))] += n
+	}
+	if classes != want {
+		t.Errorf("cells per class %v, states say %v", classes, want)
+	}
+	if p.Samples > 0 && (p.Slices < 1 || p.Slices > p.Options.Slices || p.Buckets != p.Options.Buckets) {
+		t.Errorf("%d slices (at most %d), %d buckets", p.Slices, p.Options.Slices, p.Buckets)
+	}
+	if p.Samples > 0 && (p.Origin > p.First || p.Origin+uint64(p.Slices)*p.SliceWidth < p.End-p.Interval) {
+		t.Errorf("slices [%d, +%d×%d) miss samples [%d, %d)", p.Origin, p.Slices, p.SliceWidth, p.First, p.End)
+	}
+}
+
+// checkGroups checks the groups' and lanes' counts and order: groups
+// hold every goroutine, are ranked by busy samples, and their cells and
+// lanes add up.
+func checkGroups(t *testing.T, p *Profile) {
+	t.Helper()
+	members := 0
+	for i, g := range p.Groups {
+		var n, cells uint64
+		for _, c := range g.States {
+			n += c
+		}
+		for _, c := range g.Cells {
+			cells += c
+		}
+		if n != g.Samples || cells != g.Samples || g.Busy != busy(&g.States) {
+			t.Errorf("group %d (%s in %s): %d samples, states sum %d, cells %d, busy %d", i, g.Entry, g.Where, g.Samples, n, cells, g.Busy)
+		}
+		if i > 0 && p.Groups[i-1].Busy < g.Busy {
+			t.Errorf("group %d busier than group %d", i, i-1)
+		}
+		members += g.Goroutines
+		for k, li := range g.Lanes {
+			l := p.Lanes[li]
+			if l.Group != i || (k > 0 && p.Lanes[g.Lanes[k-1]].Busy < l.Busy) {
+				t.Errorf("group %d lane %d: goroutine %d of group %d, busy %d, out of order", i, k, l.Goroutine, l.Group, l.Busy)
+			}
+		}
+		for s, m := range g.Mix {
+			if (m != "") != (g.States[s] > 0) || m != "" && len(m) != p.Buckets {
+				t.Errorf("group %d: mix of %v is %d bytes with %d samples", i, tachyon.State(s), len(m), g.States[s])
+			}
+		}
+	}
+	if len(p.Groups) == p.GroupCount && members != p.Goroutines {
+		t.Errorf("groups hold %d goroutines, want %d", members, p.Goroutines)
+	}
+	if want := min(p.Goroutines, p.Options.Goroutines); len(p.Groups) == p.GroupCount && len(p.Lanes) != want {
 		t.Errorf("%d lanes, want %d", len(p.Lanes), want)
 	}
 	for i, l := range p.Lanes {
@@ -161,10 +233,10 @@ func checkProfile(t *testing.T, f *reader.File, p *Profile) {
 		for _, c := range l.States {
 			n += c
 		}
-		if n != l.Samples || (i > 0 && p.Lanes[i-1].Samples < l.Samples) {
-			t.Errorf("lane %d (g%d): %d samples, states sum %d, or not sorted", i, l.Goroutine, l.Samples, n)
+		if n != l.Samples || l.Busy != busy(&l.States) {
+			t.Errorf("lane %d (g%d): %d samples, states sum %d", i, l.Goroutine, l.Samples, n)
 		}
-		if len(l.Timeline) != p.Options.Buckets || strings.Trim(l.Timeline, ".01234") != "" {
+		if len(l.Timeline) != p.Buckets || strings.Trim(l.Timeline, ".01234") != "" {
 			t.Errorf("lane %d: bad timeline %q", i, l.Timeline)
 		}
 		if l.Samples > 0 && strings.Trim(l.Timeline, ".") == "" {
@@ -224,29 +296,28 @@ func TestAggregateStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProfile(t, f, p)
+	// Busiest first: g2 (100 runnable), then g1 (50 running, ahead of
+	// g3's 50 in a syscall); g1's timeline is half running, half blocked.
 	want := []struct {
 		g        uint64
-		top      string
+		entry    string
 		timeline string
 	}{
-		{1, "main.work", "0000022222"}, // the wait frame and runtime.* are skipped for the top function…
-		{2, "main.spin", "1111111111"},
+		{2, "main.main", "1111111111"},
+		{1, "main.main", "0000022222"},
 		{3, "main.read", "3333333333"},
 	}
-	if len(p.Lanes) != len(want) {
-		t.Fatalf("%d lanes, want %d", len(p.Lanes), len(want))
+	if len(p.Lanes) != len(want) || len(p.Groups) != len(want) {
+		t.Fatalf("%d lanes, %d groups, want %d", len(p.Lanes), len(p.Groups), len(want))
 	}
 	for i, w := range want {
 		l := p.Lanes[i]
-		if l.Goroutine != w.g || l.Timeline != w.timeline || l.Root != "main.main" && w.g != 3 {
-			t.Errorf("lane %d = g%d %q root %q, want g%d %q", i, l.Goroutine, l.Timeline, l.Root, w.g, w.timeline)
-		}
-		if w.g != 1 && l.Top != w.top {
-			t.Errorf("lane g%d top = %q, want %q", l.Goroutine, l.Top, w.top)
+		if l.Goroutine != w.g || l.Timeline != w.timeline || l.Entry != w.entry || l.Group != i {
+			t.Errorf("lane %d = g%d %q entry %q group %d, want g%d %q %q", i, l.Goroutine, l.Timeline, l.Entry, l.Group, w.g, w.timeline, w.entry)
 		}
 	}
-	if top := p.Lanes[0].Top; top != "main.work" && top != "main.consume" { // …50 samples each
-		t.Errorf("g1 top = %q, want main.work or main.consume", top)
+	if g := p.Groups[1]; g.Where != "[chan receive]" && g.Where != "main.work" {
+		t.Errorf("g1's group is in %q, want [chan receive] or main.work", g.Where)
 	}
 	if got := p.States; got != [tachyon.NumStates]uint64{50, 100, 50, 50, 0} {
 		t.Errorf("states = %v, want running 50, runnable 100, blocked 50, syscall 50", got)
@@ -310,6 +381,9 @@ func TestAggregateManyGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProfile(t, f, p)
+	if len(p.Groups) != 1 || p.Groups[0].Goroutines != maxDetail+10 {
+		t.Fatalf("groups %+v, want one of %d goroutines", p.Groups, maxDetail+10)
+	}
 	if len(p.Lanes) != 3 || p.Lanes[0].Goroutine != 1 {
 		t.Fatalf("%d lanes, the first of goroutine %d; want 3, the first of goroutine 1", len(p.Lanes), p.Lanes[0].Goroutine)
 	}

@@ -1,18 +1,30 @@
-// Package report turns a Tachyon profile into one self-contained HTML file:
-// a zoomable, searchable flame graph, a timeline of the busiest goroutines
-// colored by scheduling state, a sortable table of the top functions and a
-// header with the profile's facts.
+// Package report turns a Tachyon profile into one self-contained HTML file
+// built around goroutine states, goroutine groups and time: views of the
+// samples on CPU (running and syscall), waiting for CPU (runnable), off CPU
+// (blocked, by wait reason) and all; a timeline of goroutine groups ranked
+// by the time they ran, waited for a CPU or spent in system calls, whose
+// goroutines show on demand; a flame graph drawn on a canvas, merged by
+// function or split by line; tables of functions and wait reasons; and a
+// header with the profile's facts and the view shown.
 //
-// Aggregate reads the samples once and keeps only aggregates: a call tree
-// with sample counts (pruned to Options.MaxNodes nodes for the page), the
-// functions' self and total counts, and for each goroutine its state over
-// time in Options.Buckets time buckets. Write embeds those aggregates as JSON
-// in an HTML page whose script and style are part of this package (see
-// report.html), so the page needs no network and its size does not grow with
-// the number of samples.
+// Aggregate reads the samples a run at a time (reader.Samples.NextRun), so
+// its cost follows the file's records, not its samples: a REPEAT run of
+// a parked goroutine counts once, weighed by its count and spread over the
+// time slices it spans by arithmetic. It keeps only aggregates: a call
+// tree whose nodes hold their samples per class of state and per time
+// slice (Cell), the functions' self and total counts, and per goroutine
+// its state counts, the stack it spent most samples in (its group's
+// signature) and, for the goroutines and groups with a lane, its states
+// over time. Write embeds those aggregates as JSON in a page whose HTML,
+// style and script are part of this package (report.html, report.css,
+// report.js), so the page needs no network, a view or a brushed time range
+// is computed in the page from the cells, and the page's size does not
+// grow with the samples: the call tree is cut to fit Options.MaxBytes.
 //
 // Goroutine states come from the samples' status bits (tachyon.Status.State);
 // the synthetic innermost frame the Go sampler adds for a parked goroutine's
-// wait reason, a function named like "[chan receive]", is shown as a frame of
-// its own.
+// wait reason, a function named like "[chan receive]" (tachyon.WaitReason),
+// is a frame of its own, so the off-CPU view and its table break blocked
+// time down by wait reason. The mode shown is tachyon.InferMode's unless
+// Options.Mode says otherwise.
 package report

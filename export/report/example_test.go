@@ -45,8 +45,11 @@ func Example() {
 	for _, fn := range p.Functions {
 		fmt.Printf("%-15s self %d total %d\n", fn.Func, fn.Self, fn.Total)
 	}
+	for _, g := range p.Groups {
+		fmt.Printf("%d × %s in %s: busy %d of %d samples\n", g.Goroutines, g.Entry, g.Where, g.Busy, g.Samples)
+	}
 	for _, l := range p.Lanes {
-		fmt.Printf("g%d %s %s\n", l.Goroutine, l.Timeline, l.Top)
+		fmt.Printf("g%d %s\n", l.Goroutine, l.Timeline)
 	}
 	if err := p.WriteHTML(io.Discard); err != nil { // or to report.html
 		log.Fatal(err)
@@ -55,6 +58,8 @@ func Example() {
 	// main.main       self 0 total 8
 	// [chan receive]  self 4 total 4
 	// main.work       self 4 total 4
-	// g1 00000000 main.work
-	// g2 22222222 main.main
+	// 1 × main.main in main.work: busy 4 of 4 samples
+	// 1 × main.main in [chan receive]: busy 0 of 4 samples
+	// g1 00000000
+	// g2 22222222
 }

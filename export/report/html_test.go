@@ -34,40 +34,60 @@ func extract(t testing.TB, page []byte) *document {
 	return &d
 }
 
-// checkTree parses the preorder (frame, total, children) triples as the
-// page does and checks the tree is whole and its totals consistent.
+// checkTree parses the preorder (frame, children, cells) triples and the
+// cells as the page does, and checks the tree is whole, its cells add up
+// to the samples and each class to its states.
 func checkTree(t *testing.T, d *document) {
 	t.Helper()
 	tr := d.Tree
-	if len(tr) == 0 || len(tr)%3 != 0 || tr[0] != -1 || uint64(tr[1]) != d.Meta.Samples {
-		t.Fatalf("tree starts %v, want root -1 with %d samples", tr[:min(3, len(tr))], d.Meta.Samples)
+	if len(tr) == 0 || len(tr)%3 != 0 || tr[0] != -1 {
+		t.Fatalf("tree starts %v, want the root", tr[:min(3, len(tr))])
 	}
-	nframes := int64(len(d.Frames) / 3)
-	type open struct{ total, left, kids int64 }
-	stack := []open{}
+	nframes := int64(len(d.Frames) / 4)
+	stack := []int64{} // children left to read per open node
+	cells := 0
+	var classes [NumClasses]uint64
 	for i := 0; i < len(tr); i += 3 {
-		fr, total, kids := tr[i], tr[i+1], tr[i+2]
+		fr, kids, nc := tr[i], tr[i+1], tr[i+2]
+		for len(stack) > 0 && stack[len(stack)-1] == 0 {
+			stack = stack[:len(stack)-1]
+		}
 		if i > 0 {
 			if len(stack) == 0 {
 				t.Fatalf("node %d outside the tree", i/3)
 			}
-			top := &stack[len(stack)-1]
-			if fr < 0 || fr >= nframes || total <= 0 || total > top.left {
-				t.Fatalf("node %d: frame %d (of %d), total %d, parent has %d left", i/3, fr, nframes, total, top.left)
+			stack[len(stack)-1]--
+			if fr < -2 || fr == -1 || fr >= nframes {
+				t.Fatalf("node %d: frame %d (of %d)", i/3, fr, nframes)
 			}
-			top.left -= total
-			top.kids--
 		}
-		stack = append(stack, open{total, total, kids})
-		for len(stack) > 0 && stack[len(stack)-1].kids == 0 {
-			stack = stack[:len(stack)-1]
+		stack = append(stack, kids)
+		for k := range nc {
+			key, n := d.Cells[2*(cells+int(k))], d.Cells[2*(cells+int(k))+1]
+			if key >= uint64(NumClasses*d.Meta.Slices) || n == 0 {
+				t.Fatalf("node %d: cell key %d of %d slices, %d samples", i/3, key, d.Meta.Slices, n)
+			}
+			classes[key/uint64(d.Meta.Slices)] += n
+		}
+		cells += int(nc)
+	}
+	for _, left := range stack {
+		if left != 0 {
+			t.Fatalf("tree ends with open nodes: %v", stack)
 		}
 	}
-	if len(stack) != 0 {
-		t.Fatalf("tree ends with %d open nodes", len(stack))
+	if 2*cells != len(d.Cells) {
+		t.Fatalf("tree has %d cells, the document %d", cells, len(d.Cells)/2)
+	}
+	var want [NumClasses]uint64
+	for s, n := range d.Meta.States {
+		want[ClassOf(tachyon.State(s))] += n
+	}
+	if classes != want {
+		t.Errorf("cells per class %v, states say %v", classes, want)
 	}
 	for i, s := range d.Frames {
-		if i%3 != 2 && (s < 0 || s >= int64(len(d.Strings))) {
+		if (i%4 == 0 || i%4 == 1) && (s < 0 || s >= int64(len(d.Strings))) {
 			t.Fatalf("frame table entry %d: string %d of %d", i, s, len(d.Strings))
 		}
 	}
@@ -97,11 +117,11 @@ func TestWriteHTML(t *testing.T) {
 		}
 		checkTree(t, d)
 		shown := len(d.Tree) / 3
-		if want := cmpOr(maxNodes, DefaultMaxNodes); shown > want || shown != d.Meta.NodesShown {
+		if want := cmpOr(maxNodes, DefaultMaxNodes) + 1; shown > 2*want || shown != d.Meta.NodesShown { // + a cut-off node per kept one
 			t.Errorf("MaxNodes %d: %d nodes shown (meta %d)", maxNodes, shown, d.Meta.NodesShown)
 		}
-		if rows := len(d.Functions) / 5; rows < 10 || rows > 20 {
-			t.Errorf("%d function rows, want 10 to 20", rows)
+		if d.Meta.MaxFunctions != 10 || len(d.Groups) == 0 || len(d.Lanes) == 0 {
+			t.Errorf("meta %+v, %d groups, %d lanes", d.Meta, len(d.Groups), len(d.Lanes))
 		}
 	}
 }
@@ -151,7 +171,7 @@ func TestSizeMillion(t *testing.T) {
 		t.Fatalf("samples = %d", d.Meta.Samples)
 	}
 	checkTree(t, d)
-	t.Logf("1 M samples: report %d bytes, %d of %d nodes, %d lanes", buf.Len(), d.Meta.NodesShown, d.Meta.Nodes, len(d.Lanes))
+	t.Logf("1 M samples: report %d bytes, %d of %d nodes, %d cells, %d groups, %d lanes", buf.Len(), d.Meta.NodesShown, d.Meta.Nodes, len(d.Cells)/2, len(d.Groups), len(d.Lanes))
 	if buf.Len() > 5<<20 {
 		t.Errorf("report of 1 M samples is %d bytes, want under 5 MB", buf.Len())
 	}

@@ -1,0 +1,202 @@
+package report
+
+import "github.com/gotachyon/profiler/tachyon"
+
+// Class is the part of the samples a state belongs to, as the views split
+// them: a View shows one class, or all of them.
+type Class uint8
+
+// The classes, in the order cells and views use.
+const (
+	OnCPU      Class = iota // running or in a system call
+	WaitingCPU              // runnable: ready, waiting for a CPU
+	OffCPU                  // blocked, under its wait reason's frame
+	Other                   // unknown state: only in the view of all samples
+	NumClasses = 4
+)
+
+// ClassOf returns the class of a state.
+func ClassOf(s tachyon.State) Class {
+	switch s {
+	case tachyon.Running, tachyon.Syscall:
+		return OnCPU
+	case tachyon.Runnable:
+		return WaitingCPU
+	case tachyon.Blocked:
+		return OffCPU
+	default:
+		return Other
+	}
+}
+
+// View is what the flame graph and the tables show: the samples of one
+// class, or all samples.
+type View uint8
+
+// The views.
+const (
+	ViewOnCPU   View = iota // on CPU: running and syscall
+	ViewWaiting             // waiting for CPU: runnable
+	ViewOffCPU              // off CPU: blocked, by wait reason
+	ViewAll                 // every sample
+)
+
+var viewNames = [...]string{"on CPU", "waiting for CPU", "off CPU", "all"}
+
+// String returns the view's name as the page shows it.
+func (v View) String() string {
+	if int(v) < len(viewNames) {
+		return viewNames[v]
+	}
+	return "all"
+}
+
+// Frame is a distinct frame of the profile (equal file, function and line
+// are one Frame even where the file's frame table repeats them).
+type Frame struct {
+	Func, File string
+	Line       int32
+	Function   int32 // identifies the function: equal for frames of one function and file
+}
+
+// Node is a node of the call tree, a frame at a (file, function, line)
+// level. The root (index 0) has Frame -1 and stands for all samples; a
+// parent always has a lower index than its children.
+type Node struct {
+	Frame  int32 // index into Profile.Frames, -1 for the root
+	Parent int32 // -1 for the root
+	Self   uint64
+	Total  uint64
+}
+
+// Cell is the samples of one class in one time slice that a node holds
+// as its innermost frame. Profile.Cells holds them sorted by node, class
+// and slice.
+type Cell struct {
+	Node  int32
+	Class Class
+	Slice uint16
+	N     uint64
+}
+
+// Function is a function's share of the samples: Self counts the samples in
+// which it is the innermost frame, Total those in which it is anywhere on
+// the stack (once per sample, however often it recurses).
+type Function struct {
+	Func, File string
+	Line       int32 // the lowest line sampled in it, 0 if none
+	Self       uint64
+	Total      uint64
+}
+
+// Group is goroutines alike, as runtime/pprof's goroutine profile with
+// debug=1 groups them: the same entry function and the same stack
+// signature, the function-level stack a goroutine spent most of its
+// samples in (found in constant space per goroutine by a weighted
+// Misra-Gries summary of its samples' stacks).
+type Group struct {
+	Entry      string // the members' entry function: see Lane.Entry
+	Where      string // the signature's innermost frame: a wait reason such as "[select]", or a function
+	Goroutines int
+	Samples    uint64
+	States     [tachyon.NumStates]uint64 // samples per tachyon.State
+	Busy       uint64                    // running, runnable and syscall samples: the rank
+	// Lanes are the indices in Profile.Lanes of the members with a lane,
+	// busiest first.
+	Lanes []int
+	// Mix has, per state, one byte per timeline bucket: the share of the
+	// members' samples in the bucket that are in the state, '0' for none
+	// and '1' to 'z' (base 36) for a 35th of it and up; "" for a state
+	// none is in.
+	Mix [tachyon.NumStates]string
+	// Cells has the members' samples per state and time slice, indexed
+	// state*Profile.Slices + slice.
+	Cells []uint64
+}
+
+// Lane is one goroutine's row of the timeline. Goroutines are told apart
+// by thread id and interpreter id; the Go sampler writes the goroutine id as
+// the thread id and interpreter 0.
+type Lane struct {
+	Goroutine   uint64
+	Interpreter uint32
+	Group       int // index into Profile.Groups
+	Samples     uint64
+	States      [tachyon.NumStates]uint64 // samples per tachyon.State
+	Busy        uint64                    // running, runnable and syscall samples
+	// Entry is the goroutine's entry function: the outermost frame outside
+	// package runtime of the stack it spent most samples in, or where that
+	// is the closure of a go statement (a function named like F.func1), the
+	// function the closure calls.
+	Entry string
+	// Timeline has one byte per time bucket: '.' when the goroutine has no
+	// sample there, else '0'+state of the state holding most of the bucket.
+	Timeline string
+}
+
+// Profile holds the aggregates a report is made of.
+type Profile struct {
+	Options    Options // with defaults filled in
+	Samples    uint64
+	Goroutines int
+	StartTime  uint64 // header start time, µs
+	Interval   uint64 // µs
+	First, End uint64 // first sample's timestamp and last sample's plus the interval, µs
+	States     [tachyon.NumStates]uint64
+	Frames     []Frame
+	Nodes      []Node
+	Cells      []Cell     // per node, class and time slice
+	Functions  []Function // those sampled, sorted by total, then self, then name
+	// Origin and SliceWidth place the time slices: slice k spans
+	// [Origin+k*SliceWidth, Origin+(k+1)*SliceWidth) µs; there are Slices,
+	// at most Options.Slices. The timeline's Buckets columns
+	// (Options.Buckets) span the same time.
+	Origin, SliceWidth uint64
+	Slices, Buckets    int
+	Groups             []Group // the busiest Options.Groups groups, busiest first
+	GroupCount         int     // all groups
+	Lanes              []Lane  // goroutines with a lane, in their groups' order, busiest first
+}
+
+// BucketWidth returns the span of one timeline bucket in µs.
+func (p *Profile) BucketWidth() float64 {
+	return float64(p.SliceWidth) * float64(p.Slices) / float64(max(p.Buckets, 1))
+}
+
+// OnCPU returns the samples on a CPU: running or in a system call.
+func (p *Profile) OnCPU() uint64 { return p.States[tachyon.Running] + p.States[tachyon.Syscall] }
+
+// Mode returns the mode the page shows: Options.Mode, else the one
+// tachyon.InferMode infers from the states, and whether it was inferred.
+func (p *Profile) Mode() (mode string, inferred bool) {
+	if p.Options.Mode != "" {
+		return p.Options.Mode, false
+	}
+	return string(tachyon.InferMode(p.OnCPU(), p.Samples)), true
+}
+
+// ViewSamples returns the samples view v shows.
+func (p *Profile) ViewSamples(v View) uint64 {
+	switch v {
+	case ViewOnCPU:
+		return p.OnCPU()
+	case ViewWaiting:
+		return p.States[tachyon.Runnable]
+	case ViewOffCPU:
+		return p.States[tachyon.Blocked]
+	}
+	return p.Samples
+}
+
+// DefaultView returns the view the page opens with: the one holding the
+// time a user can act on. That is on CPU whenever any sample is (in a wall
+// profile dominated by parked goroutines, the few running samples are the
+// ones code changes speed up), else waiting for CPU, else off CPU, else all.
+func (p *Profile) DefaultView() View {
+	for _, v := range []View{ViewOnCPU, ViewWaiting, ViewOffCPU} {
+		if p.ViewSamples(v) > 0 {
+			return v
+		}
+	}
+	return ViewAll
+}
