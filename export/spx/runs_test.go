@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -39,7 +40,7 @@ func TestLoadKeepsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := load(f, 0, nil)
+	p, err := load(f, 0, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +51,35 @@ func TestLoadKeepsRuns(t *testing.T) {
 	}
 	if samples != threads*per || runs != threads {
 		t.Fatalf("%d samples in %d runs, want %d in %d", samples, runs, threads*per, threads)
+	}
+}
+
+// TestWallProfile checks both layouts of a wall profile, whose parked
+// goroutines are long runs, against its samples read one by one; its busy
+// goroutines miss ticks (gaps inside runs) and change status mid-run.
+func TestWallProfile(t *testing.T) {
+	checkProfile(t, "wall", proftest.Wall(t, 40, 1500))
+}
+
+// TestSequentialLoadsRuns checks that the Sequential layout reads a wall
+// profile run by run: its threads hold at most the file's runs.
+func TestSequentialLoadsRuns(t *testing.T) {
+	f := proftest.Wall(t, 100, 4000)
+	p, err := load(f, 0, nil, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := f.Samples()
+	runs := 0
+	for it.NextRun() {
+		runs++
+	}
+	held, samples := 0, 0
+	for _, th := range p.threads {
+		held += len(th.runs)
+		samples += int(th.n)
+	}
+	if samples != int(f.Header.SampleCount) || held > runs {
+		t.Fatalf("%d samples in %d runs, want %d in at most %d", samples, held, f.Header.SampleCount, runs)
 	}
 }
