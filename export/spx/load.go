@@ -85,8 +85,10 @@ type loader struct {
 	frameName []int32              // frame index -> name id, or -1 before first use
 	nameIdx   map[string]int32
 	threads   map[busiest.Key]*thread
-	last      *thread  // the thread of the previous sample, nil if skipped
-	names     []uint32 // the current sample's stack of name ids
+	lastKey   busiest.Key // the thread of the previous sample, if any
+	last      *thread     // its thread, nil if not kept
+	any       bool        // a sample was read
+	names     []uint32    // the current sample's stack of name ids
 }
 
 // load reads f; with keep not nil, only the samples of the threads in it.
@@ -181,13 +183,15 @@ func (l *loader) name(fi uint32) int32 {
 
 // thread returns the thread of s, adding it to the profile when new, or
 // nil if it is not kept.
+// The previous sample's answer is kept: a REPEAT record's samples are all
+// of one thread.
 func (l *loader) thread(s *reader.Sample) *thread {
-	if t := l.last; t != nil && t.id == s.ThreadID && t.interp == s.InterpreterID {
-		return t
-	}
 	k := busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}
+	if l.any && k == l.lastKey {
+		return l.last
+	}
+	l.any, l.lastKey, l.last = true, k, nil
 	if l.keep != nil && !l.keep[k] {
-		l.last = nil
 		return nil
 	}
 	t := l.threads[k]
