@@ -114,8 +114,19 @@ func tooManyReports(n int) error {
 }
 
 // manyThreads is the thread count above which the per-goroutine layout
-// with Options.Top finds the busiest goroutines in a first pass.
+// with Options.Top holds only the busiest goroutines' runs.
 const manyThreads = 10_000
+
+// onePassThreads is the thread count up to which the per-goroutine layout
+// with Options.Top first tries to hold every goroutine's runs in one pass,
+// giving up past maxOnePassRuns runs: a wall profile's parked goroutines
+// are a run or two each. Past either, it reads the file twice: once to
+// find the busiest, once for their runs.
+const onePassThreads = 100_000
+
+// maxOnePassRuns bounds the runs that pass holds (24 bytes each); a
+// variable for the tests.
+var maxOnePassRuns = 1 << 21
 
 // WriteDir writes f as SPX reports into dir (created if needed) and returns
 // what it wrote. A file without samples yields no report. Unlike the other
@@ -126,16 +137,7 @@ func WriteDir(dir string, f *reader.File, opt Options) ([]Written, error) {
 	if opt.Layout == PerGoroutine && (opt.Top <= 0 || opt.Top > MaxReports) && int(f.Header.ThreadCount) > MaxReports {
 		return nil, tooManyReports(int(f.Header.ThreadCount))
 	}
-	var keep map[busiest.Key]bool
-	if opt.Layout == PerGoroutine && opt.Top > 0 && int(f.Header.ThreadCount) > manyThreads {
-		// Only the busiest are written: read the file twice rather than
-		// hold every goroutine's runs.
-		var err error
-		if keep, _, err = busiest.Threads(f, opt.Top, busiest.ByOnCPU); err != nil {
-			return nil, fmt.Errorf("spx: %w", err)
-		}
-	}
-	p, err := load(f, opt.MaxStackFrames, keep, opt.Layout == Sequential)
+	p, err := loadFor(f, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +182,22 @@ func WriteDir(dir string, f *reader.File, opt Options) ([]Written, error) {
 		out = append(out, w)
 	}
 	return out, nil
+}
+
+// loadFor loads what opt's layout needs of f: runs for Sequential; for
+// PerGoroutine, every goroutine's samples, or with Top and many goroutines
+// those of the busiest only.
+func loadFor(f *reader.File, opt Options) (*profile, error) {
+	untimed := opt.Layout == Sequential
+	if untimed || opt.Top <= 0 || int(f.Header.ThreadCount) <= manyThreads {
+		return load(f, opt.MaxStackFrames, nil, untimed, 0)
+	}
+	return busiest.Read(f, onePassThreads, opt.Top, busiest.ByOnCPU, func(keep map[busiest.Key]bool, _ int) (*profile, error) {
+		if keep == nil {
+			return load(f, opt.MaxStackFrames, nil, false, maxOnePassRuns)
+		}
+		return load(f, opt.MaxStackFrames, keep, false, 0)
+	})
 }
 
 func usTime(us uint64) time.Time {

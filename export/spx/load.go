@@ -82,6 +82,8 @@ type loader struct {
 	f         *reader.File
 	keep      map[busiest.Key]bool // the threads loaded; nil: all
 	untimed   bool                 // keep no timestamps (Sequential)
+	maxRuns   int                  // most runs held, 0: no bound
+	held      int                  // runs held
 	frameName []int32              // frame index -> name id, or -1 before first use
 	nameIdx   map[string]int32
 	threads   map[busiest.Key]*thread
@@ -92,13 +94,15 @@ type loader struct {
 }
 
 // load reads f; with keep not nil, only the samples of the threads in it.
+// Past maxRuns runs held (if not 0) it gives up with busiest.ErrTooMany.
 // Untimed, for the Sequential layout, it reads runs (NextRun) and keeps
 // no timestamps, so its work follows the file's records. Otherwise it
 // needs every sample's time (a sample owns the time to the next, and a gap
 // inside a REPEAT record is an event of the report), but a REPEAT sample
 // costs no stack lookup: it has its thread's previous stack.
-func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool, untimed bool) (*profile, error) {
+func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool, untimed bool, maxRuns int) (*profile, error) {
 	l := &loader{
+		maxRuns:   maxRuns,
 		p:         &profile{iv: f.Header.Interval, start: f.Header.StartTime},
 		f:         f,
 		keep:      keep,
@@ -143,6 +147,7 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 			return fmt.Errorf("spx: %w", err)
 		}
 	}
+	before := len(t.runs)
 	if l.untimed {
 		t.addUntimed(uint32(n), sid, s.Status)
 	} else {
@@ -151,6 +156,9 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 	if s.Status.OnCPU() {
 		t.onCPU += uint32(n)
 		l.p.states = true
+	}
+	if l.held += len(t.runs) - before; l.maxRuns > 0 && l.held > l.maxRuns {
+		return busiest.ErrTooMany
 	}
 	return nil
 }
