@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gotachyon/profiler/export/collapsed"
+	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -75,13 +76,15 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	if len(files) != 1 {
 		return usageError(fs, "needs exactly one FILE, got %d", len(files))
 	}
-	f, err := openVerified(files[0])
+	// collapsed.Write folds every sample, and so validates the file,
+	// before it prints a line: one pass, not a verification first.
+	f, err := reader.Open(files[0])
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer f.Close()
 	if err := collapsed.Write(stdout, f, o); err != nil {
-		return fail(stderr, wrapPath(files[0], err))
+		return fail(stderr, exportError(files[0], f, err))
 	}
 	return exitOK
 }

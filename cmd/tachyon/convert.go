@@ -164,6 +164,33 @@ func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (e
 	return nil
 }
 
+// exportInOnePass is exportToFile for an export that reads every sample,
+// and so validates the whole file, before it writes a byte (NYTProf,
+// speedscope): one pass over the samples, not a verification and then
+// the export. The output is created at the first byte, so a rejected file
+// leaves -o as it was; the error is the one openVerified would give.
+func exportInOnePass(in, out string, export func(io.Writer, *reader.File) error) error {
+	f, err := reader.Open(in)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	o := &lazyOutput{path: out}
+	bw := bufio.NewWriterSize(o, 256<<10)
+	if err := export(bw, f); err != nil {
+		o.discard()
+		if o.err != nil {
+			return o.err
+		}
+		return exportError(in, f, err)
+	}
+	if err := errors.Join(bw.Flush(), o.Close()); err != nil {
+		o.discard()
+		return err
+	}
+	return nil
+}
+
 // maxStackFramesFlag registers --max-stack-frames into p: the bound on the
 // frames an aggregating export keeps across distinct stacks.
 func maxStackFramesFlag(fs *flag.FlagSet, p *int) {

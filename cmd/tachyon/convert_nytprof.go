@@ -37,7 +37,7 @@ func (c *nytprofConverter) convert(in, out string, _, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
 		return nytprof.WriteSource(w, nytprof.FromFile(f), opt)
 	})
 }

@@ -27,7 +27,7 @@ func (c *speedscopeConverter) convert(in, out string, _, _ io.Writer) error {
 		return errors.New("--top must be at least 1, or -1 for every goroutine")
 	}
 	opt := speedscope.Options{Top: c.top, Name: filepath.Base(in), MaxStackFrames: c.maxFrames}
-	return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
 		return speedscope.Write(w, f, opt)
 	})
 }

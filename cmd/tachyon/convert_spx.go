@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/gotachyon/profiler/export/spx"
+	"github.com/gotachyon/profiler/reader"
 )
 
 // spxConverter writes SPX reports into a directory.
@@ -33,14 +34,16 @@ func (c *spxConverter) convert(in, out string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := openVerified(in)
+	// WriteDir reads every sample, and so validates the file, before it
+	// creates the directory: one pass, not a verification first.
+	f, err := reader.Open(in)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	ws, err := spx.WriteDir(out, f, opt)
 	if err != nil {
-		return wrapPath(in, err)
+		return exportError(in, f, err)
 	}
 	if len(ws) == 0 {
 		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", in)

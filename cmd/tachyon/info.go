@@ -36,14 +36,13 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	it := f.Samples()
 	tl := newTally(f)
 	var first, last uint64
-	for it.Next() {
-		s := it.Sample()
-		tl.add(s)
-		ts := s.Timestamp
-		if first == 0 || ts < first {
+	for it.NextRun() { // a run of samples counts at once: work per record
+		s, r := it.Sample(), it.Run()
+		tl.add(s, r.Count)
+		if ts := s.Timestamp; first == 0 || ts < first {
 			first = ts
 		}
-		last = max(last, ts)
+		last = max(last, r.Last)
 	}
 	if err := it.Err(); err != nil {
 		return fail(stderr, wrapPath(path, err))

@@ -33,10 +33,10 @@ func newTally(f *reader.File) *tally {
 	return t
 }
 
-// add counts one sample.
-func (t *tally) add(s *reader.Sample) {
+// add counts n samples of s's thread, status and stack.
+func (t *tally) add(s *reader.Sample, n uint64) {
 	st := s.Status.State()
-	t.states[st]++
+	t.states[st] += n
 	if len(s.Stack) == 0 {
 		return
 	}
@@ -45,14 +45,14 @@ func (t *tally) add(s *reader.Sample) {
 		t.roots[k] = s.Stack[len(s.Stack)-1]
 	}
 	if st.OnCPU() {
-		t.onCPU[s.Stack[0]]++
+		t.onCPU[s.Stack[0]] += n
 		return
 	}
 	leaf := s.Stack[0]
 	if t.wait[leaf] && len(s.Stack) > 1 {
 		leaf = s.Stack[1]
 	}
-	t.offCPU[leaf]++
+	t.offCPU[leaf] += n
 }
 
 // print writes the tally's lines after info's format facts.

@@ -18,6 +18,18 @@ func openVerified(path string) (*reader.File, error) {
 	return f, nil
 }
 
+// exportError is the error of a command whose export of f, read from
+// path without openVerified, failed with err: f's own format error if the
+// file is invalid, as openVerified would have reported it (a corrupt file
+// may fail an export's limit first), else err. Only a failure pays for
+// the second pass.
+func exportError(path string, f *reader.File, err error) error {
+	if verr := f.Verify(); verr != nil {
+		return wrapPath(path, verr)
+	}
+	return wrapPath(path, err)
+}
+
 type pathError struct {
 	path string
 	err  error

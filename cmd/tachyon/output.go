@@ -45,3 +45,37 @@ func (o *output) discard() {
 		os.Remove(o.path)
 	}
 }
+
+// lazyOutput is an output created at its first write: an export that
+// fails before it writes (a file the reader rejects, a limit reached while
+// aggregating) leaves -o as it was, even an existing file.
+type lazyOutput struct {
+	path string
+	o    *output
+	err  error // creating the output failed
+}
+
+func (l *lazyOutput) Write(p []byte) (int, error) {
+	if l.o == nil && l.err == nil {
+		l.o, l.err = createOutput(l.path)
+	}
+	if l.err != nil {
+		return 0, l.err
+	}
+	return l.o.Write(p)
+}
+
+// Close creates the output if nothing was written, then closes it.
+func (l *lazyOutput) Close() error {
+	if _, err := l.Write(nil); err != nil {
+		return err
+	}
+	return l.o.Close()
+}
+
+// discard is output.discard for an output that may not exist yet.
+func (l *lazyOutput) discard() {
+	if l.o != nil {
+		l.o.discard()
+	}
+}

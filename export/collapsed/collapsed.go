@@ -36,76 +36,109 @@ type Line struct {
 // reader is returned, and then no lines. Options o choose the frame format,
 // goroutine frames and state filter; the zero Options give the format
 // above.
+//
+// It reads the file run by run (reader.Samples.NextRun), weighing each by
+// its count: a parked goroutine's thousands of samples cost one lookup.
 func Lines(f *reader.File, o Options) ([]Line, error) {
-	var keep [tachyon.NumStates]bool
-	for _, s := range o.States {
-		if int(s) < tachyon.NumStates {
-			keep[s] = true
-		}
-	}
-	// One map, from a stack's frame indexes to its line. Two stacks of
-	// different frames can read the same (frames of equal text): their
-	// lines are merged after sorting by text, not through a second map.
-	byKey := make(map[string]int32)
-	var lines []Line
-	var key, text []byte
-	held, limit := 0, o.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
+	fd := newFolder(f, o)
 	it := f.Samples()
 	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
-		if len(s.Stack) == 0 || (len(o.States) > 0 && !keep[s.Status.State()]) {
-			continue
+	for it.NextRun() {
+		if err := fd.add(it.Sample(), it.Run().Count); err != nil {
+			return nil, err
 		}
-		key = key[:0]
-		if o.ByGoroutine {
-			key = strconv.AppendUint(key, s.ThreadID, 36)
-			key = append(key, ':')
-		}
-		for _, i := range s.Stack {
-			key = strconv.AppendUint(key, uint64(i), 36)
-			key = append(key, ',')
-		}
-		li, ok := byKey[string(key)]
-		if !ok {
-			text = text[:0]
-			if o.ByGoroutine {
-				text = append(text, "goroutine "...)
-				text = strconv.AppendUint(text, s.ThreadID, 10)
-				text = append(text, ';')
-			}
-			// Measured before it is built: one stack's text can be
-			// gigabytes (a long name in a deep stack), and a buffer grown
-			// by doubling towards the limit leaves its old copies behind.
-			need := len(text)
-			for _, i := range s.Stack {
-				fr := f.Frame(i)
-				if need += len(fr.File) + len(fr.Func) + 16; held+len(key)+need > limit {
-					return nil, errMaxBytes(limit)
-				}
-			}
-			text = slices.Grow(text, need-len(text))
-			for j := len(s.Stack) - 1; j >= 0; j-- {
-				text = appendFrame(text, f.Frame(s.Stack[j]), o.Frames)
-				if j > 0 {
-					text = append(text, ';')
-				}
-			}
-			held += len(key) + len(text)
-			li = int32(len(lines))
-			byKey[string(key)] = li
-			lines = append(lines, Line{Stack: string(text)})
-		}
-		lines[li].Count++
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	byKey = nil
-	return sortLines(mergeLines(lines)), nil
+	return sortLines(mergeLines(fd.lines)), nil
+}
+
+// folder sums samples by folded stack.
+type folder struct {
+	f    *reader.File
+	o    Options
+	keep [tachyon.NumStates]bool // with o.States, the states kept
+	// One map, from a stack's frame indexes to its line. Two stacks of
+	// different frames can read the same (frames of equal text): their
+	// lines are merged after sorting by text, not through a second map.
+	byKey       map[string]int32
+	lines       []Line
+	key, text   []byte
+	held, limit int // bytes of keys and texts kept, and the bound on them
+}
+
+func newFolder(f *reader.File, o Options) *folder {
+	fd := &folder{f: f, o: o, byKey: make(map[string]int32), limit: o.MaxBytes}
+	if fd.limit <= 0 {
+		fd.limit = DefaultMaxBytes
+	}
+	for _, s := range o.States {
+		if int(s) < tachyon.NumStates {
+			fd.keep[s] = true
+		}
+	}
+	return fd
+}
+
+// add counts n samples of s's thread, stack and status.
+func (fd *folder) add(s *reader.Sample, n uint64) error {
+	if len(s.Stack) == 0 || (len(fd.o.States) > 0 && !fd.keep[s.Status.State()]) {
+		return nil
+	}
+	key := fd.key[:0]
+	if fd.o.ByGoroutine {
+		key = strconv.AppendUint(key, s.ThreadID, 36)
+		key = append(key, ':')
+	}
+	for _, i := range s.Stack {
+		key = strconv.AppendUint(key, uint64(i), 36)
+		key = append(key, ',')
+	}
+	fd.key = key
+	li, ok := fd.byKey[string(key)]
+	if !ok {
+		var err error
+		if li, err = fd.newLine(s); err != nil {
+			return err
+		}
+	}
+	fd.lines[li].Count += n
+	return nil
+}
+
+// newLine adds the line of s's stack, whose key is fd.key, and returns
+// its index.
+func (fd *folder) newLine(s *reader.Sample) (int32, error) {
+	text := fd.text[:0]
+	if fd.o.ByGoroutine {
+		text = append(text, "goroutine "...)
+		text = strconv.AppendUint(text, s.ThreadID, 10)
+		text = append(text, ';')
+	}
+	// Measured before it is built: one stack's text can be gigabytes (a
+	// long name in a deep stack), and a buffer grown by doubling towards
+	// the limit leaves its old copies behind.
+	need := len(text)
+	for _, i := range s.Stack {
+		fr := fd.f.Frame(i)
+		if need += len(fr.File) + len(fr.Func) + 16; fd.held+len(fd.key)+need > fd.limit {
+			return 0, errMaxBytes(fd.limit)
+		}
+	}
+	text = slices.Grow(text, need-len(text))
+	for j := len(s.Stack) - 1; j >= 0; j-- {
+		text = appendFrame(text, fd.f.Frame(s.Stack[j]), fd.o.Frames)
+		if j > 0 {
+			text = append(text, ';')
+		}
+	}
+	fd.text = text
+	fd.held += len(fd.key) + len(text)
+	li := int32(len(fd.lines))
+	fd.byKey[string(fd.key)] = li
+	fd.lines = append(fd.lines, Line{Stack: string(text)})
+	return li, nil
 }
 
 // mergeLines sums the counts of lines with the same text.

@@ -2,7 +2,10 @@ package dcpi
 
 import (
 	"io"
+	"os"
 	"testing"
+
+	"github.com/gotachyon/profiler/internal/proftest"
 )
 
 // BenchmarkHistogramAdd measures the per-sample cost of the live hook
@@ -33,4 +36,24 @@ func BenchmarkWrite(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(total)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// BenchmarkFromTachyonWall approximates a histogram from a wall profile of
+// 1,000 parked goroutines over 6,000 ticks (6 M samples, mostly long
+// REPEAT runs), every sample counted, against the test binary's line
+// table (the profile's frames are not in it: each leaf is looked up once).
+func BenchmarkFromTachyonWall(b *testing.B) {
+	img, err := OpenImage(os.Args[0])
+	if err != nil {
+		b.Skip("the test binary is not an ELF image: ", err)
+	}
+	defer img.Close()
+	f := proftest.Wall(b, 1000, 6000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := FromTachyon(f, img, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(f.Header.SampleCount)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }

@@ -11,6 +11,9 @@ import (
 // functions use the whole-table lookup.
 const maxScan = 16 << 10
 
+// A leaf frame's offset before it is looked up, and when it has none.
+const unknown, none = -1, -2
+
 // FileStats describes a histogram approximated from a Tachyon file.
 type FileStats struct {
 	Samples       uint64 // samples considered (on CPU, or all), with a leaf frame
@@ -24,7 +27,9 @@ type FileStats struct {
 // the leaf frames of f's samples, which store no PCs: each leaf (function,
 // file, line) is mapped to the first instruction of that line, looked up
 // in img's Go line table within the named function, else anywhere in the
-// table (inlined code). Only on-CPU samples count unless all is set. The
+// table (inlined code). Only on-CPU samples count unless all is set. It
+// reads the file run by run (reader.Samples.NextRun), weighing each run
+// by its count. The
 // result is one representative address per source line, not the sampled
 // instructions, and is only meaningful if img is the profiled binary.
 func FromTachyon(f *reader.File, img *Image, all bool) (map[uint64]uint64, FileStats, error) {
@@ -33,7 +38,6 @@ func FromTachyon(f *reader.File, img *Image, all bool) (map[uint64]uint64, FileS
 	if err != nil {
 		return nil, st, err
 	}
-	const unknown, none = -1, -2
 	cache := make([]int64, len(f.FrameRefs()))
 	for i := range cache {
 		cache[i] = unknown
@@ -41,36 +45,39 @@ func FromTachyon(f *reader.File, img *Image, all bool) (map[uint64]uint64, FileS
 	counts := map[uint64]uint64{}
 	it := f.Samples()
 	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
+	for it.NextRun() { // a run of samples weighs its count
+		s, n := it.Sample(), it.Run().Count
 		if len(s.Stack) == 0 || (!all && !s.Status.OnCPU()) {
 			continue
 		}
-		st.Samples++
-		leaf := s.Stack[0]
-		off := cache[leaf]
+		st.Samples += n
+		off := cache[s.Stack[0]]
 		if off == unknown {
-			st.Lines++
-			off = none
-			fr := f.Frame(leaf)
-			if pc := linePC(tab, fr); pc >= img.TextAddr && pc-img.TextAddr < img.TextSize {
-				off = int64(pc - img.TextAddr)
-			} else {
-				st.UnmappedLines++
-			}
-			cache[leaf] = off
+			off = leafOffset(img, tab, f.Frame(s.Stack[0]), &st)
+			cache[s.Stack[0]] = off
 		}
 		if off == none {
-			st.Unmapped++
+			st.Unmapped += n
 			continue
 		}
-		st.Mapped++
-		counts[uint64(off)]++
+		st.Mapped += n
+		counts[uint64(off)] += n
 	}
 	if err := it.Err(); err != nil {
 		return nil, st, err
 	}
 	return counts, st, nil
+}
+
+// leafOffset returns the .text offset of leaf frame fr's line, or none,
+// counting the line in st.
+func leafOffset(img *Image, tab *gosym.Table, fr tachyon.Frame, st *FileStats) int64 {
+	st.Lines++
+	if pc := linePC(tab, fr); pc >= img.TextAddr && pc-img.TextAddr < img.TextSize {
+		return int64(pc - img.TextAddr)
+	}
+	st.UnmappedLines++
+	return none
 }
 
 // linePC returns the first PC of fr's line, or 0.

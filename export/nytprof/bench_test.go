@@ -40,3 +40,20 @@ func BenchmarkExport50k(b *testing.B) {
 	}
 	b.ReportMetric(float64(f.Header.SampleCount)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
+
+// BenchmarkExportWall exports a wall profile of 1,000 parked goroutines
+// over 6,000 ticks (6 M samples, mostly long REPEAT runs): the output's
+// bytes follow the runs, not the samples.
+func BenchmarkExportWall(b *testing.B) {
+	f := proftest.Wall(b, 1000, 6000)
+	var out bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		if err := Write(&out, f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(f.Header.SampleCount)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(out.Len()), "bytes")
+}

@@ -14,8 +14,13 @@
 //
 //   - every source file gets a fid, numbered 1..N without gaps;
 //   - line time: w goes to the leaf frame's file:line, or to the deepest
-//     frame with a usable line (1..65535); one counted TIME_LINE per sample,
-//     ticks split so no record exceeds 2^31-1 (extra records are DISCOUNTed);
+//     frame with a usable line (1..65535). A statement is a goroutine's
+//     arrival at a stack: its line gets one counted TIME_LINE per arrival,
+//     so a goroutine parked at one line for a minute is one statement of a
+//     minute, not 6,000 of 10 ms, and the file's size follows the
+//     profile's stack changes (at most one per run of a REPEAT record),
+//     not its samples. Ticks are split so no record exceeds 2^31-1 (extra
+//     records are DISCOUNTed);
 //   - every function becomes a sub named "<import path>::<rest of the
 //     symbol>" (see SubName), with SUB_INFO first line = declaration line when
 //     known, else the smallest sampled line, and last line = the largest;
@@ -29,6 +34,7 @@
 //     flame graph;
 //   - one pid whose duration is the total sampled time.
 //
-// WriteSource writes from any Source; Write validates a Tachyon file with the
-// reader first, so a rejected file never produces output.
+// WriteSource writes from any Source, reading a Tachyon file (FromFile) run
+// by run; a file is validated in that same pass, before the first byte is
+// written, so a rejected file never produces output.
 package nytprof

@@ -4,7 +4,8 @@ import (
 	"sort"
 )
 
-// lineAgg is the time charged to one line: ticks over count samples.
+// lineAgg is the time charged to one line: ticks over count statements,
+// the times goroutines arrived at the line (a stack's arrivals).
 type lineAgg struct {
 	key   lineKey
 	ticks uint64
@@ -86,7 +87,7 @@ func (m *model) foldStacks(r *result) {
 		m.chargeEdges(st, w, nest)
 		m.chargePath(tree, st, w)
 		if lk, ok := m.sampledLine(st); ok {
-			lines.add(lk, w, st.count)
+			lines.add(lk, w, st.arrivals)
 		}
 	}
 	r.nodes, r.lines = tree.nodes, lines.lines
@@ -138,7 +139,7 @@ func (m *model) sampledLine(st *stackEntry) (k lineKey, ok bool) {
 	return lineKey{}, false
 }
 
-// lineTimes sums the ticks and samples charged to each line.
+// lineTimes sums the ticks and statements charged to each line.
 type lineTimes struct {
 	lines []lineAgg
 	idx   map[lineKey]int32 // index into lines

@@ -64,7 +64,10 @@ type edgeEntry struct {
 type stackEntry struct {
 	canon []int32 // root first
 	edges []int32
-	count uint64
+	count uint64 // samples
+	// arrivals counts the times a goroutine came to this stack from
+	// another (or from none): the statements its line executed.
+	arrivals uint64
 }
 
 type gkey struct {
@@ -185,7 +188,8 @@ func (m *model) counts(status tachyon.Status) bool {
 	return !m.opt.OnCPU || status.OnCPU()
 }
 
-// add takes one sample.
+// add takes a sample, weighing s.Count samples: the first may start new
+// calls, the others continue them.
 func (m *model) add(s *Sample) error {
 	if !m.counts(s.Status) {
 		return nil
@@ -200,7 +204,7 @@ func (m *model) add(s *Sample) error {
 		g.stack = -1
 		return nil
 	}
-	m.samples++
+	m.samples += s.n()
 	cur := m.buf[:0]
 	for i := n - 1; i >= 0; i-- {
 		c, err := m.frame(s.Stack[i])
@@ -211,15 +215,26 @@ func (m *model) add(s *Sample) error {
 	}
 	m.buf = cur
 	if g.stack >= 0 && slices.Equal(m.stacks[g.stack].canon, cur) {
-		m.stacks[g.stack].count++
+		m.stacks[g.stack].count += s.n()
 		return nil
 	}
 	sid, err := m.intern(cur)
 	if err != nil {
 		return err
 	}
+	m.arrive(g, sid, s.n())
+	return nil
+}
+
+// arrive moves goroutine g to stack sid, different from its previous one,
+// for n samples: the stack's line executes once more, and the calls the
+// previous stack did not have (or had at another line of a caller) are
+// new calls.
+func (m *model) arrive(g *gstate, sid int32, n uint64) {
 	st := &m.stacks[sid]
-	st.count++
+	st.count += n
+	st.arrivals++
+	cur := st.canon
 	k := 0
 	if g.stack >= 0 {
 		prev := m.stacks[g.stack].canon
@@ -234,7 +249,6 @@ func (m *model) add(s *Sample) error {
 		m.edges[e].count++
 	}
 	g.stack = sid
-	return nil
 }
 
 // intern returns the id of the stack cur (root first), creating it and its

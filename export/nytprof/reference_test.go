@@ -3,13 +3,16 @@ package nytprof
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // The reference below recomputes, straight from the samples and without
 // the exporter's data structures, what NYTProf must report: per sub calls
-// (activations), inclusive and exclusive ticks; per line ticks and counts.
+// (activations), inclusive and exclusive ticks; per line ticks and counts
+// (statements: the times a goroutine arrived at a stack sampled at the
+// line). A sample standing for Count samples weighs Count.
 
 type refKey struct{ file, name string } // name: SubName of the symbol
 
@@ -59,6 +62,8 @@ func reference(t testing.TB, src Source, onCPU bool) *refResult {
 		if len(cur) == 0 {
 			return nil
 		}
+		w := w * max(s.Count, 1)
+		arrived := !slices.Equal(p, cur)
 		res.total += w
 		seen := map[refKey]bool{}
 		same := true // frames 0..i-1 equal to the previous sample's
@@ -86,7 +91,9 @@ func reference(t testing.TB, src Source, onCPU bool) *refResult {
 					res.lines[k] = &decLine{}
 				}
 				res.lines[k].ticks += w
-				res.lines[k].count++
+				if arrived {
+					res.lines[k].count++
+				}
 				break
 			}
 		}

@@ -16,7 +16,14 @@ type Sample struct {
 	// Stack holds frame indices (see Source.Frame), innermost first. It
 	// may be reused by the source after the callback returns.
 	Stack []uint32
+	// Count is the number of samples s stands for: consecutive samples of
+	// one goroutine with the same stack and status, such as a run of a
+	// REPEAT record (reader.Samples.NextRun). 0 means 1.
+	Count uint64
 }
+
+// n returns the number of samples s stands for.
+func (s *Sample) n() uint64 { return max(s.Count, 1) }
 
 // Source is anything that yields samples: a Tachyon file (FromFile), an
 // in-memory Profile, or a live profiler.
@@ -31,7 +38,8 @@ type Source interface {
 	// Frame resolves frame index i (0 <= i < NumFrames).
 	Frame(i uint32) Frame
 	// Each calls fn for every sample in order and stops at fn's first
-	// error, which it returns.
+	// error, which it returns. A sample may stand for several
+	// (Sample.Count).
 	Each(fn func(s *Sample) error) error
 }
 
@@ -45,13 +53,15 @@ func (s fileSource) Interval() uint64     { return s.f.Header.Interval }
 func (s fileSource) NumFrames() int       { return len(s.f.FrameRefs()) }
 func (s fileSource) Frame(i uint32) Frame { return s.f.Frame(i) }
 
+// Each yields the file's runs (reader.Samples.NextRun), each with its
+// count: a parked goroutine's run of thousands of samples is one call.
 func (s fileSource) Each(fn func(*Sample) error) error {
 	it := s.f.Samples()
 	defer it.Close()
 	var smp Sample
-	for it.Next() {
+	for it.NextRun() {
 		r := it.Sample()
-		smp = Sample{Thread: r.ThreadID, Interp: r.InterpreterID, Status: r.Status, Stack: r.Stack}
+		smp = Sample{Thread: r.ThreadID, Interp: r.InterpreterID, Status: r.Status, Stack: r.Stack, Count: it.Run().Count}
 		if err := fn(&smp); err != nil {
 			return err
 		}

@@ -20,3 +20,16 @@ func BenchmarkWrite1M(b *testing.B) {
 	}
 	b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 }
+
+// BenchmarkWriteWall converts a wall profile of 1,000 parked goroutines
+// over 6,000 ticks (6 M samples, mostly long REPEAT runs).
+func BenchmarkWriteWall(b *testing.B) {
+	f := proftest.Wall(b, 1000, 6000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Write(io.Discard, f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(f.Header.SampleCount)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}

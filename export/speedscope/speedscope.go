@@ -55,6 +55,12 @@ type agg struct {
 	gs     []*goroutine
 }
 
+// maxRun is the most samples one entry of a goroutine's runs holds.
+const maxRun = 1 << 31
+
+// aggregate reads f run by run (reader.Samples.NextRun): a parked
+// goroutine's thousands of samples are one step, so the work follows the
+// file's records, not its samples.
 func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 	a := &agg{}
 	a.stacks.Frames.Limit = maxFrames
@@ -62,31 +68,16 @@ func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 	var last *goroutine
 	it := f.Samples()
 	defer it.Close()
-	for it.Next() {
+	for it.NextRun() {
 		s := it.Sample()
 		id, err := a.stacks.ID(s.Stack)
 		if err != nil {
 			return nil, fmt.Errorf("speedscope: %w", err)
 		}
-		g := last
-		if g == nil || g.id != s.ThreadID {
-			g = byID[s.ThreadID]
-			if g == nil {
-				g = &goroutine{id: s.ThreadID, first: s.Timestamp}
-				byID[s.ThreadID] = g
-				a.gs = append(a.gs, g)
-			}
-			last = g
+		if last == nil || last.id != s.ThreadID {
+			last = a.goroutine(byID, s)
 		}
-		g.samples++
-		if s.Status.OnCPU() {
-			g.onCPU++
-		}
-		if n := len(g.runs); n > 0 && g.runs[n-1].stack == id && g.runs[n-1].n < 1<<31 {
-			g.runs[n-1].n++
-		} else {
-			g.runs = append(g.runs, run{id, 1})
-		}
+		last.add(id, it.Run().Count, s.Status.OnCPU())
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
@@ -101,6 +92,37 @@ func aggregate(f *reader.File, maxFrames int) (*agg, error) {
 		return cmp.Compare(x.id, y.id)
 	})
 	return a, nil
+}
+
+// goroutine returns the goroutine of s's thread, adding it when new.
+func (a *agg) goroutine(byID map[uint64]*goroutine, s *reader.Sample) *goroutine {
+	g := byID[s.ThreadID]
+	if g == nil {
+		g = &goroutine{id: s.ThreadID, first: s.Timestamp}
+		byID[s.ThreadID] = g
+		a.gs = append(a.gs, g)
+	}
+	return g
+}
+
+// add counts n samples of stack id, extending the last run when it has
+// the same stack; a run holds at most maxRun samples.
+func (g *goroutine) add(id uint32, n uint64, onCPU bool) {
+	g.samples += n
+	if onCPU {
+		g.onCPU += n
+	}
+	if k := len(g.runs); k > 0 && g.runs[k-1].stack == id {
+		r := &g.runs[k-1]
+		more := min(n, maxRun-uint64(r.n))
+		r.n += uint32(more)
+		n -= more
+	}
+	for n > 0 {
+		more := min(n, maxRun)
+		g.runs = append(g.runs, run{id, uint32(more)})
+		n -= more
+	}
 }
 
 // frame is one entry of speedscope's shared frame table.

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -79,6 +80,26 @@ func BenchmarkConvert(b *testing.B) {
 	}
 	b.ReportMetric(float64(f.Header.SampleCount)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 	b.ReportMetric(float64(events), "events")
+}
+
+// BenchmarkConvertWall converts a wall profile of 1,000 parked goroutines
+// over 6,000 ticks (6 M samples, mostly long REPEAT runs) in both layouts:
+// sequential reads runs; per-goroutine reads every sample's time and
+// writes the 10 busiest goroutines.
+func BenchmarkConvertWall(b *testing.B) {
+	f := proftest.Wall(b, 1000, 6000)
+	for _, opt := range []Options{{Layout: Sequential, Host: "h"}, {Layout: PerGoroutine, Top: 10, Host: "h"}} {
+		b.Run(opt.Layout.String(), func(b *testing.B) {
+			dir := b.TempDir()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := WriteDir(dir, f, opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(f.Header.SampleCount)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+		})
+	}
 }
 
 // BenchmarkParseUI100k parses a report of at least 100k events with the

@@ -3,7 +3,6 @@ package spx
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,9 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/busiest"
-	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Layout chooses how goroutines map onto SPX's single-threaded timeline.
@@ -90,162 +87,6 @@ type Written struct {
 	Summary   Summary
 }
 
-// A run is n samples of one thread with one stack and status at ts,
-// ts+step, ...: a wall profile's REPEAT records, kept as one entry each, so
-// that the conversion holds a few bytes per stack change, not per sample.
-type run struct {
-	ts     uint64
-	step   uint32 // µs between the run's samples; 0 while n is 1
-	n      uint32
-	stack  uint32
-	status tachyon.Status
-}
-
-type thread struct {
-	id     uint64
-	interp uint32
-	n      uint32 // samples
-	onCPU  uint32
-	runs   []run
-}
-
-// add appends a sample to t, extending its last run when it continues it.
-func (t *thread) add(ts uint64, stack uint32, status tachyon.Status) {
-	t.n++
-	if k := len(t.runs); k > 0 {
-		r := &t.runs[k-1]
-		last := r.ts + uint64(r.n-1)*uint64(r.step)
-		if r.stack == stack && r.status == status && r.n < math.MaxUint32 && ts >= last {
-			d := ts - last
-			if r.n == 1 && d > 0 && d <= math.MaxUint32 {
-				r.step, r.n = uint32(d), 2
-				return
-			}
-			if r.n > 1 && d == uint64(r.step) {
-				r.n++
-				return
-			}
-		}
-	}
-	t.runs = append(t.runs, run{ts: ts, n: 1, stack: stack, status: status})
-}
-
-// each calls fn for every sample of t in order, with the timestamp of the
-// next one (ok false for the last).
-func (t *thread) each(fn func(ts uint64, stack uint32, status tachyon.Status, next uint64, ok bool) error) error {
-	for i, r := range t.runs {
-		for k := range uint64(r.n) {
-			ts := r.ts + k*uint64(r.step)
-			next, ok := ts+uint64(r.step), true
-			if k == uint64(r.n)-1 {
-				if ok = i+1 < len(t.runs); ok {
-					next = t.runs[i+1].ts
-				}
-			}
-			if err := fn(ts, r.stack, r.status, next, ok); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// profile is a Tachyon file reduced to per-thread samples of interned
-// name stacks (root first).
-type profile struct {
-	names   []string
-	stacks  stacktab.Table // distinct stacks of name ids, root first
-	threads []*thread
-	states  bool // some sample is on CPU: write ct
-	iv      uint64
-	start   uint64
-}
-
-// loader holds what load needs while it reads a file's samples.
-type loader struct {
-	p         *profile
-	f         *reader.File
-	frameName []int32 // frame index -> name id, or -1 before first use
-	nameIdx   map[string]int32
-	threads   map[busiest.Key]*thread
-	names     []uint32 // the current sample's stack of name ids
-}
-
-// load reads f; with keep not nil, only the samples of the threads in it.
-func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool) (*profile, error) {
-	l := &loader{
-		p:         &profile{iv: f.Header.Interval, start: f.Header.StartTime},
-		f:         f,
-		frameName: make([]int32, len(f.FrameRefs())),
-		nameIdx:   map[string]int32{},
-		threads:   map[busiest.Key]*thread{},
-	}
-	l.p.stacks.Frames.Limit = maxFrames
-	for i := range l.frameName {
-		l.frameName[i] = -1
-	}
-	it := f.Samples()
-	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
-		k := busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}
-		if keep != nil && !keep[k] {
-			continue
-		}
-		sid, err := l.p.stacks.ID(l.nameStack(s.Stack))
-		if err != nil {
-			return nil, fmt.Errorf("spx: %w", err)
-		}
-		t := l.thread(k)
-		t.add(s.Timestamp, sid, s.Status)
-		if s.Status.OnCPU() {
-			t.onCPU++
-			l.p.states = true
-		}
-	}
-	if err := it.Err(); err != nil {
-		return nil, err
-	}
-	return l.p, nil
-}
-
-// nameStack returns the name ids of stack (frame indices, innermost
-// first), root first; the slice is reused by the next call.
-func (l *loader) nameStack(stack []uint32) []uint32 {
-	l.names = l.names[:0]
-	for j := len(stack) - 1; j >= 0; j-- {
-		l.names = append(l.names, uint32(l.name(stack[j])))
-	}
-	return l.names
-}
-
-// name returns the name id of frame fi, interning its function's name.
-func (l *loader) name(fi uint32) int32 {
-	if n := l.frameName[fi]; n >= 0 {
-		return n
-	}
-	name := FuncName(l.f.Frame(fi).Func)
-	n, ok := l.nameIdx[name]
-	if !ok {
-		n = int32(len(l.p.names))
-		l.nameIdx[name] = n
-		l.p.names = append(l.p.names, name)
-	}
-	l.frameName[fi] = n
-	return n
-}
-
-// thread returns the thread of k, adding it to the profile when new.
-func (l *loader) thread(k busiest.Key) *thread {
-	t := l.threads[k]
-	if t == nil {
-		t = &thread{id: k.ID, interp: k.Interp}
-		l.threads[k] = t
-		l.p.threads = append(l.p.threads, t)
-	}
-	return t
-}
-
 // step returns the time (µs) a sample at ts owns and the gap after it,
 // given the next sample's time (hasNext false for the last).
 func step(ts, next uint64, hasNext bool, iv uint64) (own, gap uint64) {
@@ -273,8 +114,19 @@ func tooManyReports(n int) error {
 }
 
 // manyThreads is the thread count above which the per-goroutine layout
-// with Options.Top finds the busiest goroutines in a first pass.
+// with Options.Top holds only the busiest goroutines' runs.
 const manyThreads = 10_000
+
+// onePassThreads is the thread count up to which the per-goroutine layout
+// with Options.Top first tries to hold every goroutine's runs in one pass,
+// giving up past maxOnePassRuns runs: a wall profile's parked goroutines
+// are a run or two each. Past either, it reads the file twice: once to
+// find the busiest, once for their runs.
+const onePassThreads = 100_000
+
+// maxOnePassRuns bounds the runs that pass holds (24 bytes each); a
+// variable for the tests.
+var maxOnePassRuns = 1 << 21
 
 // WriteDir writes f as SPX reports into dir (created if needed) and returns
 // what it wrote. A file without samples yields no report. Unlike the other
@@ -285,16 +137,7 @@ func WriteDir(dir string, f *reader.File, opt Options) ([]Written, error) {
 	if opt.Layout == PerGoroutine && (opt.Top <= 0 || opt.Top > MaxReports) && int(f.Header.ThreadCount) > MaxReports {
 		return nil, tooManyReports(int(f.Header.ThreadCount))
 	}
-	var keep map[busiest.Key]bool
-	if opt.Layout == PerGoroutine && opt.Top > 0 && int(f.Header.ThreadCount) > manyThreads {
-		// Only the busiest are written: read the file twice rather than
-		// hold every goroutine's runs.
-		var err error
-		if keep, _, err = busiest.Threads(f, opt.Top, busiest.ByOnCPU); err != nil {
-			return nil, fmt.Errorf("spx: %w", err)
-		}
-	}
-	p, err := load(f, opt.MaxStackFrames, keep)
+	p, err := loadFor(f, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -341,6 +184,22 @@ func WriteDir(dir string, f *reader.File, opt Options) ([]Written, error) {
 	return out, nil
 }
 
+// loadFor loads what opt's layout needs of f: runs for Sequential; for
+// PerGoroutine, every goroutine's samples, or with Top and many goroutines
+// those of the busiest only.
+func loadFor(f *reader.File, opt Options) (*profile, error) {
+	untimed := opt.Layout == Sequential
+	if untimed || opt.Top <= 0 || int(f.Header.ThreadCount) <= manyThreads {
+		return load(f, opt.MaxStackFrames, nil, untimed, 0)
+	}
+	return busiest.Read(f, onePassThreads, opt.Top, busiest.ByOnCPU, func(keep map[busiest.Key]bool, _ int) (*profile, error) {
+		if keep == nil {
+			return load(f, opt.MaxStackFrames, nil, false, maxOnePassRuns)
+		}
+		return load(f, opt.MaxStackFrames, keep, false, 0)
+	})
+}
+
 func usTime(us uint64) time.Time {
 	return time.Unix(int64(us/1e6), int64(us%1e6)*1000)
 }
@@ -382,33 +241,83 @@ func (p *profile) goroutine(dir string, opt Options, t *thread) (Written, error)
 	custom := fmt.Sprintf("gotachyon goroutine %d: %d samples, real timestamps; a sample lasts until the next one, gaps over %d intervals show as %s",
 		t.id, t.n, GapFactor, NotSampled)
 	return p.write(dir, opt, key, start, t.id, t.interp, custom, int(t.n), func(e *emitter) error {
-		var wt, ct uint64
-		gapFn := ^uint32(0)
-		err := t.each(func(ts uint64, stack uint32, status tachyon.Status, next uint64, hasNext bool) error {
-			if err := e.move(stack, wt, ct); err != nil {
+		return p.timeline(e, t)
+	})
+}
+
+// clock is a report's cumulative wall and CPU time, in ns.
+type clock struct{ wt, ct uint64 }
+
+// add advances the clock by d ns, on a CPU or not.
+func (c *clock) add(d uint64, onCPU bool) {
+	c.wt += d
+	if onCPU {
+		c.ct += d
+	}
+}
+
+// timeline writes t's samples with their real times: each owns the time
+// to the next one, or one interval and a NotSampled gap. The samples
+// inside a run that are not gaps own a step each, and are written as one
+// move: only gaps cost work per sample, as they are events of the report.
+func (p *profile) timeline(e *emitter, t *thread) error {
+	tl := timeline{p: p, e: e, gapFn: ^uint32(0)}
+	for i := range t.runs {
+		r := &t.runs[i]
+		ts, step64 := r.ts, uint64(r.step)
+		inner := uint64(r.n) - 1 // samples followed by one of the same run
+		if own, gap := step(ts, ts+step64, true, p.iv); inner > 0 && gap == 0 {
+			if err := e.move(r.stack, tl.c.wt, tl.c.ct); err != nil {
 				return err
 			}
-			own, gap := step(ts, next, hasNext, p.iv)
-			wt += own * 1000
-			if status.OnCPU() {
-				ct += own * 1000
-			}
-			if gap > 0 {
-				if gapFn == ^uint32(0) {
-					gapFn = e.r.Func(NotSampled)
-				}
-				if err := e.r.Move([]uint32{gapFn}, wt, ct); err != nil {
+			tl.c.add(inner*own*1000, r.status.OnCPU())
+			ts += inner * step64
+		} else {
+			for range inner {
+				if err := tl.sample(r, ts, ts+step64, true); err != nil {
 					return err
 				}
-				wt += gap * 1000
+				ts += step64
 			}
-			return nil
-		})
-		if err != nil {
+		}
+		next, hasNext := uint64(0), i+1 < len(t.runs)
+		if hasNext {
+			next = t.runs[i+1].ts
+		}
+		if err := tl.sample(r, ts, next, hasNext); err != nil {
 			return err
 		}
-		return e.r.Move(nil, wt, ct)
-	})
+	}
+	return e.r.Move(nil, tl.c.wt, tl.c.ct)
+}
+
+// timeline is the state of a per-goroutine report being written.
+type timeline struct {
+	p     *profile
+	e     *emitter
+	c     clock
+	gapFn uint32 // function index of NotSampled, ^0 until used
+}
+
+// sample writes the sample of r at ts, followed by one at next (if
+// hasNext): it owns the time to next, or one interval and a gap.
+func (tl *timeline) sample(r *run, ts, next uint64, hasNext bool) error {
+	if err := tl.e.move(r.stack, tl.c.wt, tl.c.ct); err != nil {
+		return err
+	}
+	own, gap := step(ts, next, hasNext, tl.p.iv)
+	tl.c.add(own*1000, r.status.OnCPU())
+	if gap == 0 {
+		return nil
+	}
+	if tl.gapFn == ^uint32(0) {
+		tl.gapFn = tl.e.r.Func(NotSampled)
+	}
+	if err := tl.e.r.Move([]uint32{tl.gapFn}, tl.c.wt, tl.c.ct); err != nil {
+		return err
+	}
+	tl.c.wt += gap * 1000
+	return nil
 }
 
 func (p *profile) sequential(dir string, opt Options) (Written, error) {
@@ -433,22 +342,15 @@ func (p *profile) sequential(dir string, opt Options) (Written, error) {
 	custom := fmt.Sprintf("gotachyon: %d goroutines laid end to end (by id), %d samples of %d us each; the time axis is synthetic",
 		len(ts), n, iv/1000)
 	return p.write(dir, opt, key, start, 0, 0, custom, n, func(e *emitter) error {
-		var wt, ct uint64
+		var c clock
 		for _, t := range ts {
-			err := t.each(func(_ uint64, stack uint32, status tachyon.Status, _ uint64, _ bool) error {
-				if err := e.move(stack, wt, ct); err != nil {
+			for _, r := range t.runs { // a run of n samples lasts n intervals
+				if err := e.move(r.stack, c.wt, c.ct); err != nil {
 					return err
 				}
-				wt += iv
-				if status.OnCPU() {
-					ct += iv
-				}
-				return nil
-			})
-			if err != nil {
-				return err
+				c.add(uint64(r.n)*iv, r.status.OnCPU())
 			}
-			if err := e.r.Move(nil, wt, ct); err != nil {
+			if err := e.r.Move(nil, c.wt, c.ct); err != nil {
 				return err
 			}
 		}

@@ -1,9 +1,12 @@
 package spx
 
 import (
+	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -39,7 +42,7 @@ func TestLoadKeepsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := load(f, 0, nil)
+	p, err := load(f, 0, nil, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,5 +53,69 @@ func TestLoadKeepsRuns(t *testing.T) {
 	}
 	if samples != threads*per || runs != threads {
 		t.Fatalf("%d samples in %d runs, want %d in %d", samples, runs, threads*per, threads)
+	}
+}
+
+// TestWallProfile checks both layouts of a wall profile, whose parked
+// goroutines are long runs, against its samples read one by one; its busy
+// goroutines miss ticks (gaps inside runs) and change status mid-run.
+func TestWallProfile(t *testing.T) {
+	checkProfile(t, "wall", proftest.Wall(t, 40, 1500))
+}
+
+// TestSequentialLoadsRuns checks that the Sequential layout reads a wall
+// profile run by run: its threads hold at most the file's runs.
+func TestSequentialLoadsRuns(t *testing.T) {
+	f := proftest.Wall(t, 100, 4000)
+	p, err := load(f, 0, nil, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := f.Samples()
+	runs := 0
+	for it.NextRun() {
+		runs++
+	}
+	held, samples := 0, 0
+	for _, th := range p.threads {
+		held += len(th.runs)
+		samples += int(th.n)
+	}
+	if samples != int(f.Header.SampleCount) || held > runs {
+		t.Fatalf("%d samples in %d runs, want %d in at most %d", samples, held, f.Header.SampleCount, runs)
+	}
+}
+
+// TestManyGoroutinesOneOrTwoPasses converts a wall profile of more than
+// manyThreads goroutines with Top: in one pass holding every goroutine's
+// runs, and, past maxOnePassRuns, in two (the busiest first); both write
+// the same reports.
+func TestManyGoroutinesOneOrTwoPasses(t *testing.T) {
+	f := proftest.Wall(t, manyThreads+10, 30)
+	convert := func() ([]Written, map[string][]byte) {
+		dir := t.TempDir()
+		ws, err := WriteDir(dir, f, Options{Top: 3, Host: "h"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		for _, w := range ws {
+			b, err := os.ReadFile(filepath.Join(dir, w.Key+".txt.gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[w.Key] = b
+		}
+		return ws, files
+	}
+	one, oneFiles := convert()
+	defer func(n int) { maxOnePassRuns = n }(maxOnePassRuns)
+	maxOnePassRuns = 100
+	two, twoFiles := convert()
+	if len(one) != 3 || !reflect.DeepEqual(one, two) || !reflect.DeepEqual(oneFiles, twoFiles) {
+		t.Fatalf("one pass wrote %+v, two passes %+v", one, two)
+	}
+	if one[0].Goroutine != 1 && one[0].Goroutine != 2 {
+		t.Errorf("busiest goroutine %d, want a busy one (1 or 2)", one[0].Goroutine)
 	}
 }

@@ -266,10 +266,13 @@ func hasStates(threads map[[2]uint64][]tsample) bool {
 
 // checkFile converts path in both layouts and checks every report.
 func checkFile(t *testing.T, path string) {
-	f := proftest.Open(t, path)
+	checkProfile(t, filepath.Base(path), proftest.Open(t, path))
+}
+
+// checkProfile converts f in both layouts and checks every report.
+func checkProfile(t *testing.T, base string, f *reader.File) {
 	threads, _ := readThreads(t, f)
 	states := hasStates(threads)
-	base := filepath.Base(path)
 	dir := t.TempDir()
 	ws, err := WriteDir(dir, f, Options{Layout: PerGoroutine, Host: "h/o st", PID: 42, CommandLine: "./demo -x"})
 	if err != nil {

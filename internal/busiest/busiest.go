@@ -53,18 +53,20 @@ func Read[T any](f *reader.File, limit, n int, rank Rank, pass func(keep map[Key
 
 // Threads counts f's samples per thread in one pass and returns the n
 // busiest by rank (ties: lower id, then interpreter) and the number of
-// threads f has. Its memory is some 60 bytes per thread, for the pass.
+// threads f has. Its memory is some 60 bytes per thread, for the pass,
+// and it reads runs (reader.Samples.NextRun): a count per record, not
+// per sample.
 func Threads(f *reader.File, n int, rank Rank) (keep map[Key]bool, threads int, err error) {
 	counts := make(map[Key]count)
 	it := f.Samples()
 	defer it.Close()
-	for it.Next() {
-		s := it.Sample()
+	for it.NextRun() {
+		s, r := it.Sample(), it.Run()
 		k := Key{s.ThreadID, s.InterpreterID}
 		c := counts[k]
-		c.n++
+		c.n += r.Count
 		if rank == ByOnCPU && s.Status.OnCPU() {
-			c.onCPU++
+			c.onCPU += r.Count
 		}
 		counts[k] = c
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -28,5 +29,26 @@ func TestThreads(t *testing.T) {
 				t.Fatalf("rank %d: goroutine %d not kept: %v", rank, id, keep)
 			}
 		}
+	}
+}
+
+// TestThreadsRuns: in a wall profile, whose parked goroutines are long
+// runs, the busiest on the CPU are the two busy goroutines, and by samples
+// the parked ones, which miss no tick, before them.
+func TestThreadsRuns(t *testing.T) {
+	f := proftest.Wall(t, 30, 1000)
+	keep, n, err := busiest.Threads(f, 2, busiest.ByOnCPU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 32 || !keep[busiest.Key{ID: 1}] || !keep[busiest.Key{ID: 2}] {
+		t.Fatalf("%d threads, kept %v; want 32, goroutines 1 and 2", n, keep)
+	}
+	keep, _, err = busiest.Threads(f, 30, busiest.BySamples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keep[busiest.Key{ID: 1}] || keep[busiest.Key{ID: 2}] {
+		t.Fatalf("by samples, kept %v; want the 30 parked goroutines", keep)
 	}
 }

@@ -71,15 +71,15 @@ func Summarize(f *reader.File) (Summary, error) {
 	all := map[uint64]bool{}
 	it := f.Samples()
 	defer it.Close()
-	for it.Next() {
-		smp := it.Sample()
-		s.Samples++
+	for it.NextRun() { // a run of samples counts at once
+		smp, n := it.Sample(), int(it.Run().Count)
+		s.Samples += n
 		all[smp.ThreadID] = true
 		for _, fr := range smp.Stack {
 			if role := frameRole[fr]; role != "" {
 				rs := s.Roles[role]
-				rs.Samples++
-				rs.States[smp.Status.State().String()]++
+				rs.Samples += n
+				rs.States[smp.Status.State().String()] += n
 				gids[role][smp.ThreadID] = true
 				break
 			}

@@ -1,0 +1,66 @@
+package collapsed
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// TestRunsSameAsSamples checks Lines, which reads runs, against a fold of
+// the samples one by one, on the public vectors and a wall profile of
+// parked goroutines.
+func TestRunsSameAsSamples(t *testing.T) {
+	files := map[string]*reader.File{"wall": proftest.Wall(t, 300, 2500)}
+	paths, _ := filepath.Glob(filepath.Join(testutil.Vectors(t, "tachyon"), "*.bin"))
+	for _, p := range paths {
+		files[filepath.Base(p)] = proftest.Open(t, p)
+	}
+	opts := []Options{{}, {Frames: Func, ByGoroutine: true}, {States: []tachyon.State{tachyon.Runnable}}}
+	for name, f := range files {
+		for _, o := range opts {
+			got, err := Lines(f, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := foldSamples(t, f, o); !slices.Equal(got, want) {
+				t.Errorf("%s %+v: run by run\n%v\nsample by sample\n%v", name, o, got, want)
+			}
+		}
+	}
+}
+
+// foldSamples folds f sample by sample, as Lines is documented to.
+func foldSamples(t *testing.T, f *reader.File, o Options) []Line {
+	counts := map[string]uint64{}
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+		s := it.Sample()
+		if len(s.Stack) == 0 || (len(o.States) > 0 && !slices.Contains(o.States, s.Status.State())) {
+			continue
+		}
+		var frames []string
+		if o.ByGoroutine {
+			frames = append(frames, "goroutine "+strconv.FormatUint(s.ThreadID, 10))
+		}
+		for j := len(s.Stack) - 1; j >= 0; j-- {
+			frames = append(frames, string(appendFrame(nil, f.Frame(s.Stack[j]), o.Frames)))
+		}
+		counts[strings.Join(frames, ";")]++
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []Line
+	for s, n := range counts {
+		lines = append(lines, Line{s, n})
+	}
+	return sortLines(mergeLines(lines))
+}
