@@ -31,7 +31,8 @@ func (c *pprofConverter) convert(in, out string, _, _ io.Writer) error {
 		return err
 	}
 	opt := pprof.Options{Type: t, Binary: c.binary, MaxStackFrames: c.maxFrames, MaxGoroutines: c.maxGoroutines, MaxSamples: c.maxSamples}
-	return exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+	// Convert reads every sample before a byte is written: one pass.
+	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
 		return pprof.Write(w, f, opt)
 	})
 }

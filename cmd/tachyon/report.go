@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/gotachyon/profiler/export/report"
+	"github.com/gotachyon/profiler/reader"
 )
 
 func init() {
@@ -42,14 +43,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if opt.Title == "" {
 		opt.Title = "Tachyon profile " + filepath.Base(files[0])
 	}
-	f, err := openVerified(files[0])
+	// Aggregate reads, and so validates, every sample before a byte is
+	// written: one pass, and a verification only to explain a failure.
+	f, err := reader.Open(files[0])
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer f.Close()
 	p, err := report.Aggregate(f, opt)
 	if err != nil {
-		return fail(stderr, wrapPath(files[0], err))
+		return fail(stderr, exportError(files[0], f, err))
 	}
 	if *out == "-" {
 		bw := bufio.NewWriter(stdout)
