@@ -42,6 +42,15 @@ var samplesCalls = map[string]afterClose[*reader.Samples]{
 	"Err":    {refuses: true, call: func(it *reader.Samples) (any, error) { return nil, it.Err() }},
 	"Frames": {call: func(it *reader.Samples) (any, error) { return it.Frames(nil), nil }},
 	"Next":   {refuses: true, call: func(it *reader.Samples) (any, error) { return drainSamples(it) }},
+	"NextRun": {refuses: true, call: func(it *reader.Samples) (any, error) {
+		defer it.Close()
+		var n uint64
+		for it.NextRun() {
+			n += it.Run().Count
+		}
+		return n, it.Err()
+	}},
+	"Run": {call: func(it *reader.Samples) (any, error) { return it.Run(), nil }},
 	"Sample": {call: func(it *reader.Samples) (any, error) {
 		s := *it.Sample()
 		s.Stack = slices.Clone(s.Stack)
