@@ -50,54 +50,22 @@ func openBinary(path string) (*binaryLines, error) {
 // Close closes the executable.
 func (b *binaryLines) Close() error { return b.r.Close() }
 
-// set sets the StartLine of each of fns the executable knows.
+// set sets the StartLine of each of fns the executable knows
+// (elfsym.StartLines: DWARF's declaration lines, else the line table's
+// entry lines).
 func (b *binaryLines) set(fns []*profile.Function) error {
-	byName := make(map[string][]*profile.Function, len(fns))
+	names := make(map[string]bool, len(fns))
 	for _, fn := range fns {
-		byName[fn.Name] = append(byName[fn.Name], fn)
+		names[fn.Name] = true
 	}
-	if err := fromDWARF(b.f, b.path, byName); err != nil {
-		return err
-	}
-	fromLineTable(b.tab, byName)
-	return nil
-}
-
-// fromLineTable sets the start line of the functions of byName that tab
-// has an entry for, and removes them from byName.
-func fromLineTable(tab *gosym.Table, byName map[string][]*profile.Function) {
-	for i := range tab.Funcs {
-		sym := &tab.Funcs[i]
-		fns := byName[sym.Name]
-		if len(fns) == 0 {
-			continue
-		}
-		if _, line, _ := tab.PCToLine(sym.Entry); line > 0 {
-			for _, fn := range fns {
-				fn.StartLine = int64(line)
-			}
-			delete(byName, sym.Name)
-		}
-	}
-}
-
-// fromDWARF sets the start line of the functions of byName that the
-// DWARF data of f, the executable at binary, declares, and removes them
-// from byName.
-func fromDWARF(f *elf.File, binary string, byName map[string][]*profile.Function) error {
-	names := make(map[string]bool, len(byName))
-	for name := range byName {
-		names[name] = true
-	}
-	lines, err := elfsym.DeclLines(f, names)
+	lines, err := elfsym.StartLines(b.f, b.tab, names)
 	if err != nil {
-		return fmt.Errorf("pprof: start lines: %s: %w", binary, err)
+		return fmt.Errorf("pprof: start lines: %s: %w", b.path, err)
 	}
-	for name, line := range lines {
-		for _, fn := range byName[name] {
+	for _, fn := range fns {
+		if line, ok := lines[fn.Name]; ok {
 			fn.StartLine = int64(line)
 		}
-		delete(byName, name)
 	}
 	return nil
 }

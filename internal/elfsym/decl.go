@@ -3,6 +3,7 @@ package elfsym
 import (
 	"debug/dwarf"
 	"debug/elf"
+	"debug/gosym"
 	"fmt"
 )
 
@@ -40,4 +41,28 @@ func DeclLines(f *elf.File, names map[string]bool) (map[string]int, error) {
 		}
 		r.SkipChildren()
 	}
+}
+
+// StartLines returns the start line of each function in names that the
+// executable f, whose Go line table is tab, knows: the declaration line
+// from DWARF when f has it (DeclLines: every function, those the compiler
+// inlined everywhere too), else the line of the function's entry in the
+// line table, which is the declaration's for a function with a frame (its
+// prologue) and the first statement's for a leaf without one. A function
+// inlined everywhere in a binary without DWARF has no start line.
+func StartLines(f *elf.File, tab *gosym.Table, names map[string]bool) (map[string]int, error) {
+	lines, err := DeclLines(f, names)
+	if err != nil {
+		return nil, err
+	}
+	for i := range tab.Funcs {
+		fn := &tab.Funcs[i]
+		if _, done := lines[fn.Name]; done || !names[fn.Name] {
+			continue
+		}
+		if _, line, _ := tab.PCToLine(fn.Entry); line > 0 {
+			lines[fn.Name] = line
+		}
+	}
+	return lines, nil
 }
