@@ -50,10 +50,20 @@ func mainMain(f *reader.File) (file string, ok bool) {
 // a user frame.
 func busiestPackage(f *reader.File, a *agg) string {
 	outer := make([]string, a.stacks.Len()) // per stack
+	// A frame's package is worked out once: stacks share frames, and a
+	// hostile file repeats one megabyte-long name 65,536 frames deep.
+	userPkg := map[uint32]string{}
 	for i := range outer {
 		st := a.stacks.Stack(uint32(i))
 		for j := len(st) - 1; j >= 0; j-- {
-			if pkg := funcPackage(f.Frame(st[j]).Func); isUserPackage(pkg) {
+			pkg, ok := userPkg[st[j]]
+			if !ok {
+				if pkg = funcPackage(f.Frame(st[j]).Func); !isUserPackage(pkg) {
+					pkg = ""
+				}
+				userPkg[st[j]] = pkg
+			}
+			if pkg != "" {
 				outer[i] = pkg
 				break
 			}
