@@ -179,7 +179,7 @@ func TestMergeErrors(t *testing.T) {
 	}{
 		{"interval", []string{segs[0], other}, []string{other, "interval"}},
 		{"backwards", []string{segs[1], segs[0]}, []string{segs[0], "different runs"}},
-		{"empty dir", []string{empty}, []string{empty, "no *.tachyon files"}},
+		{"empty dir", []string{empty}, []string{empty, "it is a directory without *.tachyon files"}},
 		{"junk", []string{junkDir}, []string{junk}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

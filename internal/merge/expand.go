@@ -13,7 +13,7 @@ import (
 const Ext = ".tachyon"
 
 // ErrNoFiles is returned by Expand for a directory without a segment file.
-var ErrNoFiles = errors.New("no *" + Ext + " files in the directory")
+var ErrNoFiles = errors.New("it is a directory without *" + Ext + " files")
 
 // Expand replaces each directory in args by its regular *.tachyon files,
 // sorted by name (segment names sort by start time), and keeps every other
