@@ -35,7 +35,7 @@ func TestUsageErrors(t *testing.T) {
 		want string
 	}{
 		{nil, "usage: tachyon <command>"},
-		{[]string{"info"}, "needs exactly one FILE, got 0"},
+		{[]string{"info"}, "needs a FILE, several FILEs or a DIR"},
 		{[]string{"verify"}, "needs at least one FILE"},
 		{[]string{"report", in}, "needs -o OUT"},
 		{[]string{"convert", "--to", "pprof", in}, "needs -o OUT"},

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "collapsed",
 		summary: "print folded stacks (outermost;...;innermost count) for flame graphs",
-		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--state S]... FILE",
+		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--state S]... FILE... | DIR",
 		run:     runCollapsed,
 	})
 }
@@ -73,18 +73,23 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	if code != proceed {
 		return code
 	}
-	if len(files) != 1 {
-		return usageError(fs, "needs exactly one FILE, got %d", len(files))
+	if len(files) == 0 {
+		return usageError(fs, "%v", errNoInput)
 	}
+	in, release, err := resolveInput(files, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer release()
 	// collapsed.Write folds every sample, and so validates the file,
 	// before it prints a line: one pass, not a verification first.
-	f, err := reader.Open(files[0])
+	f, err := reader.Open(in.path)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer f.Close()
 	if err := collapsed.Write(stdout, f, o); err != nil {
-		return fail(stderr, exportError(files[0], f, err))
+		return fail(stderr, exportError(in.name, f, err))
 	}
 	return exitOK
 }

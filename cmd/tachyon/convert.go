@@ -20,7 +20,7 @@ type converter interface {
 	flags(fs *flag.FlagSet)
 	// convert converts the profile in to out (a file or a directory, as
 	// the format needs), reporting what it did on stdout and stderr.
-	convert(in, out string, stdout, stderr io.Writer) error
+	convert(in input, out string, stdout, stderr io.Writer) error
 }
 
 // formats is the table of "tachyon convert"'s output formats: --to name,
@@ -57,7 +57,7 @@ func init() {
 	register(&command{
 		name:    "convert",
 		summary: "convert a profile to another format (--to NAME; see 'tachyon help convert')",
-		usage:   "--to FORMAT [format flags] FILE -o OUT",
+		usage:   "--to FORMAT [format flags] FILE... | DIR -o OUT",
 		run:     runConvert,
 		help:    convertHelp,
 	})
@@ -119,12 +119,17 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 	case conv == nil:
 		fmt.Fprintf(stderr, "tachyon convert: --to must be one of: %s (got %q)\n", converterNames(), to)
 		return exitUsage
-	case len(files) != 1:
-		return usageError(fs, "needs exactly one FILE, got %d", len(files))
+	case len(files) == 0:
+		return usageError(fs, "%v", errNoInput)
 	case *out == "":
 		return usageError(fs, "needs -o OUT")
 	}
-	if err := conv.convert(files[0], *out, stdout, stderr); err != nil {
+	in, release, err := resolveInput(files, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer release()
+	if err := conv.convert(in, *out, stdout, stderr); err != nil {
 		var up usageProblem
 		if errors.As(err, &up) {
 			return usageError(fs, "%s", string(up))
@@ -142,8 +147,8 @@ func (u usageProblem) Error() string { return string(u) }
 
 // exportToFile opens and validates the profile in, then writes it to the
 // file out with export. A failed export leaves no output file behind.
-func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (err error) {
-	f, err := openVerified(in)
+func exportToFile(in input, out string, export func(io.Writer, *reader.File) error) (err error) {
+	f, err := openVerifiedAs(in.path, in.name)
 	if err != nil {
 		return err
 	}
@@ -155,7 +160,7 @@ func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (e
 	bw := bufio.NewWriterSize(o, 256<<10)
 	if err := export(bw, f); err != nil {
 		o.discard()
-		return wrapPath(in, err)
+		return wrapPath(in.name, err)
 	}
 	if err := errors.Join(bw.Flush(), o.Close()); err != nil {
 		o.discard()
@@ -169,8 +174,8 @@ func exportToFile(in, out string, export func(io.Writer, *reader.File) error) (e
 // speedscope): one pass over the samples, not a verification and then
 // the export. The output is created at the first byte, so a rejected file
 // leaves -o as it was; the error is the one openVerified would give.
-func exportInOnePass(in, out string, export func(io.Writer, *reader.File) error) error {
-	f, err := reader.Open(in)
+func exportInOnePass(in input, out string, export func(io.Writer, *reader.File) error) error {
+	f, err := reader.Open(in.path)
 	if err != nil {
 		return err
 	}
@@ -182,7 +187,7 @@ func exportInOnePass(in, out string, export func(io.Writer, *reader.File) error)
 		if o.err != nil {
 			return o.err
 		}
-		return exportError(in, f, err)
+		return exportError(in.name, f, err)
 	}
 	if err := errors.Join(bw.Flush(), o.Close()); err != nil {
 		o.discard()

@@ -21,7 +21,7 @@ func (c *dcpiConverter) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.all, "all-samples", false, "dcpi: count every sample as event 'wallclock' instead of on-CPU samples as 'cycles'")
 }
 
-func (c *dcpiConverter) convert(in, out string, stdout, stderr io.Writer) error {
+func (c *dcpiConverter) convert(in input, out string, stdout, stderr io.Writer) error {
 	if c.binary == "" {
 		return usageProblem("--to dcpi needs --binary PROG (the profiled executable)")
 	}
@@ -36,7 +36,7 @@ func (c *dcpiConverter) convert(in, out string, stdout, stderr io.Writer) error 
 	}); err != nil {
 		return err
 	}
-	c.report(in, out, st, stdout, stderr)
+	c.report(in.name, out, st, stdout, stderr)
 	return nil
 }
 

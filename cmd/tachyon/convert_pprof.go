@@ -25,7 +25,7 @@ func (c *pprofConverter) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxSamples, "max-samples", pprof.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
 }
 
-func (c *pprofConverter) convert(in, out string, _, _ io.Writer) error {
+func (c *pprofConverter) convert(in input, out string, _, _ io.Writer) error {
 	t, err := pprof.ParseType(c.typ)
 	if err != nil {
 		return err

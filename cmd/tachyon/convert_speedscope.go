@@ -22,11 +22,11 @@ func (c *speedscopeConverter) flags(fs *flag.FlagSet) {
 	maxStackFramesFlag(fs, &c.maxFrames)
 }
 
-func (c *speedscopeConverter) convert(in, out string, _, _ io.Writer) error {
+func (c *speedscopeConverter) convert(in input, out string, _, _ io.Writer) error {
 	if c.top == 0 {
 		return errors.New("--top must be at least 1, or -1 for every goroutine")
 	}
-	opt := speedscope.Options{Top: c.top, Name: filepath.Base(in), MaxStackFrames: c.maxFrames}
+	opt := speedscope.Options{Top: c.top, Name: filepath.Base(in.name), MaxStackFrames: c.maxFrames}
 	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
 		return speedscope.Write(w, f, opt)
 	})

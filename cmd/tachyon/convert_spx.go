@@ -29,24 +29,24 @@ func (c *spxConverter) flags(fs *flag.FlagSet) {
 	maxStackFramesFlag(fs, &c.maxFrames)
 }
 
-func (c *spxConverter) convert(in, out string, stdout, stderr io.Writer) error {
-	opt, err := c.options(in)
+func (c *spxConverter) convert(in input, out string, stdout, stderr io.Writer) error {
+	opt, err := c.options(in.name)
 	if err != nil {
 		return err
 	}
 	// WriteDir reads every sample, and so validates the file, before it
 	// creates the directory: one pass, not a verification first.
-	f, err := reader.Open(in)
+	f, err := reader.Open(in.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	ws, err := spx.WriteDir(out, f, opt)
 	if err != nil {
-		return exportError(in, f, err)
+		return exportError(in.name, f, err)
 	}
 	if len(ws) == 0 {
-		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", in)
+		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", in.name)
 	}
 	for _, w := range ws {
 		fmt.Fprintf(stdout, "%s: goroutine %d, %d samples, %d calls, %d functions, wall %d us\n",

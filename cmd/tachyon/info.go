@@ -12,8 +12,8 @@ import (
 func init() {
 	register(&command{
 		name:    "info",
-		summary: "print a file's header facts, sizes, duration, records per encoding, then its states, goroutine groups and top functions",
-		usage:   "FILE",
+		summary: "print a file's header facts, sizes, duration, records per encoding, then its states, goroutine groups and top functions (several files: each one's facts, then totals)",
+		usage:   "FILE... | DIR",
 		run:     runInfo,
 	})
 }
@@ -24,36 +24,78 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	if code != proceed {
 		return code
 	}
-	if len(files) != 1 {
-		return usageError(fs, "needs exactly one FILE, got %d", len(files))
+	if len(files) == 0 {
+		return usageError(fs, "%v", errNoInput)
 	}
-	path := files[0]
-	f, err := reader.Open(path)
+	if len(files) == 1 && !isDir(files[0]) {
+		return infoOne(files[0], stdout, stderr)
+	}
+	return infoMany(files, stdout, stderr)
+}
+
+// infoOne prints the facts and the tally of one file.
+func infoOne(path string, stdout, stderr io.Writer) int {
+	x, err := readFacts(path, path)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer f.Close()
+	defer x.f.Close()
+	x.print(stdout, path)
+	x.tl.print(stdout, x.f)
+	return exitOK
+}
+
+// facts is what info learns of a file in one pass over its samples.
+type facts struct {
+	f           *reader.File
+	st          reader.Stats
+	tl          *tally
+	first, last uint64 // timestamps of the earliest and the latest sample
+}
+
+// readFacts reads the file at path, which messages call name, run by run:
+// a run of samples counts at once, so the work follows the records. The
+// caller closes x.f.
+func readFacts(path, name string) (*facts, error) {
+	f, err := reader.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	x := &facts{f: f, tl: newTally(f)}
 	it := f.Samples()
-	tl := newTally(f)
-	var first, last uint64
-	for it.NextRun() { // a run of samples counts at once: work per record
+	for it.NextRun() {
 		s, r := it.Sample(), it.Run()
-		tl.add(s, r.Count)
-		if ts := s.Timestamp; first == 0 || ts < first {
-			first = ts
+		x.tl.add(s, r.Count)
+		if ts := s.Timestamp; x.first == 0 || ts < x.first {
+			x.first = ts
 		}
-		last = max(last, r.Last)
+		x.last = max(x.last, r.Last)
 	}
 	if err := it.Err(); err != nil {
-		return fail(stderr, wrapPath(path, err))
+		f.Close()
+		return nil, wrapPath(name, err)
 	}
-	st := it.Stats()
+	x.st = it.Stats()
+	return x, nil
+}
+
+// duration is the time from the start time to the last sample.
+func (x *facts) duration() time.Duration {
+	var dur uint64
+	if h := x.f.Header; h.SampleCount > 0 {
+		dur = x.last - min(x.first, h.StartTime)
+	}
+	return time.Duration(dur) * time.Microsecond
+}
+
+// print writes the format facts of the file, called name.
+func (x *facts) print(stdout io.Writer, name string) {
+	f, st := x.f, x.st
 	h, ft := f.Header, f.Footer
 	_, region := f.SampleRegion()
-	start := time.UnixMicro(int64(h.StartTime)).UTC().Format(time.RFC3339Nano)
-	fmt.Fprintf(stdout, "file:          %s\n", path)
+	fmt.Fprintf(stdout, "file:          %s\n", name)
 	fmt.Fprintf(stdout, "version:       %d\n", h.Version)
-	fmt.Fprintf(stdout, "start time:    %d us (%s)\n", h.StartTime, start)
+	fmt.Fprintf(stdout, "start time:    %s\n", startTime(h.StartTime))
 	fmt.Fprintf(stdout, "interval:      %d us\n", h.Interval)
 	fmt.Fprintf(stdout, "samples:       %d\n", h.SampleCount)
 	fmt.Fprintf(stdout, "threads:       %d\n", h.ThreadCount)
@@ -67,11 +109,7 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	fmt.Fprintf(stdout, "tables:        %d bytes\n", f.Size-int64(h.StringTableOffset)-tachyon.FooterSize)
-	var dur uint64
-	if h.SampleCount > 0 {
-		dur = last - min(first, h.StartTime)
-	}
-	fmt.Fprintf(stdout, "duration:      %s (start time to last sample)\n", time.Duration(dur)*time.Microsecond)
+	fmt.Fprintf(stdout, "duration:      %s (start time to last sample)\n", x.duration())
 	fmt.Fprintf(stdout, "records:      ")
 	for e := tachyon.Encoding(0); e < tachyon.NumEncodings; e++ {
 		fmt.Fprintf(stdout, " %s=%d", e, st.Records[e])
@@ -82,6 +120,9 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, " %s=%d", e, st.SamplesBy[e])
 	}
 	fmt.Fprintln(stdout)
-	tl.print(stdout, f)
-	return exitOK
+}
+
+// startTime formats a header start time in µs and in UTC.
+func startTime(us uint64) string {
+	return fmt.Sprintf("%d us (%s)", us, time.UnixMicro(int64(us)).UTC().Format(time.RFC3339Nano))
 }

@@ -6,14 +6,18 @@ import (
 
 // openVerified opens a Tachyon file and validates every record, so that a
 // command never writes output for a file the reader rejects.
-func openVerified(path string) (*reader.File, error) {
+func openVerified(path string) (*reader.File, error) { return openVerifiedAs(path, path) }
+
+// openVerifiedAs is openVerified for a file that messages call name (a
+// merged profile is a temporary file named after its inputs).
+func openVerifiedAs(path, name string) (*reader.File, error) {
 	f, err := reader.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	if err := f.Verify(); err != nil {
 		f.Close()
-		return nil, wrapPath(path, err)
+		return nil, wrapPath(name, err)
 	}
 	return f, nil
 }

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "write a self-contained HTML report: views by state, goroutine groups over time, flame graph, top functions",
-		usage:   "FILE -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B]",
+		usage:   "FILE... | DIR -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B]",
 		run:     runReport,
 	})
 }
@@ -35,24 +35,29 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case code != proceed:
 		return code
-	case len(files) != 1:
-		return usageError(fs, "needs exactly one FILE, got %d", len(files))
+	case len(files) == 0:
+		return usageError(fs, "%v", errNoInput)
 	case *out == "":
 		return usageError(fs, "needs -o OUT (a file, or - for standard output)")
 	}
+	in, release, err := resolveInput(files, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer release()
 	if opt.Title == "" {
-		opt.Title = "Tachyon profile " + filepath.Base(files[0])
+		opt.Title = "Tachyon profile " + filepath.Base(in.name)
 	}
 	// Aggregate reads, and so validates, every sample before a byte is
 	// written: one pass, and a verification only to explain a failure.
-	f, err := reader.Open(files[0])
+	f, err := reader.Open(in.path)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	defer f.Close()
 	p, err := report.Aggregate(f, opt)
 	if err != nil {
-		return fail(stderr, exportError(files[0], f, err))
+		return fail(stderr, exportError(in.name, f, err))
 	}
 	if *out == "-" {
 		bw := bufio.NewWriter(stdout)

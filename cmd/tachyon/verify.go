@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/gotachyon/profiler/internal/merge"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -11,7 +12,7 @@ func init() {
 	register(&command{
 		name:    "verify",
 		summary: "validate files strictly; prints 'FILE: ok' or 'FILE: offset N: reason'",
-		usage:   "FILE...",
+		usage:   "FILE|DIR...",
 		run:     runVerify,
 	})
 }
@@ -26,7 +27,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "needs at least one FILE")
 	}
 	code = exitOK
-	for _, path := range files {
+	for _, path := range expandEach(files, stdout, &code) {
 		if err := verifyFile(path); err != nil {
 			fmt.Fprintln(stdout, err)
 			code = exitBad
@@ -35,6 +36,23 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: ok\n", path)
 	}
 	return code
+}
+
+// expandEach expands each directory in args to its segment files (see
+// merge.Expand); a directory without one is reported on w like a bad file,
+// and sets *code to exitBad, without stopping the others.
+func expandEach(args []string, w io.Writer, code *int) []string {
+	var files []string
+	for _, a := range args {
+		got, err := merge.Expand([]string{a})
+		if err != nil {
+			fmt.Fprintln(w, err)
+			*code = exitBad
+			continue
+		}
+		files = append(files, got...)
+	}
+	return files
 }
 
 func verifyFile(path string) error {

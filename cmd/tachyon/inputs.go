@@ -1,0 +1,87 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gotachyon/profiler/internal/merge"
+)
+
+// input is the profile a reading command reads: the one file named on the
+// command line, or, for several files or a directory, their merge into a
+// temporary file, read by the same single-file path.
+type input struct {
+	path  string   // the file to open
+	name  string   // how messages and titles name the profile
+	files []string // the files merged into path; nil for one file
+}
+
+// isDir reports whether path names a directory.
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
+
+// resolveInput turns a reading command's arguments into one input. One
+// file that is not a directory is read as it is, as always; otherwise the
+// arguments expand (a directory to its *.tachyon files, by name) and, if
+// that gives more than one file, are merged into a temporary file that
+// release removes. Errors name the file at fault.
+func resolveInput(args []string, stderr io.Writer) (in input, release func(), err error) {
+	release = func() {}
+	if len(args) == 1 && !isDir(args[0]) {
+		return input{path: args[0], name: args[0]}, release, nil
+	}
+	files, err := merge.Expand(args)
+	if err != nil {
+		return input{}, release, err
+	}
+	if len(files) == 1 {
+		return input{path: files[0], name: files[0]}, release, nil
+	}
+	path, err := mergeTemp(files, stderr)
+	if err != nil {
+		return input{}, release, err
+	}
+	return input{path: path, name: inputName(args), files: files}, func() { os.Remove(path) }, nil
+}
+
+// inputName names several arguments in messages and titles.
+func inputName(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return fmt.Sprintf("%s (+%d more)", args[0], len(args)-1)
+}
+
+// mergeTemp merges files into a new temporary file and returns its path.
+// The merge streams, so its memory follows the threads and distinct
+// frames, not the samples.
+func mergeTemp(files []string, stderr io.Writer) (string, error) {
+	f, err := os.CreateTemp("", "tachyon-merge-*.tachyon")
+	if err != nil {
+		return "", fmt.Errorf("a temporary file for the merged profile: %w", err)
+	}
+	st, err := merge.Merge(f, files, merge.Options{})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	warnCut(stderr, st)
+	return f.Name(), nil
+}
+
+// warnCut says on stderr how many stacks a merge cut to the writer's depth.
+func warnCut(stderr io.Writer, st merge.Stats) {
+	if st.CutStacks > 0 {
+		fmt.Fprintf(stderr, "tachyon: note: %d stacks deeper than 256 frames keep their innermost 256 in the merged profile\n", st.CutStacks)
+	}
+}
+
+// errNoInput is the usage complaint of a reading command without a file.
+var errNoInput = errors.New("needs a FILE, several FILEs or a DIR of *.tachyon segments")

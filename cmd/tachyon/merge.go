@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gotachyon/profiler/internal/merge"
+)
+
+func init() {
+	register(&command{
+		name:    "merge",
+		summary: "write one file from the segments of one run (files, or directories of *.tachyon files), in order",
+		usage:   "-o OUT [--compression auto|zstd|none] FILE|DIR...",
+		run:     runMerge,
+	})
+}
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags(commands["merge"], stderr)
+	out := fs.String("o", "", "output `file`")
+	comp := fs.String("compression", "auto", "output compression: zstd, none, or auto (zstd when any input uses it)")
+	files, code := parseFlags(fs, args)
+	switch {
+	case code != proceed:
+		return code
+	case len(files) == 0:
+		return usageError(fs, "%v", errNoInput)
+	case *out == "":
+		return usageError(fs, "needs -o OUT")
+	}
+	c, err := merge.ParseCompression(*comp)
+	if err != nil {
+		return usageError(fs, "%v", err)
+	}
+	paths, err := merge.Expand(files)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if p := sameFile(*out, paths); p != "" {
+		return usageError(fs, "-o %s is the input %s", *out, p)
+	}
+	st, err := mergeToFile(*out, paths, c)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	warnCut(stderr, st)
+	fmt.Fprintf(stdout, "%s: %d samples of %d threads, %d frames, from %d files\n", *out, st.Samples, st.Threads, st.Frames, len(paths))
+	return exitOK
+}
+
+// sameFile returns the input that out is, if any: writing it would
+// truncate it while it is read.
+func sameFile(out string, paths []string) string {
+	fo, err := os.Stat(out)
+	if err != nil {
+		return ""
+	}
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && os.SameFile(fo, fi) {
+			return p
+		}
+	}
+	return ""
+}
+
+// mergeToFile merges paths into the file out. The inputs' headers are all
+// checked before out is opened; a merge that fails later (a sample record
+// the reader rejects, a thread going back in time) removes out if it
+// created it.
+func mergeToFile(out string, paths []string, c merge.Compression) (merge.Stats, error) {
+	o, err := createOutput(out)
+	if err != nil {
+		return merge.Stats{}, err
+	}
+	st, err := merge.Merge(o.File, paths, merge.Options{Compression: c})
+	if err == nil {
+		err = o.Close()
+	}
+	if err != nil {
+		o.discard()
+	}
+	return st, err
+}
