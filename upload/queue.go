@@ -85,7 +85,7 @@ func (q *queue) removeAt(i int) {
 // head waits for the oldest payload and returns it, or nil once ctx is
 // done.
 func (q *queue) head(ctx context.Context) *item {
-	for {
+	for ctx.Err() == nil {
 		q.mu.Lock()
 		if len(q.items) > 0 {
 			it := q.items[0]
@@ -96,9 +96,9 @@ func (q *queue) head(ctx context.Context) *item {
 		select {
 		case <-q.ready:
 		case <-ctx.Done():
-			return nil
 		}
 	}
+	return nil
 }
 
 // done ends it's push: pushed, or refused (failed) when pushed is false.
