@@ -1,0 +1,63 @@
+package auto
+
+import (
+	"log"
+
+	"github.com/gotachyon/profiler/auto"
+	"github.com/gotachyon/profiler/upload"
+)
+
+// segmentHooker is the profiler's segment hook: fn gets each finalized
+// segment's path in order, last=true for the one Stop closes.
+type segmentHooker interface {
+	OnSegment(fn func(path string, last bool))
+}
+
+// logf logs through the standard logger, as the profiler does.
+var logf = log.Printf
+
+func init() {
+	cfg, ok, err := upload.FromEnv()
+	if !ok {
+		return
+	}
+	if err != nil {
+		logf("profiler: upload off: %v", err)
+		return
+	}
+	p := auto.Profile()
+	if p == nil {
+		logf("profiler: upload off: %s is set but no profile runs (set PROFILE_OUT)", upload.EnvUpload)
+		return
+	}
+	start(cfg, p)
+}
+
+// start registers an uploader of cfg with the running profile p, if it has
+// the segment hook, and returns it (nil when it does not upload).
+func start(cfg upload.Config, p any) *upload.Uploader {
+	h, ok := p.(segmentHooker)
+	if !ok {
+		logf("profiler: upload off: this profiler has no segment hook (Profile.OnSegment)")
+		return nil
+	}
+	u, err := upload.New(cfg)
+	if err != nil {
+		logf("profiler: upload off: %v", err)
+		return nil
+	}
+	h.OnSegment(hook(u))
+	return u
+}
+
+// hook returns the segment hook of u: each segment to u, and at the last
+// one its counters logged and u closed.
+func hook(u *upload.Uploader) func(string, bool) {
+	return func(path string, last bool) {
+		u.Segment(path, last)
+		if last {
+			logf("profiler: upload: %v", u.Stats())
+			u.Close()
+		}
+	}
+}

@@ -1,0 +1,19 @@
+// Package auto profiles a program from the environment and ships its
+// segments to a profile store, when imported for its side effects:
+//
+//	import _ "github.com/gotachyon/profiler/upload/auto"
+//
+// It imports package auto, whose init starts profiling from PROFILE_OUT.
+// Its own init then, when PROFILE_UPLOAD is set and a profile runs, makes
+// an upload.Uploader from upload.FromEnv (PROFILE_UPLOAD, PROFILE_SERVICE,
+// PROFILE_LABELS) and registers its Segment method as the profile's
+// segment hook (profiler.Profile.OnSegment). When the last segment has
+// been flushed (at Stop, within the uploader's flush deadline), it logs
+// the uploader's counters (pushed, retried, dropped, failed) and closes
+// it.
+//
+// A problem with the upload configuration is logged and leaves profiling
+// as it is, without uploads. So is a profiler built without the segment
+// hook: the registration goes through an interface, so this package builds
+// against it and uploads once profiler.Profile has OnSegment.
+package auto

@@ -1,0 +1,41 @@
+// Package upload ships finished profile segments to the profile stores
+// fleets already run: Grafana Pyroscope (its push API,
+// push.v1.PusherService/Push, over Connect) and OTLP profiles (the
+// collector's ProfilesService/Export, over gRPC).
+//
+// An Uploader takes the path of each finalized Tachyon segment (Segment,
+// which matches the profiler's segment hook), converts it to pprof with
+// export/pprof, encodes it for its store, and queues the encoded payload;
+// one goroutine pushes the queue in order. The root package profiler and
+// package auto do not import this package, so programs that do not upload
+// do not link it or its protocol modules: upload/auto is the blank import
+// that wires it to PROFILE_OUT.
+//
+// # Labels
+//
+// A pushed profile carries the sample types of the pprof export (samples,
+// wall and on_cpu for a wall profile; samples and cpu for a CPU profile),
+// the sample labels state and wait_reason, and nothing of unbounded
+// cardinality: the goroutine label is dropped and the samples that differed
+// only by it are added together, as Pyroscope makes a series of each
+// distinct label set. The service name and the static Config.Labels are
+// the series labels (Pyroscope: service_name and the labels, with __name__
+// "wall" or "process_cpu") or the resource attributes (OTLP: service.name
+// and the labels).
+//
+// # Safety
+//
+// The queue holds at most Config.QueueBytes of encoded payloads; a payload
+// that does not fit evicts the oldest ones (the one being pushed included:
+// its push is cancelled), and each eviction is counted in Stats. Pushes
+// that fail for a reason that may pass (the store is down, overloaded or
+// slow) are retried with exponential backoff and jitter, without limit
+// while the payload stays queued; a payload the store refuses (bad request,
+// unauthenticated) is dropped and counted as failed. Besides the queue,
+// memory holds the one segment being converted and the one payload being
+// pushed with its decoded copy. Segment never waits for the network,
+// except that the last segment (last=true, the one Stop closes) waits until
+// the queue is empty or Config.FlushTimeout (default 5 s) has passed.
+// Nothing here panics on bad input: a segment that cannot be read or
+// converted is logged and counted as failed.
+package upload

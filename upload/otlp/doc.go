@@ -1,0 +1,14 @@
+// Package otlp exports pprof profiles as OTLP profiles
+// (go.opentelemetry.io/collector/pdata/pprofile) to a collector's gRPC
+// ProfilesService, with the client of pprofileotlp.
+//
+// A payload is one ExportRequest, marshaled: one resource (the attributes
+// service.name and the static labels) with one scope
+// (github.com/gotachyon/profiler) holding one OTLP profile per pprof
+// sample type (samples, wall and on_cpu for a wall profile; samples and
+// cpu for a CPU one), as an OTLP profile has a single sample type. The
+// profiles share the request's dictionary: one mapping, the functions,
+// locations and stacks, and the sample attributes (the pprof string
+// labels, such as state and wait_reason). A sample whose value is 0 is
+// left out of that type's profile.
+package otlp

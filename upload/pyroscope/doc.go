@@ -1,0 +1,12 @@
+// Package pyroscope pushes pprof profiles to Grafana Pyroscope through its
+// push API, push.v1.PusherService/Push, with the Connect protocol over
+// HTTP (the client of github.com/grafana/pyroscope/api's pushv1connect).
+//
+// A payload is one PushRequest of one series: the labels __name__ ("wall"
+// for a wall profile, "process_cpu" for a CPU one, so that Pyroscope names
+// its profile types wall:wall:nanoseconds:wall:nanoseconds and
+// process_cpu:cpu:nanoseconds:cpu:nanoseconds), service_name and the
+// static labels, and one sample: the gzipped pprof profile with a random
+// UUID. Pyroscope makes series of the profile's sample labels too, so the
+// caller keeps those of bounded cardinality.
+package pyroscope
