@@ -46,8 +46,13 @@ type SegmentStats struct {
 	// Early counts samples written at their segment's start because they
 	// were older than it (see Segmenter).
 	Early uint64
-	// MaxPause is the longest rollover seen by the writing goroutine.
-	MaxPause time.Duration
+	// Rollovers counts the segments opened by a rollover; Pauses is their
+	// total time on the writing goroutine, MaxPause the longest.
+	Rollovers        int
+	Pauses, MaxPause time.Duration
+	// Unprepared counts the rollovers that found no segment opened ahead
+	// and opened one themselves.
+	Unprepared int
 }
 
 // segment is one open segment file.
@@ -82,7 +87,9 @@ type segment struct {
 // does, and counted in SegmentStats.Early.
 //
 // The open segment is named NAME.tachyon.part; once finalized (by the
-// Segmenter's goroutine, off the writing one) it is renamed NAME.tachyon,
+// Segmenter's goroutine, off the writing one, which also opens the next
+// file and its encoder ahead, so that a rollover only renames it) it is
+// renamed NAME.tachyon,
 // so a process killed at any point leaves only complete *.tachyon files.
 // NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-NNNNNN: the segment's nominal start
 // in UTC and a sequence number from 1, so that names sort by start time.
@@ -103,6 +110,7 @@ type Segmenter struct {
 	scratch []uint32
 
 	closing chan *segment
+	spare   chan *segment // the next segment, opened ahead by finishLoop
 	done    chan struct{}
 	mu      sync.Mutex // guards stats and ferr
 	stats   SegmentStats
@@ -135,6 +143,7 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		frames:   make(map[tachyon.Frame]uint32),
 		threads:  make(map[threadKey]*Thread),
 		closing:  make(chan *segment, 16),
+		spare:    make(chan *segment, 1),
 		done:     make(chan struct{}),
 	}
 	cur, err := s.open(opts.StartTime, opts.StartTime)

@@ -42,6 +42,58 @@ func (s *Segmenter) open(nominal, start uint64) (*segment, error) {
 	return &segment{w: w, f: f, part: part, path: path, start: start}, nil
 }
 
+// next returns the next segment: the spare one finishLoop opened ahead,
+// renamed, or else a new one.
+func (s *Segmenter) next(nominal, start uint64) (*segment, error) {
+	var sp *segment
+	select {
+	case sp = <-s.spare:
+	default:
+		s.mu.Lock()
+		s.stats.Unprepared++
+		s.mu.Unlock()
+		return s.open(nominal, start)
+	}
+	s.seq++
+	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, nominal, s.seq))
+	part := path + PartExt
+	if _, err := os.Lstat(part); err == nil {
+		sp.discard()
+		return nil, fmt.Errorf("writer: segment %s: %w", part, os.ErrExist)
+	}
+	if err := os.Rename(sp.part, part); err != nil {
+		sp.discard()
+		return nil, fmt.Errorf("writer: segment: %w", err)
+	}
+	sp.w.opts.StartTime = start // no thread yet: nothing used the old one
+	sp.part, sp.path, sp.start = part, path, start
+	return sp, nil
+}
+
+// prepare opens a spare segment for the next rollover, unless one waits.
+func (s *Segmenter) prepare() {
+	if len(s.spare) > 0 {
+		return
+	}
+	f, err := os.CreateTemp(s.opts.Dir, s.opts.Prefix+"-next-*"+PartExt)
+	if err != nil {
+		return // the rollover opens its own, and says what fails
+	}
+	w, err := New(f, Options{Interval: s.opts.Interval, Compression: s.opts.Compression})
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return
+	}
+	s.spare <- &segment{w: w, f: f, part: f.Name()}
+}
+
+// discard closes a segment that will not be used and removes its file.
+func (seg *segment) discard() {
+	seg.f.Close()
+	os.Remove(seg.part)
+}
+
 // gridFloor returns the segment boundary at or before ts.
 func (s *Segmenter) gridFloor(ts uint64) uint64 {
 	if ts < s.opts.StartTime {
@@ -56,7 +108,7 @@ func (s *Segmenter) gridFloor(ts uint64) uint64 {
 func (s *Segmenter) roll(first, last uint64) error {
 	t0 := time.Now()
 	nominal := max(s.gridFloor(first), s.deadline)
-	next, err := s.open(nominal, min(nominal, s.floor()))
+	next, err := s.next(nominal, min(nominal, s.floor()))
 	if err != nil {
 		s.err = err
 		return err
@@ -65,11 +117,12 @@ func (s *Segmenter) roll(first, last uint64) error {
 	s.cur, s.gen = next, s.gen+1
 	s.deadline = max(s.gridFloor(last), nominal) + s.period
 	s.closing <- old
-	if d := time.Since(t0); d > s.stats.MaxPause {
-		s.mu.Lock()
-		s.stats.MaxPause = d
-		s.mu.Unlock()
-	}
+	d := time.Since(t0)
+	s.mu.Lock()
+	s.stats.Rollovers++
+	s.stats.Pauses += d
+	s.stats.MaxPause = max(s.stats.MaxPause, d)
+	s.mu.Unlock()
 	return nil
 }
 
@@ -99,6 +152,11 @@ func (s *Segmenter) Close() error {
 	s.closing <- s.cur
 	close(s.closing)
 	<-s.done
+	select {
+	case sp := <-s.spare:
+		sp.discard()
+	default:
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
@@ -117,6 +175,7 @@ type keptFile struct {
 func (s *Segmenter) finishLoop() {
 	defer close(s.done)
 	var kept []keptFile
+	s.prepare()
 	for seg := range s.closing {
 		size, err := seg.finalize()
 		if err != nil {
@@ -131,6 +190,9 @@ func (s *Segmenter) finishLoop() {
 			s.opts.Closed(seg.path, seg.last)
 		}
 		kept = s.budget(append(kept, keptFile{seg.path, size}))
+		if !seg.last {
+			s.prepare()
+		}
 	}
 }
 
