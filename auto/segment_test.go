@@ -65,7 +65,7 @@ func TestKillLosesOnlyOpenSegment(t *testing.T) {
 	cmd.Process.Kill()
 	cmd.Wait()
 	done, _ := filepath.Glob(filepath.Join(dir, "*"+writer.SegmentExt))
-	open, _ := filepath.Glob(filepath.Join(dir, "*"+writer.PartExt))
+	open, _ := filepath.Glob(filepath.Join(dir, "*"+writer.SegmentExt+writer.PartExt))
 	if len(done) == 0 || len(open) > 1 {
 		t.Fatalf("%d complete segments, %d open ones", len(done), len(open))
 	}

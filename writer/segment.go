@@ -88,8 +88,8 @@ type segment struct {
 //
 // The open segment is named NAME.tachyon.part; once finalized (by the
 // Segmenter's goroutine, off the writing one, which also opens the next
-// file and its encoder ahead, so that a rollover only renames it) it is
-// renamed NAME.tachyon,
+// file and its encoder ahead as PREFIX-next-*.part, so that a rollover
+// only renames it) it is renamed NAME.tachyon,
 // so a process killed at any point leaves only complete *.tachyon files.
 // NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-NNNNNN: the segment's nominal start
 // in UTC and a sequence number from 1, so that names sort by start time.
