@@ -73,7 +73,8 @@ func (p *Profile) closeSink() error {
 // each segment, and the next segment waits for them: fn must return
 // promptly (hand the path to a goroutine of its own for slow work), and
 // must read the file before returning if a budget (WithKeep) may delete
-// it. A panic in fn is logged and does not stop the others.
+// it. fn must not call Stop, which waits for it. A panic in fn is logged
+// and does not stop the others.
 //
 // Segments finalized before fn was registered are not passed to it;
 // registering right after Start (as a package's init does with
