@@ -2,9 +2,11 @@ package profiler
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gotachyon/profiler/sampler"
 )
@@ -15,14 +17,24 @@ const (
 	EnvOut  = "PROFILE_OUT"  // output path; profiling is off when unset or empty
 	EnvMode = "PROFILE_MODE" // "wall" (default) or "cpu"
 	EnvRate = "PROFILE_RATE" // sampling rate in Hz (default 100)
+	// EnvSegment is a segment period ("60s"): PROFILE_OUT then names a
+	// directory of segments (see WithSegment).
+	EnvSegment = "PROFILE_SEGMENT"
+	// EnvKeep and EnvKeepBytes bound the segments kept (see WithKeep):
+	// a number of files, and a size such as "500M".
+	EnvKeep      = "PROFILE_KEEP"
+	EnvKeepBytes = "PROFILE_KEEP_BYTES"
 )
 
 // EnvOptions returns the options described by the environment: WithPath from
-// PROFILE_OUT, WithMode from PROFILE_MODE and WithRate from PROFILE_RATE.
+// PROFILE_OUT, WithMode from PROFILE_MODE, WithRate from PROFILE_RATE,
+// WithSegment from PROFILE_SEGMENT (a Go duration) and WithKeep from
+// PROFILE_KEEP (files) and PROFILE_KEEP_BYTES (bytes, or with a K, M, G or
+// T suffix, powers of 1024; "KB", "KiB" and "k" read the same).
 // In a test binary run with -test.trace (go test -trace FILE) it adds
 // WithBackend(sampler.Snapshot): the runtime has one execution tracer, and
 // the test's own trace keeps it. ok is false when PROFILE_OUT is unset or empty (profiling is not wanted);
-// err reports a malformed PROFILE_MODE or PROFILE_RATE.
+// err reports a malformed variable.
 func EnvOptions() (opts []Option, ok bool, err error) {
 	out := os.Getenv(EnvOut)
 	if out == "" {
@@ -46,7 +58,65 @@ func EnvOptions() (opts []Option, ok bool, err error) {
 		}
 		opts = append(opts, WithRate(hz))
 	}
-	return opts, true, nil
+	seg, err := envSegments()
+	if err != nil {
+		return nil, true, err
+	}
+	return append(opts, seg...), true, nil
+}
+
+// envSegments returns the options of PROFILE_SEGMENT, PROFILE_KEEP and
+// PROFILE_KEEP_BYTES.
+func envSegments() ([]Option, error) {
+	var opts []Option
+	if s := os.Getenv(EnvSegment); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvSegment, s, err)
+		}
+		opts = append(opts, WithSegment(d))
+	}
+	files, bytes := 0, int64(0)
+	if s := os.Getenv(EnvKeep); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvKeep, s, err)
+		}
+		files = n
+	}
+	if s := os.Getenv(EnvKeepBytes); s != "" {
+		n, err := parseSize(s)
+		if err != nil {
+			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvKeepBytes, s, err)
+		}
+		bytes = n
+	}
+	if files != 0 || bytes != 0 {
+		opts = append(opts, WithKeep(files, bytes))
+	}
+	return opts, nil
+}
+
+// parseSize reads a byte count: digits, then optionally K, M, G or T
+// (powers of 1024), alone or followed by "B" or "iB", in any case.
+func parseSize(s string) (int64, error) {
+	num := strings.TrimRightFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+	unit := strings.ToUpper(strings.TrimSpace(s[len(num):]))
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	unit = strings.TrimSuffix(strings.TrimSuffix(unit, "B"), "I")
+	shift := strings.Index("KMGT", unit) + 1
+	if unit == "" {
+		shift = 0
+	} else if len(unit) != 1 || shift == 0 {
+		return 0, fmt.Errorf("unknown unit %q (want K, M, G or T)", s[len(num):])
+	}
+	if n < 0 || n > math.MaxInt64>>(10*shift) {
+		return 0, fmt.Errorf("%s is too large", s)
+	}
+	return n << (10 * shift), nil
 }
 
 // M is what RunTests needs of *testing.M.

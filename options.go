@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"time"
 
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
@@ -38,6 +39,9 @@ type config struct {
 	exports     []export
 	leafPC      func(pc uintptr)
 	leafFinish  func() error
+	segment     time.Duration
+	keepFiles   int
+	keepBytes   int64
 }
 
 func defaultConfig() config {
@@ -204,6 +208,41 @@ func WithLeafPC(add func(pc uintptr), finish func() error) Option {
 			return errors.New("profiler: WithLeafPC: nil function")
 		}
 		c.leafPC, c.leafFinish = add, finish
+		return nil
+	}
+}
+
+// MinSegment is the shortest period WithSegment accepts.
+const MinSegment = 100 * time.Millisecond
+
+// WithSegment writes the profile as a series of finalized Tachyon files,
+// one per period d, so that a service's profile can be read while it runs
+// and a crash loses at most the open segment. The path of WithPath then
+// names a directory (created if missing; without WithPath, a new temporary
+// directory); see writer.Segmenter for the file names, which sort by start
+// time, and Profile.OnSegment for a hook on each finalized file. It cannot
+// be combined with WithOutput or WithExport. d must be at least MinSegment.
+func WithSegment(d time.Duration) Option {
+	return func(c *config) error {
+		if d < MinSegment {
+			return fmt.Errorf("profiler: WithSegment: %v is shorter than %v", d, MinSegment)
+		}
+		c.segment = d
+		return nil
+	}
+}
+
+// WithKeep bounds the disk a segmented profile (WithSegment) uses: when
+// files or bytes is positive, the oldest finalized segments of this run
+// are deleted while more than files of them, or more than bytes in all,
+// are kept. The newest finalized segment and the open one are always kept,
+// and files the run did not write are never touched. Zero means no bound.
+func WithKeep(files int, bytes int64) Option {
+	return func(c *config) error {
+		if files < 0 || bytes < 0 {
+			return fmt.Errorf("profiler: WithKeep: negative bound (%d files, %d bytes)", files, bytes)
+		}
+		c.keepFiles, c.keepBytes = files, bytes
 		return nil
 	}
 }

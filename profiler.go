@@ -34,15 +34,19 @@ type Profile struct {
 	name     string // output file name, or "" for WithOutput
 
 	s    *sampler.Sampler
-	w    *writer.Writer
-	file *os.File       // the file we created, closed by Stop
-	out  io.WriteSeeker // what the writer writes to
-	base int64          // out's offset where the Tachyon file starts
+	w    *writer.Writer    // the single file's writer, or
+	seg  *writer.Segmenter // the segments' (WithSegment)
+	file *os.File          // the file we created, closed by Stop
+	out  io.WriteSeeker    // what the writer writes to
+	base int64             // out's offset where the Tachyon file starts
 
 	stopOnce sync.Once
 	stopErr  error
 	statsMu  sync.Mutex
 	stats    sampler.Stats
+
+	hooksMu sync.Mutex
+	hooks   []func(path string, last bool)
 }
 
 // Start starts profiling the whole process with the given options and
@@ -88,17 +92,11 @@ func Start(opts ...Option) (p *Profile) {
 		p.abort(err)
 		return p
 	}
-	start := time.Now()
-	w, err := writer.New(p.out, writer.Options{
-		StartTime:   uint64(start.UnixMicro()),
-		Interval:    uint64(1e6 / p.cfg.rate),
-		Compression: p.cfg.compression,
-	})
+	sink, err := p.newSink(time.Now())
 	if err != nil {
-		p.abort(fmt.Errorf("profiler: starting %s: %w", p.outName(), err))
+		p.abort(err)
 		return p
 	}
-	p.w = w
 	s, err := sampler.Start(sampler.Config{
 		Mode:               p.cfg.mode,
 		Rate:               p.cfg.rate,
@@ -106,7 +104,7 @@ func Start(opts ...Option) (p *Profile) {
 		NoWaitReasonFrames: !p.cfg.waitFrames,
 		NoCPUSamples:       !p.cfg.wallCPU,
 		LeafPC:             p.cfg.leafPC,
-	}, w)
+	}, sink)
 	if err != nil {
 		p.abort(fmt.Errorf("profiler: %w", err))
 		return p
@@ -118,9 +116,33 @@ func Start(opts ...Option) (p *Profile) {
 	return p
 }
 
+// newSink starts the Tachyon file, or the first segment, at start.
+func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
+	if p.cfg.segment > 0 {
+		seg, err := p.newSegmenter(start)
+		if err != nil {
+			return nil, err
+		}
+		p.seg = seg
+		return seg, nil
+	}
+	w, err := writer.New(p.out, writer.Options{
+		StartTime:   uint64(start.UnixMicro()),
+		Interval:    uint64(1e6 / p.cfg.rate),
+		Compression: p.cfg.compression,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("profiler: starting %s: %w", p.outName(), err)
+	}
+	p.w = w
+	return w, nil
+}
+
 // open creates the output, or checks the caller's.
 func (p *Profile) open() error {
 	switch {
+	case p.cfg.segment > 0:
+		return p.openDir()
 	case p.cfg.out != nil:
 		p.out = p.cfg.out
 		off, err := p.out.Seek(0, io.SeekCurrent)
@@ -155,6 +177,9 @@ func (p *Profile) abort(err error) {
 	if p.w != nil {
 		p.w.Close() // leave a valid, empty profile in a caller's writer
 	}
+	if p.seg != nil {
+		p.seg.Close() // an empty, valid segment
+	}
 	if p.file != nil {
 		p.file.Close()
 		os.Remove(p.file.Name())
@@ -171,8 +196,9 @@ func (p *Profile) abort(err error) {
 // started.
 func (p *Profile) Err() error { return p.startErr }
 
-// Path returns the name of the file being written, or "" when the profile
-// goes to an io.WriteSeeker given by WithOutput.
+// Path returns the name of the file being written, the directory of the
+// segments with WithSegment, or "" when the profile goes to an
+// io.WriteSeeker given by WithOutput.
 func (p *Profile) Path() string { return p.name }
 
 // Backend returns the sampler backend that runs (sampler.Trace or
@@ -221,8 +247,8 @@ func (p *Profile) Stop() error {
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
 			}
-			p.logf("profiler: wrote %s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
-				p.outName(), st.Samples, st.Goroutines, st.Backend, fallback, st.AchievedHz)
+			p.logf("profiler: wrote %s%s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
+				p.outName(), p.segmentSummary(), st.Samples, st.Goroutines, st.Backend, fallback, st.AchievedHz)
 		}
 	})
 	return p.stopErr
@@ -250,7 +276,7 @@ func (p *Profile) stop() (err error) {
 			errs = append(errs, fmt.Errorf("profiler: leaf PC histogram: %w", err))
 		}
 	}
-	werr := p.w.Close()
+	werr := p.closeSink()
 	// The writer keeps its first error: a sampler that stopped on it
 	// reports the same error, which is said once.
 	if serr != nil && (werr == nil || !errors.Is(serr, werr)) {
@@ -267,6 +293,9 @@ func (p *Profile) stop() (err error) {
 	}
 	if werr == nil && len(p.cfg.exports) > 0 {
 		errs = append(errs, p.runExports())
+	}
+	if werr == nil && p.seg == nil && p.file != nil {
+		p.runHooks(p.name, true)
 	}
 	return errors.Join(errs...)
 }

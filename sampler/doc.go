@@ -166,6 +166,10 @@
 //
 // # Safety
 //
+// A Sink that has a Watermark(ts uint64) method (writer.Segmenter) is told,
+// once a generation (trace backend, from the third) or after each dump
+// (snapshot backend), that no sample older than ts will be written.
+//
 // Panics in the sampler goroutine (from the parser or the Sink) are
 // recovered into Stats.Err; whatever ends the parser, the pipe is closed so
 // the runtime's trace writer never blocks. The first error the Sink returns

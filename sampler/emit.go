@@ -38,6 +38,7 @@ type span struct {
 type emitter struct {
 	cfg     Config
 	sink    Sink
+	wm      watermarker       // the sink, if it takes watermarks
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
@@ -62,7 +63,21 @@ type emitter struct {
 }
 
 func newEmitter(cfg Config, sink Sink) *emitter {
-	return &emitter{cfg: cfg, sink: sink, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
+	wm, _ := sink.(watermarker)
+	return &emitter{cfg: cfg, sink: sink, wm: wm, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
+}
+
+// watermarker is a Sink that wants to know how late samples may come, such
+// as writer.Segmenter, which starts a new segment's header at the oldest
+// sample still to come: Watermark(ts) says that no sample older than ts
+// will be written from now on.
+type watermarker interface{ Watermark(ts uint64) }
+
+// watermark passes ts to the sink, if it takes watermarks.
+func (e *emitter) watermark(ts uint64) {
+	if e.wm != nil && !e.failed() {
+		e.wm.Watermark(ts)
+	}
 }
 
 // write writes the samples of sp for t, all with status st and stack s: the

@@ -121,6 +121,7 @@ func (sb *snapshot) loop() {
 		}
 		dump, stw := sb.dump(n)
 		sb.parse(dump, uint64(t0.UnixMicro()))
+		sb.em.watermark(uint64(t0.UnixMicro())) // the next dump is later
 		sb.busy.Add(int64(time.Since(t0)))
 		next := period
 		if g := time.Duration(float64(stw) / stwBudget); g > next {

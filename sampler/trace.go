@@ -236,6 +236,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	}
 	tb.advance(t)
 	tb.settleShare()
+	tb.watermark(t)
 	clear(tb.stacks)
 	tb.stacks = tb.stacks[:0]
 	tb.endedGen = 0
@@ -260,6 +261,32 @@ func (tb *traceBackend) settleShare() {
 			tb.em.sink.FlushThread(g.h)
 		}
 	}
+}
+
+// watermark tells a sink that takes watermarks the oldest tick still to
+// be written: the first unwritten tick of every live goroutine (wall
+// mode), or the generation's start (CPU mode, whose samples are written
+// as they come). Goroutines the runtime has not reported yet are only
+// known after the first generation, so it says nothing before the third.
+func (tb *traceBackend) watermark(t gotrace.Time) {
+	if tb.em.wm == nil || tb.gen < 3 {
+		return
+	}
+	if tb.em.cfg.Mode != Wall {
+		tb.em.watermark(tb.micros(t))
+		return
+	}
+	if !tb.ticks.started {
+		return
+	}
+	oldest := tb.ticks.n
+	for _, g := range tb.live {
+		oldest = min(oldest, g.due)
+		if len(g.pend) > 0 {
+			oldest = min(oldest, g.pend[0].from)
+		}
+	}
+	tb.em.watermark(tb.ticks.span(oldest, oldest).ts)
 }
 
 // settleEvery is how many generations apart settleShare writes a goroutine.

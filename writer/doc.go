@@ -52,6 +52,12 @@
 // with concurrency 1, lower-memory mode and a 128 KiB window, measured at
 // about 3 MiB of heap (see BenchmarkEncoderMemory).
 //
+// # Segments
+//
+// A Segmenter writes the same samples as a series of finalized files, one
+// per period, each a complete Tachyon file with its own tables; see its
+// documentation for the split, the naming and the disk budget.
+//
 // Timestamps are microseconds. A thread's timestamps are taken as
 // non-decreasing: one earlier than the thread's previous sample (or, for the
 // first sample, earlier than the start time) is recorded with delta 0.

@@ -1,0 +1,138 @@
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// The Segmenter is a sampler sink like the Writer.
+var _ sampler.Sink = (*writer.Segmenter)(nil)
+
+// errSegmentOutput refuses WithSegment with what it cannot write to.
+var errSegmentOutput = errors.New("profiler: WithSegment writes files in a directory: it cannot be combined with WithOutput or WithExport")
+
+// openDir creates or checks the segments' directory.
+func (p *Profile) openDir() error {
+	if p.cfg.out != nil || len(p.cfg.exports) > 0 {
+		return errSegmentOutput
+	}
+	if p.cfg.path == "" {
+		dir, err := os.MkdirTemp("", "tachyon-*")
+		if err != nil {
+			return fmt.Errorf("profiler: %w", err)
+		}
+		p.name = dir
+		return nil
+	}
+	if err := os.MkdirAll(p.cfg.path, 0o755); err != nil {
+		return fmt.Errorf("profiler: segments: %w", err)
+	}
+	p.name = p.cfg.path
+	return nil
+}
+
+// newSegmenter opens the first segment, starting at start.
+func (p *Profile) newSegmenter(start time.Time) (*writer.Segmenter, error) {
+	seg, err := writer.NewSegmenter(writer.SegmentOptions{
+		Dir:         p.name,
+		StartTime:   uint64(start.UnixMicro()),
+		Period:      p.cfg.segment,
+		Interval:    uint64(1e6 / p.cfg.rate),
+		Compression: p.cfg.compression,
+		KeepFiles:   p.cfg.keepFiles,
+		KeepBytes:   p.cfg.keepBytes,
+		Closed:      p.runHooks,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("profiler: starting segments in %s: %w", p.name, err)
+	}
+	return seg, nil
+}
+
+// closeSink finalizes the file, or the open segment and every closed one
+// still being finalized (their hooks included).
+func (p *Profile) closeSink() error {
+	if p.seg != nil {
+		return p.seg.Close()
+	}
+	return p.w.Close()
+}
+
+// OnSegment registers fn to be called with the path of every finalized
+// segment of a profile started WithSegment, in order, from one goroutine
+// that is not the sampler's; last is true for the segment closed by Stop,
+// and Stop returns only once every fn has returned for it (so an uploader
+// can flush there). The fns registered are called one after the other for
+// each segment, and the next segment waits for them: fn must return
+// promptly (hand the path to a goroutine of its own for slow work), and
+// must read the file before returning if a budget (WithKeep) may delete
+// it. fn must not call Stop, which waits for it. A panic in fn is logged
+// and does not stop the others.
+//
+// Segments finalized before fn was registered are not passed to it;
+// registering right after Start (as a package's init does with
+// auto.Profile) misses none. Without WithSegment, fn is called once, from
+// Stop, with the finished file (last true); not for a WithOutput writer,
+// nor when writing the file failed.
+func (p *Profile) OnSegment(fn func(path string, last bool)) {
+	if fn == nil {
+		return
+	}
+	p.hooksMu.Lock()
+	p.hooks = append(p.hooks, fn)
+	p.hooksMu.Unlock()
+}
+
+// runHooks calls the OnSegment functions for one finalized file.
+func (p *Profile) runHooks(path string, last bool) {
+	p.hooksMu.Lock()
+	hooks := slices.Clone(p.hooks)
+	p.hooksMu.Unlock()
+	for _, fn := range hooks {
+		p.callHook(fn, path, last)
+	}
+}
+
+// callHook calls fn, logging a panic.
+func (p *Profile) callHook(fn func(string, bool), path string, last bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.logf("profiler: panic in an OnSegment function for %s: %v\n%s", path, r, debug.Stack())
+		}
+	}()
+	fn(path, last)
+}
+
+// SegmentStats returns what the segments of a WithSegment profile came to
+// so far (safe at any time): how many were finalized, how many the budget
+// deleted, their bytes, and the longest pause a rollover made in the
+// sampler. It is zero without WithSegment.
+func (p *Profile) SegmentStats() writer.SegmentStats {
+	if p.seg == nil {
+		return writer.SegmentStats{}
+	}
+	return p.seg.Stats()
+}
+
+// segmentSummary is the part of Stop's log line about segments.
+func (p *Profile) segmentSummary() string {
+	if p.seg == nil {
+		return ""
+	}
+	st := p.seg.Stats()
+	s := fmt.Sprintf(" (%d segments, %d bytes", st.Written, st.Bytes)
+	if st.Deleted > 0 {
+		s += fmt.Sprintf(", %d deleted by the budget", st.Deleted)
+	}
+	if st.Early > 0 {
+		s += fmt.Sprintf(", %d samples older than their segment written at its start", st.Early)
+	}
+	return s + ")"
+}

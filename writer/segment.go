@@ -1,0 +1,195 @@
+package writer
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// SegmentOptions configure a Segmenter.
+type SegmentOptions struct {
+	// Dir is the directory the segment files go to; it must exist.
+	Dir string
+	// Prefix starts every file name; "" means "profile".
+	Prefix string
+	// StartTime is the run's start in microseconds since the epoch: the
+	// first segment's start, and the origin of the segment boundaries.
+	StartTime uint64
+	// Period is the length of a segment; it must be positive.
+	Period time.Duration
+	// Interval and Compression are every segment's header fields.
+	Interval    uint64
+	Compression tachyon.Compression
+	// KeepFiles and KeepBytes, when positive, bound the finalized segments
+	// kept on disk: the oldest are deleted first, the newest is always kept.
+	KeepFiles int
+	KeepBytes int64
+	// Closed, if set, is called with every finalized segment's path, in
+	// order, from the Segmenter's own goroutine (never the writing one),
+	// before the budget may delete the file; last is true for the
+	// segment closed by Close, which returns once that call has.
+	Closed func(path string, last bool)
+}
+
+// SegmentStats counts what a Segmenter did.
+type SegmentStats struct {
+	// Written is the number of segments finalized, Deleted the number the
+	// budget removed since.
+	Written, Deleted int
+	// Bytes is the size of the finalized segments, deleted ones included.
+	Bytes int64
+	// Early counts samples written at their segment's start because they
+	// were older than it (see Segmenter).
+	Early uint64
+	// Rollovers counts the segments opened by a rollover; Pauses is their
+	// total time on the writing goroutine, MaxPause the longest.
+	Rollovers        int
+	Pauses, MaxPause time.Duration
+	// Unprepared counts the rollovers that found no segment opened ahead
+	// and opened one themselves.
+	Unprepared int
+}
+
+// segment is one open segment file.
+type segment struct {
+	w     *Writer
+	f     *os.File
+	part  string   // the file's name while open
+	path  string   // its name once finalized
+	local []uint32 // Segmenter frame index -> this file's index + 1 (0: not yet)
+	start uint64   // header start time
+	last  bool
+}
+
+// Segmenter writes a profile as a series of finalized Tachyon files, one
+// per period. It implements the same thread-handle API as Writer
+// (sampler.Sink), so a sampler writes through it unchanged; it is not safe
+// for concurrent use, except that the closed segments are finalized by its
+// own goroutine.
+//
+// Frame indices are the Segmenter's own; each segment interns the frames
+// its samples use. A segment ends at the first sample at or past its end
+// (start + k*Period): a RepeatEvery run that crosses the end is split
+// there, and the next segment opens, so that no sample is lost or written
+// twice. A thread's first sample in a segment is written as a full stack.
+// Samples reach a Segmenter in the order they are written, which for a
+// sampler is per thread, not across threads: a thread's samples older than
+// the boundary that arrive after the rollover go to the new segment, whose
+// header start time is therefore the earliest of its nominal start, the
+// latest sample of every live thread, and the writer's last Watermark (the
+// run's start until the first Watermark). A sample older still (a writer
+// that broke its Watermark) is written at the segment's start, as Writer
+// does, and counted in SegmentStats.Early.
+//
+// The open segment is named NAME.tachyon.part; once finalized (by the
+// Segmenter's goroutine, off the writing one, which also opens the next
+// file and its encoder ahead as PREFIX-next-*.part, so that a rollover
+// only renames it) it is renamed NAME.tachyon,
+// so a process killed at any point leaves only complete *.tachyon files.
+// NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-NNNNNN: the segment's nominal start
+// in UTC and a sequence number from 1, so that names sort by start time.
+type Segmenter struct {
+	opts     SegmentOptions
+	period   uint64 // µs
+	nominal  uint64 // the open segment's nominal start
+	deadline uint64 // its nominal end: a sample at or past it rolls over
+	seq      int
+	gen      uint64
+	wm       uint64 // no sample older than this will come (Watermark)
+	cur      *segment
+	err      error
+
+	frames  map[tachyon.Frame]uint32
+	frmTab  []tachyon.Frame
+	threads map[threadKey]*Thread // live handles
+	scratch []uint32
+
+	closing chan *segment
+	spare   chan *segment // the next segment, opened ahead by finishLoop
+	done    chan struct{}
+	mu      sync.Mutex // guards stats and ferr
+	stats   SegmentStats
+	ferr    error // the finalizing goroutine's first error
+	closed  bool
+}
+
+// ErrSegmentPeriod is returned by NewSegmenter for a period that is not
+// positive.
+var ErrSegmentPeriod = errors.New("writer: segment period must be positive")
+
+// NewSegmenter opens the first segment in opts.Dir and starts the
+// goroutine that finalizes closed segments. Close ends both.
+func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
+	if opts.Period <= 0 || opts.Period.Microseconds() == 0 {
+		return nil, ErrSegmentPeriod
+	}
+	if opts.Prefix == "" {
+		opts.Prefix = "profile"
+	}
+	if strings.ContainsRune(opts.Prefix, os.PathSeparator) {
+		return nil, fmt.Errorf("writer: segment prefix %q names a directory", opts.Prefix)
+	}
+	s := &Segmenter{
+		opts:     opts,
+		period:   uint64(opts.Period.Microseconds()),
+		nominal:  opts.StartTime,
+		wm:       opts.StartTime,
+		deadline: opts.StartTime + uint64(opts.Period.Microseconds()),
+		frames:   make(map[tachyon.Frame]uint32),
+		threads:  make(map[threadKey]*Thread),
+		closing:  make(chan *segment, 16),
+		spare:    make(chan *segment, 1),
+		done:     make(chan struct{}),
+	}
+	cur, err := s.open(opts.StartTime, opts.StartTime)
+	if err != nil {
+		return nil, err
+	}
+	s.cur = cur
+	go s.finishLoop()
+	return s, nil
+}
+
+// Stats reports the Segmenter's counts so far; it is safe to call from
+// any goroutine.
+func (s *Segmenter) Stats() SegmentStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Frame interns a frame and returns its index, for WriteThreadStack.
+func (s *Segmenter) Frame(f tachyon.Frame) uint32 {
+	if i, ok := s.frames[f]; ok {
+		return i
+	}
+	f.File, f.Func = strings.Clone(f.File), strings.Clone(f.Func)
+	i := uint32(len(s.frmTab))
+	s.frames[f] = i
+	s.frmTab = append(s.frmTab, f)
+	return i
+}
+
+// Watermark tells the Segmenter that no sample older than ts will be
+// written from now on (a sampler that writes some goroutines' ticks late
+// knows how late). It lets a new segment's header start at the nominal
+// boundary, or at the oldest sample still to come, rather than at the
+// run's start. A ts below an earlier one is ignored.
+func (s *Segmenter) Watermark(ts uint64) { s.wm = max(s.wm, ts) }
+
+// Thread returns the handle of a thread, valid across segments until
+// Forget or Close.
+func (s *Segmenter) Thread(id uint64, interp uint32) *Thread {
+	k := threadKey{id, interp}
+	if t, ok := s.threads[k]; ok {
+		return t
+	}
+	t := &Thread{key: k}
+	s.threads[k] = t
+	return t
+}

@@ -1,0 +1,73 @@
+package writer_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// BenchmarkSegmentRollover writes what a wall profile of 1,000 goroutines
+// at 100 Hz writes in one second per iteration (each goroutine's run of
+// 100 samples, a stack change for one in ten), in 10-second segments. It
+// reports samples/s, the mean and longest pause a rollover made on the
+// writing goroutine (renaming the segment opened ahead; the finalization
+// and the opening run on the Segmenter's goroutine, given 20 ms between
+// rollovers outside the timer), and the bytes per segment.
+func BenchmarkSegmentRollover(b *testing.B) {
+	const threads = 1000
+	s, err := writer.NewSegmenter(writer.SegmentOptions{Dir: b.TempDir(), StartTime: segStart, Period: 10 * time.Second,
+		Interval: segStep, Compression: tachyon.CompressionZstd, KeepFiles: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var stacks [8][]uint32
+	for i := range stacks {
+		for d := range 20 {
+			stacks[i] = append(stacks[i], s.Frame(tachyon.Frame{File: "f.go", Func: fmt.Sprintf("pkg.fn%d", d+i), Line: int32(d)}))
+		}
+	}
+	hs := make([]*writer.Thread, threads)
+	for i := range hs {
+		hs[i] = s.Thread(uint64(i+1), 0)
+	}
+	b.ResetTimer()
+	for gen := range b.N {
+		base := segStart + uint64(gen)*100*segStep
+		s.Watermark(base)
+		for i, h := range hs {
+			ts, n := base, 100
+			if gen == 0 || (i+gen)%10 == 0 {
+				if err := s.WriteThreadStack(h, ts, 0, stacks[(i+gen)%len(stacks)]); err != nil {
+					b.Fatal(err)
+				}
+				ts, n = ts+segStep, n-1
+			}
+			if err := s.RepeatEvery(h, ts, segStep, n, 0); err != nil {
+				b.Fatal(err)
+			}
+			s.FlushThread(h)
+		}
+		if gen%10 == 9 {
+			// Ten seconds pass between rollovers: let the finalization
+			// and the opening ahead run as they would meanwhile.
+			b.StopTimer()
+			time.Sleep(20 * time.Millisecond)
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	st := s.Stats()
+	b.ReportMetric(float64(b.N)*threads*100/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(st.MaxPause.Microseconds()), "max-rollover-µs")
+	b.ReportMetric(float64(st.Bytes)/float64(st.Written), "bytes/segment")
+	if st.Rollovers > 0 {
+		b.ReportMetric(float64(st.Pauses.Microseconds())/float64(st.Rollovers), "mean-rollover-µs")
+		b.ReportMetric(float64(st.Unprepared)/float64(st.Rollovers), "unprepared/rollover")
+	}
+}

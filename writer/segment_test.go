@@ -1,0 +1,331 @@
+package writer_test
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// sink is the thread-handle API both Writer and Segmenter implement (the
+// sampler's Sink).
+type sink interface {
+	Frame(f tachyon.Frame) uint32
+	Thread(id uint64, interp uint32) *writer.Thread
+	WriteThreadStack(t *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error
+	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status tachyon.Status) error
+	FlushThread(t *writer.Thread)
+	Forget(t *writer.Thread)
+}
+
+const (
+	segStart = uint64(1_795_000_000_000_000) // 2026-11-18, µs
+	segStep  = uint64(10_000)                // 100 Hz
+	genTicks = 100                           // a generation: one second
+)
+
+// drive writes a deterministic stream the way the sampler does: time
+// advances in one-second generations; each generation, a quarter of the
+// goroutines have their ticks since their last write written (runs of
+// identical samples, a full stack where it changes, up to four seconds
+// late), then flushed; goroutines end (Forget) and start. Thread 1 stays
+// parked for the whole run: its runs are the longest.
+func drive(t *testing.T, s sink, gens int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(7, 13))
+	stacks := make([][]uint32, 12)
+	for i := range stacks {
+		for d := range 3 + i%5 {
+			stacks[i] = append(stacks[i], s.Frame(tachyon.Frame{File: fmt.Sprintf("f%d.go", d), Func: fmt.Sprintf("pkg.fn%d_%d", i, d), Line: int32(10*i + d)}))
+		}
+	}
+	type gor struct {
+		h    *writer.Thread
+		due  uint64 // first tick not written
+		last int    // index of the latest stack written, -1: none
+		id   uint64
+	}
+	var live []*gor
+	nextID := uint64(1)
+	spawn := func(tick uint64) {
+		live = append(live, &gor{h: s.Thread(nextID, 0), due: tick, last: -1, id: nextID})
+		nextID++
+	}
+	for range 20 {
+		spawn(0)
+	}
+	settle := func(g *gor, upTo uint64) {
+		for g.due < upTo {
+			n := min(upTo-g.due, uint64(1+rng.IntN(150)))
+			if g.id == 1 {
+				n = upTo - g.due
+			}
+			si, st := g.last, tachyon.Status(0)
+			if g.id != 1 && (si < 0 || rng.IntN(3) == 0) {
+				si, st = rng.IntN(len(stacks)), tachyon.Status(rng.IntN(4))
+			} else if si < 0 {
+				si = 0
+			}
+			ts := segStart + g.due*segStep
+			k := int(n)
+			if si != g.last {
+				if err := s.WriteThreadStack(g.h, ts, st, stacks[si]); err != nil {
+					t.Fatal(err)
+				}
+				g.last, ts, k = si, ts+segStep, k-1
+			}
+			if err := s.RepeatEvery(g.h, ts, segStep, k, st); err != nil {
+				t.Fatal(err)
+			}
+			g.due += n
+		}
+		s.FlushThread(g.h)
+	}
+	wm, _ := s.(interface{ Watermark(uint64) })
+	for gen := 1; gen <= gens; gen++ {
+		now := uint64(gen * genTicks)
+		if wm != nil {
+			oldest := now
+			for _, g := range live {
+				oldest = min(oldest, g.due)
+			}
+			wm.Watermark(segStart + oldest*segStep)
+		}
+		for i := 0; i < len(live); i++ {
+			g := live[i]
+			if (g.id+uint64(gen))%4 != 0 {
+				continue
+			}
+			settle(g, now)
+			if g.id != 1 && rng.IntN(6) == 0 {
+				s.Forget(g.h)
+				live = slices.Delete(live, i, i+1)
+				i--
+				spawn(now - uint64(rng.IntN(genTicks)))
+			}
+		}
+	}
+	for _, g := range live {
+		settle(g, uint64(gens*genTicks))
+	}
+}
+
+// sample is one decoded sample, frames resolved.
+type sample struct {
+	ts     uint64
+	status tachyon.Status
+	stack  string
+}
+
+// readThreads decodes a file into each thread's samples, appended to m.
+func readThreads(t *testing.T, path string, m map[uint64][]sample) *reader.File {
+	t.Helper()
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	it := f.Samples()
+	for it.Next() {
+		s := it.Sample()
+		var b strings.Builder
+		for _, fr := range it.Frames(nil) {
+			fmt.Fprintf(&b, "%s:%s:%d;", fr.File, fr.Func, fr.Line)
+		}
+		m[s.ThreadID] = append(m[s.ThreadID], sample{s.Timestamp, s.Status, b.String()})
+	}
+	if err := it.Err(); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return f
+}
+
+// single writes the stream into one file and returns its samples.
+func single(t *testing.T, gens int) map[uint64][]sample {
+	path := filepath.Join(t.TempDir(), "one.bin")
+	w, err := writer.Create(path, writer.Options{StartTime: segStart, Interval: segStep, Compression: tachyon.CompressionZstd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, w, gens)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := map[uint64][]sample{}
+	readThreads(t, path, m)
+	return m
+}
+
+// segmented writes the stream through a Segmenter and returns the closed
+// paths in the order the hook saw them, with their last flags.
+func segmented(t *testing.T, gens int, period time.Duration, opts writer.SegmentOptions) (*writer.Segmenter, []string, []bool) {
+	t.Helper()
+	var paths []string
+	var lasts []bool
+	opts.Dir = t.TempDir()
+	opts.StartTime, opts.Period, opts.Interval = segStart, period, segStep
+	opts.Compression = tachyon.CompressionZstd
+	opts.Closed = func(path string, last bool) {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("hook: %v", err)
+		}
+		paths, lasts = append(paths, path), append(lasts, last)
+	}
+	s, err := writer.NewSegmenter(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, s, gens)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return s, paths, lasts
+}
+
+// TestSegmentsUnion checks that the segments of a run hold exactly the
+// samples one file holds: per thread, the same (timestamp, status, stack)
+// sequence, none lost or doubled, across rollovers that split runs.
+func TestSegmentsUnion(t *testing.T) {
+	const gens = 30
+	want := single(t, gens)
+	s, paths, lasts := segmented(t, gens, 3700*time.Millisecond, writer.SegmentOptions{})
+	if len(paths) < 7 {
+		t.Fatalf("%d segments, want at least 7", len(paths))
+	}
+	got := map[uint64][]sample{}
+	var first map[uint64][]sample
+	for i, p := range paths {
+		readThreads(t, p, got)
+		if i == 0 {
+			first = maps.Clone(got)
+		}
+		if lasts[i] != (i == len(paths)-1) {
+			t.Errorf("segment %d: last = %v", i, lasts[i])
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d threads, want %d", len(got), len(want))
+	}
+	for id, ws := range want {
+		if !slices.Equal(got[id], ws) {
+			for i := range ws {
+				if i >= len(got[id]) || got[id][i] != ws[i] {
+					t.Logf("sample %d: got %+v want %+v", i, got[id][i], ws[i])
+					break
+				}
+			}
+			t.Fatalf("thread %d: %d samples differ from the single file's %d", id, len(got[id]), len(ws))
+		}
+	}
+	// Thread 4's first run, [0, 4 s), crosses the first boundary at 3.7 s:
+	// it is split there, and goes on in the second segment.
+	end := segStart + 3_700_000
+	if f := first[4]; len(f) == 0 || f[len(f)-1].ts != end-segStep || got[4][len(f)].ts != end || got[4][len(f)].stack != f[len(f)-1].stack {
+		t.Errorf("thread 4's run is not split at %d: first segment ends at %v", end, f[max(len(f)-1, 0):])
+	}
+	if st := s.Stats(); st.Early != 0 || st.Written != len(paths) || st.Deleted != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	if !slices.IsSorted(paths) {
+		t.Errorf("names do not sort in order: %v", paths)
+	}
+}
+
+// TestSegmentsVerify checks that every segment is a complete file on its
+// own and that no .part file is left.
+func TestSegmentsVerify(t *testing.T) {
+	_, paths, _ := segmented(t, 12, 2*time.Second, writer.SegmentOptions{})
+	for _, p := range paths {
+		f, err := reader.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Verify(); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		f.Close()
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(paths[0]), "*"+writer.PartExt))
+	if len(left) > 0 {
+		t.Errorf("left %v", left)
+	}
+}
+
+// TestSegmentBudget checks that the budget deletes the oldest finalized
+// segments and keeps the newest.
+func TestSegmentBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files int
+		bytes int64
+		keep  int
+	}{
+		{"files", 3, 0, 3},
+		{"bytes", 0, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, paths, _ := segmented(t, 12, 2*time.Second, writer.SegmentOptions{KeepFiles: tc.files, KeepBytes: tc.bytes})
+			have, _ := filepath.Glob(filepath.Join(filepath.Dir(paths[0]), "*"))
+			if !slices.Equal(have, paths[len(paths)-tc.keep:]) {
+				t.Errorf("kept %v, want the newest %d of %v", have, tc.keep, paths)
+			}
+			if st := s.Stats(); st.Deleted != len(paths)-tc.keep {
+				t.Errorf("deleted %d, want %d", st.Deleted, len(paths)-tc.keep)
+			}
+		})
+	}
+}
+
+// TestSegmentBudgetOthers checks that the budget never deletes a file the
+// Segmenter did not write.
+func TestSegmentBudgetOthers(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, writer.SegmentName("profile", segStart-1e9, 1))
+	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := writer.NewSegmenter(writer.SegmentOptions{Dir: dir, StartTime: segStart, Period: time.Second, KeepFiles: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drive(t, s, 5)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the other run's file: %v", err)
+	}
+}
+
+// TestSegmentName checks the documented naming.
+func TestSegmentName(t *testing.T) {
+	start := uint64(time.Date(2026, 11, 23, 4, 50, 0, 123_456_000, time.UTC).UnixMicro())
+	if got, want := writer.SegmentName("profile", start, 1), "profile-20261123T045000.123Z-000001.tachyon"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSegmentsReferenceTool checks every segment with the reference
+// validator.
+func TestSegmentsReferenceTool(t *testing.T) {
+	ref := testutil.Shared(t, "tools", "tachyon_ref.py")
+	py := testutil.Tool(t, "python3")
+	testutil.Tool(t, "zstd")
+	_, paths, _ := segmented(t, 8, 2*time.Second, writer.SegmentOptions{})
+	for _, p := range paths {
+		if out, err := exec.Command(py, ref, "validate", p).CombinedOutput(); err != nil {
+			t.Errorf("%s: %v\n%s", filepath.Base(p), err, out)
+		}
+	}
+}
