@@ -3,6 +3,8 @@ package writer
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"time"
@@ -75,7 +77,7 @@ func (s *Segmenter) prepare() {
 	if len(s.spare) > 0 {
 		return
 	}
-	f, err := os.CreateTemp(s.opts.Dir, s.opts.Prefix+"-next-*"+PartExt)
+	f, err := s.createSpare()
 	if err != nil {
 		return // the rollover opens its own, and says what fails
 	}
@@ -86,6 +88,19 @@ func (s *Segmenter) prepare() {
 		return
 	}
 	s.spare <- &segment{w: w, f: f, part: f.Name()}
+}
+
+// createSpare creates a new file for a spare segment under a random name,
+// with the same mode as a segment's own file (0644 less the umask, where
+// os.CreateTemp would make it 0600 and the directory a mix of modes).
+func (s *Segmenter) createSpare() (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(s.opts.Dir, fmt.Sprintf("%s-next-%d%s", s.opts.Prefix, rand.Uint32(), PartExt))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil || !errors.Is(err, fs.ErrExist) || try == 100 {
+			return f, err
+		}
+	}
 }
 
 // discard closes a segment that will not be used and removes its file.

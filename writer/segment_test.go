@@ -246,6 +246,15 @@ func TestSegmentsUnion(t *testing.T) {
 // own and that no .part file is left.
 func TestSegmentsVerify(t *testing.T) {
 	_, paths, _ := segmented(t, 12, 2*time.Second, writer.SegmentOptions{})
+	modes := map[os.FileMode][]string{}
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil {
+			modes[st.Mode().Perm()] = append(modes[st.Mode().Perm()], filepath.Base(p))
+		}
+	}
+	if len(modes) != 1 {
+		t.Errorf("segments have different modes: %v", modes) // the first was 0644, the spares 0600
+	}
 	for _, p := range paths {
 		f, err := reader.Open(p)
 		if err != nil {
