@@ -1,12 +1,18 @@
 package auto
 
 import (
+	"log"
 	"os"
 	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/sampler"
 )
 
 var (
@@ -34,24 +40,96 @@ func start(opts []profiler.Option) {
 	}
 	mu.Lock()
 	current = p
-	sigs = make(chan os.Signal, 1)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	if signalsWanted() {
+		sigs = make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		go onSignal(sigs)
+	}
 	mu.Unlock()
-	go onSignal(sigs)
 }
 
-// onSignal finalizes the profile on the first signal, then re-raises it.
+// EnvSignals, set to "off", leaves SIGINT and SIGTERM entirely to the
+// program: the package does not listen for them, and a profile is then
+// finalized only by Stop (or, with segments, segment by segment).
+const EnvSignals = "PROFILE_SIGNALS"
+
+// signalsWanted reads EnvSignals.
+func signalsWanted() bool {
+	switch v := os.Getenv(EnvSignals); v {
+	case "", "on", "auto":
+		return true
+	case "off":
+		return false
+	default:
+		os.Stderr.WriteString("profiler: " + EnvSignals + "=" + strconv.Quote(v) + ": want off, on or auto; signals are handled (auto)\n")
+		return true
+	}
+}
+
+// onSignal finalizes the profile on the first SIGINT or SIGTERM, then
+// lets the signal have the effect it would have had without the package:
+// if the program's own handler received it too, nothing more (its shutdown
+// runs, and it exits as it chooses); if nobody else did, the default
+// action, raised again (the process dies by the signal).
 func onSignal(c chan os.Signal) {
+	self := goid()
 	sig, ok := <-c
 	if !ok {
 		return // Stop was called
 	}
-	Stop()
-	signal.Reset(sig)
-	if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
-		select {} // the default action ends the process
+	p := Profile()
+	Stop() // finalizes, and stops relaying signals to c
+	switch handled, known := otherReceivers(p.Stats(), self); {
+	case handled:
+		return
+	case !known:
+		log.Printf("profiler: %v: the profile is finalized; whether the program handles %v is not known (the trace backend did not run throughout), so it is not raised again: send it again to end the process", sig, sig)
+		return
 	}
-	os.Exit(1)
+	if s, ok := sig.(syscall.Signal); ok {
+		syscall.Kill(os.Getpid(), s) // nobody listens now: the default action
+	}
+}
+
+// otherReceivers reports whether a goroutine other than self received the
+// signal self received last: a receiver of another signal.Notify channel,
+// woken by the os/signal package within 100 ms of self (the same
+// delivery). The execution trace records who wakes whom, so the answer
+// holds even if the program stops listening at once (signal.NotifyContext's
+// stop, called right after its context is done). known is false when the
+// trace did not cover the signal.
+func otherReceivers(st sampler.Stats, self uint64) (handled, known bool) {
+	if !st.SignalWakesKnown {
+		return false, false
+	}
+	var at time.Time
+	for _, w := range st.SignalWakes {
+		if w.Goroutine == self {
+			at = w.At
+		}
+	}
+	if at.IsZero() {
+		return false, false // self was not waiting when the signal came
+	}
+	for _, w := range st.SignalWakes {
+		if w.Goroutine != self && w.At.Sub(at).Abs() < 100*time.Millisecond {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// goid returns the calling goroutine's id, from its traceback's header
+// ("goroutine 7 [running]:").
+func goid() uint64 {
+	var b [64]byte
+	n := runtime.Stack(b[:], false)
+	f := strings.Fields(string(b[:n]))
+	if len(f) < 2 {
+		return 0
+	}
+	id, _ := strconv.ParseUint(f[1], 10, 64)
+	return id
 }
 
 // Profile returns the profile started from the environment, or nil when

@@ -79,7 +79,9 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 			return false, nil
 		}
 		g.seq = a[1]
-		r.set(g, GoRunnable, c.time, 0, 0)
+		from := g.state
+		g.state = GoRunnable
+		r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: GoRunnable, By: a[2]})
 	case evGoSwitch, evGoSwitchDestroy:
 		return r.goSwitch(c)
 	case evGoCreate, evGoCreateBlocked:

@@ -1,0 +1,120 @@
+package auto
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/proftest"
+)
+
+// TestAppProcess is a child app when AUTO_APP is set: "plain" has no
+// signal handling; "graceful" shuts down on SIGINT/SIGTERM through
+// signal.NotifyContext, stops listening at once (so that a second signal
+// would kill it, as many servers do), works 300 ms, says so and exits 3.
+// In a normal run it does nothing and passes.
+func TestAppProcess(t *testing.T) {
+	app := os.Getenv("AUTO_APP")
+	if app == "" {
+		return
+	}
+	ctx, stop := context.Background(), func() {}
+	if app == "graceful" {
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	}
+	fmt.Println("ready")
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Minute):
+		os.Exit(5)
+	}
+	stop()
+	end := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(end) {
+	}
+	fmt.Println("shutdown complete")
+	Stop()
+	os.Exit(3)
+}
+
+// appRun is how a child app ended.
+type appRun struct {
+	stdout string
+	status string // "exit N" or "signal S"
+}
+
+// runApp runs the child app, with a profile into out unless out is "",
+// sends it sig once it is ready and has run 500 ms, and returns how it
+// ended.
+func runApp(t *testing.T, app, out string, sig syscall.Signal) appRun {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestAppProcess$")
+	cmd.Env = append(os.Environ(), "AUTO_APP="+app, profiler.EnvOut+"="+out)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	if line, _ := r.ReadString('\n'); line != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("%s: child said %q", app, line)
+	}
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(sig)
+	rest, _ := io.ReadAll(r)
+	err = cmd.Wait()
+	run := appRun{stdout: string(rest), status: "exit 0"}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			run.status = "signal " + ws.Signal().String()
+		} else {
+			run.status = fmt.Sprintf("exit %d", ee.ExitCode())
+		}
+	}
+	return run
+}
+
+// TestSignalsLikeWithout checks that a plain app and one with its own
+// graceful shutdown end on SIGTERM and SIGINT exactly as without the
+// profiler (exit status and output), and that both leave a finalized
+// profile: the plain one dies by the signal, the graceful one completes
+// its shutdown and is not sent the signal a second time.
+func TestSignalsLikeWithout(t *testing.T) {
+	for _, app := range []string{"plain", "graceful"} {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			t.Run(app+"/"+sig.String(), func(t *testing.T) {
+				want := runApp(t, app, "", sig)
+				out := filepath.Join(t.TempDir(), "app.bin")
+				got := runApp(t, app, out, sig)
+				if got != want {
+					t.Errorf("with the profiler: %s, output %q; without: %s, output %q", got.status, got.stdout, want.status, want.stdout)
+				}
+				if app == "graceful" && (want.status != "exit 3" || !strings.Contains(want.stdout, "shutdown complete")) {
+					t.Errorf("the graceful app without the profiler: %+v", want)
+				}
+				if app == "plain" && want.status != "signal "+sig.String() {
+					t.Errorf("the plain app without the profiler: %+v", want)
+				}
+				if n := proftest.Validate(t, out); n == 0 {
+					t.Error("no samples in the profile")
+				}
+			})
+		}
+	}
+}
