@@ -72,7 +72,8 @@ const maxStacks = 1 << 16
 // a scratch buffer, so that a stack met again allocates nothing.
 func (t stackTable) intern(s *stack) *stack {
 	s.key = frameKey(s.frames)
-	if old := t[s.key]; old != nil && old.same(s) {
+	k := s.tableKey()
+	if old := t[k]; old != nil && old.same(s) {
 		return old
 	}
 	if len(t) >= maxStacks {
@@ -80,8 +81,26 @@ func (t stackTable) intern(s *stack) *stack {
 	}
 	c := *s
 	c.frames = slices.Clone(s.frames)
-	t[c.key] = &c
+	t[k] = &c
 	return &c
+}
+
+// tableKey is s's key in a stackTable: its frames' key mixed with what
+// else same compares, so that two stacks of the same frames (a CPU
+// sample's at another PC of the same line) each keep their entry instead
+// of replacing each other, a copy at every turn.
+func (s *stack) tableKey() uint64 {
+	h := s.key ^ s.leafPC*0x9e3779b97f4a7c15
+	for i := 0; i < len(s.hint); i++ {
+		h = (h ^ uint64(s.hint[i])) * 1099511628211
+	}
+	var flags uint64
+	for i, b := range [...]bool{s.panicking, s.evidence, s.signal} {
+		if b {
+			flags |= 1 << i
+		}
+	}
+	return h ^ (flags|uint64(s.start)<<3|uint64(s.outer)<<5)*0xbf58476d1ce4e5b9
 }
 
 // frameKey hashes frame indices (FNV-1a).
