@@ -1,6 +1,12 @@
 package reader
 
-import "github.com/gotachyon/profiler/tachyon"
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
 
 // Run is the extent of the current run of samples: Count samples of one
 // thread with the same stack and status, consecutive in the file, the
@@ -30,6 +36,7 @@ func (it *Samples) NextRun() bool {
 		return false
 	}
 	for it.repeat > 0 && !it.held {
+		prev := it.run.Last
 		ts, st, ok := it.pair(it.cur)
 		if !ok {
 			break
@@ -41,11 +48,56 @@ func (it *Samples) NextRun() bool {
 		if !it.withinLimits() {
 			break
 		}
-		it.repeat--
-		it.stats.Samples++
-		it.stats.SamplesBy[tachyon.Repeat]++
-		it.run.Count++
-		it.run.Last = ts
+		it.count(1, ts)
+		it.sameAgain(ts-prev, st)
 	}
 	return true
+}
+
+// count adds n samples of the current REPEAT record, the last at ts, to
+// the run.
+func (it *Samples) count(n, ts uint64) {
+	it.repeat -= n
+	it.stats.Samples += n
+	it.stats.SamplesBy[tachyon.Repeat] += n
+	it.run.Count += n
+	it.run.Last = ts
+}
+
+// sameAgain counts into the run the pairs that follow in the buffer and
+// are, byte for byte, the pair just read (delta d, status st): a parked
+// goroutine's REPEAT record is hundreds of them, and comparing a few bytes
+// costs a fraction of decoding them. It stops before a sample that the
+// per-pair checks must see: the one past the header's count, the one at
+// which the decompression-bomb bound is checked, one whose timestamp would
+// overflow. The caller reads those, and anything else, the slow way, so
+// the samples, the counts and any error are the same as Next's.
+func (it *Samples) sameAgain(d uint64, st tachyon.Status) {
+	var pb [binary.MaxVarintLen64 + 1]byte
+	p := append(binary.AppendUvarint(pb[:0], d), byte(st))
+	r := it.stats.Samples & paceEvery
+	if r == 0 {
+		return // the bound is checked at this sample
+	}
+	most := min(it.repeat, paceEvery+1-r)
+	if h := uint64(it.f.Header.SampleCount); it.stats.Samples < h {
+		most = min(most, h-it.stats.Samples)
+	} else {
+		return
+	}
+	if d > 0 {
+		most = min(most, (math.MaxUint64-it.cur.ts)/d)
+	}
+	src := it.src
+	n, pos := uint64(0), src.pos
+	for n < most && pos+len(p) <= len(src.buf) && bytes.Equal(src.buf[pos:pos+len(p)], p) {
+		pos += len(p)
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	src.pos = pos
+	it.cur.ts += d * n
+	it.count(n, it.cur.ts)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/hostile"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -124,4 +125,33 @@ func mixedRepeats(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestNextRunBombs checks that NextRun, which counts identical pairs in
+// bulk, stops a decompression bomb at the same sample as Next, with the
+// same error: the bound is checked at the same samples.
+func TestNextRunBombs(t *testing.T) {
+	for name, b := range map[string][]byte{"bomb": hostile.Bomb(100_000_000), "maxbomb": hostile.MaxBomb()} {
+		t.Run(name, func(t *testing.T) {
+			f, err := reader.NewFileBytes(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it := f.Samples()
+			for it.Next() {
+			}
+			wantErr, wantStats := it.Err(), it.Stats()
+			runs := f.Samples()
+			var n uint64
+			for runs.NextRun() {
+				n += runs.Run().Count
+			}
+			if err := runs.Err(); err == nil || wantErr == nil || err.Error() != wantErr.Error() {
+				t.Errorf("NextRun ends with %v, Next with %v", err, wantErr)
+			}
+			if got := runs.Stats(); got != wantStats || n != wantStats.Samples {
+				t.Errorf("runs hold %d samples, Stats %+v; Next: %+v", n, got, wantStats)
+			}
+		})
+	}
 }
