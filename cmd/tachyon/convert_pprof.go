@@ -21,7 +21,7 @@ func (c *pprofConverter) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.typ, "type", "auto", "wall (samples, wall and on_cpu values; on_cpu the default), cpu (samples and cpu of the on-CPU samples, as go build -pgo reads), or auto (cpu when every sample is on a CPU)")
 	fs.StringVar(&c.binary, "binary", "", "the profiled Go executable: names the main mapping, and its line table and DWARF give each function's start line (go build -pgo needs them)")
 	maxStackFramesFlag(fs, &c.maxFrames)
-	fs.IntVar(&c.maxGoroutines, "max-goroutines", pprof.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other")
+	fs.IntVar(&c.maxGoroutines, "max-goroutines", pprof.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other; negative: no goroutine label at all (one pass)")
 	fs.IntVar(&c.maxSamples, "max-samples", pprof.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
 }
 

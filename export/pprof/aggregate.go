@@ -30,6 +30,22 @@ type agg struct {
 	n       uint64
 }
 
+// aggregateFor aggregates f's samples as o asks: with the busiest
+// goroutines' own labels, or (MaxGoroutines < 0) all folded in one pass.
+func aggregateFor(f *reader.File, o Options) (*agg, error) {
+	maxSamples := cmp0(o.MaxSamples, DefaultMaxSamples)
+	if o.MaxGoroutines < 0 {
+		return aggregateOnce(f, o.MaxStackFrames, map[busiest.Key]bool{}, 0, maxSamples)
+	}
+	keep := cmp0(o.MaxGoroutines, DefaultMaxGoroutines)
+	a, err := aggregate(f, o.MaxStackFrames, keep, maxSamples)
+	if err != nil {
+		return nil, err
+	}
+	a.foldGoroutines(keep)
+	return a, nil
+}
+
 // aggregate aggregates f's samples, with the goroutines past the keep
 // busiest under otherTID. A file of more goroutines than that is read twice
 // (busiest.Read): once to find the busiest, once to aggregate, so that

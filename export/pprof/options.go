@@ -45,7 +45,10 @@ type Options struct {
 	// MaxGoroutines bounds the goroutines that keep their own goroutine
 	// label (each costs a pprof sample per stack and state, about half a
 	// kilobyte); the busiest keep it, the others are merged under
-	// goroutine="other". 0 means DefaultMaxGoroutines.
+	// goroutine="other". 0 means DefaultMaxGoroutines. A negative value
+	// keeps no goroutine label at all: samples that differ only by
+	// goroutine are added together, in one pass over the file (what a
+	// profile store wants, whose labels become series).
 	MaxGoroutines int
 	// MaxSamples bounds the profile's distinct samples (stack, goroutine
 	// and state), some 400 bytes each while converting; past it Convert

@@ -23,16 +23,14 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 		}
 		defer bin.Close()
 	}
-	keep := cmp0(o.MaxGoroutines, DefaultMaxGoroutines)
-	a, err := aggregate(f, o.MaxStackFrames, keep, cmp0(o.MaxSamples, DefaultMaxSamples))
+	a, err := aggregateFor(f, o)
 	if err != nil {
 		return nil, err
 	}
-	a.foldGoroutines(keep)
 	v := chooseValues(o.Type, a, int64(f.Header.Interval)*1000)
 	p := newProfile(f, a, v)
 	p.Mapping[0].File = programName(f, a, o.Binary)
-	b := builder{p: p, f: f, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
+	b := builder{p: p, f: f, noGoroutine: o.MaxGoroutines < 0, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
 	b.samples(a, v)
 	if bin != nil {
@@ -112,6 +110,9 @@ func (b *builder) samples(a *agg, v values) {
 			g = strconv.FormatUint(k.tid, 10)
 			gids[k.tid] = g
 		}
+		if b.noGoroutine {
+			g = ""
+		}
 		lk := labelKey{g, k.state, reasons[k.stack]}
 		labels := labelSets[lk]
 		if labels == nil {
@@ -122,10 +123,13 @@ func (b *builder) samples(a *agg, v values) {
 	}
 }
 
-// newLabels returns the labels of lk: goroutine, state and, if any,
-// wait_reason.
+// newLabels returns the labels of lk: goroutine (unless none), state and,
+// if any, wait_reason.
 func newLabels(lk labelKey) map[string][]string {
-	labels := map[string][]string{LabelGoroutine: {lk.g}, LabelState: {lk.state.String()}}
+	labels := map[string][]string{LabelState: {lk.state.String()}}
+	if lk.g != "" {
+		labels[LabelGoroutine] = []string{lk.g}
+	}
 	if lk.reason != "" {
 		labels[LabelWaitReason] = []string{lk.reason}
 	}
@@ -167,6 +171,8 @@ type builder struct {
 	funcs   map[[2]string]*profile.Function // (name, file)
 	locs    map[locKey]*profile.Location
 	byFrame []*profile.Location // by frame-table index
+	// noGoroutine: no goroutine label (Options.MaxGoroutines < 0).
+	noGoroutine bool
 }
 
 // location returns the location of frame fi: one per (function, line).

@@ -2,6 +2,8 @@ package pprof
 
 import (
 	"bytes"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -116,5 +119,49 @@ func TestConvertTypeAuto(t *testing.T) {
 	}
 	if _, err := ParseType("alloc"); err == nil {
 		t.Error("ParseType(alloc) accepted")
+	}
+}
+
+// TestNoGoroutineLabel converts the demo's wall profile with a negative
+// MaxGoroutines: no sample has a goroutine label, no two samples have the
+// same stack and labels, and the totals of every value are the file's.
+func TestNoGoroutineLabel(t *testing.T) {
+	f := proftest.Open(t, filepath.Join(testutil.RepoRoot(), "testdata", "demo", "wall.bin"))
+	all, err := Convert(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, err := Convert(f, Options{MaxGoroutines: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := func(p *profile.Profile) []int64 {
+		tot := make([]int64, len(p.SampleType))
+		for _, s := range p.Sample {
+			for i, v := range s.Value {
+				tot[i] += v
+			}
+		}
+		return tot
+	}
+	if a, n := sum(all), sum(none); !slices.Equal(a, n) {
+		t.Errorf("totals %v without goroutine labels, %v with", n, a)
+	}
+	seen := map[string]bool{}
+	for _, s := range none.Sample {
+		if _, ok := s.Label[LabelGoroutine]; ok {
+			t.Fatalf("a goroutine label: %v", s.Label)
+		}
+		k := fmt.Sprint(s.Label, len(s.Location))
+		for _, l := range s.Location {
+			k += fmt.Sprint(" ", l.ID)
+		}
+		if seen[k] {
+			t.Errorf("two samples of %s", k)
+		}
+		seen[k] = true
+	}
+	if len(none.Sample) >= len(all.Sample) {
+		t.Errorf("%d samples without goroutine labels, %d with: nothing folded", len(none.Sample), len(all.Sample))
 	}
 }
