@@ -88,8 +88,19 @@ func (it *Samples) sameAgain(d uint64, st tachyon.Status) {
 	if d > 0 {
 		most = min(most, (math.MaxUint64-it.cur.ts)/d)
 	}
+	// Compare many pairs at once against the pair repeated, then one by one.
+	var rb [256]byte
+	k := len(rb) / len(p)
+	pat := rb[:0]
+	for range k {
+		pat = append(pat, p...)
+	}
 	src := it.src
 	n, pos := uint64(0), src.pos
+	for n+uint64(k) <= most && pos+len(pat) <= len(src.buf) && bytes.Equal(src.buf[pos:pos+len(pat)], pat) {
+		pos += len(pat)
+		n += uint64(k)
+	}
 	for n < most && pos+len(p) <= len(src.buf) && bytes.Equal(src.buf[pos:pos+len(p)], p) {
 		pos += len(p)
 		n++
