@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -113,7 +114,7 @@ func TestConvertPprofBinary(t *testing.T) {
 		if code, _, errs := runCLI(args...); code != exitOK {
 			t.Fatalf("%v: exit %d %s", args, code, errs)
 		}
-		p := readPprof(t, out)
+		p := proftest.ReadPprof(t, out)
 		if p.SampleType[1].Type != "cpu" || p.Mapping[0].File != c.mapping {
 			t.Errorf("--binary %q: type %s, mapping %q; want cpu, %q", c.binary, p.SampleType[1].Type, p.Mapping[0].File, c.mapping)
 		}
@@ -134,21 +135,6 @@ func TestConvertPprofBinary(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("output written despite an unreadable --binary")
 	}
-}
-
-// readPprof parses the pprof profile at path.
-func readPprof(t *testing.T, path string) *profile.Profile {
-	t.Helper()
-	r, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	p, err := profile.Parse(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // sourceLine returns the number of the first line of the file at path

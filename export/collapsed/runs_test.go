@@ -1,14 +1,12 @@
 package collapsed
 
 import (
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -17,11 +15,7 @@ import (
 // the samples one by one, on the public vectors and a wall profile of
 // parked goroutines.
 func TestRunsSameAsSamples(t *testing.T) {
-	files := map[string]*reader.File{"wall": proftest.Wall(t, 300, 2500)}
-	paths, _ := filepath.Glob(filepath.Join(testutil.Vectors(t, "tachyon"), "*.bin"))
-	for _, p := range paths {
-		files[filepath.Base(p)] = proftest.Open(t, p)
-	}
+	files := proftest.RunInputs(t)
 	opts := []Options{{}, {Frames: Func, ByGoroutine: true}, {States: []tachyon.State{tachyon.Runnable}}}
 	for name, f := range files {
 		for _, o := range opts {

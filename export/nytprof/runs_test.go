@@ -3,11 +3,9 @@ package nytprof
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -27,21 +25,10 @@ func (s perSample) Each(fn func(*Sample) error) error {
 	return it.Err()
 }
 
-// runInputs are files with runs: the public vectors, the demo profiles
-// and a wall profile of parked goroutines.
-func runInputs(t *testing.T) map[string]*reader.File {
-	in := map[string]*reader.File{"wall": proftest.Wall(t, 300, 2500)}
-	demos, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
-	for _, p := range append(publicVectors(t), demos...) {
-		in[filepath.Base(p)] = proftest.Open(t, p)
-	}
-	return in
-}
-
 // TestRunsSameAsSamples checks that the export of a file read run by run
 // is byte for byte the export of the same file read sample by sample.
 func TestRunsSameAsSamples(t *testing.T) {
-	for name, f := range runInputs(t) {
+	for name, f := range proftest.RunInputs(t) {
 		for _, opt := range []Options{{}, {OnCPU: true}} {
 			t.Run(fmt.Sprintf("%s/oncpu=%v", name, opt.OnCPU), func(t *testing.T) {
 				got, want := export(t, FromFile(f), opt), export(t, perSample{fileSource{f}}, opt)

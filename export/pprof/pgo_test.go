@@ -33,10 +33,10 @@ func TestPGO(t *testing.T) {
 	live, tach := filepath.Join(dir, "live.pprof"), filepath.Join(dir, "cpu.bin")
 	run(t, "", exe, "-tachyon", tach, "-pprof", live, "-d", "1s")
 
-	p := parseProfile(t, live)
+	p := proftest.ReadPprof(t, live)
 	checkPGOProfile(t, p, exe)
 	fromFile := writePprof(t, tach, Options{Binary: exe})
-	if got, want := startLines(parseProfile(t, fromFile)), startLines(p); !maps.Equal(got, want) {
+	if got, want := startLines(proftest.ReadPprof(t, fromFile)), startLines(p); !maps.Equal(got, want) {
 		t.Errorf("start lines converting the file with Binary %v, at Stop %v", got, want)
 	}
 
@@ -122,21 +122,6 @@ func writePprof(t *testing.T, in string, o Options) string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// parseProfile reads the pprof profile at path.
-func parseProfile(t *testing.T, path string) *profile.Profile {
-	t.Helper()
-	r, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	p, err := profile.Parse(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // startLines returns the start line of each of p's functions.

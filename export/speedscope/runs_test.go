@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -20,11 +18,7 @@ import (
 // replays its goroutine's stacks in order; with the default Top, the
 // weights per stack add up to the samples.
 func TestRunsSameAsSamples(t *testing.T) {
-	files := map[string]*reader.File{"wall": proftest.Wall(t, 300, 2500)}
-	paths, _ := filepath.Glob(filepath.Join(testutil.Vectors(t, "tachyon"), "*.bin"))
-	for _, p := range paths {
-		files[filepath.Base(p)] = proftest.Open(t, p)
-	}
+	files := proftest.RunInputs(t)
 	for name, f := range files {
 		iv := max(f.Header.Interval, 1)
 		seqs, totals := sampleStacks(t, f)

@@ -1,9 +1,11 @@
 package proftest
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/google/pprof/profile"
 	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
@@ -99,4 +101,37 @@ func WriteSamples(tb testing.TB, opts writer.Options, samples []writer.Sample) s
 		tb.Fatal(err)
 	}
 	return path
+}
+
+// RunInputs returns files in which samples come in runs, by name, for the
+// tests that check an export reading runs against the samples read one by
+// one: a wall profile of 300 parked goroutines over 2,500 ticks (Wall),
+// every public Tachyon vector and the demo profiles in testdata/demo.
+func RunInputs(tb testing.TB) map[string]*reader.File {
+	tb.Helper()
+	in := map[string]*reader.File{"wall": Wall(tb, 300, 2500)}
+	vectors, _ := filepath.Glob(filepath.Join(testutil.Vectors(tb, "tachyon"), "*.bin"))
+	demos, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
+	if len(vectors) == 0 || len(demos) == 0 {
+		tb.Fatalf("run inputs: %d vectors, %d demo profiles", len(vectors), len(demos))
+	}
+	for _, p := range append(vectors, demos...) {
+		in[filepath.Base(p)] = Open(tb, p)
+	}
+	return in
+}
+
+// ReadPprof parses the pprof profile at path, failing tb if it cannot.
+func ReadPprof(tb testing.TB, path string) *profile.Profile {
+	tb.Helper()
+	r, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer r.Close()
+	p, err := profile.Parse(r)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return p
 }
