@@ -53,6 +53,15 @@ const (
 	// trialBuf bounds the trial dump: a program whose dump does not fit has
 	// too many goroutines for the snapshot backend to be cheaper.
 	trialBuf = 256 << 10
+	// firstTrialGap is the least time between two trials that kept the
+	// trace; it doubles after each, up to maxTrialGap, while the trace's
+	// cost stays under twice the cost the last trial was weighed against.
+	// A trial stops the world twice: under a steady churn of goroutines,
+	// whose switches make the trace look dear but whose dumps are dearer
+	// still, trials at every check (10 a second) stopped the world 20
+	// times a second for nothing.
+	firstTrialGap = time.Second
+	maxTrialGap   = time.Minute
 )
 
 // Switch records one change of backend by the Auto supervisor.
@@ -89,6 +98,13 @@ type adaptive struct {
 
 	metric []metrics.Sample
 	trial  []byte
+
+	// the last trial that kept the trace: when, against what cost, and
+	// how long until the next may run
+	trialAt   time.Time
+	trialFor  float64
+	trialWait time.Duration
+	trials    atomic.Int32 // trials run, for tests
 
 	switches []Switch // written before done is closed; read by Stop after
 }
@@ -183,11 +199,12 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	switch r := a.cur.(type) {
 	case *traceBackend:
 		cost := rate * nsPerSwitch / 1e9 / a.procs
-		if cost <= switchAbove || !dwelt || runtime.NumGoroutine() > maxTrialGoroutines {
+		if cost <= switchAbove || !dwelt || runtime.NumGoroutine() > maxTrialGoroutines || a.trialFresh(now, cost) {
 			return cost < switchAbove/2
 		}
 		snap, hz := a.trialCost()
 		if hz < float64(a.em.cfg.Rate)/4 || 2*snap > cost {
+			a.trialKept(now, cost)
 			return false
 		}
 		a.switchTo(Snapshot, fmt.Sprintf("trace %.1f%% (%.0f switches/s), snapshot %.2f%% at %.0f Hz", 100*cost, rate, 100*snap, hz))
@@ -201,6 +218,20 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 		}
 	}
 	return false
+}
+
+// trialFresh reports whether the last trial that kept the trace still
+// holds at now for a trace costing cost: it is recent, and the cost has
+// not doubled since.
+func (a *adaptive) trialFresh(now time.Time, cost float64) bool {
+	return !a.trialAt.IsZero() && now.Sub(a.trialAt) < a.trialWait && cost < 2*a.trialFor
+}
+
+// trialKept records a trial at now that kept the trace, costing cost, and
+// doubles the wait before the next.
+func (a *adaptive) trialKept(now time.Time, cost float64) {
+	a.trialAt, a.trialFor = now, cost
+	a.trialWait = min(max(2*a.trialWait, firstTrialGap), maxTrialGap)
 }
 
 // schedCount returns the runtime's count of tracked goroutine switches.
@@ -222,6 +253,7 @@ func (a *adaptive) schedCount() uint64 {
 // machine: the world is stopped during the dump, and parsing takes about
 // half as long again.
 func (a *adaptive) trialCost() (cost, hz float64) {
+	a.trials.Add(1)
 	if a.trial == nil {
 		a.trial = make([]byte, trialBuf)
 	}

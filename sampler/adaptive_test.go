@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -107,5 +108,35 @@ func TestAutoKeepsTraceWhenQuiet(t *testing.T) {
 	}
 	if st.Backend != Trace || len(st.Switches) != 0 {
 		t.Fatalf("backend %v, switches %+v", st.Backend, st.Switches)
+	}
+}
+
+// TestAutoTrialsBackOff: under a churn of goroutines the trace's cost
+// crosses the bar for a trial at every check, while the dumps of 500
+// deeply parked goroutines stay dearer, so the trace is kept. Each trial
+// stops the world twice; the trials that keep the trace must back off
+// (1 s, then 2 s, ...) instead of running at every check, 10 a second.
+func TestAutoTrialsBackOff(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	for i := range 500 {
+		go blockChan2(stop, 10+i%5)
+	}
+	stopChurn := benchload.Churn(60000)
+	defer stopChurn()
+	time.Sleep(50 * time.Millisecond)
+	s, err := Start(Config{Backend: Auto}, &discardSink{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	trials := s.auto.trials.Load()
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d trials in 2.5 s, backend %v, switches %+v", trials, st.Backend, st.Switches)
+	if len(st.Switches) == 0 && trials > 3 {
+		t.Errorf("%d trials in 2.5 s that kept the trace, want at most 3 (1 s, then 2 s apart)", trials)
 	}
 }
