@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"runtime"
 	"runtime/trace"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -142,14 +142,6 @@ func testHandler(t *testing.T, hashFor time.Duration) {
 	})
 }
 
-// goid returns the calling goroutine's id.
-func goid() uint64 {
-	var b [64]byte
-	var id uint64
-	fmt.Sscanf(string(b[:runtime.Stack(b[:], false)]), "goroutine %d ", &id)
-	return id
-}
-
 // TestEveryGoroutineEveryTick profiles goroutines blocked inside a trace
 // region, inside a task, after a trace.Log, asleep between short wake-ups,
 // and the goroutine that calls Start: each must have a sample at every tick
@@ -157,7 +149,7 @@ func goid() uint64 {
 func TestEveryGoroutineEveryTick(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	ids := map[string]uint64{"start caller": goid()}
+	ids := map[string]uint64{"start caller": goid.Current()}
 	var mu sync.Mutex
 	spawn := func(name string, f func()) {
 		wg.Add(1)
@@ -165,7 +157,7 @@ func TestEveryGoroutineEveryTick(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			mu.Lock()
-			ids[name] = goid()
+			ids[name] = goid.Current()
 			mu.Unlock()
 			close(ready)
 			f()

@@ -4,14 +4,13 @@ import (
 	"log"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -72,7 +71,7 @@ func signalsWanted() bool {
 // runs, and it exits as it chooses); if nobody else did, the default
 // action, raised again (the process dies by the signal).
 func onSignal(c chan os.Signal) {
-	self := goid()
+	self := goid.Current()
 	sig, ok := <-c
 	if !ok {
 		return // Stop was called
@@ -117,19 +116,6 @@ func otherReceivers(st sampler.Stats, self uint64) (handled, known bool) {
 		}
 	}
 	return false, true
-}
-
-// goid returns the calling goroutine's id, from its traceback's header
-// ("goroutine 7 [running]:").
-func goid() uint64 {
-	var b [64]byte
-	n := runtime.Stack(b[:], false)
-	f := strings.Fields(string(b[:n]))
-	if len(f) < 2 {
-		return 0
-	}
-	id, _ := strconv.ParseUint(f[1], 10, 64)
-	return id
 }
 
 // Profile returns the profile started from the environment, or nil when

@@ -6,6 +6,8 @@ import (
 	"runtime/metrics"
 	"sync/atomic"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/goid"
 )
 
 // Auto backend: a supervisor goroutine runs the trace backend and moves to
@@ -137,7 +139,7 @@ func (a *adaptive) stop() {
 
 func (a *adaptive) loop(started chan<- error) {
 	defer close(a.done)
-	a.em.helper.Store(goid())
+	a.em.helper.Store(goid.Current())
 	tb, err := startTrace(a.em)
 	if err == nil {
 		// Before Start returns: Sampler.Backend must never read Auto.

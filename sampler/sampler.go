@@ -3,7 +3,6 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -301,33 +300,4 @@ func (s *Sampler) Stop() (Stats, error) {
 		running.Store(false)
 	})
 	return s.stats, s.stats.Err
-}
-
-// goid returns the calling goroutine's id, parsed from its traceback header.
-func goid() uint64 {
-	var b [64]byte
-	n := runtime.Stack(b[:], false)
-	id, _, ok := parseHeaderID(b[:n])
-	if !ok {
-		return 0
-	}
-	return id
-}
-
-// parseHeaderID parses "goroutine 123 [" and returns the id and the rest.
-func parseHeaderID(b []byte) (uint64, []byte, bool) {
-	const p = "goroutine "
-	if len(b) < len(p) || string(b[:len(p)]) != p {
-		return 0, nil, false
-	}
-	b = b[len(p):]
-	var id uint64
-	i := 0
-	for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
-		id = id*10 + uint64(b[i]-'0')
-	}
-	if i == 0 {
-		return 0, nil, false
-	}
-	return id, b[i:], true
 }

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/goid"
 )
 
 // TestSignalWakes checks that the trace backend names the goroutine the
@@ -18,7 +20,7 @@ func TestSignalWakes(t *testing.T) {
 	ids := make(chan uint64)
 	got := make(chan struct{})
 	go func() {
-		ids <- goid()
+		ids <- goid.Current()
 		<-c
 		close(got)
 	}()

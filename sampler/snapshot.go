@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -103,7 +104,7 @@ func (sb *snapshot) loop() {
 			sb.em.setErr(fmt.Errorf("sampler: snapshot backend panic: %v", r))
 		}
 	}()
-	sb.self = goid()
+	sb.self = goid.Current()
 	period := time.Second / time.Duration(sb.em.cfg.Rate)
 	timer := time.NewTimer(period)
 	defer timer.Stop()
@@ -200,7 +201,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		} else {
 			line, b = b, nil
 		}
-		if id, rest, ok := parseHeaderID(line); ok {
+		if id, rest, ok := goid.ParseHeader(line); ok {
 			sb.flush(&g, ts)
 			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load()}
 			g.state, g.reason = parseState(rest)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -170,7 +171,7 @@ func TestPanickingGoroutine(t *testing.T) {
 				defer close(done)
 				defer func() { recover() }()
 				defer func() { <-release }()
-				idc <- goid()
+				idc <- goid.Current()
 				panic("boom")
 			}()
 			id := <-idc

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -173,7 +174,7 @@ func (tb *traceBackend) loop() {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
 		}
 	}()
-	tb.self = goid()
+	tb.self = goid.Current()
 	if err := tb.consume(); err != nil {
 		tb.em.setErr(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/goid"
 )
 
 // workload runs goroutines in known states and records their ids.
@@ -90,7 +92,7 @@ func startWorkload(t testing.TB, withSpin bool) *workload {
 		go func() {
 			defer w.wg.Done()
 			idMu.Lock()
-			w.ids[name] = goid()
+			w.ids[name] = goid.Current()
 			idMu.Unlock()
 			close(started)
 			f()

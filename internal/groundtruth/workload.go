@@ -3,7 +3,6 @@ package groundtruth
 import (
 	"crypto/sha256"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	goidpkg "github.com/gotachyon/profiler/internal/goid"
 )
 
 // The roles of the workload's goroutines.
@@ -297,11 +298,10 @@ func (w *Workload) poolWorker(l *log, _ *rand.Rand) {
 	poolWait(w.ch, w.stop)
 }
 
-// goid returns the calling goroutine's id, from its traceback's header.
+// goid returns the calling goroutine's id.
 func goid() uint64 {
-	var b [64]byte
-	var id uint64
-	if _, err := fmt.Sscanf(string(b[:runtime.Stack(b[:], false)]), "goroutine %d ", &id); err != nil {
+	id := goidpkg.Current()
+	if id == 0 {
 		panic(errors.New("groundtruth: no goroutine id in the traceback"))
 	}
 	return id
