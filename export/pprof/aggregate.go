@@ -14,7 +14,8 @@ import (
 // sampleKey identifies one exported sample.
 type sampleKey struct {
 	stack uint32 // index into agg.stacks
-	tid   uint64
+	tid   uint64 // 0 when other
+	other bool   // merged under goroutine="other" (OtherGoroutines)
 	state tachyon.State
 }
 
@@ -47,7 +48,7 @@ func aggregateFor(f *reader.File, o Options) (*agg, error) {
 }
 
 // aggregate aggregates f's samples, with the goroutines past the keep
-// busiest under otherTID. A file of more goroutines than that is read twice
+// busiest under "other". A file of more goroutines than that is read twice
 // (busiest.Read): once to find the busiest, once to aggregate, so that
 // memory grows with the goroutines kept, not with the file's.
 func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
@@ -73,11 +74,11 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		if err != nil {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}
-		tid := s.ThreadID
-		if keep != nil && !keep[busiest.Key{ID: tid, Interp: s.InterpreterID}] {
-			tid = otherTID
+		k := sampleKey{stack: id, tid: s.ThreadID, state: s.Status.State()}
+		if keep != nil && !keep[busiest.Key{ID: k.tid, Interp: s.InterpreterID}] {
+			k.tid, k.other = 0, true
 		}
-		j, err := a.slot(sampleKey{id, tid, s.Status.State()}, keep == nil, limit, maxSamples)
+		j, err := a.slot(k, keep == nil, limit, maxSamples)
 		if err != nil {
 			return nil, err
 		}
@@ -123,16 +124,12 @@ func (a *agg) add(j int, r reader.Run, st tachyon.State) {
 	a.last = max(a.last, r.Last)
 }
 
-// otherTID stands for the goroutines merged by foldGoroutines; goroutine
-// ids start at 1.
-const otherTID = 0
-
 // foldGoroutines keeps the n busiest goroutines (by samples, then id) and
-// merges the samples of the others, per stack and state, under otherTID.
+// merges the samples of the others, per stack and state, under "other".
 func (a *agg) foldGoroutines(n int) {
 	perG := map[uint64]int64{}
 	for i, k := range a.keys {
-		if k.tid != otherTID { // already merged by aggregate
+		if !k.other { // else already merged by aggregate
 			perG[k.tid] += a.counts[i]
 		}
 	}
@@ -160,15 +157,15 @@ func (a *agg) foldGoroutines(n int) {
 	a.merge(keep)
 }
 
-// merge moves the samples of the goroutines not in keep under otherTID,
+// merge moves the samples of the goroutines not in keep under "other",
 // merging those that then share a key.
 func (a *agg) merge(keep map[uint64]bool) {
 	index := make(map[sampleKey]int, len(a.keys))
 	keys, counts := a.keys[:0], a.counts[:0] // compacted in place: entry i is read before any write reaches it
 	for i, k := range a.keys {
 		c := a.counts[i]
-		if k.tid != otherTID && !keep[k.tid] {
-			k.tid = otherTID
+		if !k.other && !keep[k.tid] {
+			k.tid, k.other = 0, true
 		}
 		if j, ok := index[k]; ok {
 			counts[j] += c

@@ -97,7 +97,7 @@ type labelKey struct {
 // labels, skipping those v leaves out.
 func (b *builder) samples(a *agg, v values) {
 	stackLocs, reasons := b.stacks(a)
-	gids := map[uint64]string{otherTID: OtherGoroutines}
+	gids := map[uint64]string{}
 	labelSets := map[labelKey]map[string][]string{}
 	b.p.Sample = make([]*profile.Sample, 0, len(a.keys))
 	for i, k := range a.keys {
@@ -109,6 +109,9 @@ func (b *builder) samples(a *agg, v values) {
 		if !ok {
 			g = strconv.FormatUint(k.tid, 10)
 			gids[k.tid] = g
+		}
+		if k.other {
+			g = OtherGoroutines
 		}
 		if b.noGoroutine {
 			g = ""

@@ -2,7 +2,6 @@ package pprof
 
 import (
 	"maps"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,20 +9,16 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
 // TestRunsMatchSamples checks the export, which reads runs of samples,
 // against a tally of the same file read one sample at a time: the same
-// count per (goroutine, state, stack).
+// count per (goroutine, state, stack), on the files with runs of
+// proftest.RunInputs (a wall profile, the vectors, the demo profiles).
 func TestRunsMatchSamples(t *testing.T) {
-	for name, f := range map[string]*reader.File{
-		"demo wall":  proftest.Open(t, filepath.Join(testutil.RepoRoot(), "testdata", "demo", "wall.bin")),
-		"demo cpu":   proftest.Open(t, filepath.Join(testutil.RepoRoot(), "testdata", "demo", "cpu.bin")),
-		"parked 100": parkedProfile(t, 100, 50),
-	} {
+	for name, f := range proftest.RunInputs(t) {
 		p, err := Convert(f, Options{})
 		if err != nil {
 			t.Fatal(err)
