@@ -1,7 +1,6 @@
 package auto
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -55,21 +54,7 @@ func TestHelperProcess(t *testing.T) {
 func runHelper(t *testing.T, mode string, sig os.Signal, d time.Duration) (string, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "auto.bin")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), "AUTO_HELPER="+mode, "AUTO_BUSY="+d.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("child said %q", line)
-	}
+	cmd, _ := startChild(t, "TestHelperProcess", "AUTO_HELPER="+mode, "AUTO_BUSY="+d.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall")
 	if sig != nil {
 		time.Sleep(d + d/3)
 		cmd.Process.Signal(sig)

@@ -1,9 +1,7 @@
 package auto
 
 import (
-	"bufio"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -46,21 +44,7 @@ func TestSegmentHelperProcess(t *testing.T) {
 // left as a .part file.
 func TestKillLosesOnlyOpenSegment(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "segs")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSegmentHelperProcess$")
-	cmd.Env = append(os.Environ(), "AUTO_SEGMENT_HELPER=1", profiler.EnvOut+"="+dir, profiler.EnvSegment+"=200ms")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	if line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("child said %q", line)
-	}
+	cmd, _ := startChild(t, "TestSegmentHelperProcess", "AUTO_SEGMENT_HELPER=1", profiler.EnvOut+"="+dir, profiler.EnvSegment+"=200ms")
 	time.Sleep(1500 * time.Millisecond)
 	cmd.Process.Kill()
 	cmd.Wait()

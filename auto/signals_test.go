@@ -1,7 +1,6 @@
 package auto
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -59,25 +58,11 @@ type appRun struct {
 // ended.
 func runApp(t *testing.T, app, out string, sig syscall.Signal) appRun {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAppProcess$")
-	cmd.Env = append(os.Environ(), "AUTO_APP="+app, profiler.EnvOut+"="+out)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(stdout)
-	if line, _ := r.ReadString('\n'); line != "ready\n" {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("%s: child said %q", app, line)
-	}
+	cmd, r := startChild(t, "TestAppProcess", "AUTO_APP="+app, profiler.EnvOut+"="+out)
 	time.Sleep(500 * time.Millisecond)
 	cmd.Process.Signal(sig)
 	rest, _ := io.ReadAll(r)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	run := appRun{stdout: string(rest), status: "exit 0"}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
