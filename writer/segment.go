@@ -22,6 +22,11 @@ type SegmentOptions struct {
 	StartTime uint64
 	// Period is the length of a segment; it must be positive.
 	Period time.Duration
+	// First, when positive and shorter than Period, ends the first
+	// segment early, at StartTime+First; the later boundaries follow it a
+	// Period apart. A process that dies soon after its start then still
+	// leaves a finalized segment.
+	First time.Duration
 	// Interval and Compression are every segment's header fields.
 	Interval    uint64
 	Compression tachyon.Compression
@@ -98,6 +103,7 @@ type Segmenter struct {
 	period   uint64 // µs
 	nominal  uint64 // the open segment's nominal start
 	deadline uint64 // its nominal end: a sample at or past it rolls over
+	origin   uint64 // a boundary: the others are a whole number of periods from it
 	seq      int
 	gen      uint64
 	wm       uint64 // no sample older than this will come (Watermark)
@@ -140,11 +146,16 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		nominal:  opts.StartTime,
 		wm:       opts.StartTime,
 		deadline: opts.StartTime + uint64(opts.Period.Microseconds()),
+		origin:   opts.StartTime,
 		frames:   make(map[tachyon.Frame]uint32),
 		threads:  make(map[threadKey]*Thread),
 		closing:  make(chan *segment, 16),
 		spare:    make(chan *segment, 1),
 		done:     make(chan struct{}),
+	}
+	if first := uint64(opts.First.Microseconds()); first > 0 && first < s.period {
+		s.deadline = opts.StartTime + first
+		s.origin = s.deadline - s.period
 	}
 	cur, err := s.open(opts.StartTime, opts.StartTime)
 	if err != nil {

@@ -111,10 +111,10 @@ func (seg *segment) discard() {
 
 // gridFloor returns the segment boundary at or before ts.
 func (s *Segmenter) gridFloor(ts uint64) uint64 {
-	if ts < s.opts.StartTime {
+	if ts < s.origin+s.period { // before the first boundary
 		return s.opts.StartTime
 	}
-	return s.opts.StartTime + (ts-s.opts.StartTime)/s.period*s.period
+	return s.origin + (ts-s.origin)/s.period*s.period
 }
 
 // roll closes the open segment and opens the next, for samples from first

@@ -242,6 +242,34 @@ func TestSegmentsUnion(t *testing.T) {
 	}
 }
 
+// TestSegmentFirst checks that First ends the first segment early, that
+// the later boundaries follow it a period apart, and that no sample is
+// lost or doubled across them.
+func TestSegmentFirst(t *testing.T) {
+	const gens = 30
+	want := single(t, gens)
+	_, paths, _ := segmented(t, gens, 5*time.Second, writer.SegmentOptions{First: time.Second})
+	got := map[uint64][]sample{}
+	var starts []uint64
+	for _, p := range paths {
+		f, err := reader.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts = append(starts, f.Header.StartTime)
+		f.Close()
+		readThreads(t, p, got)
+	}
+	if len(starts) < 3 || starts[1] > segStart+1_000_000 || starts[2] > segStart+6_000_000 || starts[2] <= segStart+1_000_000 {
+		t.Errorf("segment starts %v, want boundaries at +1 s, +6 s, ... of %d", starts, segStart)
+	}
+	for id, ws := range want {
+		if !slices.Equal(got[id], ws) {
+			t.Fatalf("thread %d: %d samples differ from the single file's %d", id, len(got[id]), len(ws))
+		}
+	}
+}
+
 // TestSegmentsVerify checks that every segment is a complete file on its
 // own and that no .part file is left.
 func TestSegmentsVerify(t *testing.T) {
