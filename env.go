@@ -24,13 +24,17 @@ const (
 	// a number of files, and a size such as "500M".
 	EnvKeep      = "PROFILE_KEEP"
 	EnvKeepBytes = "PROFILE_KEEP_BYTES"
+	// EnvCheckpoint is the checkpoint period of a profile written to a
+	// file ("5s"; see WithCheckpoint).
+	EnvCheckpoint = "PROFILE_CHECKPOINT"
 )
 
 // EnvOptions returns the options described by the environment: WithPath from
 // PROFILE_OUT, WithMode from PROFILE_MODE, WithRate from PROFILE_RATE,
 // WithSegment from PROFILE_SEGMENT (a Go duration) and WithKeep from
 // PROFILE_KEEP (files) and PROFILE_KEEP_BYTES (bytes, or with a K, M, G or
-// T suffix, powers of 1024; "KB", "KiB" and "k" read the same).
+// T suffix, powers of 1024; "KB", "KiB" and "k" read the same), and
+// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration).
 // In a test binary run with -test.trace (go test -trace FILE) it adds
 // WithBackend(sampler.Snapshot): the runtime has one execution tracer, and
 // the test's own trace keeps it. ok is false when PROFILE_OUT is unset or empty (profiling is not wanted);
@@ -65,10 +69,17 @@ func EnvOptions() (opts []Option, ok bool, err error) {
 	return append(opts, seg...), true, nil
 }
 
-// envSegments returns the options of PROFILE_SEGMENT, PROFILE_KEEP and
-// PROFILE_KEEP_BYTES.
+// envSegments returns the options of PROFILE_CHECKPOINT, PROFILE_SEGMENT,
+// PROFILE_KEEP and PROFILE_KEEP_BYTES.
 func envSegments() ([]Option, error) {
 	var opts []Option
+	if s := os.Getenv(EnvCheckpoint); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvCheckpoint, s, err)
+		}
+		opts = append(opts, WithCheckpoint(d))
+	}
 	if s := os.Getenv(EnvSegment); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {

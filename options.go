@@ -42,6 +42,7 @@ type config struct {
 	segment     time.Duration
 	keepFiles   int
 	keepBytes   int64
+	checkpoint  time.Duration
 }
 
 func defaultConfig() config {
@@ -52,11 +53,16 @@ func defaultConfig() config {
 		waitFrames:  true,
 		wallCPU:     true,
 		backend:     sampler.Auto,
+		checkpoint:  DefaultCheckpoint,
 	}
 }
 
-// WithPath writes the profile to the named file, created or truncated at
-// Start and finalized by Stop. Without WithPath or WithOutput, Start writes to
+// WithPath writes the profile to the named file at Stop, replacing a
+// regular file of that name only with the finished profile; until then the
+// samples go to finished checkpoints in PartDir(path), which a crash
+// leaves behind (see WithCheckpoint). Start refuses a path that is a
+// symbolic link or not a regular file, and never removes or truncates a
+// file it did not create. Without WithPath or WithOutput, Start writes to
 // a new file "tachyon-*.bin" in os.TempDir and logs its name (see
 // Profile.Path).
 func WithPath(path string) Option {

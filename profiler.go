@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -34,10 +35,12 @@ type Profile struct {
 	name     string // output file name, or "" for WithOutput
 
 	s    *sampler.Sampler
-	w    *writer.Writer    // the single file's writer, or
-	seg  *writer.Segmenter // the segments' (WithSegment)
-	file *os.File          // the file we created, closed by Stop
-	out  io.WriteSeeker    // what the writer writes to
+	w    *writer.Writer    // WithOutput's writer, or
+	seg  *writer.Segmenter // the segments' (WithSegment) or checkpoints'
+	part string            // the checkpoints' directory (PartDir), or ""
+	lock *runlock.Lock     // held on part while the profile runs
+	temp bool              // name is a temporary file Start reserved
+	out  io.WriteSeeker    // WithOutput's writer
 	base int64             // out's offset where the Tachyon file starts
 
 	stopOnce sync.Once
@@ -111,14 +114,15 @@ func Start(opts ...Option) (p *Profile) {
 	}
 	p.s = s
 	if !p.cfg.quiet {
-		p.logf("profiler: %s profiling at %d Hz into %s (backend %s)", p.cfg.mode, p.cfg.rate, p.outName(), s.Backend())
+		p.logf("profiler: %s profiling at %d Hz into %s (backend %s)%s", p.cfg.mode, p.cfg.rate, p.outName(), s.Backend(), p.crashNote())
 	}
 	return p
 }
 
-// newSink starts the Tachyon file, or the first segment, at start.
+// newSink starts the Tachyon file, or the first segment or checkpoint,
+// at start.
 func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
-	if p.cfg.segment > 0 {
+	if p.cfg.segment > 0 || p.part != "" {
 		seg, err := p.newSegmenter(start)
 		if err != nil {
 			return nil, err
@@ -155,18 +159,18 @@ func (p *Profile) open() error {
 		}
 		return nil
 	case p.cfg.path != "":
-		f, err := os.Create(p.cfg.path)
-		if err != nil {
-			return fmt.Errorf("profiler: %w", err)
-		}
-		p.file, p.out, p.name = f, f, p.cfg.path
-		return nil
+		return p.openPart(p.cfg.path)
 	default:
 		f, err := os.CreateTemp("", "tachyon-*.bin")
 		if err != nil {
 			return fmt.Errorf("profiler: %w", err)
 		}
-		p.file, p.out, p.name = f, f, f.Name()
+		f.Close()
+		p.temp = true
+		if err := p.openPart(f.Name()); err != nil {
+			os.Remove(f.Name())
+			return err
+		}
 		return nil
 	}
 }
@@ -180,9 +184,11 @@ func (p *Profile) abort(err error) {
 	if p.seg != nil {
 		p.seg.Close() // an empty, valid segment
 	}
-	if p.file != nil {
-		p.file.Close()
-		os.Remove(p.file.Name())
+	if p.part != "" {
+		p.discardPart() // only files this Start created
+	}
+	if p.temp {
+		os.Remove(p.name)
 	}
 	activeMu.Lock()
 	if active == p {
@@ -285,16 +291,16 @@ func (p *Profile) stop() (err error) {
 	if werr != nil {
 		errs = append(errs, fmt.Errorf("profiler: writing %s: %w", p.outName(), werr))
 	}
-	if p.file != nil {
-		if err := p.file.Close(); err != nil && werr == nil {
+	if werr == nil && p.part != "" {
+		if err := p.finishPart(); err != nil {
 			werr = err
-			errs = append(errs, fmt.Errorf("profiler: %w", err))
+			errs = append(errs, err)
 		}
 	}
 	if werr == nil && len(p.cfg.exports) > 0 {
 		errs = append(errs, p.runExports())
 	}
-	if werr == nil && p.seg == nil && p.file != nil {
+	if werr == nil && p.part != "" {
 		p.runHooks(p.name, true)
 	}
 	return errors.Join(errs...)

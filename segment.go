@@ -38,22 +38,41 @@ func (p *Profile) openDir() error {
 	return nil
 }
 
-// newSegmenter opens the first segment, starting at start.
+// newSegmenter opens the first segment, or checkpoint, starting at start.
+// The first one ends early (firstCheckpoint), so that a process that dies
+// soon after Start still leaves a finished file.
 func (p *Profile) newSegmenter(start time.Time) (*writer.Segmenter, error) {
-	seg, err := writer.NewSegmenter(writer.SegmentOptions{
+	opts := writer.SegmentOptions{
 		Dir:         p.name,
 		StartTime:   uint64(start.UnixMicro()),
 		Period:      p.cfg.segment,
+		First:       firstCheckpoint,
 		Interval:    uint64(1e6 / p.cfg.rate),
 		Compression: p.cfg.compression,
 		KeepFiles:   p.cfg.keepFiles,
 		KeepBytes:   p.cfg.keepBytes,
 		Closed:      p.runHooks,
-	})
+	}
+	if p.part != "" {
+		opts.Dir, opts.Period, opts.KeepFiles, opts.KeepBytes, opts.Closed = p.part, p.cfg.checkpoint, 0, 0, nil
+	}
+	seg, err := writer.NewSegmenter(opts)
 	if err != nil {
-		return nil, fmt.Errorf("profiler: starting segments in %s: %w", p.name, err)
+		return nil, fmt.Errorf("profiler: starting segments in %s: %w", opts.Dir, err)
 	}
 	return seg, nil
+}
+
+// crashNote is the part of Start's log line that says where the data is
+// if the process dies before Stop.
+func (p *Profile) crashNote() string {
+	switch {
+	case p.part != "":
+		return fmt.Sprintf("; until Stop, finished checkpoints (every %v) are in %s, which a crash leaves for tachyon to read", p.cfg.checkpoint, p.part)
+	case p.cfg.segment > 0:
+		return fmt.Sprintf("; a crash loses only the open segment (%v)", p.cfg.segment)
+	}
+	return ""
 }
 
 // closeSink finalizes the file, or the open segment and every closed one
@@ -115,7 +134,7 @@ func (p *Profile) callHook(fn func(string, bool), path string, last bool) {
 // deleted, their bytes, and the longest pause a rollover made in the
 // sampler. It is zero without WithSegment.
 func (p *Profile) SegmentStats() writer.SegmentStats {
-	if p.seg == nil {
+	if p.seg == nil || p.part != "" {
 		return writer.SegmentStats{}
 	}
 	return p.seg.Stats()
@@ -123,7 +142,7 @@ func (p *Profile) SegmentStats() writer.SegmentStats {
 
 // segmentSummary is the part of Stop's log line about segments.
 func (p *Profile) segmentSummary() string {
-	if p.seg == nil {
+	if p.seg == nil || p.part != "" {
 		return ""
 	}
 	st := p.seg.Stats()

@@ -55,6 +55,10 @@ func Open(fsys FS, name string) (*os.File, fs.FileInfo, error) {
 	return f, st, nil
 }
 
+// NotRegular returns the error of a name that is st instead of a regular
+// file, saying what it is in words; it wraps ErrNotRegular.
+func NotRegular(name string, st fs.FileInfo) error { return notRegular(name, st) }
+
 // notRegular says what name is instead of a regular file, in words.
 func notRegular(name string, st fs.FileInfo) error {
 	return fmt.Errorf("%s: %w: it is %s", name, ErrNotRegular, kind(st.Mode().Type()))

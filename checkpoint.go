@@ -1,0 +1,221 @@
+package profiler
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/merge"
+	"github.com/gotachyon/profiler/internal/regfile"
+	"github.com/gotachyon/profiler/internal/runlock"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// A profile written to a path (WithPath, PROFILE_OUT, or the default
+// temporary file) is crash-safe: until Stop, the samples go to finished
+// checkpoint files, one per checkpoint period, in the directory PATH.part
+// (PartDir), which a live run holds locked. Stop merges the checkpoints
+// into a new file beside PATH and renames it over PATH, so that PATH is
+// only ever replaced by a finished profile, and removes PATH.part. A
+// process that dies without Stop (os.Exit, log.Fatal, a panic, a signal,
+// SIGKILL, the OOM killer) leaves PATH.part with every checkpoint
+// finished before it died: the CLI reads it where PATH is missing, and the
+// next run of the program with the same path recovers it into
+// PATH-crashed-TIME (see recoverStale).
+
+// DefaultCheckpoint is the checkpoint period of a profile written to a
+// path, unless WithCheckpoint says otherwise: a process that dies loses at
+// most about this much of the end of its profile, plus the sampler's lag.
+const DefaultCheckpoint = 5 * time.Second
+
+// firstCheckpoint ends the first checkpoint early, so that a process that
+// dies soon after Start still leaves a finished profile.
+const firstCheckpoint = time.Second
+
+// WithCheckpoint sets how often a profile written to a path is made
+// crash-safe (default DefaultCheckpoint; at least MinSegment): every d,
+// what was sampled so far is in finished files that outlive any exit of
+// the process (see PartDir). Shorter periods lose less at a crash and cost
+// a rollover more often. It has no effect with WithOutput, and with
+// WithSegment the segments are the checkpoints.
+func WithCheckpoint(d time.Duration) Option {
+	return func(c *config) error {
+		if d < MinSegment {
+			return fmt.Errorf("profiler: WithCheckpoint: %v is shorter than %v", d, MinSegment)
+		}
+		c.checkpoint = d
+		return nil
+	}
+}
+
+// PartDir returns the directory where a profile being written to path
+// keeps its finished checkpoints until Stop: path + ".part".
+func PartDir(path string) string { return path + writer.PartExt }
+
+// checkOutPath refuses an output path that the profiler must not write
+// through or replace: a symbolic link (PROFILE_OUT=app.conf pointing at
+// the app's configuration), or anything but a regular file (a FIFO, a
+// device such as /dev/stdout's target, a directory). A missing path is
+// fine; nothing is created or removed here.
+func checkOutPath(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("profiler: output %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		to, _ := os.Readlink(path)
+		return fmt.Errorf("profiler: output %s is a symbolic link (to %s): the profiler does not write through links; name a regular file or a new path", path, to)
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("profiler: output %w; name a regular file or a new path (a profile is written beside it and renamed over it at Stop)", regfile.NotRegular(path, fi))
+	}
+	return nil
+}
+
+// openPart checks the output path and creates and locks its checkpoint
+// directory, setting aside one left by a dead run.
+func (p *Profile) openPart(path string) error {
+	if err := checkOutPath(path); err != nil {
+		return err
+	}
+	dir := PartDir(path)
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrExist) {
+		if err = p.setAside(path, dir); err == nil {
+			err = os.Mkdir(dir, 0o755)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("profiler: checkpoints of %s: %w", path, err)
+	}
+	lock, err := runlock.Acquire(dir)
+	if err != nil {
+		os.Remove(dir)
+		return fmt.Errorf("profiler: checkpoints of %s: %w", path, err)
+	}
+	p.part, p.lock, p.name = dir, lock, path
+	return nil
+}
+
+// setAside moves an existing checkpoint directory out of the way if a dead
+// run left it, and recovers its checkpoints into a finished file in the
+// background. It refuses a directory a live process holds, and a path that
+// is not a directory.
+func (p *Profile) setAside(path, dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a checkpoint directory: move it away", dir)
+	}
+	if runlock.Held(dir) {
+		return fmt.Errorf("%s: %w (two processes with the same output path)", dir, runlock.ErrHeld)
+	}
+	stamp := fi.ModTime().UTC().Format("20060102T150405Z")
+	aside := dir + "-crashed-" + stamp
+	if err := os.Rename(dir, aside); err != nil {
+		return err
+	}
+	go p.recoverStale(aside, crashedName(path, stamp))
+	return nil
+}
+
+// crashedName names the profile recovered from a dead run of path, whose
+// checkpoints were last written at stamp: prof.bin becomes
+// prof-crashed-20261123T104500Z.bin.
+func crashedName(path, stamp string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-crashed-" + stamp + ext
+}
+
+// recoverStale merges the finished checkpoints a dead run left in dir
+// into the file out, then removes them and dir, logging what it did. Only
+// files named as checkpoints and the lock file are removed.
+func (p *Profile) recoverStale(dir, out string) {
+	files, err := merge.Expand([]string{dir})
+	if err == nil && len(files) == 0 {
+		removePart(dir, nil)
+		return
+	}
+	if err == nil {
+		err = mergeInto(out, files)
+	}
+	if err != nil {
+		p.logf("profiler: an earlier run writing the same path did not stop; its checkpoints stay in %s: %v", dir, err)
+		return
+	}
+	removePart(dir, files)
+	p.logf("profiler: an earlier run writing the same path did not stop (killed, or exited without Stop): its finished checkpoints (%d files) are now %s", len(files), out)
+}
+
+// finishPart makes the checkpoints the finished profile at p.name: merged
+// into a new file in the same directory, renamed over the name, and
+// removed with their directory.
+func (p *Profile) finishPart() error {
+	files, err := merge.Expand([]string{p.part})
+	if err == nil {
+		err = mergeInto(p.name, files)
+	}
+	if err != nil {
+		return fmt.Errorf("profiler: finishing %s (the checkpoints stay in %s): %w", p.name, p.part, err)
+	}
+	p.lock.Release()
+	removePart(p.part, files)
+	return nil
+}
+
+// mergeInto writes the merge of files into a new file beside out and
+// renames it over out, so that out is replaced only by a finished file. A
+// single file is renamed as it is.
+func mergeInto(out string, files []string) error {
+	if len(files) == 1 {
+		return os.Rename(files[0], out)
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = merge.Merge(f, files, merge.Options{})
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), out)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}
+
+// removePart removes a checkpoint directory: the files listed, the
+// unfinished ones (*.part: the open checkpoint and the one opened ahead),
+// its lock file, and the directory itself if nothing else is left in it.
+func removePart(dir string, files []string) {
+	parts, _ := filepath.Glob(filepath.Join(dir, "*"+writer.PartExt))
+	for _, f := range append(files, parts...) {
+		os.Remove(f)
+	}
+	os.Remove(filepath.Join(dir, runlock.Name))
+	os.Remove(dir)
+}
+
+// discardPart removes the checkpoint directory of a profile that failed
+// to start: everything in it was created by this run.
+func (p *Profile) discardPart() {
+	files, _ := merge.Expand([]string{p.part})
+	p.lock.Release()
+	removePart(p.part, files)
+}

@@ -1,0 +1,142 @@
+package profiler_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/proftest"
+)
+
+// TestOutputPathsNotOurs: a FIFO, a symbolic link to a device (as
+// /dev/stdout is) and a symbolic link to the app's own file, given as the
+// output, are refused with a message that names them, and are left exactly
+// as they were (issue 25 item 3).
+func TestOutputPathsNotOurs(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout := filepath.Join(dir, "stdout")
+	if err := os.Symlink("/dev/null", stdout); err != nil {
+		t.Fatal(err)
+	}
+	conf := filepath.Join(dir, "app.conf")
+	if err := os.WriteFile(conf, []byte("key = value\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "prof.bin")
+	if err := os.Symlink(conf, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ path, want string }{
+		{fifo, "named pipe"},
+		{stdout, "symbolic link"},
+		{link, "symbolic link"},
+		{dir, "directory"},
+	} {
+		before, _ := os.Lstat(c.path)
+		p := profiler.Start(profiler.WithPath(c.path), profiler.WithQuiet(true))
+		err := p.Err()
+		p.Stop()
+		if err == nil || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Start: %v; want a refusal naming it and %q", c.path, err, c.want)
+		}
+		after, lerr := os.Lstat(c.path)
+		if lerr != nil || after.Mode() != before.Mode() || !os.SameFile(before, after) {
+			t.Errorf("%s was changed: %v, %v", c.path, after, lerr)
+		}
+		if _, err := os.Lstat(profiler.PartDir(c.path)); err == nil {
+			t.Errorf("%s: a checkpoint directory was left", c.path)
+		}
+	}
+	if b, _ := os.ReadFile(conf); string(b) != "key = value\n" {
+		t.Errorf("app.conf behind the link now holds %q", b)
+	}
+}
+
+// TestOutputReplacedOnlyWhenFinished: an existing file at the output path
+// stays as it was while the profile runs, and Stop replaces it with the
+// finished profile in one rename, leaving no checkpoint directory.
+func TestOutputReplacedOnlyWhenFinished(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "prof.bin")
+	old := []byte("the previous profile")
+	if err := os.WriteFile(out, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true), profiler.WithCheckpoint(200*time.Millisecond))
+	defer p.Stop()
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var left proftest.Left
+	for end := time.Now().Add(10 * time.Second); left.Files < 2 && time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		left = proftest.ValidateLeft(t, profiler.PartDir(out))
+	}
+	if left.Files < 2 {
+		t.Errorf("fewer than two finished checkpoints after 10 s: %+v", left)
+	}
+	if b, _ := os.ReadFile(out); !bytes.Equal(b, old) {
+		t.Errorf("the output changed while the profile ran: %q", b)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n := proftest.Validate(t, out); n == 0 {
+		t.Error("no samples")
+	}
+	if _, err := os.Lstat(profiler.PartDir(out)); err == nil {
+		t.Error("the checkpoint directory is left after Stop")
+	}
+}
+
+// TestStaleCheckpointsRecovered: the checkpoints a dead run left are
+// merged into a finished file beside the output when the next run starts,
+// and the next run writes its own profile as usual.
+func TestStaleCheckpointsRecovered(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	part := profiler.PartDir(out)
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(part, "profile-20261123T104945.053Z-000001.tachyon"), proftest.AllStatusesBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(part, "profile-20261123T104950.053Z-000002.tachyon.part"), make([]byte, 64), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(part, "lock"), nil, 0o644) // not held: its process is dead
+	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true))
+	defer p.Stop()
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		got, _ = filepath.Glob(filepath.Join(dir, "prof-crashed-*.bin"))
+		if aside, _ := filepath.Glob(part + "-crashed-*"); len(got) > 0 && len(aside) == 0 {
+			break
+		}
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("recovered %v, want one prof-crashed-*.bin", got)
+	}
+	if n := proftest.Validate(t, got[0]); n == 0 {
+		t.Error("the recovered profile has no samples")
+	}
+	proftest.Validate(t, out)
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	if len(left) != 2 {
+		t.Errorf("the directory holds %v, want the profile and the recovered one", left)
+	}
+}
