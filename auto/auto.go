@@ -1,17 +1,13 @@
 package auto
 
 import (
-	"log"
 	"os"
 	"os/signal"
 	"strconv"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/goid"
-	"github.com/gotachyon/profiler/sampler"
 )
 
 var (
@@ -47,75 +43,41 @@ func start(opts []profiler.Option) {
 	mu.Unlock()
 }
 
-// EnvSignals, set to "off", leaves SIGINT and SIGTERM entirely to the
-// program: the package does not listen for them, and a profile is then
-// finalized only by Stop (or, with segments, segment by segment).
+// EnvSignals, set to "on", makes the package finalize the profile on the
+// first SIGINT or SIGTERM and then raise the signal again, so that the
+// process dies by it: for a program that does not handle these signals
+// itself, it saves the last seconds a crash-safe profile would lose. A
+// program that handles them must not set it: it would receive the signal
+// twice. Unset, or "off" (the default), the package does not touch
+// signals at all, and a process that dies by one leaves the finished
+// checkpoints (see profiler.PartDir).
 const EnvSignals = "PROFILE_SIGNALS"
 
 // signalsWanted reads EnvSignals.
 func signalsWanted() bool {
 	switch v := os.Getenv(EnvSignals); v {
-	case "", "on", "auto":
-		return true
-	case "off":
+	case "", "off", "auto":
 		return false
-	default:
-		os.Stderr.WriteString("profiler: " + EnvSignals + "=" + strconv.Quote(v) + ": want off, on or auto; signals are handled (auto)\n")
+	case "on":
 		return true
+	default:
+		os.Stderr.WriteString("profiler: " + EnvSignals + "=" + strconv.Quote(v) + ": want on or off; signals are left to the program (off)\n")
+		return false
 	}
 }
 
 // onSignal finalizes the profile on the first SIGINT or SIGTERM, then
-// lets the signal have the effect it would have had without the package:
-// if the program's own handler received it too, nothing more (its shutdown
-// runs, and it exits as it chooses); if nobody else did, the default
-// action, raised again (the process dies by the signal).
+// raises the signal again with nobody listening: the process dies by it,
+// as it would have without PROFILE_SIGNALS=on.
 func onSignal(c chan os.Signal) {
-	self := goid.Current()
 	sig, ok := <-c
 	if !ok {
 		return // Stop was called
 	}
-	p := Profile()
 	Stop() // finalizes, and stops relaying signals to c
-	switch handled, known := otherReceivers(p.Stats(), self); {
-	case handled:
-		return
-	case !known:
-		log.Printf("profiler: %v: the profile is finalized; whether the program handles %v is not known (the trace backend did not run throughout), so it is not raised again: send it again to end the process", sig, sig)
-		return
-	}
 	if s, ok := sig.(syscall.Signal); ok {
 		syscall.Kill(os.Getpid(), s) // nobody listens now: the default action
 	}
-}
-
-// otherReceivers reports whether a goroutine other than self received the
-// signal self received last: a receiver of another signal.Notify channel,
-// woken by the os/signal package within 100 ms of self (the same
-// delivery). The execution trace records who wakes whom, so the answer
-// holds even if the program stops listening at once (signal.NotifyContext's
-// stop, called right after its context is done). known is false when the
-// trace did not cover the signal.
-func otherReceivers(st sampler.Stats, self uint64) (handled, known bool) {
-	if !st.SignalWakesKnown {
-		return false, false
-	}
-	var at time.Time
-	for _, w := range st.SignalWakes {
-		if w.Goroutine == self {
-			at = w.At
-		}
-	}
-	if at.IsZero() {
-		return false, false // self was not waiting when the signal came
-	}
-	for _, w := range st.SignalWakes {
-		if w.Goroutine != self && w.At.Sub(at).Abs() < 100*time.Millisecond {
-			return true, true
-		}
-	}
-	return false, true
 }
 
 // Profile returns the profile started from the environment, or nil when

@@ -54,7 +54,7 @@ func TestHelperProcess(t *testing.T) {
 func runHelper(t *testing.T, mode string, sig os.Signal, d time.Duration) (string, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "auto.bin")
-	cmd, _ := startChild(t, "TestHelperProcess", "AUTO_HELPER="+mode, "AUTO_BUSY="+d.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall")
+	cmd, _ := startChild(t, "TestHelperProcess", "AUTO_HELPER="+mode, "AUTO_BUSY="+d.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall", EnvSignals+"=on")
 	if sig != nil {
 		time.Sleep(d + d/3)
 		cmd.Process.Signal(sig)
@@ -64,6 +64,8 @@ func runHelper(t *testing.T, mode string, sig os.Signal, d time.Duration) (strin
 
 // The tests below check that the child's profile is valid and has samples.
 // A run too short for a loaded machine to give it one is retried longer.
+// TestSignals runs with PROFILE_SIGNALS=on: the profile is finalized on the
+// signal, and the child then dies by it.
 
 func TestSignals(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {

@@ -54,12 +54,12 @@ type appRun struct {
 }
 
 // runApp runs the child app, with a profile into out unless out is "",
-// sends it sig once it is ready and has run 500 ms, and returns how it
+// sends it sig once it is ready and has run for wait, and returns how it
 // ended.
-func runApp(t *testing.T, app, out string, sig syscall.Signal) appRun {
+func runApp(t *testing.T, app, out string, sig syscall.Signal, wait time.Duration) appRun {
 	t.Helper()
 	cmd, r := startChild(t, "TestAppProcess", "AUTO_APP="+app, profiler.EnvOut+"="+out)
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(wait)
 	cmd.Process.Signal(sig)
 	rest, _ := io.ReadAll(r)
 	err := cmd.Wait()
@@ -77,16 +77,22 @@ func runApp(t *testing.T, app, out string, sig syscall.Signal) appRun {
 
 // TestSignalsLikeWithout checks that a plain app and one with its own
 // graceful shutdown end on SIGTERM and SIGINT exactly as without the
-// profiler (exit status and output), and that both leave a finalized
-// profile: the plain one dies by the signal, the graceful one completes
-// its shutdown and is not sent the signal a second time.
+// profiler (exit status and output), and that both leave a finished
+// profile: the plain one dies by the signal, leaving its checkpoints; the
+// graceful one completes its shutdown, is not sent the signal a second
+// time, and its Stop writes the file.
 func TestSignalsLikeWithout(t *testing.T) {
 	for _, app := range []string{"plain", "graceful"} {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 			t.Run(app+"/"+sig.String(), func(t *testing.T) {
-				want := runApp(t, app, "", sig)
+				// The plain app runs past its first checkpoint.
+				wait := 500 * time.Millisecond
+				if app == "plain" {
+					wait = 3 * time.Second
+				}
+				want := runApp(t, app, "", sig, wait)
 				out := filepath.Join(t.TempDir(), "app.bin")
-				got := runApp(t, app, out, sig)
+				got := runApp(t, app, out, sig, wait)
 				if got != want {
 					t.Errorf("with the profiler: %s, output %q; without: %s, output %q", got.status, got.stdout, want.status, want.stdout)
 				}
@@ -96,7 +102,11 @@ func TestSignalsLikeWithout(t *testing.T) {
 				if app == "plain" && want.status != "signal "+sig.String() {
 					t.Errorf("the plain app without the profiler: %+v", want)
 				}
-				if n := proftest.Validate(t, out); n == 0 {
+				if app == "plain" {
+					if left := proftest.ValidateLeft(t, profiler.PartDir(out)); left.Samples == 0 {
+						t.Errorf("the plain app left no finished checkpoint: %+v", left)
+					}
+				} else if n := proftest.Validate(t, out); n == 0 {
 					t.Error("no samples in the profile")
 				}
 			})

@@ -27,6 +27,7 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		return usageError(fs, "%v", errNoInput)
 	}
+	files = unfinished(files, stderr)
 	if len(files) == 1 && !isDir(files[0]) {
 		return infoOne(files[0], stdout, stderr)
 	}

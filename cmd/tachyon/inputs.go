@@ -31,6 +31,7 @@ func isDir(path string) bool {
 // release removes. Errors name the file at fault.
 func resolveInput(args []string, stderr io.Writer) (in input, release func(), err error) {
 	release = func() {}
+	args = unfinished(args, stderr)
 	if len(args) == 1 && !isDir(args[0]) {
 		return input{path: args[0], name: args[0]}, release, nil
 	}

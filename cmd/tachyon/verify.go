@@ -27,7 +27,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "needs at least one FILE")
 	}
 	code = exitOK
-	for _, path := range expandEach(files, stdout, &code) {
+	for _, path := range expandEach(unfinished(files, stderr), stdout, &code) {
 		if err := verifyFile(path); err != nil {
 			fmt.Fprintln(stdout, err)
 			code = exitBad
