@@ -25,7 +25,7 @@ var (
 func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	t := w.lookup(id, interp)
 	if t == nil {
-		t = &Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: w.newStack()}
+		t = w.newThread(id, interp)
 		t.sameID = w.threads[id]
 		w.threads[id] = t
 	}

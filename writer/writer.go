@@ -129,6 +129,7 @@ type Writer struct {
 	freeBufs     [][]byte
 	freeBytes    int
 	freeStacks   [][]uint32 // stack buffers of forgotten threads, for new ones
+	spare        []*Thread  // the last file's thread records, kept by Reset
 
 	scratch []uint32
 	stats   Stats
@@ -164,14 +165,8 @@ func New(dst io.WriteSeeker, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("writer: writing header: %w", err)
 	}
 	if opts.Compression == tachyon.CompressionZstd {
-		w.zw, err = zstd.NewWriter(&w.cw,
-			zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
-			zstd.WithEncoderConcurrency(1),
-			zstd.WithLowerEncoderMem(true),
-			zstd.WithWindowSize(ZstdWindow),
-			zstd.WithZeroFrames(true))
-		if err != nil {
-			return nil, fmt.Errorf("writer: zstd: %w", err)
+		if w.zw, err = newZstd(&w.cw); err != nil {
+			return nil, err
 		}
 	}
 	return w, nil

@@ -1,0 +1,102 @@
+package writer
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// ErrNotClosed is returned by Reset for a Writer that is still writing a
+// file.
+var ErrNotClosed = errors.New("writer: Reset before Close")
+
+// Reset makes a closed Writer start a new Tachyon file at dst's current
+// offset, as New does, keeping the memory it grew for the last one: the
+// record buffer, the compressor, the tables' capacity and the thread
+// records. A Segmenter that rolls over every few seconds so allocates
+// nothing once its first segments are written. Every handle of the last
+// file is invalid after Reset.
+func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
+	if !w.closed {
+		return ErrNotClosed
+	}
+	if opts.Compression != tachyon.CompressionNone && opts.Compression != tachyon.CompressionZstd {
+		return fmt.Errorf("writer: unsupported compression %v", opts.Compression)
+	}
+	if opts.MaxPendingBytes <= 0 {
+		opts.MaxPendingBytes = DefaultMaxPendingBytes
+	}
+	base, err := dst.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return fmt.Errorf("writer: output is not seekable: %w", err)
+	}
+	for _, t := range w.threads {
+		for ; t != nil; t = t.sameID {
+			w.spare = append(w.spare, t)
+		}
+	}
+	clear(w.threads)
+	clear(w.order)
+	clear(w.strings)
+	clear(w.strTab)
+	clear(w.frames)
+	*w = Writer{
+		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
+		buf: w.buf[:0], strings: w.strings, strTab: w.strTab[:0],
+		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, order: w.order[:0],
+		freeBufs: w.freeBufs, freeBytes: w.freeBytes, freeStacks: w.freeStacks,
+		spare: w.spare, scratch: w.scratch[:0],
+	}
+	var zero [tachyon.HeaderSize]byte
+	if _, err := w.cw.Write(zero[:]); err != nil {
+		return fmt.Errorf("writer: writing header: %w", err)
+	}
+	if opts.Compression != tachyon.CompressionZstd {
+		w.zw = nil
+		return nil
+	}
+	if w.zw == nil {
+		if w.zw, err = newZstd(&w.cw); err != nil {
+			return err
+		}
+		return nil
+	}
+	w.zw.Reset(&w.cw)
+	return nil
+}
+
+// newThread returns a fresh thread record, a spare one kept by Reset if
+// there is one.
+func (w *Writer) newThread(id uint64, interp uint32) *Thread {
+	n := len(w.spare)
+	if n == 0 {
+		return &Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: w.newStack()}
+	}
+	t := w.spare[n-1]
+	w.spare[n-1] = nil
+	w.spare = w.spare[:n-1]
+	stack := t.stack[:0]
+	if stack == nil {
+		stack = w.newStack()
+	}
+	*t = Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: stack}
+	return t
+}
+
+// newZstd returns the compressor of the sample region, writing to dst.
+func newZstd(dst io.Writer) (*zstd.Encoder, error) {
+	zw, err := zstd.NewWriter(dst,
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
+		zstd.WithEncoderConcurrency(1),
+		zstd.WithLowerEncoderMem(true),
+		zstd.WithWindowSize(ZstdWindow),
+		zstd.WithZeroFrames(true))
+	if err != nil {
+		return nil, fmt.Errorf("writer: zstd: %w", err)
+	}
+	return zw, nil
+}

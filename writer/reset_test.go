@@ -1,0 +1,91 @@
+package writer_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/seekbuf"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// resetFile writes a small profile whose content depends on k: threads,
+// frames and a parked run.
+func resetFile(tb testing.TB, w *writer.Writer, k int) {
+	tb.Helper()
+	start := uint64(1_000_000 * (k + 1))
+	for id := uint64(1); id <= 50; id++ {
+		t := w.Thread(id+uint64(k), 0)
+		stack := []uint32{w.Frame(tachyon.Frame{File: "a.go", Func: fmt.Sprintf("f%d", (int(id)+k)%7), Line: int32(id)}), w.Frame(tachyon.Frame{File: "m.go", Func: "main", Line: 1})}
+		if err := w.WriteThreadStack(t, start, tachyon.Status(0), stack); err != nil {
+			tb.Fatal(err)
+		}
+		if err := w.RepeatEvery(t, start+10_000, 10_000, 100+k, tachyon.Status(0)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// TestResetSameBytes: a Writer Reset after one file writes the next one
+// byte for byte as a new Writer does, with and without compression.
+func TestResetSameBytes(t *testing.T) {
+	for _, comp := range []tachyon.Compression{tachyon.CompressionZstd, tachyon.CompressionNone} {
+		opts := writer.Options{StartTime: 1_000_000, Interval: 10_000, Compression: comp}
+		var first, again, fresh seekbuf.Buffer
+		w, err := writer.New(&first, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resetFile(t, w, 0)
+		if err := w.Reset(&again, opts); err != writer.ErrNotClosed {
+			t.Errorf("Reset of an open writer: %v", err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Reset(&again, opts); err != nil {
+			t.Fatal(err)
+		}
+		resetFile(t, w, 1)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		n, err := writer.New(&fresh, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resetFile(t, n, 1)
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(again.Bytes(), fresh.Bytes()) {
+			t.Errorf("compression %v: the file after Reset (%d bytes) differs from a new writer's (%d bytes)", comp, again.Len(), fresh.Len())
+		}
+	}
+}
+
+// BenchmarkResetFile measures a file written by a Writer reset from the
+// previous one, as a Segmenter's rollover does; what it allocates is the
+// output buffer's growth.
+func BenchmarkResetFile(b *testing.B) {
+	opts := writer.Options{StartTime: 1_000_000, Interval: 10_000, Compression: tachyon.CompressionZstd}
+	var buf seekbuf.Buffer
+	w, err := writer.New(&buf, opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	resetFile(b, w, 0)
+	w.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = seekbuf.Buffer{}
+		if err := w.Reset(&buf, opts); err != nil {
+			b.Fatal(err)
+		}
+		resetFile(b, w, 0)
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
