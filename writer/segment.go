@@ -115,13 +115,14 @@ type Segmenter struct {
 	threads map[threadKey]*Thread // live handles
 	scratch []uint32
 
-	closing chan *segment
-	spare   chan *segment // the next segment, opened ahead by finishLoop
-	done    chan struct{}
-	mu      sync.Mutex // guards stats and ferr
-	stats   SegmentStats
-	ferr    error // the finalizing goroutine's first error
-	closed  bool
+	closing  chan *segment
+	spare    chan *segment // the next segment, opened ahead by finishLoop
+	recycled chan *Writer  // finalized segments' writers, for the next ones
+	done     chan struct{}
+	mu       sync.Mutex // guards stats and ferr
+	stats    SegmentStats
+	ferr     error // the finalizing goroutine's first error
+	closed   bool
 }
 
 // ErrSegmentPeriod is returned by NewSegmenter for a period that is not
@@ -151,6 +152,7 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		threads:  make(map[threadKey]*Thread),
 		closing:  make(chan *segment, 16),
 		spare:    make(chan *segment, 1),
+		recycled: make(chan *Writer, 4),
 		done:     make(chan struct{}),
 	}
 	if first := uint64(opts.First.Microseconds()); first > 0 && first < s.period {

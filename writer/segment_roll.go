@@ -35,7 +35,7 @@ func (s *Segmenter) open(nominal, start uint64) (*segment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("writer: segment: %w", err)
 	}
-	w, err := New(f, Options{StartTime: start, Interval: s.opts.Interval, Compression: s.opts.Compression})
+	w, err := s.reuse(f, start)
 	if err != nil {
 		f.Close()
 		os.Remove(part)
@@ -81,13 +81,27 @@ func (s *Segmenter) prepare() {
 	if err != nil {
 		return // the rollover opens its own, and says what fails
 	}
-	w, err := New(f, Options{Interval: s.opts.Interval, Compression: s.opts.Compression})
+	w, err := s.reuse(f, 0)
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return
 	}
 	s.spare <- &segment{w: w, f: f, part: f.Name()}
+}
+
+// reuse starts a Writer in f, at start: a finalized segment's, Reset,
+// or a new one. Both the writing goroutine and finishLoop call it.
+func (s *Segmenter) reuse(f *os.File, start uint64) (*Writer, error) {
+	opts := Options{StartTime: start, Interval: s.opts.Interval, Compression: s.opts.Compression}
+	select {
+	case w := <-s.recycled:
+		if err := w.Reset(f, opts); err == nil {
+			return w, nil
+		}
+	default:
+	}
+	return New(f, opts)
 }
 
 // createSpare creates a new file for a spare segment under a random name,
@@ -129,6 +143,9 @@ func (s *Segmenter) roll(first, last uint64) error {
 		return err
 	}
 	old := s.cur
+	// The new segment interns its frames anew in the old one's map.
+	next.local, old.local = old.local[:0], nil
+	clear(next.local[:cap(next.local)])
 	s.cur, s.gen = next, s.gen+1
 	s.deadline = max(s.gridFloor(last), nominal) + s.period
 	s.closing <- old
@@ -197,6 +214,10 @@ func (s *Segmenter) finishLoop() {
 			s.finishFailed(err)
 			continue
 		}
+		select {
+		case s.recycled <- seg.w:
+		default:
+		}
 		s.mu.Lock()
 		s.stats.Written++
 		s.stats.Bytes += size
@@ -204,7 +225,9 @@ func (s *Segmenter) finishLoop() {
 		if s.opts.Closed != nil {
 			s.opts.Closed(seg.path, seg.last)
 		}
-		kept = s.budget(append(kept, keptFile{seg.path, size}))
+		if s.opts.KeepFiles > 0 || s.opts.KeepBytes > 0 {
+			kept = s.budget(append(kept, keptFile{seg.path, size}))
+		}
 		if !seg.last {
 			s.prepare()
 		}

@@ -160,7 +160,7 @@ func (s *Segmenter) local(stack []uint32) ([]uint32, error) {
 			return nil, fmt.Errorf("%w: %d (have %d frames)", ErrFrameIndex, g, len(s.frmTab))
 		}
 		if int(g) >= len(cur.local) {
-			cur.local = append(cur.local, make([]uint32, len(s.frmTab)-len(cur.local))...)
+			cur.local = growZeroed(cur.local, len(s.frmTab))
 		}
 		if cur.local[g] == 0 {
 			cur.local[g] = cur.w.Frame(s.frmTab[g]) + 1
@@ -168,4 +168,13 @@ func (s *Segmenter) local(stack []uint32) ([]uint32, error) {
 		s.scratch = append(s.scratch, cur.local[g]-1)
 	}
 	return s.scratch, nil
+}
+
+// growZeroed returns s extended to length n with zeros, in place when its
+// capacity allows (the capacity past its length holds zeros: see roll).
+func growZeroed(s []uint32, n int) []uint32 {
+	if n <= cap(s) {
+		return s[:n]
+	}
+	return append(s, make([]uint32, n-len(s))...)
 }
