@@ -46,11 +46,11 @@ func (c *spxConverter) convert(in input, out string, stdout, stderr io.Writer) e
 		return exportError(in.name, f, err)
 	}
 	if len(ws) == 0 {
-		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", in.name)
+		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", quoteName(in.name))
 	}
 	for _, w := range ws {
 		fmt.Fprintf(stdout, "%s: goroutine %d, %d samples, %d calls, %d functions, wall %d us\n",
-			filepath.Join(out, w.Key), w.Goroutine, w.Samples, w.Summary.Calls, w.Summary.Functions, w.Summary.WallTime/1000)
+			quoteName(filepath.Join(out, w.Key)), w.Goroutine, w.Samples, w.Summary.Calls, w.Summary.Functions, w.Summary.WallTime/1000)
 	}
 	return nil
 }
