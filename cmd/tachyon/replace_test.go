@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -210,4 +211,31 @@ func TestOutputReplaced(t *testing.T) {
 	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO is now %v (%v)", fi, err)
 	}
+}
+
+// TestFailedSPXAddsNothing: an SPX export that fails at its second report
+// (a directory stands where its metadata file goes) adds none of its
+// reports to the directory -o.
+func TestFailedSPXAddsNothing(t *testing.T) {
+	in := testutil.Vectors(t, "tachyon", "threads_8.bin")
+	args := []string{"convert", "--to", "spx", "--top", "2", "--host", "h", "--pid", "9", in, "-o"}
+	code, stdout, errs := runCLI(append(args, t.TempDir())...)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != exitOK || len(lines) != 2 {
+		t.Fatalf("convert: exit %d, %q %q", code, stdout, errs)
+	}
+	second, _, _ := strings.Cut(filepath.Base(lines[1]), ":")
+	out := filepath.Join(t.TempDir(), "spx")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	existing(t, out, "keep.txt")
+	if err := os.Mkdir(filepath.Join(out, second+".json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, errs := runCLI(append(args, out)...); code != exitBad {
+		t.Errorf("convert over a blocked report: exit %d, %q %q; want 1", code, stdout, errs)
+	}
+	assertKept(t, filepath.Join(out, "keep.txt"), out, "keep.txt", second+".json")
+	assertNames(t, filepath.Dir(out), "spx")
 }
