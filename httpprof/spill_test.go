@@ -5,12 +5,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/seekbuf"
 )
 
 // TestMaxBytes: a profile that passes Options.MaxBytes stops at once and
@@ -63,6 +66,22 @@ func TestSpillLeavesNothing(t *testing.T) {
 		t.Fatalf("after a client went away: status %d", resp.StatusCode)
 	}
 	assertEmpty(t, dir)
+}
+
+// TestSpillDirMissing: a directory the temporary file cannot be created
+// in is answered 500 with a message saying so, and profiles nothing.
+func TestSpillDirMissing(t *testing.T) {
+	srv := httptest.NewServer(NewHandler(Options{Dir: filepath.Join(t.TempDir(), "missing")}))
+	defer srv.Close()
+	resp, body := get(t, srv, "seconds=0.1")
+	if resp.StatusCode != http.StatusInternalServerError || !strings.Contains(string(body), "temporary file") {
+		t.Errorf("status %d %q, want 500 about the temporary file", resp.StatusCode, body)
+	}
+	p := profiler.Start(profiler.WithOutput(new(seekbuf.Buffer)), profiler.WithQuiet(true))
+	if err := p.Err(); err != nil {
+		t.Errorf("a profile is left running: %v", err)
+	}
+	p.Stop()
 }
 
 // TestAnswerNotInHeap: while the answer is sent, the heap does not hold
