@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // output is a file a command writes, such that a failed command leaves -o
@@ -16,9 +17,10 @@ import (
 // by commit: the path holds either what it held, byte for byte, or the
 // whole result, never a part. A symbolic link is followed: the file it
 // leads to is replaced and the link stays a link; a link to nothing is
-// refused. What cannot be renamed over (a FIFO, a character device such as
-// /dev/null or a terminal, /dev/stdout leading to a pipe) is written
-// directly, as a shell's > would, and never deleted.
+// refused, and so is a file the user may not write. What cannot be renamed
+// over (a FIFO, a character device such as /dev/null or a terminal) and an
+// open descriptor (/dev/stdout, /proc/self/fd/N, even of a regular file)
+// are written directly, as a shell's > would, and never deleted.
 type output struct {
 	*os.File
 	path    string // as the user gave it, for messages
@@ -38,6 +40,9 @@ func createOutput(path string) (*output, error) {
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
+	if throughDescriptor(path) {
+		return openDirect(path)
+	}
 	target := path
 	if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
 		if fi == nil {
@@ -46,8 +51,8 @@ func createOutput(path string) (*output, error) {
 		if target, err = filepath.EvalSymlinks(path); err != nil {
 			return openDirect(path)
 		}
-		// A link that resolves elsewhere than the file it opens (a
-		// descriptor in /proc of a deleted file) is written directly.
+		// A link that resolves elsewhere than the file it opens is
+		// written directly: replacing the one would not change the other.
 		if ti, err := os.Stat(target); err != nil || !os.SameFile(fi, ti) {
 			return openDirect(path)
 		}
@@ -55,12 +60,43 @@ func createOutput(path string) (*output, error) {
 	perm := fs.FileMode(0o666) // less the umask, as a shell's > creates
 	if fi != nil {
 		perm = fi.Mode().Perm()
+		// A file the user may not write is not replaced either.
+		f, err := os.OpenFile(target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
 	}
 	f, err := createTemp(target, perm, fi != nil)
 	if err != nil {
 		return nil, err
 	}
 	return &output{File: f, path: path, target: target}, nil
+}
+
+// throughDescriptor reports whether path, or a symbolic link on the way
+// from it, names an open descriptor (/dev/stdout is a link to
+// /proc/self/fd/1): the output is then the stream the descriptor is, even
+// when it is a regular file, and it is written directly.
+func throughDescriptor(path string) bool {
+	for range 40 { // the kernel's own bound on links followed
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return false
+		}
+		if strings.HasPrefix(abs, "/proc/") || strings.HasPrefix(abs, "/dev/fd/") {
+			return true
+		}
+		dest, err := os.Readlink(abs)
+		if err != nil {
+			return false
+		}
+		if !filepath.IsAbs(dest) {
+			dest = filepath.Join(filepath.Dir(abs), dest)
+		}
+		path = dest
+	}
+	return false
 }
 
 // openDirect opens path, which cannot be renamed over, for writing.

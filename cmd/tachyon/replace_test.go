@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -238,4 +240,46 @@ func TestFailedSPXAddsNothing(t *testing.T) {
 	}
 	assertKept(t, filepath.Join(out, "keep.txt"), out, "keep.txt", second+".json")
 	assertNames(t, filepath.Dir(out), "spx")
+}
+
+// TestOutputPermissionsAndDescriptors: a file the user may not write is
+// not replaced (as a shell's > fails on it); an output named through an
+// open descriptor (/proc/self/fd/N, as /dev/stdout is) is written
+// directly, even a regular file: the descriptor's file keeps its identity.
+func TestOutputPermissionsAndDescriptors(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(in, proftest.AllStatusesBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	ro := existing(t, dir, "ro.json")
+	if err := os.Chmod(ro, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() != 0 { // root may write any file
+		if code, _, errs := runCLI("convert", "--to", "speedscope", in, "-o", ro); code != exitBad || !strings.Contains(errs, "permission denied") {
+			t.Errorf("convert over a read-only file: exit %d %q; want 1, permission denied", code, errs)
+		}
+		assertKept(t, ro, dir, "ro.json")
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	f, err := os.Create(filepath.Join(dir, "fd.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before, _ := f.Stat()
+	if code, _, errs := runCLI("convert", "--to", "speedscope", in, "-o", "/proc/self/fd/"+strconv.Itoa(int(f.Fd()))); code != exitOK {
+		t.Fatalf("convert to /proc/self/fd/N: exit %d %q", code, errs)
+	}
+	after, err := os.Stat(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || after.Size() == 0 {
+		t.Errorf("the descriptor's file: same file %v, %d bytes; want the same file, written", os.SameFile(before, after), after.Size())
+	}
+	assertNames(t, dir, "fd.json", "ro.json")
 }
