@@ -27,7 +27,9 @@ type Options struct {
 	// sent.
 	MaxBytes int64
 	// Dir is the directory of the temporary file that holds the profile
-	// until it is sent (os.TempDir if empty).
+	// until it is sent (os.TempDir if empty). Where that is a tmpfs, the
+	// file takes the machine's memory, not the process's: name a
+	// directory on a disk to keep it off both.
 	Dir string
 }
 
