@@ -8,7 +8,10 @@
 //	curl -o prof.bin 'http://host/debug/tachyon?seconds=10&mode=wall'
 //
 // The request profiles the whole process for the given time and answers with
-// the finalized Tachyon file. Unlike net/http/pprof, importing the package
-// registers nothing: mount the handler where you want it (and protect it as
-// you would pprof).
+// the finalized Tachyon file, written to a temporary file rather than held
+// in memory, and bounded by Options.MaxBytes. Unlike net/http/pprof,
+// importing the package registers nothing: mount the handler where you want
+// it, on a listener that is not public or behind authentication, as
+// Handler's documentation explains: a profile exposes the program's stacks
+// and source paths.
 package httpprof

@@ -3,22 +3,38 @@ package httpprof
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/sampler"
 )
 
-// Limits on the query parameters.
+// Limits on the query parameters and on what one request may hold.
 const (
-	DefaultSeconds = 30   // profile duration when seconds is absent
-	MaxSeconds     = 3600 // longest profile one request may ask for
+	DefaultSeconds  = 30        // profile duration when seconds is absent
+	MaxSeconds      = 3600      // longest profile one request may ask for
+	DefaultMaxBytes = 256 << 20 // Options.MaxBytes when it is not set
 )
 
-// Handler returns the profiling handler. Query parameters, all optional:
+// Options bound what one request may use. The zero value is the default.
+type Options struct {
+	// MaxBytes is the most bytes one profile may take (DefaultMaxBytes if
+	// zero or negative). A profile that would pass it stops at once and
+	// the request is answered 507 Insufficient Storage: nothing of it is
+	// sent.
+	MaxBytes int64
+	// Dir is the directory of the temporary file that holds the profile
+	// until it is sent (os.TempDir if empty). Where that is a tmpfs, the
+	// file takes the machine's memory, not the process's: name a
+	// directory on a disk to keep it off both.
+	Dir string
+}
+
+// Handler returns the profiling handler with the default Options. Query
+// parameters, all optional:
 //
 //	seconds  profile duration, may be fractional (default 30, at most 3600)
 //	mode     "wall" (default) or "cpu"
@@ -30,12 +46,38 @@ const (
 // the backend that ran. Errors: 400 for a bad parameter, or seconds longer
 // than the server's WriteTimeout; 409 Conflict when a profile is already
 // running in the process (another request, package auto, or the program's
-// own profiler.Start); 500 when profiling fails. If the client goes away the
-// profile stops early and nothing is sent. The profile is held in memory
-// until sent.
-func Handler() http.Handler { return http.HandlerFunc(serve) }
+// own profiler.Start); 507 Insufficient Storage when the profile passes
+// Options.MaxBytes; 500 when profiling fails (the temporary file cannot be
+// created or written, for one). If the client goes away the profile stops
+// early and nothing is sent.
+//
+// What a request holds: the profile is written to a temporary file, not
+// the heap, and sent from it; the file is deleted when the request ends,
+// whatever happens (on Unix it has no name from the start, so that not
+// even a crash leaves it). One request at a time profiles (the others get
+// 409), so the handler takes at most Options.MaxBytes of disk.
+//
+// Protect the endpoint. The profile holds the stacks of every goroutine,
+// the names of the program's functions and the paths of its source files,
+// and a request costs the program the sampling it asks for (up to an hour
+// at 10000 Hz). Do not serve it on a public listener: mount it on a
+// separate listener bound to a private address or localhost, or behind the
+// authentication that guards the program's other internals, as the
+// documentation of net/http/pprof advises for its handlers.
+func Handler() http.Handler { return NewHandler(Options{}) }
 
-func serve(w http.ResponseWriter, r *http.Request) {
+// NewHandler returns the profiling handler of Handler with the given
+// limits.
+func NewHandler(o Options) http.Handler {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	return &handler{o}
+}
+
+type handler struct{ o Options }
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	opts, d, err := parse(r)
 	if err != nil {
@@ -46,8 +88,13 @@ func serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("httpprof: seconds=%v exceeds the server's WriteTimeout %v", d.Seconds(), srv.WriteTimeout), http.StatusBadRequest)
 		return
 	}
-	var buf seekbuf.Buffer
-	p := profiler.Start(append(opts, profiler.WithOutput(&buf), profiler.WithQuiet(true))...)
+	sp, err := newSpill(h.o.Dir, h.o.MaxBytes)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer sp.remove()
+	p := profiler.Start(append(opts, profiler.WithOutput(sp), profiler.WithQuiet(true))...)
 	if err := p.Err(); err != nil {
 		code := http.StatusInternalServerError
 		if errors.Is(err, profiler.ErrRunning) {
@@ -60,20 +107,30 @@ func serve(w http.ResponseWriter, r *http.Request) {
 	defer t.Stop()
 	select {
 	case <-t.C:
+	case <-sp.full:
 	case <-r.Context().Done():
 		p.Stop() // client gone: nobody to send the profile to
 		return
 	}
-	if err := p.Stop(); err != nil {
+	err = p.Stop()
+	if sp.tooLarge() {
+		http.Error(w, fmt.Sprintf("httpprof: the profile passed the handler's limit of %d bytes (Options.MaxBytes); ask for fewer seconds or a lower rate", h.o.MaxBytes), http.StatusInsufficientStorage)
+		return
+	}
+	var body io.Reader
+	if err == nil {
+		body, err = sp.reader()
+	}
+	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/octet-stream")
-	h.Set("Content-Disposition", `attachment; filename="profile.tachyon"`)
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("X-Tachyon-Backend", p.Backend().String())
-	w.Write(buf.Bytes())
+	hd := w.Header()
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Content-Disposition", `attachment; filename="profile.tachyon"`)
+	hd.Set("Content-Length", strconv.FormatInt(sp.size, 10))
+	hd.Set("X-Tachyon-Backend", p.Backend().String())
+	io.Copy(w, body)
 }
 
 // parse reads the query into options and a duration.

@@ -146,7 +146,7 @@ type usageProblem string
 func (u usageProblem) Error() string { return string(u) }
 
 // exportToFile opens and validates the profile in, then writes it to the
-// file out with export. A failed export leaves no output file behind.
+// file out with export. A failed export leaves out as it was.
 func exportToFile(in input, out string, export func(io.Writer, *reader.File) error) (err error) {
 	f, err := openVerifiedAs(in.path, in.name)
 	if err != nil {
@@ -162,18 +162,18 @@ func exportToFile(in input, out string, export func(io.Writer, *reader.File) err
 		o.discard()
 		return wrapPath(in.name, err)
 	}
-	if err := errors.Join(bw.Flush(), o.Close()); err != nil {
+	if err := bw.Flush(); err != nil {
 		o.discard()
 		return err
 	}
-	return nil
+	return o.commit()
 }
 
 // exportInOnePass is exportToFile for an export that reads every sample,
 // and so validates the whole file, before it writes a byte (NYTProf,
 // speedscope): one pass over the samples, not a verification and then
-// the export. The output is created at the first byte, so a rejected file
-// leaves -o as it was; the error is the one openVerified would give.
+// the export. The output is created at the first byte; a rejected file
+// leaves -o as it was, and the error is the one openVerified would give.
 func exportInOnePass(in input, out string, export func(io.Writer, *reader.File) error) error {
 	f, err := reader.Open(in.path)
 	if err != nil {
@@ -189,11 +189,11 @@ func exportInOnePass(in input, out string, export func(io.Writer, *reader.File) 
 		}
 		return exportError(in.name, f, err)
 	}
-	if err := errors.Join(bw.Flush(), o.Close()); err != nil {
+	if err := bw.Flush(); err != nil {
 		o.discard()
 		return err
 	}
-	return nil
+	return o.commit()
 }
 
 // maxStackFramesFlag registers --max-stack-frames into p: the bound on the

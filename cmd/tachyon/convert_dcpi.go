@@ -44,11 +44,11 @@ func (c *dcpiConverter) convert(in input, out string, stdout, stderr io.Writer) 
 // it is.
 func (c *dcpiConverter) report(in, out string, st dcpi.WriteStats, stdout, stderr io.Writer) {
 	fmt.Fprintf(stderr, "tachyon convert: note: %s stores no PCs; each leaf source line was mapped to the first "+
-		"instruction of that line in %s (an approximation, valid only if it is the profiled binary)\n", in, c.binary)
+		"instruction of that line in %s (an approximation, valid only if it is the profiled binary)\n", quoteName(in), quoteName(c.binary))
 	if st.Unmapped > 0 {
 		fmt.Fprintf(stderr, "tachyon convert: %d samples (%d leaf lines) not found in the line table were left out\n",
 			st.Unmapped, st.UnmappedLines)
 	}
 	fmt.Fprintf(stdout, "%s: %d samples at %d addresses (of %d samples considered; %d distinct leaf lines)\n",
-		out, st.Written.Samples, st.Written.Addresses, st.Samples, st.Lines)
+		quoteName(out), st.Written.Samples, st.Written.Addresses, st.Samples, st.Lines)
 }

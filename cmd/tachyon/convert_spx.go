@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/gotachyon/profiler/export/spx"
@@ -41,16 +42,24 @@ func (c *spxConverter) convert(in input, out string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer f.Close()
-	ws, err := spx.WriteDir(out, f, opt)
+	stage, err := stageDir(out)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(stage)
+	ws, err := spx.WriteDir(stage, f, opt)
 	if err != nil {
 		return exportError(in.name, f, err)
 	}
+	if err := moveInto(stage, out); err != nil {
+		return err
+	}
 	if len(ws) == 0 {
-		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", in.name)
+		fmt.Fprintf(stderr, "tachyon convert: %s has no samples: no report written\n", quoteName(in.name))
 	}
 	for _, w := range ws {
 		fmt.Fprintf(stdout, "%s: goroutine %d, %d samples, %d calls, %d functions, wall %d us\n",
-			filepath.Join(out, w.Key), w.Goroutine, w.Samples, w.Summary.Calls, w.Summary.Functions, w.Summary.WallTime/1000)
+			quoteName(filepath.Join(out, w.Key)), w.Goroutine, w.Samples, w.Summary.Calls, w.Summary.Functions, w.Summary.WallTime/1000)
 	}
 	return nil
 }
@@ -69,4 +78,47 @@ func (c *spxConverter) options(in string) (spx.Options, error) {
 		opt.Dir = abs
 	}
 	return opt, nil
+}
+
+// stageDir creates a new hidden directory beside the directory out, where
+// the reports are written before moveInto moves them into out: an export
+// that fails adds nothing to out.
+func stageDir(out string) (string, error) {
+	parent, base := filepath.Split(filepath.Clean(out))
+	if parent == "" {
+		parent = "."
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(parent, "."+base[:min(len(base), 64)]+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("%s: creating a temporary directory beside it: %w", quoteName(out), err)
+	}
+	return dir, nil
+}
+
+// moveInto moves the files of stage into the directory out, creating it.
+// It checks first that none would replace anything but a regular file, so
+// that a report that cannot be moved leaves out as it was.
+func moveInto(stage, out string) error {
+	ents, err := os.ReadDir(stage)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, e := range ents {
+		dst := filepath.Join(out, e.Name())
+		if fi, err := os.Lstat(dst); err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s: exists and is not a regular file: no report was written", quoteName(dst))
+		}
+	}
+	for _, e := range ents {
+		if err := os.Rename(filepath.Join(stage, e.Name()), filepath.Join(out, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"time"
 
 	"github.com/gotachyon/profiler"
@@ -64,11 +65,22 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 
-	opts := []profiler.Option{profiler.WithPath(*out), profiler.WithMode(mode), profiler.WithRate(*rate),
+	o, err := createDemoOutput(*out)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer o.discard() // nothing once committed
+	opts := []profiler.Option{profiler.WithOutput(o.File), profiler.WithMode(mode), profiler.WithRate(*rate),
 		profiler.WithBackend(backend), profiler.WithCompression(comp),
 		profiler.WithQuiet(true), profiler.WithLogger(log.New(io.Discard, "", 0))}
+	var d *output
 	if *dcpiOut != "" {
-		opts = append(opts, profiler.WithLeafPC(dcpi.AtStop(*dcpiOut, *rate)))
+		if d, err = createOutput(*dcpiOut); err != nil {
+			return fail(stderr, err)
+		}
+		defer d.discard()
+		// The histogram is written by name, to the temporary file.
+		opts = append(opts, profiler.WithLeafPC(dcpi.AtStop(d.Name(), *rate)))
 	}
 	p := profiler.Start(opts...)
 	if err := p.Err(); err != nil {
@@ -83,22 +95,48 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	if werr != nil {
 		return fail(stderr, werr)
 	}
+	sum, err := summarize(o.Name(), *out)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if err := o.commit(); err != nil {
+		return fail(stderr, err)
+	}
+	if d != nil {
+		if err := d.commit(); err != nil {
+			return fail(stderr, err)
+		}
+	}
 	st := p.Stats()
-	fmt.Fprintf(stdout, "wrote %s: %s mode, backend %s, %.1f Hz achieved (asked %d)\n", *out, mode, st.Backend, st.AchievedHz, *rate)
+	fmt.Fprintf(stdout, "wrote %s: %s mode, backend %s, %.1f Hz achieved (asked %d)\n", quoteName(*out), mode, st.Backend, st.AchievedHz, *rate)
 	if st.Fallback != "" {
 		fmt.Fprintf(stdout, "fell back to snapshots: %s\n", st.Fallback)
 	}
 	fmt.Fprintf(stdout, "workload measured hotA/hotB: %.1f%% / %.1f%% of thread CPU time\n", 100*res.Split(), 100*(1-res.Split()))
-	f, err := openVerified(*out)
+	sum.Print(stdout)
+	fmt.Fprintf(stdout, "next: tachyon info %s\n", quoteName(*out))
+	return exitOK
+}
+
+// createDemoOutput is createOutput for the demo's profile, which it reads
+// back: it must be a regular file (or not exist yet).
+func createDemoOutput(path string) (*output, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: is not a regular file: the demo reads its profile back", quoteName(path))
+	}
+	return createOutput(path)
+}
+
+// summarize reads the profile at path, which messages call name, back.
+func summarize(path, name string) (demo.Summary, error) {
+	f, err := openVerifiedAs(path, name)
 	if err != nil {
-		return fail(stderr, err)
+		return demo.Summary{}, err
 	}
 	defer f.Close()
 	sum, err := demo.Summarize(f)
 	if err != nil {
-		return fail(stderr, wrapPath(*out, err))
+		return sum, wrapPath(name, err)
 	}
-	sum.Print(stdout)
-	fmt.Fprintf(stdout, "next: tachyon info %s\n", *out)
-	return exitOK
+	return sum, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,7 +53,7 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 	defer src.Close()
 	input, err := jsonl.NewInput(src)
 	if err != nil {
-		return fmt.Errorf("%s: %w", in, err)
+		return fmt.Errorf("%s: %w", quoteName(in), err)
 	}
 	o, err := createOutput(out)
 	if err != nil {
@@ -63,7 +62,7 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 	w, err := writer.New(o, writer.Options{StartTime: input.Meta.StartTimeUS, Interval: input.Meta.IntervalUS, Compression: c})
 	if err != nil {
 		o.discard()
-		return fmt.Errorf("%s: %w", out, err)
+		return fmt.Errorf("%s: %w", quoteName(out), err)
 	}
 	var s jsonl.Sample
 	var ws writer.Sample
@@ -83,14 +82,14 @@ func encodeFile(in, out string, c tachyon.Compression) error {
 		if err != nil {
 			w.Close()
 			o.discard()
-			return fmt.Errorf("%s: %w", in, err)
+			return fmt.Errorf("%s: %w", quoteName(in), err)
 		}
 	}
-	if err := errors.Join(w.Close(), o.Close()); err != nil {
+	if err := w.Close(); err != nil {
 		o.discard()
-		return fmt.Errorf("%s: %w", out, err)
+		return fmt.Errorf("%s: %w", quoteName(out), err)
 	}
-	return nil
+	return o.commit()
 }
 
 // timestamps checks that each thread's timestamps do not go back, from the

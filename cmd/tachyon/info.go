@@ -94,7 +94,7 @@ func (x *facts) print(stdout io.Writer, name string) {
 	f, st := x.f, x.st
 	h, ft := f.Header, f.Footer
 	_, region := f.SampleRegion()
-	fmt.Fprintf(stdout, "file:          %s\n", name)
+	fmt.Fprintf(stdout, "file:          %s\n", quoteName(name))
 	fmt.Fprintf(stdout, "version:       %d\n", h.Version)
 	fmt.Fprintf(stdout, "start time:    %s\n", startTime(h.StartTime))
 	fmt.Fprintf(stdout, "interval:      %d us\n", h.Interval)

@@ -142,17 +142,20 @@ func parseFlags(fs *flag.FlagSet, args []string) (pos []string, code int) {
 	}
 }
 
-// usageError says what is wrong with a command line, then prints the
-// command's usage, on the flag set's output (stderr), and returns
-// exitUsage.
+// usageError says what is wrong with a command line (quoted, as fail
+// quotes, if it is not one plain line), then prints the command's usage,
+// on the flag set's output (stderr), and returns exitUsage.
 func usageError(fs *flag.FlagSet, format string, args ...any) int {
-	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), fmt.Sprintf(format, args...))
+	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), quoteName(fmt.Sprintf(format, args...)))
 	fs.Usage()
 	return exitUsage
 }
 
-// fail prints err and returns the exit code for bad input.
+// fail prints err and returns the exit code for bad input. A message
+// that is not one plain line (a file name in it holds a line break or
+// another control character, and no quoteName quoted it) is printed
+// quoted, so that it cannot forge a line.
 func fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "tachyon: %v\n", err)
+	fmt.Fprintf(stderr, "tachyon: %s\n", quoteName(err.Error()))
 	return exitBad
 }

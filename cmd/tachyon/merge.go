@@ -65,21 +65,19 @@ func sameFile(out string, paths []string) string {
 	return ""
 }
 
-// mergeToFile merges paths into the file out. The inputs' headers are all
-// checked before out is opened; a merge that fails later (a sample record
-// the reader rejects, a thread going back in time) removes out if it
-// created it.
+// mergeToFile merges paths into the file out. The merge is written to a
+// temporary file that replaces out only once it is whole: a merge that
+// fails (a header or a sample record the reader rejects, in any input, a
+// thread going back in time) leaves out as it was.
 func mergeToFile(out string, paths []string, c merge.Compression) (merge.Stats, error) {
 	o, err := createOutput(out)
 	if err != nil {
 		return merge.Stats{}, err
 	}
 	st, err := merge.Merge(o.File, paths, merge.Options{Compression: c})
-	if err == nil {
-		err = o.Close()
-	}
 	if err != nil {
 		o.discard()
+		return st, err
 	}
-	return st, err
+	return st, o.commit()
 }

@@ -39,7 +39,7 @@ type pathError struct {
 	err  error
 }
 
-func (e *pathError) Error() string { return e.path + ": " + e.err.Error() }
+func (e *pathError) Error() string { return quoteName(e.path) + ": " + e.err.Error() }
 func (e *pathError) Unwrap() error { return e.err }
 
 func wrapPath(path string, err error) error { return &pathError{path, err} }

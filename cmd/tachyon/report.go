@@ -73,13 +73,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	err = p.WriteHTML(w)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := p.WriteHTML(w); err != nil {
 		w.discard()
-		return fail(stderr, fmt.Errorf("%s: %w", *out, err))
+		return fail(stderr, fmt.Errorf("%s: %w", quoteName(*out), err))
+	}
+	if err := w.commit(); err != nil {
+		return fail(stderr, err)
 	}
 	return exitOK
 }

@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "verify",
-		summary: "validate files strictly; prints 'FILE: ok' or 'FILE: offset N: reason'",
+		summary: "validate files strictly; prints 'FILE: ok' or 'FILE: offset N: reason' (FILE quoted as a Go string if not plain)",
 		usage:   "FILE|DIR...",
 		run:     runVerify,
 	})
@@ -29,11 +29,11 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	for _, path := range expandEach(unfinished(files, stderr), stdout, &code) {
 		if err := verifyFile(path); err != nil {
-			fmt.Fprintln(stdout, err)
+			fmt.Fprintln(stdout, quoteNames(err.Error(), path))
 			code = exitBad
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: ok\n", path)
+		fmt.Fprintf(stdout, "%s: ok\n", quoteName(path))
 	}
 	return code
 }
@@ -46,7 +46,7 @@ func expandEach(args []string, w io.Writer, code *int) []string {
 	for _, a := range args {
 		got, err := merge.Expand([]string{a})
 		if err != nil {
-			fmt.Fprintln(w, err)
+			fmt.Fprintln(w, quoteNames(err.Error(), a))
 			*code = exitBad
 			continue
 		}
