@@ -2,11 +2,9 @@ package auto
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -62,17 +60,7 @@ func runApp(t *testing.T, app, out string, sig syscall.Signal, wait time.Duratio
 	time.Sleep(wait)
 	cmd.Process.Signal(sig)
 	rest, _ := io.ReadAll(r)
-	err := cmd.Wait()
-	run := appRun{stdout: string(rest), status: "exit 0"}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			run.status = "signal " + ws.Signal().String()
-		} else {
-			run.status = fmt.Sprintf("exit %d", ee.ExitCode())
-		}
-	}
-	return run
+	return appRun{stdout: string(rest), status: exitStatus(cmd.Wait())}
 }
 
 // TestSignalsLikeWithout checks that a plain app and one with its own
