@@ -138,6 +138,11 @@ type Config struct {
 	// its tick took). The snapshot backend has no
 	// PCs and never calls it.
 	LeafPC func(pc uintptr)
+	// Log, if set, is called (from a sampler goroutine) with a line that
+	// the operator should see at once, while the profile runs: that the
+	// sampler took over the CPU profiler the application stopped (see
+	// Stats.CPUProfile).
+	Log func(msg string)
 }
 
 // DefaultRate is the sampling rate used when Config.Rate is 0.
@@ -184,6 +189,23 @@ type Stats struct {
 	// when the trace backend ran throughout (SignalWakesKnown).
 	SignalWakes      []SignalWake
 	SignalWakesKnown bool
+	// CPUSamples counts the CPU-profile samples the trace carried: in CPU
+	// mode the samples (Ticks counts those of goroutines), in wall mode the
+	// evidence of where running goroutines are.
+	CPUSamples uint64
+	// CPUProfile says, when the trace backend did not hold the CPU
+	// profiler throughout, how its CPU samples came ("" if it held it, or
+	// did not use it): it shared the CPU profile the application was
+	// running at Start, at the application's rate, and took the CPU
+	// profiler over, at the profile's rate, when the application stopped
+	// it. The application's own pprof.StartCPUProfile fails after that, as
+	// it does when the sampler starts first.
+	CPUProfile string
+	// CPUGap bounds the time without CPU samples: between the
+	// application's stopping the CPU profile the sampler shared and the
+	// sampler's taking it over (or Stop), summed. CPU mode has no samples
+	// then; wall mode places running goroutines by preemptions alone.
+	CPUGap time.Duration
 }
 
 // SignalWake is a goroutine woken by the os/signal package: a receiver of
@@ -236,6 +258,7 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
 	s.em = newEmitter(cfg, sink)
+	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
 	var fallback string
 	switch cfg.Backend {
 	case Auto:
@@ -294,6 +317,8 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Refused = em.refused()
 		s.stats.SignalWakes = em.signalWakes
 		s.stats.SignalWakesKnown = s.stats.Backend == Trace && len(s.stats.Switches) == 0
+		s.stats.CPUSamples = em.cpuSamples
+		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		if sec := elapsed.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec
 		}
