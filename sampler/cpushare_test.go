@@ -192,3 +192,42 @@ func TestCPURecordDescribe(t *testing.T) {
 		})
 	}
 }
+
+// TestTakeoverRate checks that a CPU-mode takeover runs the CPU profiler
+// at the profile's rate, not pprof's, and that Stats says the shared
+// samples came at the application's rate.
+func TestTakeoverRate(t *testing.T) {
+	if cpuTimerHz() == unknownHz {
+		t.Logf("the CPU profiling timer cannot be read on %s", runtime.GOOS)
+		return
+	}
+	const hz = 250
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		t.Fatalf("the application's CPU profile: %v", err)
+	}
+	s, err := Start(Config{Mode: CPU, Backend: Trace, Rate: hz}, newMemSink())
+	if err != nil {
+		pprof.StopCPUProfile()
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	pprof.StopCPUProfile()
+	got := 0
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && got == 0; {
+		time.Sleep(20 * time.Millisecond)
+		got = cpuTimerHz()
+	}
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != hz {
+		t.Errorf("CPU profiling timer at %d Hz after the takeover, want %d", got, hz)
+	}
+	if !strings.Contains(st.CPUProfile, "took it over") || !strings.Contains(st.CPUProfile, "samples come at 100 Hz, not 250 Hz") {
+		t.Errorf("Stats.CPUProfile %q, want a takeover and the shared samples' rate", st.CPUProfile)
+	}
+	if h := cpuTimerHz(); h != 0 {
+		t.Errorf("CPU profiling timer at %d Hz after Stop, want off", h)
+	}
+}
