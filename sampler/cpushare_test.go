@@ -88,7 +88,7 @@ func TestAppStopsCPUProfile(t *testing.T) {
 	}
 	want := cpu.Seconds() * DefaultRate
 	t.Logf("%d spinner samples for %v of CPU (%.0f expected)", n, cpu, want)
-	if float64(n) < 0.7*want || float64(n) > 1.3*want+10 {
+	if float64(n) < 0.6*want || float64(n) > 1.3*want+10 {
 		t.Fatalf("%d spinner samples for %v of CPU, want about %.0f", n, cpu, want)
 	}
 }
@@ -100,8 +100,8 @@ func TestAppStopsCPUProfile(t *testing.T) {
 func TestAppStopsCPUProfileWall(t *testing.T) {
 	sink, st, _, cpu := appStopsCPU(t, Config{Mode: Wall, Backend: Trace}, 500*time.Millisecond, 3*time.Second)
 	want := cpu.Seconds() * wallCPUHz // the spinner's alone: the trace carries more
-	if float64(st.CPUSamples) < 0.7*want {
-		t.Fatalf("%d CPU samples in the trace for the spinner's %v of CPU, want at least %.0f", st.CPUSamples, cpu, 0.7*want)
+	if float64(st.CPUSamples) < 0.6*want {
+		t.Fatalf("%d CPU samples in the trace for the spinner's %v of CPU, want at least %.0f", st.CPUSamples, cpu, 0.6*want)
 	}
 	for _, s := range sink.all() {
 		if s.hasFunc("sampler.watchCPU") {
