@@ -92,7 +92,7 @@ func TestAppStopsItsCPUProfile(t *testing.T) {
 	if float64(n) < 0.6*want || float64(n) > 1.3*want+10 {
 		t.Errorf("%d samples of the spinner for %v of CPU, want about %.0f", n, cpu, want)
 	}
-	if !strings.Contains(st.CPUProfile, "took it over") || st.CPUGap <= 0 || st.CPUGap > time.Second {
+	if !strings.Contains(st.CPUProfile, "started it again") || st.CPUGap <= 0 || st.CPUGap > time.Second {
 		t.Errorf("Stats.CPUProfile %q, CPUGap %v: want a takeover after a gap under a second", st.CPUProfile, st.CPUGap)
 	}
 }

@@ -6,81 +6,77 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"time"
 )
 
 // The CPU profiler beside the trace. A process has one CPU profile,
-// started with pprof.StartCPUProfile; its samples reach the execution
-// trace with goroutine ids whoever started it. A trace backend takes it
-// for its run if it is free. If the application runs its own CPU profile
-// at that moment, the backend shares it: the samples come at the
+// started with pprof.StartCPUProfile and stopped with
+// pprof.StopCPUProfile, whoever started it; its samples reach the
+// execution trace with goroutine ids whoever started it. A trace backend
+// takes it for its run if it is free. If the application runs its own CPU
+// profile at that moment, the backend shares it: the samples come at the
 // application's rate, and stop when the application stops its profile.
-// While it shares, a watcher goroutine checks a few times a second
-// whether the application stopped it and then takes the CPU profiler
-// over, at the mode's rate, so that the samples keep coming. Stats says
-// what happened, Config.Log at once.
+// The application may also stop the backend's own (a deferred
+// pprof.StopCPUProfile after its pprof.StartCPUProfile failed). A watcher
+// goroutine checks a few times a second whether the CPU profile stopped,
+// and then starts it again, at the mode's rate, so that the samples keep
+// coming. Stats says what happened, Config.Log at once.
 //
 // Where the runtime's profiling timer can be read (Linux, getitimer of
-// ITIMER_PROF), the watcher takes over only once the timer has been off
-// for cpuFreeFor: an application that stops a CPU profile and starts the
-// next at once (a continuous profiler) finds the CPU profiler free again,
-// as it would without this package. Elsewhere it can only try to start
-// one: the first check that finds the CPU profiler free takes it.
+// ITIMER_PROF), the watcher starts it again only once the timer has been
+// off for cpuFreeFor: an application that stops a CPU profile and starts
+// the next at once (a continuous profiler) finds the CPU profiler free
+// again, as it would without this package. Elsewhere it can only try to
+// start one: the first check that finds the CPU profiler free takes it.
 
 const (
 	// pprofHz is the rate pprof.StartCPUProfile sets.
 	pprofHz = 100
-	// cpuCheckEvery is how often the watcher looks while it shares.
+	// cpuCheckEvery is how often the watcher looks.
 	cpuCheckEvery = 50 * time.Millisecond
 	// cpuFreeFor is how long the profiling timer must have been seen off
-	// before the watcher takes over.
+	// before the watcher starts the CPU profiler again.
 	cpuFreeFor = 100 * time.Millisecond
 	// unknownHz is what cpuTimerHz returns where the timer cannot be read.
 	unknownHz = -1
 )
 
-// cpuProfiler is a trace backend's use of the CPU profiler: owned, or
-// shared with the application's and watched. The watcher owns lastOn and
-// owned until done is closed.
+// cpuProfiler is a trace backend's use of the CPU profiler, owned or
+// shared with the application's, and its watcher. The watcher owns lastOn
+// and owned until done is closed.
 type cpuProfiler struct {
 	hz     int
 	rec    *cpuRecord
-	owned  bool
-	lastOn time.Time // the watcher's latest sight of the application's profile
+	owned  bool      // the backend started the CPU profile running now
+	lastOn time.Time // the latest sight of a CPU profile running
 	quit   chan struct{}
 	done   chan struct{}
 }
 
 // startCPUProfiler takes the CPU profiler at hz, or shares the
-// application's and starts the watcher.
+// application's, and starts the watcher.
 func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
-	c := &cpuProfiler{hz: hz, rec: rec}
-	if takeCPU(hz) {
-		c.owned = true
-		return c
+	c := &cpuProfiler{hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
+	c.owned = takeCPU(hz)
+	if !c.owned {
+		rec.share(mode, cpuTimerHz(), hz)
 	}
-	c.lastOn = time.Now()
-	rec.share(mode, cpuTimerHz(), hz)
-	c.quit, c.done = make(chan struct{}), make(chan struct{})
 	go watchCPU(c)
 	return c
 }
 
-// stop stops the watcher and the CPU profiler if this backend owns it.
-// Still sharing, it records whether the application stopped its profile
-// since the watcher's latest look.
+// stop stops the watcher, records whether the CPU profile stopped since
+// its latest look, and stops the CPU profiler if this backend started it.
 func (c *cpuProfiler) stop() {
-	if c.quit != nil {
-		close(c.quit)
-		<-c.done
+	close(c.quit)
+	<-c.done
+	if cpuTimerHz() == 0 {
+		c.rec.stoppedBeforeEnd(time.Since(c.lastOn))
 	}
 	if c.owned {
 		pprof.StopCPUProfile()
-		return
-	}
-	if cpuTimerHz() == 0 {
-		c.rec.stoppedBeforeEnd(time.Since(c.lastOn))
 	}
 }
 
@@ -108,9 +104,9 @@ func takeCPU(hz int) bool {
 	return pprof.StartCPUProfile(io.Discard) == nil
 }
 
-// watchCPU is the watcher's goroutine: it takes the CPU profiler over once
-// the application has stopped its profile, and then ends. The sampler
-// hides it by its start function (see roleOf).
+// watchCPU is the watcher's goroutine: it starts the CPU profiler again
+// whenever the CPU profile has stopped. The sampler hides it by its start
+// function (see roleOf).
 func watchCPU(c *cpuProfiler) {
 	defer close(c.done)
 	tick := time.NewTicker(cpuCheckEvery)
@@ -137,13 +133,13 @@ func watchCPU(c *cpuProfiler) {
 			}
 		}
 		if !takeCPU(c.hz) {
-			// Still the application's (or already again).
+			// A CPU profile runs (the backend's, or the application's).
 			c.lastOn, offSince = now, time.Time{}
 			continue
 		}
 		c.owned = true
-		c.rec.tookOver(now, now.Sub(c.lastOn))
-		return
+		c.rec.restarted(now, now.Sub(c.lastOn))
+		c.lastOn, offSince = now, time.Time{}
 	}
 }
 
@@ -153,15 +149,15 @@ var watchCPUName = runtime.FuncForPC(reflect.ValueOf(watchCPU).Pointer()).Name()
 // cpuRecord is the sampler's account of the CPU profiler across its trace
 // backends, for Stats.CPUProfile and Stats.CPUGap.
 type cpuRecord struct {
-	mu        sync.Mutex
-	log       func(string)
-	start     time.Time
-	shared    bool // a backend shared the application's CPU profile
-	appHz     int  // its rate, where known (0 if not)
-	takeovers int
-	firstAt   time.Duration // since start, the first takeover
-	takeGap   time.Duration // summed bounds of the time without samples before each takeover
-	endGap    time.Duration // the same, before a backend that still shared stopped
+	mu         sync.Mutex
+	log        func(string)
+	start      time.Time
+	shared     bool // a backend shared the application's CPU profile
+	appHz      int  // its rate, where known (0 if not)
+	restarts   int
+	firstAt    time.Duration // since start, the first restart
+	restartGap time.Duration // summed bounds of the time without samples before each restart
+	endGap     time.Duration // the same, before a backend stopped
 }
 
 // share records that a backend shares the application's CPU profile,
@@ -198,20 +194,20 @@ func rateNote(mode Mode, hz, want int) string {
 	return ""
 }
 
-// tookOver records a takeover at now, after at most gap without samples,
-// and says so in the log.
-func (r *cpuRecord) tookOver(now time.Time, gap time.Duration) {
+// restarted records that the sampler started the CPU profiler again at
+// now, after at most gap without samples, and says so in the log.
+func (r *cpuRecord) restarted(now time.Time, gap time.Duration) {
 	r.mu.Lock()
-	r.takeovers++
+	r.restarts++
 	at := now.Sub(r.start)
-	if r.takeovers == 1 {
+	if r.restarts == 1 {
 		r.firstAt = at
 	}
-	r.takeGap += gap
+	r.restartGap += gap
 	log := r.log
 	r.mu.Unlock()
 	if log != nil {
-		log(fmt.Sprintf("the application stopped the CPU profile the sampler shared; the sampler took the CPU profiler over at %v, after at most %v without CPU samples (the application's pprof.StartCPUProfile fails until the profile stops)",
+		log(fmt.Sprintf("the CPU profile stopped (the application called pprof.StopCPUProfile); the sampler started it again at %v, after at most %v without CPU samples: the application's pprof.StartCPUProfile fails until the profile stops",
 			at.Round(time.Millisecond), gap.Round(time.Millisecond)))
 	}
 }
@@ -229,27 +225,27 @@ func (r *cpuRecord) stoppedBeforeEnd(d time.Duration) {
 func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.shared {
-		return "", 0
+	var parts []string
+	if r.shared {
+		rate := "at its rate"
+		if r.appHz > 0 {
+			rate = fmt.Sprintf("at %d Hz", r.appHz)
+		}
+		parts = append(parts, "shared the application's CPU profile ("+rate+")")
 	}
-	rate := "at its rate"
-	if r.appHz > 0 {
-		rate = fmt.Sprintf("at %d Hz", r.appHz)
-	}
-	s := "shared the application's CPU profile (" + rate + ")"
 	switch {
-	case r.takeovers == 1:
-		s += fmt.Sprintf("; the application stopped it and the sampler took it over at %v, after at most %v without CPU samples",
-			r.firstAt.Round(time.Millisecond), r.takeGap.Round(time.Millisecond))
-	case r.takeovers > 1:
-		s += fmt.Sprintf("; the application stopped it and the sampler took it over %d times, first at %v, after at most %v without CPU samples in all",
-			r.takeovers, r.firstAt.Round(time.Millisecond), r.takeGap.Round(time.Millisecond))
+	case r.restarts == 1:
+		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and the sampler started it again at %v, after at most %v without CPU samples",
+			r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
+	case r.restarts > 1:
+		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile %d times and the sampler started it again, first at %v, after at most %v without CPU samples in all",
+			r.restarts, r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
 	}
 	if r.endGap > 0 {
-		s += fmt.Sprintf("; the application stopped it and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond))
+		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))
 	}
-	if note := rateNote(mode, r.appHz, hz); note != "" {
-		s += "; while shared, " + note
+	if note := rateNote(mode, r.appHz, hz); r.shared && note != "" {
+		parts = append(parts, "while shared, "+note)
 	}
-	return s, r.takeGap + r.endGap
+	return strings.Join(parts, "; "), r.restartGap + r.endGap
 }

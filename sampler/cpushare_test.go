@@ -65,10 +65,10 @@ func appStopsCPU(t *testing.T, cfg Config, stopAfter, total time.Duration) (*mem
 	logMu.Lock()
 	defer logMu.Unlock()
 	t.Logf("spinner CPU %v; CPU samples %d; CPUProfile %q; CPUGap %v; log %q", cpu, st.CPUSamples, st.CPUProfile, st.CPUGap, logs)
-	if !strings.Contains(st.CPUProfile, "took it over") || st.CPUGap <= 0 || st.CPUGap > time.Second {
+	if !strings.HasPrefix(st.CPUProfile, "shared the application's CPU profile") || !strings.Contains(st.CPUProfile, "started it again") || st.CPUGap <= 0 || st.CPUGap > time.Second {
 		t.Errorf("Stats.CPUProfile %q, CPUGap %v: want a takeover after a gap under a second", st.CPUProfile, st.CPUGap)
 	}
-	if len(logs) != 2 || !strings.Contains(logs[0], "shares it") || !strings.Contains(logs[1], "took the CPU profiler over") {
+	if len(logs) != 2 || !strings.Contains(logs[0], "shares it") || !strings.Contains(logs[1], "started it again") {
 		t.Errorf("Config.Log got %q, want a line on sharing and one on the takeover", logs)
 	}
 	return sink, st, id, cpu
@@ -149,7 +149,7 @@ func TestAppRestartsCPUProfile(t *testing.T) {
 	if len(failed) > 0 {
 		t.Fatalf("the application's restart %d failed: %v (Stats.CPUProfile %q)", restarts+1, failed[0], st.CPUProfile)
 	}
-	if !strings.HasPrefix(st.CPUProfile, "shared the application's CPU profile (at 100 Hz)") || strings.Contains(st.CPUProfile, "took") {
+	if !strings.HasPrefix(st.CPUProfile, "shared the application's CPU profile (at 100 Hz)") || strings.Contains(st.CPUProfile, "again") {
 		t.Fatalf("Stats.CPUProfile %q, want shared without a takeover", st.CPUProfile)
 	}
 	t.Logf("%d restarts; Stats.CPUProfile %q, CPUGap %v", restarts, st.CPUProfile, st.CPUGap)
@@ -169,16 +169,16 @@ func TestCPURecordDescribe(t *testing.T) {
 		{"shared at another rate", &cpuRecord{shared: true, appHz: 100}, CPU, 1000, []string{"samples come at 100 Hz, not 1000 Hz"}},
 		{"shared at an unknown rate", &cpuRecord{shared: true}, CPU, 250, []string{"at its rate", "not 250 Hz"}},
 		{"wall ignores the rate", &cpuRecord{shared: true, appHz: 250}, Wall, 100, []string{"(at 250 Hz)"}},
-		{"took over", &cpuRecord{shared: true, appHz: 100, takeovers: 1, firstAt: 512 * time.Millisecond, takeGap: 80 * time.Millisecond},
-			CPU, 100, []string{"took it over at 512ms, after at most 80ms without CPU samples"}},
-		{"took over twice", &cpuRecord{shared: true, takeovers: 2, firstAt: time.Second, takeGap: 150 * time.Millisecond},
-			Wall, 100, []string{"took it over 2 times, first at 1s, after at most 150ms"}},
+		{"took over", &cpuRecord{shared: true, appHz: 100, restarts: 1, firstAt: 512 * time.Millisecond, restartGap: 80 * time.Millisecond},
+			CPU, 100, []string{"started it again at 512ms, after at most 80ms without CPU samples"}},
+		{"took over twice", &cpuRecord{shared: true, restarts: 2, firstAt: time.Second, restartGap: 150 * time.Millisecond},
+			Wall, 100, []string{"stopped the CPU profile 2 times and the sampler started it again, first at 1s, after at most 150ms"}},
 		{"stopped before the end", &cpuRecord{shared: true, appHz: 100, endGap: 30 * time.Millisecond},
 			CPU, 100, []string{"no CPU samples came for the last 30ms (at most)"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, gap := tc.rec.describe(tc.mode, tc.hz)
-			if tc.want == nil && got != "" || gap != tc.rec.takeGap+tc.rec.endGap {
+			if tc.want == nil && got != "" || gap != tc.rec.restartGap+tc.rec.endGap {
 				t.Fatalf("describe = %q, %v", got, gap)
 			}
 			for _, w := range tc.want {
@@ -224,10 +224,60 @@ func TestTakeoverRate(t *testing.T) {
 	if got != hz {
 		t.Errorf("CPU profiling timer at %d Hz after the takeover, want %d", got, hz)
 	}
-	if !strings.Contains(st.CPUProfile, "took it over") || !strings.Contains(st.CPUProfile, "samples come at 100 Hz, not 250 Hz") {
+	if !strings.Contains(st.CPUProfile, "started it again") || !strings.Contains(st.CPUProfile, "samples come at 100 Hz, not 250 Hz") {
 		t.Errorf("Stats.CPUProfile %q, want a takeover and the shared samples' rate", st.CPUProfile)
 	}
 	if h := cpuTimerHz(); h != 0 {
+		t.Errorf("CPU profiling timer at %d Hz after Stop, want off", h)
+	}
+}
+
+// TestAppStopsSamplerCPUProfile checks the converse: the sampler holds the
+// CPU profile and the application stops it (pprof.StopCPUProfile stops
+// whichever profile runs); the sampler starts it again, and says so.
+func TestAppStopsSamplerCPUProfile(t *testing.T) {
+	sink := newMemSink()
+	var logMu sync.Mutex
+	var logs []string
+	s, err := Start(Config{Mode: CPU, Backend: Trace, Log: func(m string) { logMu.Lock(); logs = append(logs, m); logMu.Unlock() }}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stop atomic.Bool
+	idc, cpuc := make(chan uint64, 1), make(chan time.Duration, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		idc <- goid.Current()
+		c0 := cputime.Thread()
+		spin(&stop)
+		cpuc <- cputime.Thread() - c0
+	}()
+	id := <-idc
+	time.Sleep(300 * time.Millisecond)
+	pprof.StopCPUProfile()
+	time.Sleep(1700 * time.Millisecond)
+	stop.Store(true)
+	cpu := <-cpuc
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(sink.of(id))
+	want := cpu.Seconds() * DefaultRate
+	logMu.Lock()
+	defer logMu.Unlock()
+	t.Logf("%d spinner samples for %v of CPU (%.0f expected); CPUProfile %q; CPUGap %v; log %q", n, cpu, want, st.CPUProfile, st.CPUGap, logs)
+	if float64(n) < 0.6*want {
+		t.Errorf("%d spinner samples for %v of CPU, want about %.0f", n, cpu, want)
+	}
+	if !strings.HasPrefix(st.CPUProfile, "the application stopped the CPU profile and the sampler started it again") || st.CPUGap <= 0 || st.CPUGap > time.Second {
+		t.Errorf("Stats.CPUProfile %q, CPUGap %v: want a restart after a gap under a second", st.CPUProfile, st.CPUGap)
+	}
+	if len(logs) != 1 || !strings.Contains(logs[0], "started it again") {
+		t.Errorf("Config.Log got %q, want one line on the restart", logs)
+	}
+	if h := cpuTimerHz(); h > 0 {
 		t.Errorf("CPU profiling timer at %d Hz after Stop, want off", h)
 	}
 }

@@ -138,10 +138,11 @@ type Config struct {
 	// its tick took). The snapshot backend has no
 	// PCs and never calls it.
 	LeafPC func(pc uintptr)
-	// Log, if set, is called (from a sampler goroutine) with a line that
-	// the operator should see at once, while the profile runs: that the
-	// sampler took over the CPU profiler the application stopped (see
-	// Stats.CPUProfile).
+	// Log, if set, is called from a sampler goroutine, one call at a time,
+	// with a line the operator should see at once, while the profile runs:
+	// that the sampler shares the CPU profile the application runs, and
+	// that it started the CPU profiler again after the application stopped
+	// it (see Stats.CPUProfile).
 	Log func(msg string)
 }
 
@@ -193,18 +194,20 @@ type Stats struct {
 	// mode the samples (Ticks counts those of goroutines), in wall mode the
 	// evidence of where running goroutines are.
 	CPUSamples uint64
-	// CPUProfile says, when the trace backend did not hold the CPU
-	// profiler throughout, how its CPU samples came ("" if it held it, or
-	// did not use it): it shared the CPU profile the application was
-	// running at Start, at the application's rate, and took the CPU
-	// profiler over, at the profile's rate, when the application stopped
-	// it. The application's own pprof.StartCPUProfile fails after that, as
-	// it does when the sampler starts first.
+	// CPUProfile says how the trace backend's CPU samples came when it did
+	// not hold the CPU profiler throughout ("" if it did, or did not use
+	// it). It may have shared the CPU profile the application ran at
+	// Start: the samples then come at the application's rate. When the
+	// application stops the CPU profile (its own, or the sampler's:
+	// pprof.StopCPUProfile stops whichever runs), the sampler starts it
+	// again at the profile's rate once its watcher sees it stopped.
+	// The application's own pprof.StartCPUProfile fails after that, as it
+	// does when the sampler starts first.
 	CPUProfile string
-	// CPUGap bounds the time without CPU samples: between the
-	// application's stopping the CPU profile the sampler shared and the
-	// sampler's taking it over (or Stop), summed. CPU mode has no samples
-	// then; wall mode places running goroutines by preemptions alone.
+	// CPUGap bounds the time without CPU samples, summed: from the
+	// application's stopping the CPU profile to the sampler's starting it
+	// again, or to the trace backend's end. CPU mode has no samples then;
+	// wall mode places running goroutines by preemptions alone.
 	CPUGap time.Duration
 }
 
