@@ -1,13 +1,20 @@
 package sampler
 
-import "golang.org/x/sys/unix"
+import (
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
 
 // cpuTimerHz returns the rate of the runtime's CPU profiling timer
 // (ITIMER_PROF, which the runtime sets while a CPU profile runs): 0 while
-// no CPU profile runs.
+// no CPU profile runs. A raw system call (getitimer never blocks) leaves
+// no system-call events in the trace.
 func cpuTimerHz() int {
-	it, err := unix.Getitimer(unix.ItimerProf)
-	if err != nil {
+	var it unix.Itimerval
+	_, _, errno := syscall.RawSyscall(unix.SYS_GETITIMER, unix.ITIMER_PROF, uintptr(unsafe.Pointer(&it)), 0)
+	if errno != 0 {
 		return unknownHz
 	}
 	us := it.Interval.Sec*1_000_000 + it.Interval.Usec
