@@ -46,6 +46,13 @@
 //     rate is Config.Rate, capped by the kernel (CONFIG_HZ per thread: 250
 //     a second on many distributions).
 //
+// The process has one CPU profile. If the application runs its own when
+// the trace backend starts, the backend shares it (its samples reach the
+// trace all the same, at the application's rate). When the application
+// stops the CPU profile, its own or the backend's, a watcher starts it
+// again at the mode's rate (cpuprof.go). Stats.CPUProfile and
+// Stats.CPUGap say so, Config.Log at once.
+//
 // A goroutine that has not run since tracing began is reported by the
 // runtime only at the end of the first generation, with its stack; its
 // ticks since the first are written then. One that ran first is reported

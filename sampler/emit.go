@@ -42,6 +42,8 @@ type emitter struct {
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
+	cpuSamples              uint64    // CPU samples the trace carried (Stats.CPUSamples)
+	cpu                     cpuRecord // the trace backends' use of the CPU profiler
 	goroutines              int
 	// seen holds the ids counted in goroutines that may still be sampled,
 	// across backends (the Auto supervisor switches them).

@@ -138,6 +138,12 @@ type Config struct {
 	// its tick took). The snapshot backend has no
 	// PCs and never calls it.
 	LeafPC func(pc uintptr)
+	// Log, if set, is called from a sampler goroutine, one call at a time,
+	// with a line the operator should see at once, while the profile runs:
+	// that the sampler shares the CPU profile the application runs, and
+	// that it started the CPU profiler again after the application stopped
+	// it (see Stats.CPUProfile).
+	Log func(msg string)
 }
 
 // DefaultRate is the sampling rate used when Config.Rate is 0.
@@ -184,6 +190,25 @@ type Stats struct {
 	// when the trace backend ran throughout (SignalWakesKnown).
 	SignalWakes      []SignalWake
 	SignalWakesKnown bool
+	// CPUSamples counts the CPU-profile samples the trace carried: in CPU
+	// mode the samples (Ticks counts those of goroutines), in wall mode the
+	// evidence of where running goroutines are.
+	CPUSamples uint64
+	// CPUProfile says how the trace backend's CPU samples came when it did
+	// not hold the CPU profiler throughout ("" if it did, or did not use
+	// it). It may have shared the CPU profile the application ran at
+	// Start: the samples then come at the application's rate. When the
+	// application stops the CPU profile (its own, or the sampler's:
+	// pprof.StopCPUProfile stops whichever runs), the sampler starts it
+	// again at the profile's rate once its watcher sees it stopped.
+	// The application's own pprof.StartCPUProfile fails after that, as it
+	// does when the sampler starts first.
+	CPUProfile string
+	// CPUGap bounds the time without CPU samples, summed: from the
+	// application's stopping the CPU profile to the sampler's starting it
+	// again, or to the trace backend's end. CPU mode has no samples then;
+	// wall mode places running goroutines by preemptions alone.
+	CPUGap time.Duration
 }
 
 // SignalWake is a goroutine woken by the os/signal package: a receiver of
@@ -236,6 +261,7 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
 	s.em = newEmitter(cfg, sink)
+	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
 	var fallback string
 	switch cfg.Backend {
 	case Auto:
@@ -294,6 +320,8 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Refused = em.refused()
 		s.stats.SignalWakes = em.signalWakes
 		s.stats.SignalWakesKnown = s.stats.Backend == Trace && len(s.stats.Switches) == 0
+		s.stats.CPUSamples = em.cpuSamples
+		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		if sec := elapsed.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec
 		}

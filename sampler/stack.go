@@ -137,13 +137,14 @@ const (
 // life: runtime system goroutines (start function in package runtime, other
 // than runtime.main: what runtime.Stack hides) and the goroutines that the
 // runtime/trace and runtime/pprof packages start for the profiler (the
-// trace reader, the CPU profile reader) are hidden. A goroutine is never
+// trace reader, the CPU profile reader) are hidden, and so is the CPU
+// profiler's watcher (cpuprof.go). A goroutine is never
 // classified by the frames it passes through: a user goroutine inside
 // trace.WithRegion runs runtime/trace code, and a CPU sample cut short may
 // show runtime frames only.
 func roleOf(startFunc string) role {
 	switch {
-	case strings.HasPrefix(startFunc, "runtime/trace."), startFunc == "runtime/pprof.profileWriter":
+	case strings.HasPrefix(startFunc, "runtime/trace."), startFunc == "runtime/pprof.profileWriter", startFunc == watchCPUName:
 		return roleHidden
 	case strings.HasPrefix(startFunc, "runtime.") && startFunc != "runtime.main" && startFunc != "runtime.goexit":
 		return roleHidden

@@ -3,8 +3,6 @@ package sampler
 import (
 	"fmt"
 	"io"
-	"runtime"
-	"runtime/pprof"
 	rtrace "runtime/trace"
 	"sync/atomic"
 	"time"
@@ -40,8 +38,8 @@ type traceBackend struct {
 	pr         *io.PipeReader
 	pw         *io.PipeWriter
 	rd         source
-	cpuStarted bool
-	released   atomic.Bool // the tracer and CPU profiler are stopped
+	cpuProfile *cpuProfiler // nil without CPU samples
+	released   atomic.Bool  // the tracer and CPU profiler are stopped
 	done       chan struct{}
 
 	self    uint64
@@ -106,8 +104,8 @@ func startTrace(em *emitter) (*traceBackend, error) {
 // startCPU starts the CPU profiler, whose samples reach the trace with
 // goroutine ids: in CPU mode they are the samples, in wall mode they give
 // running goroutines their stacks (unless Config.NoCPUSamples). If the
-// application already profiles the CPU, its samples reach the trace all the
-// same.
+// application already profiles the CPU, the backend shares its profile and
+// takes the CPU profiler over when the application stops it (cpuprof.go).
 func (tb *traceBackend) startCPU() {
 	cfg := tb.em.cfg
 	if cfg.Mode == Wall && cfg.NoCPUSamples {
@@ -117,12 +115,7 @@ func (tb *traceBackend) startCPU() {
 	if cfg.Mode == CPU {
 		hz = cfg.Rate
 	}
-	if hz != 100 {
-		// pprof.StartCPUProfile sets 100 Hz itself; setting the rate first
-		// makes the runtime keep ours (it prints a warning).
-		runtime.SetCPUProfileRate(hz)
-	}
-	tb.cpuStarted = pprof.StartCPUProfile(io.Discard) == nil
+	tb.cpuProfile = startCPUProfiler(cfg.Mode, hz, &tb.em.cpu)
 }
 
 // newTraceBackend returns a backend that parses rd; start is the wall time
@@ -159,8 +152,8 @@ func (tb *traceBackend) release() {
 	if !tb.released.CompareAndSwap(false, true) {
 		return
 	}
-	if tb.cpuStarted {
-		pprof.StopCPUProfile()
+	if tb.cpuProfile != nil {
+		tb.cpuProfile.stop()
 	}
 	rtrace.Stop()
 }

@@ -224,6 +224,7 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 // cpuSample folds a CPU sample at time t: a sample in CPU mode, evidence of
 // where a running goroutine is in wall mode.
 func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
+	tb.em.cpuSamples++
 	id := ev.G
 	if id == gotrace.NoGoroutine {
 		return

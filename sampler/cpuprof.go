@@ -1,0 +1,251 @@
+package sampler
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The CPU profiler beside the trace. A process has one CPU profile,
+// started with pprof.StartCPUProfile and stopped with
+// pprof.StopCPUProfile, whoever started it; its samples reach the
+// execution trace with goroutine ids whoever started it. A trace backend
+// takes it for its run if it is free. If the application runs its own CPU
+// profile at that moment, the backend shares it: the samples come at the
+// application's rate, and stop when the application stops its profile.
+// The application may also stop the backend's own (a deferred
+// pprof.StopCPUProfile after its pprof.StartCPUProfile failed). A watcher
+// goroutine checks a few times a second whether the CPU profile stopped,
+// and then starts it again, at the mode's rate, so that the samples keep
+// coming. Stats says what happened, Config.Log at once.
+//
+// Where the runtime's profiling timer can be read (Linux, getitimer of
+// ITIMER_PROF), the watcher starts it again only once the timer has been
+// off for cpuFreeFor: an application that stops a CPU profile and starts
+// the next at once (a continuous profiler) finds the CPU profiler free
+// again, as it would without this package. Elsewhere it can only try to
+// start one: the first check that finds the CPU profiler free takes it.
+
+const (
+	// pprofHz is the rate pprof.StartCPUProfile sets.
+	pprofHz = 100
+	// cpuCheckEvery is how often the watcher looks.
+	cpuCheckEvery = 50 * time.Millisecond
+	// cpuFreeFor is how long the profiling timer must have been seen off
+	// before the watcher starts the CPU profiler again.
+	cpuFreeFor = 100 * time.Millisecond
+	// unknownHz is what cpuTimerHz returns where the timer cannot be read.
+	unknownHz = -1
+)
+
+// cpuProfiler is a trace backend's use of the CPU profiler, owned or
+// shared with the application's, and its watcher. The watcher owns lastOn
+// and owned until done is closed.
+type cpuProfiler struct {
+	hz     int
+	rec    *cpuRecord
+	owned  bool      // the backend started the CPU profile running now
+	lastOn time.Time // the latest sight of a CPU profile running
+	quit   chan struct{}
+	done   chan struct{}
+}
+
+// startCPUProfiler takes the CPU profiler at hz, or shares the
+// application's, and starts the watcher.
+func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
+	c := &cpuProfiler{hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
+	c.owned = takeCPU(hz)
+	if !c.owned {
+		rec.share(mode, cpuTimerHz(), hz)
+	}
+	go watchCPU(c)
+	return c
+}
+
+// stop stops the watcher, records whether the CPU profile stopped since
+// its latest look, and stops the CPU profiler if this backend started it.
+func (c *cpuProfiler) stop() {
+	close(c.quit)
+	<-c.done
+	if cpuTimerHz() == 0 {
+		c.rec.stoppedBeforeEnd(time.Since(c.lastOn))
+	}
+	if c.owned {
+		pprof.StopCPUProfile()
+	}
+}
+
+// takeCPU starts the CPU profiler at hz into io.Discard, and reports
+// whether it did. pprof.StartCPUProfile sets its own rate; the runtime
+// keeps a rate set before it (and prints a warning), so another rate is
+// set first, but only when the CPU profiler is free: setting it while the
+// application profiles would print that warning to no purpose.
+func takeCPU(hz int) bool {
+	if hz != pprofHz {
+		switch cpuTimerHz() {
+		case 0:
+		case unknownHz:
+			// Starting a profile at pprof's rate is the only way to
+			// learn that the CPU profiler is free.
+			if pprof.StartCPUProfile(io.Discard) != nil {
+				return false
+			}
+			pprof.StopCPUProfile()
+		default:
+			return false
+		}
+		runtime.SetCPUProfileRate(hz)
+	}
+	return pprof.StartCPUProfile(io.Discard) == nil
+}
+
+// watchCPU is the watcher's goroutine: it starts the CPU profiler again
+// whenever the CPU profile has stopped. The sampler hides it by its start
+// function (see roleOf).
+func watchCPU(c *cpuProfiler) {
+	defer close(c.done)
+	tick := time.NewTicker(cpuCheckEvery)
+	defer tick.Stop()
+	var offSince time.Time
+	for {
+		select {
+		case <-c.quit:
+			return
+		case <-tick.C:
+		}
+		now := time.Now()
+		hz := cpuTimerHz()
+		switch {
+		case hz > 0:
+			c.lastOn, offSince = now, time.Time{}
+			continue
+		case hz == 0:
+			if offSince.IsZero() {
+				offSince = now
+			}
+			if now.Sub(offSince) < cpuFreeFor {
+				continue
+			}
+		}
+		if !takeCPU(c.hz) {
+			// A CPU profile runs (the backend's, or the application's).
+			c.lastOn, offSince = now, time.Time{}
+			continue
+		}
+		c.owned = true
+		c.rec.restarted(now, now.Sub(c.lastOn))
+		c.lastOn, offSince = now, time.Time{}
+	}
+}
+
+// watchCPUName is the start function of the watcher's goroutine.
+var watchCPUName = runtime.FuncForPC(reflect.ValueOf(watchCPU).Pointer()).Name()
+
+// cpuRecord is the sampler's account of the CPU profiler across its trace
+// backends, for Stats.CPUProfile and Stats.CPUGap.
+type cpuRecord struct {
+	mu         sync.Mutex
+	log        func(string)
+	start      time.Time
+	shared     bool // a backend shared the application's CPU profile
+	appHz      int  // its rate, where known (0 if not)
+	restarts   int
+	firstAt    time.Duration // since start, the first restart
+	restartGap time.Duration // summed bounds of the time without samples before each restart
+	endGap     time.Duration // the same, before a backend stopped
+}
+
+// share records that a backend shares the application's CPU profile,
+// running at hz (unknownHz if the timer cannot be read), and says so in
+// the log.
+func (r *cpuRecord) share(mode Mode, hz, want int) {
+	r.mu.Lock()
+	r.shared = true
+	if hz > 0 {
+		r.appHz = hz
+	}
+	log := r.log
+	r.mu.Unlock()
+	if log == nil {
+		return
+	}
+	msg := "the application runs a CPU profile: the sampler shares it"
+	if note := rateNote(mode, hz, want); note != "" {
+		msg += " (" + note + ")"
+	}
+	log(msg + ", and takes the CPU profiler over if the application stops it")
+}
+
+// rateNote says, in CPU mode, that shared samples come at hz (the
+// application's rate, unknownHz or 0 if not known) rather than want.
+func rateNote(mode Mode, hz, want int) string {
+	switch {
+	case mode != CPU:
+	case hz > 0 && hz != want:
+		return fmt.Sprintf("samples come at %d Hz, not %d Hz", hz, want)
+	case hz <= 0 && want != pprofHz:
+		return fmt.Sprintf("samples come at the application's rate (pprof's %d Hz unless it set another), not %d Hz", pprofHz, want)
+	}
+	return ""
+}
+
+// restarted records that the sampler started the CPU profiler again at
+// now, after at most gap without samples, and says so in the log.
+func (r *cpuRecord) restarted(now time.Time, gap time.Duration) {
+	r.mu.Lock()
+	r.restarts++
+	at := now.Sub(r.start)
+	if r.restarts == 1 {
+		r.firstAt = at
+	}
+	r.restartGap += gap
+	log := r.log
+	r.mu.Unlock()
+	if log != nil {
+		log(fmt.Sprintf("the CPU profile stopped (the application called pprof.StopCPUProfile); the sampler started it again at %v, after at most %v without CPU samples: the application's pprof.StartCPUProfile fails until the profile stops",
+			at.Round(time.Millisecond), gap.Round(time.Millisecond)))
+	}
+}
+
+// stoppedBeforeEnd records that the application stopped the CPU profile
+// the sampler shared at most d before the backend stopped.
+func (r *cpuRecord) stoppedBeforeEnd(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endGap += d
+}
+
+// describe returns Stats.CPUProfile and Stats.CPUGap for a profile in
+// mode at hz.
+func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var parts []string
+	if r.shared {
+		rate := "at its rate"
+		if r.appHz > 0 {
+			rate = fmt.Sprintf("at %d Hz", r.appHz)
+		}
+		parts = append(parts, "shared the application's CPU profile ("+rate+")")
+	}
+	switch {
+	case r.restarts == 1:
+		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and the sampler started it again at %v, after at most %v without CPU samples",
+			r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
+	case r.restarts > 1:
+		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile %d times and the sampler started it again, first at %v, after at most %v without CPU samples in all",
+			r.restarts, r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
+	}
+	if r.endGap > 0 {
+		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))
+	}
+	if note := rateNote(mode, r.appHz, hz); r.shared && note != "" {
+		parts = append(parts, "while shared, "+note)
+	}
+	return strings.Join(parts, "; "), r.restartGap + r.endGap
+}
