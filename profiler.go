@@ -107,6 +107,9 @@ func Start(opts ...Option) (p *Profile) {
 		NoWaitReasonFrames: !p.cfg.waitFrames,
 		NoCPUSamples:       !p.cfg.wallCPU,
 		LeafPC:             p.cfg.leafPC,
+		// What the sampler must say at once (the app's CPU profile was
+		// shared or taken back) is said even when quiet.
+		Log: func(m string) { p.logf("profiler: %s", m) },
 	}, sink)
 	if err != nil {
 		p.abort(fmt.Errorf("profiler: %w", err))
@@ -249,6 +252,9 @@ func (p *Profile) Stop() error {
 			}
 			if st.Refused != "" {
 				fallback += " (" + st.Refused + ")"
+			}
+			if st.CPUProfile != "" {
+				fallback += " (CPU profile: " + st.CPUProfile + ")"
 			}
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
