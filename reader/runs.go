@@ -14,6 +14,9 @@ import (
 type Run struct {
 	Count uint64
 	Last  uint64 // microseconds, like Sample.Timestamp
+	// Step is the time between consecutive samples of a run NextEvenRun
+	// gathered (0 for one sample, and after Next and NextRun).
+	Step uint64
 }
 
 // Run returns the current run: after Next, the current sample alone; after
@@ -50,6 +53,35 @@ func (it *Samples) NextRun() bool {
 		}
 		it.count(1, ts)
 		it.sameAgain(ts-prev, st)
+	}
+	return true
+}
+
+// NextEvenRun is NextRun for readers that copy samples, such as a merge:
+// the run it gathers is also evenly spaced, its samples Run.Step apart, so
+// that Sample, Run.Count and Run.Step give every sample's timestamp. It
+// stops before the first sample that follows at another distance.
+func (it *Samples) NextEvenRun() bool {
+	if !it.Next() {
+		return false
+	}
+	for it.repeat > 0 && !it.held {
+		prev := it.run.Last
+		ts, st, ok := it.pair(it.cur)
+		if !ok {
+			break
+		}
+		d := ts - prev
+		if st != it.sample.Status || (it.run.Count > 1 && d != it.run.Step) {
+			it.held, it.heldTS, it.heldStatus = true, ts, st
+			break
+		}
+		if !it.withinLimits() {
+			break
+		}
+		it.run.Step = d
+		it.count(1, ts)
+		it.sameAgain(d, st) // pairs equal to this one: the same step
 	}
 	return true
 }

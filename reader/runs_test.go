@@ -12,8 +12,8 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// TestNextRun checks that NextRun's runs, expanded, are exactly Next's
-// samples, with the same end and the same error, over every vector (valid
+// TestNextRun checks that NextRun's runs, and NextEvenRun's, expanded,
+// are exactly Next's samples (NextEvenRun's to every timestamp), with the same end and the same error, over every vector (valid
 // and corrupt) and a file whose REPEAT records change status mid-record.
 func TestNextRun(t *testing.T) {
 	dir, m := loadManifest(t)
@@ -33,7 +33,8 @@ func TestNextRun(t *testing.T) {
 				return // rejected before the samples: nothing to iterate
 			}
 			defer f.Close()
-			runs := compareRuns(t, f)
+			compareRuns(t, f, (*reader.Samples).NextEvenRun)
+			runs := compareRuns(t, f, (*reader.Samples).NextRun)
 			// Thread 1: its first sample, a record of 7 in 4 runs, a record
 			// of 3; thread 2: its first sample, 500 in one run.
 			if p == mixed && runs != 8 {
@@ -49,9 +50,10 @@ type flat struct {
 	stack []uint32
 }
 
-// compareRuns compares f's runs with its samples and returns the number of
-// runs.
-func compareRuns(t *testing.T, f *reader.File) int {
+// compareRuns compares f's runs, read by next (NextRun or NextEvenRun),
+// with its samples and returns the number of runs. An even run's samples
+// are checked at every timestamp.
+func compareRuns(t *testing.T, f *reader.File, next func(*reader.Samples) bool) int {
 	var want []flat
 	it := f.Samples()
 	for it.Next() {
@@ -66,7 +68,7 @@ func compareRuns(t *testing.T, f *reader.File) int {
 	runs := f.Samples()
 	defer runs.Close()
 	i, n := 0, 0
-	for ; runs.NextRun(); n++ {
+	for ; next(runs); n++ {
 		s, r := runs.Sample(), runs.Run()
 		for k := range r.Count {
 			if i >= len(want) {
@@ -79,6 +81,8 @@ func compareRuns(t *testing.T, f *reader.File) int {
 					i, k, r.Count, s.ThreadID, s.Status, s.Stack, w.ThreadID, w.Status, w.stack)
 			case k == 0 && w.Timestamp != s.Timestamp, k == r.Count-1 && w.Timestamp != r.Last:
 				t.Fatalf("sample %d: timestamp %d, run from %d to %d", i, w.Timestamp, s.Timestamp, r.Last)
+			case r.Step != 0 && w.Timestamp != s.Timestamp+k*r.Step:
+				t.Fatalf("sample %d: timestamp %d, even run from %d every %d", i, w.Timestamp, s.Timestamp, r.Step)
 			}
 			i++
 		}

@@ -63,10 +63,18 @@ func (m *merger) copyFile(path string) error {
 	it := f.Samples()
 	defer it.Close()
 	var n uint64
-	for ; it.Next(); n++ {
-		if err := m.sample(f, path, n, it.Sample()); err != nil {
+	for it.NextEvenRun() {
+		s, r := it.Sample(), it.Run()
+		if err := m.sample(f, path, n, s); err != nil {
 			return err
 		}
+		if r.Count > 1 {
+			// The rest of an even run: REPEAT samples of the same thread.
+			if err := m.extend(m.thread(s.ThreadID, s.InterpreterID), s.Timestamp+r.Step, r.Step, r.Count-1, s.Status); err != nil {
+				return err
+			}
+		}
+		n += r.Count
 	}
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -128,6 +136,27 @@ func (m *merger) repeat(t *thread, s *reader.Sample) error {
 		return err
 	}
 	m.run = pending{t: t, status: s.Status, first: s.Timestamp, n: 1}
+	return nil
+}
+
+// extend adds n samples with t's previous stack and status st, the first
+// at ts and the others step apart, to the pending run, which holds t's
+// previous sample: they are the rest of an even run whose first sample
+// sample has just added.
+func (m *merger) extend(t *thread, ts, step, n uint64, st tachyon.Status) error {
+	t.last = ts + (n-1)*step
+	r := &m.run
+	if r.n == 1 {
+		r.step = step
+	}
+	if r.t == t && r.status == st && r.step == step && ts == r.first+uint64(r.n-1)*r.step+step {
+		r.n += int(n)
+		return nil
+	}
+	if err := m.flush(); err != nil {
+		return err
+	}
+	m.run = pending{t: t, status: st, first: ts, step: step, n: int(n)}
 	return nil
 }
 
