@@ -1,0 +1,174 @@
+package upload_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net"
+	"net/http"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/upload"
+)
+
+// pushMargin is what pushes to a hostile store may add to the heap beyond
+// the queued payloads: a store's answer is read up to a small bound.
+const pushMargin = 3 << 20
+
+// TestEndlessStore pushes to stores whose answer never ends, or is far
+// larger than any answer to a push: a Pyroscope store that answers 200
+// with an endless protobuf body, one that answers 500 with an endless
+// body, and an OTLP collector whose answer announces 3.5 MiB (under gRPC's
+// default bound of 4 MiB) and streams without end. The pushes fail with
+// the error logged and are retried, the heap grows by less than
+// pushMargin over the queued payload, and Close returns promptly.
+func TestEndlessStore(t *testing.T) {
+	path := segments(t, t.TempDir(), 2)[1]
+	for _, c := range []struct {
+		name, scheme string
+		serve        func(w http.ResponseWriter)
+		want         string // in the logged error
+	}{
+		{"pyroscope-200", "http", endlessBody(http.StatusOK, "application/proto", nil), "resource_exhausted"},
+		{"pyroscope-500", "http", endlessBody(http.StatusInternalServerError, "application/json", []byte(`{"code":"internal","message":"`)), "500"},
+		{"otlp", "otlp", endlessBody(http.StatusOK, "application/grpc", grpcPrefix(3<<20+1<<19)), "ResourceExhausted"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			release := make(chan struct{})
+			addr, stop := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-release:
+					c.serve(w)
+				case <-r.Context().Done():
+				}
+			})
+			var logs syncLog
+			u := newUploader(t, c.scheme+"://"+addr, upload.Config{QueueBytes: 1 << 20, Timeout: 2 * time.Second, Logf: logs.printf})
+			u.Segment(path, false) // converted and queued; the push waits for release
+			// Frequent collections keep the heap near what is live, so that
+			// the peak measures what a push holds, not its garbage.
+			defer debug.SetGCPercent(debug.SetGCPercent(10))
+			base := liveHeap()
+			peak := watchHeap(base+pushMargin, stop)
+			close(release)
+			time.Sleep(1500 * time.Millisecond)
+			grown := peak() - base
+			start := time.Now()
+			u.Close()
+			s := u.Stats()
+			t.Logf("heap grew at most %d bytes; %v; log:\n%s", grown, s, logs.String())
+			if grown > pushMargin {
+				t.Errorf("heap grew by %d bytes during pushes to an endless store, want at most %d", grown, pushMargin)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("Close took %v", d)
+			}
+			if s.Retried == 0 || s.Pushed != 0 {
+				t.Errorf("stats %+v: want failed pushes, retried", s)
+			}
+			if l := logs.String(); !strings.Contains(l, "push failed") || !strings.Contains(l, c.want) {
+				t.Errorf("log %q: want the failed push with %q", l, c.want)
+			}
+		})
+	}
+}
+
+// endlessBody returns a handler that answers status with contentType, the
+// bytes of prefix and then zeros, until the client goes away.
+func endlessBody(status int, contentType string, prefix []byte) func(http.ResponseWriter) {
+	return func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", contentType)
+		w.WriteHeader(status)
+		if _, err := w.Write(prefix); err != nil {
+			return
+		}
+		zeros := make([]byte, 32<<10)
+		for {
+			if _, err := w.Write(zeros); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// grpcPrefix returns the header of an uncompressed gRPC message of n bytes.
+func grpcPrefix(n uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{0}, n)
+}
+
+// serveH2C serves h on a 127.0.0.1 port over HTTP/1.1 and unencrypted
+// HTTP/2 (which gRPC speaks), and returns its address and a function that
+// closes the server and its connections.
+func serveH2C(t *testing.T, h http.HandlerFunc) (addr string, stop func()) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	srv := &http.Server{Handler: h, Protocols: &p}
+	go srv.Serve(l)
+	var once sync.Once
+	stop = func() { once.Do(func() { srv.Close() }) }
+	t.Cleanup(stop)
+	return l.Addr().String(), stop
+}
+
+// watchHeap samples the bytes of heap objects, live or not yet swept,
+// every few milliseconds until peak is called, and returns peak, which
+// stops the sampling and returns the most bytes seen. The first time the
+// heap passes limit, it calls over, which stops what makes it grow.
+func watchHeap(limit int64, over func()) (peak func() int64) {
+	var max atomic.Int64
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(s)
+			if v := int64(s[0].Value.Uint64()); v > max.Load() {
+				max.Store(v)
+				if v > limit {
+					over()
+				}
+			}
+			select {
+			case <-tick.C:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() int64 {
+		close(quit)
+		<-done
+		return max.Load()
+	}
+}
+
+// syncLog collects log lines from any goroutine.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(&l.b, format+"\n", args...)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
