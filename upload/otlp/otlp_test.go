@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/gotachyon/profiler/upload/internal/race"
 	"github.com/gotachyon/profiler/upload/otlp"
 )
 
@@ -146,7 +147,7 @@ func TestSendHoldsNoCopy(t *testing.T) {
 	perPush := int64(after.TotalAlloc-before.TotalAlloc) / pushes
 	t.Logf("payload %d bytes; %d bytes allocated per push", len(payload), perPush)
 	bound := int64(len(payload)) / 4
-	if raceEnabled {
+	if race.Enabled {
 		bound = int64(len(payload))
 	}
 	if perPush > bound {
