@@ -1,9 +1,7 @@
 package upload_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"net"
 	"net/http"
 	"runtime/debug"
 	"runtime/metrics"
@@ -14,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/upload"
+	"github.com/gotachyon/profiler/upload/internal/hostile"
 )
 
 // pushMargin is what pushes to a hostile store may add to the heap beyond
@@ -31,22 +30,22 @@ func TestEndlessStore(t *testing.T) {
 	path := segments(t, t.TempDir(), 2)[1]
 	for _, c := range []struct {
 		name, scheme string
-		serve        func(w http.ResponseWriter)
+		serve        http.HandlerFunc
 		want         string // in the logged error
 	}{
-		{"pyroscope-200", "http", endlessBody(http.StatusOK, "application/proto", nil), "resource_exhausted"},
-		{"pyroscope-500", "http", endlessBody(http.StatusInternalServerError, "application/json", []byte(`{"code":"internal","message":"`)), "500"},
-		{"otlp", "otlp", endlessBody(http.StatusOK, "application/grpc", grpcPrefix(3<<20+1<<19)), "ResourceExhausted"},
+		{"pyroscope-200", "http", hostile.Endless(http.StatusOK, "application/proto", nil), "resource_exhausted"},
+		{"pyroscope-500", "http", hostile.Endless(http.StatusInternalServerError, "application/json", []byte(`{"code":"internal","message":"`)), "500"},
+		{"otlp", "otlp", hostile.Endless(http.StatusOK, "application/grpc", hostile.GRPCPrefix(3<<20+1<<19)), "ResourceExhausted"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			release := make(chan struct{})
-			addr, stop := serveH2C(t, func(w http.ResponseWriter, r *http.Request) {
+			addr, stop := hostile.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				select {
 				case <-release:
-					c.serve(w)
+					c.serve(w, r)
 				case <-r.Context().Done():
 				}
-			})
+			}))
 			var logs syncLog
 			u := newUploader(t, c.scheme+"://"+addr, upload.Config{QueueBytes: 1 << 20, Timeout: 2 * time.Second, Logf: logs.printf})
 			u.Segment(path, false) // converted and queued; the push waits for release
@@ -76,49 +75,6 @@ func TestEndlessStore(t *testing.T) {
 			}
 		})
 	}
-}
-
-// endlessBody returns a handler that answers status with contentType, the
-// bytes of prefix and then zeros, until the client goes away.
-func endlessBody(status int, contentType string, prefix []byte) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) {
-		w.Header().Set("Content-Type", contentType)
-		w.WriteHeader(status)
-		if _, err := w.Write(prefix); err != nil {
-			return
-		}
-		zeros := make([]byte, 32<<10)
-		for {
-			if _, err := w.Write(zeros); err != nil {
-				return
-			}
-		}
-	}
-}
-
-// grpcPrefix returns the header of an uncompressed gRPC message of n bytes.
-func grpcPrefix(n uint32) []byte {
-	return binary.BigEndian.AppendUint32([]byte{0}, n)
-}
-
-// serveH2C serves h on a 127.0.0.1 port over HTTP/1.1 and unencrypted
-// HTTP/2 (which gRPC speaks), and returns its address and a function that
-// closes the server and its connections.
-func serveH2C(t *testing.T, h http.HandlerFunc) (addr string, stop func()) {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var p http.Protocols
-	p.SetHTTP1(true)
-	p.SetUnencryptedHTTP2(true)
-	srv := &http.Server{Handler: h, Protocols: &p}
-	go srv.Serve(l)
-	var once sync.Once
-	stop = func() { once.Do(func() { srv.Close() }) }
-	t.Cleanup(stop)
-	return l.Addr().String(), stop
 }
 
 // watchHeap samples the bytes of heap objects, live or not yet swept,
