@@ -21,8 +21,8 @@ const pushMargin = 3 << 20
 
 // TestEndlessStore pushes to stores whose answer never ends, or is far
 // larger than any answer to a push: a Pyroscope store that answers 200
-// with an endless protobuf body, one that answers 500 with an endless
-// body, and an OTLP collector whose answer announces 3.5 MiB (under gRPC's
+// with an endless protobuf body, one whose headers never end, one that
+// answers 500 with an endless body, and an OTLP collector whose answer announces 3.5 MiB (under gRPC's
 // default bound of 4 MiB) and streams without end. The pushes fail with
 // the error logged and are retried, the heap grows by less than
 // pushMargin over the queued payload, and Close returns promptly.
@@ -34,6 +34,7 @@ func TestEndlessStore(t *testing.T) {
 		want         string // in the logged error
 	}{
 		{"pyroscope-200", "http", hostile.Endless(http.StatusOK, "application/proto", nil), "resource_exhausted"},
+		{"pyroscope-headers", "http", hostile.EndlessHeaders(), "headers exceeded 65536 bytes"},
 		{"pyroscope-500", "http", hostile.Endless(http.StatusInternalServerError, "application/json", []byte(`{"code":"internal","message":"`)), "500"},
 		{"otlp", "otlp", hostile.Endless(http.StatusOK, "application/grpc", hostile.GRPCPrefix(3<<20+1<<19)), "ResourceExhausted"},
 	} {
@@ -55,7 +56,7 @@ func TestEndlessStore(t *testing.T) {
 			base := liveHeap()
 			peak := watchHeap(base+pushMargin, stop)
 			close(release)
-			time.Sleep(1500 * time.Millisecond)
+			time.Sleep(time.Second)
 			grown := peak() - base
 			start := time.Now()
 			u.Close()

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -22,6 +23,28 @@ func Endless(status int, contentType string, prefix []byte) http.HandlerFunc {
 		zeros := make([]byte, 32<<10)
 		for {
 			if _, err := w.Write(zeros); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// EndlessHeaders returns an HTTP/1.1 handler that answers 200 with
+// headers without end, until the client goes away.
+func EndlessHeaders() http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		conn, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/proto\r\n")
+		line := "X-Pad: " + strings.Repeat("z", 1000) + "\r\n"
+		for {
+			if _, err := buf.WriteString(line); err != nil {
+				return
+			}
+			if err := buf.Flush(); err != nil {
 				return
 			}
 		}
