@@ -43,7 +43,7 @@ func Parse(rawURL string) (Endpoint, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		return Endpoint{}, fmt.Errorf("URL %s: %w", Redact(rawURL), err)
+		return Endpoint{}, fmt.Errorf("URL %q: %w", Redact(rawURL), err)
 	}
 	e := Endpoint{URL: u}
 	if u.User != nil {
