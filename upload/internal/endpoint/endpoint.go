@@ -43,6 +43,10 @@ func Parse(rawURL string) (Endpoint, error) {
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
+		var ee url.EscapeError
+		if errors.As(err, &ee) {
+			err = errors.New("invalid URL escape") // the escape may be part of the password
+		}
 		return Endpoint{}, fmt.Errorf("URL %q: %w", Redact(rawURL), err)
 	}
 	e := Endpoint{URL: u}

@@ -34,6 +34,9 @@ func TestParse(t *testing.T) {
 	if e, err := Parse("otlp://collector:4317"); err != nil || e.Authorization != "" {
 		t.Errorf("Parse without credentials = %+v, %v", e, err)
 	}
+	if _, err := Parse("http://alice:s3%zzPW@host:4040"); err == nil || strings.Contains(err.Error(), "%zz") {
+		t.Errorf("Parse of a bad escape in the password: %v, want an error without it", err)
+	}
 	_, err = Parse("http://alice:s3cretPW@host:40x0")
 	if err == nil || strings.Contains(err.Error(), "s3cretPW") || !strings.Contains(err.Error(), "alice:xxxxx@host:40x0") {
 		t.Errorf("Parse of a bad port: %v, want the redacted URL and no password", err)
