@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/gotachyon/profiler/upload/internal/endpoint"
 )
 
 // Protocols of Config.Protocol.
@@ -37,7 +38,12 @@ const (
 type Config struct {
 	// URL is where profiles go. Its scheme chooses the protocol when
 	// Protocol is empty: http and https mean Pyroscope, otlp and otlps
-	// mean OTLP over gRPC (otlps with TLS).
+	// mean OTLP over gRPC (otlps with TLS). A user and password in the
+	// URL (https://user:password@host) are sent with every push as HTTP
+	// basic authentication: the Authorization header for Pyroscope, the
+	// authorization metadata for OTLP. They travel in plain text unless
+	// the scheme is https or otlps. Messages show the URL with its
+	// password redacted.
 	URL string
 	// Protocol is Pyroscope, OTLP or "" (from the URL's scheme).
 	Protocol string
@@ -112,9 +118,13 @@ func orDefault[T int | time.Duration](v, def T) T {
 // protocolOf returns the protocol of rawURL: proto when set, else the one
 // its scheme names.
 func protocolOf(rawURL, proto string) (string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%w: URL %q: want scheme://host[:port]", ErrConfig, rawURL)
+	e, err := endpoint.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w: want scheme://host[:port]", ErrConfig, err)
+	}
+	u := e.URL
+	if u.Host == "" {
+		return "", fmt.Errorf("%w: URL %q: want scheme://host[:port]", ErrConfig, endpoint.Redact(rawURL))
 	}
 	switch {
 	case proto == Pyroscope && (u.Scheme == "http" || u.Scheme == "https"):

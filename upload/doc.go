@@ -32,10 +32,22 @@
 // slow) are retried with exponential backoff and jitter, without limit
 // while the payload stays queued; a payload the store refuses (bad request,
 // unauthenticated) is dropped and counted as failed. Besides the queue,
-// memory holds the one segment being converted and the one payload being
-// pushed with its decoded copy. Segment never waits for the network,
+// memory holds the one segment being converted; a payload is pushed as it
+// was queued, without a decoded copy (Pyroscope's client copies it once
+// into a pooled buffer). Segment never waits for the network,
 // except that the last segment (last=true, the one Stop closes) waits until
 // the queue is empty or Config.FlushTimeout (default 5 s) has passed.
 // Nothing here panics on bad input: a segment that cannot be read or
 // converted is logged and counted as failed.
+//
+// # What a store can do
+//
+// Nothing a store answers can make the uploader read or hold more than a
+// small, fixed amount: an answer to a push is read up to 64 KiB (the
+// message, compressed or not, and its headers), and an error's body up to
+// its first 4 KiB, for the message; the rest is not read, and the push
+// fails with the error logged (resource_exhausted, or the HTTP status)
+// and is retried. A store that answers slowly or never is bounded by
+// Config.Timeout. Messages show the store's URL with its password
+// redacted.
 package upload

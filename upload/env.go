@@ -9,7 +9,8 @@ import (
 // Environment variables read by FromEnv.
 const (
 	// EnvUpload is the store's URL (Config.URL); uploading is off when it
-	// is unset or empty.
+	// is unset or empty. A user and password in it are sent as basic
+	// authentication, and logged redacted.
 	EnvUpload = "PROFILE_UPLOAD"
 	// EnvService is the service name (Config.Service).
 	EnvService = "PROFILE_SERVICE"

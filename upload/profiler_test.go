@@ -2,6 +2,7 @@ package upload_test
 
 import (
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,9 +14,9 @@ import (
 
 // TestProfilerSegmentsArrive runs the real profiler in 300 ms segments
 // over parked goroutines with the uploader on its OnSegment hook, the
-// wiring upload/auto makes: every finalized segment reaches the store,
-// in order, with the file's totals, the last one flushed before Stop
-// returns.
+// wiring upload/auto makes: every finalized segment with samples reaches
+// the store, in order, with the file's totals, the last one flushed before
+// Stop returns.
 func TestProfilerSegmentsArrive(t *testing.T) {
 	for _, st := range stores {
 		t.Run(st.name, func(t *testing.T) {
@@ -41,8 +42,11 @@ func TestProfilerSegmentsArrive(t *testing.T) {
 			if err := p.Stop(); err != nil {
 				t.Fatal(err)
 			}
+			// A segment without samples is not pushed: on a loaded machine
+			// the first one can end before the sampler's first tick.
+			paths = slices.DeleteFunc(paths, func(p string) bool { return len(fileTotals(t, p)) == 0 })
 			if len(paths) < 2 {
-				t.Fatalf("%d segments in 1.5 s of 300 ms segments", len(paths))
+				t.Fatalf("%d segments with samples in 1.5 s of 300 ms segments", len(paths))
 			}
 			checkReceived(t, r.received(), paths, st.series("checkout"))
 			if s := u.Stats(); s.Pushed != int64(len(paths)) || s.Dropped != 0 || s.Failed != 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 )
 
 // received is one profile a receiver got: its series labels (Pyroscope)
@@ -33,7 +35,8 @@ type receiver struct {
 	serve  func(net.Listener) (stop func())
 	mu     sync.Mutex
 	got    []received
-	refuse bool // answer InvalidArgument
+	refuse bool     // answer InvalidArgument
+	auths  []string // the authorization of each push
 	stop   func()
 }
 
@@ -79,6 +82,20 @@ func (r *receiver) record(rec received) bool {
 	return true
 }
 
+// authorized records the authorization of a push.
+func (r *receiver) authorized(auth string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.auths = append(r.auths, auth)
+}
+
+// authorizations returns the authorization of each push, in order.
+func (r *receiver) authorizations() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.auths...)
+}
+
 // received returns what r got, in order.
 func (r *receiver) received() []received {
 	r.mu.Lock()
@@ -104,6 +121,7 @@ type pyroscopeHandler struct{ r *receiver }
 
 // Push decodes every series' pprof profiles.
 func (h pyroscopeHandler) Push(_ context.Context, req *connect.Request[pushv1.PushRequest]) (*connect.Response[pushv1.PushResponse], error) {
+	h.r.authorized(req.Header().Get("Authorization"))
 	for _, s := range req.Msg.Series {
 		series := map[string]string{}
 		for _, l := range s.Labels {
@@ -167,7 +185,9 @@ type otlpHandler struct {
 }
 
 // Export sums each resource's profiles per sample type and attributes.
-func (h *otlpHandler) Export(_ context.Context, req pprofileotlp.ExportRequest) (pprofileotlp.ExportResponse, error) {
+func (h *otlpHandler) Export(ctx context.Context, req pprofileotlp.ExportRequest) (pprofileotlp.ExportResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	h.r.authorized(strings.Join(md.Get("authorization"), ","))
 	pd := req.Profiles()
 	for _, rp := range pd.ResourceProfiles().All() {
 		series := map[string]string{}

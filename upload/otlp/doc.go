@@ -1,6 +1,10 @@
 // Package otlp exports pprof profiles as OTLP profiles
 // (go.opentelemetry.io/collector/pdata/pprofile) to a collector's gRPC
-// ProfilesService, with the client of pprofileotlp.
+// ProfilesService: the Export call pprofileotlp's client makes, with its
+// development-version metadata, but through a codec that sends the
+// payload Encode made as it is, where pprofileotlp's client would take it
+// decoded, copy it and encode it again. Answers are read up to a small
+// bound (grpc.MaxCallRecvMsgSize and the header list size).
 //
 // A payload is one ExportRequest, marshaled: one resource (the attributes
 // service.name and the static labels) with one scope

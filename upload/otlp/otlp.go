@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net/url"
 
 	"github.com/google/pprof/profile"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
@@ -13,13 +12,15 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+
+	"github.com/gotachyon/profiler/upload/internal/endpoint"
 )
 
 // Client exports to one OTLP collector.
 type Client struct {
 	conn    *grpc.ClientConn
-	export  pprofileotlp.GRPCClient
 	service string
 	labels  map[string]string
 }
@@ -27,21 +28,32 @@ type Client struct {
 // New returns a client of the collector at rawURL: otlp://host:port or
 // http://host:port in plain text, otlps://host:port or https://host:port
 // with TLS. Every profile's resource has the attributes service.name =
-// service and labels. It does not connect yet.
+// service and labels. A user and password in rawURL are sent as the
+// authorization metadata of HTTP basic authentication. The client reads
+// at most a small response from the collector: a longer one fails the
+// export. It does not connect yet.
 func New(rawURL, service string, labels map[string]string) (*Client, error) {
-	u, err := url.Parse(rawURL)
+	e, err := endpoint.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("otlp: %w", err)
 	}
 	creds := insecure.NewCredentials()
-	if u.Scheme == "otlps" || u.Scheme == "https" {
+	if e.URL.Scheme == "otlps" || e.URL.Scheme == "https" {
 		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	}
-	conn, err := grpc.NewClient(u.Host, grpc.WithTransportCredentials(creds))
+	opts := []grpc.DialOption{
+		grpc.WithTransportCredentials(creds),
+		grpc.WithMaxHeaderListSize(endpoint.MaxHeaderBytes),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{}), grpc.MaxCallRecvMsgSize(endpoint.MaxResponseBytes)),
+	}
+	if e.Authorization != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(basicAuth(e.Authorization)))
+	}
+	conn, err := grpc.NewClient(e.URL.Host, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("otlp: %w", err)
 	}
-	return &Client{conn: conn, export: pprofileotlp.NewGRPCClient(conn), service: service, labels: labels}, nil
+	return &Client{conn: conn, service: service, labels: labels}, nil
 }
 
 // Encode returns the ExportRequest of p, marshaled.
@@ -54,15 +66,13 @@ func (c *Client) Encode(p *profile.Profile) ([]byte, error) {
 	return data, nil
 }
 
-// Send exports one payload of Encode. A partial success (profiles the
-// collector rejected) is an error that is not retried.
+// Send exports one payload of Encode, as it is, with the development
+// version metadata pprofileotlp's client sends. A partial success
+// (profiles the collector rejected) is an error that is not retried.
 func (c *Client) Send(ctx context.Context, payload []byte) error {
-	req := pprofileotlp.NewExportRequest()
-	if err := req.UnmarshalProto(payload); err != nil {
-		return fmt.Errorf("otlp: %w", errors.Join(errRefused, err))
-	}
-	resp, err := c.export.Export(ctx, req)
-	if err != nil {
+	ctx = metadata.AppendToOutgoingContext(ctx, pprofileotlp.DevelopmentVersionHeader, pprofileotlp.DevelopmentVersion)
+	resp := pprofileotlp.NewExportResponse()
+	if err := c.conn.Invoke(ctx, exportMethod, encoded(payload), &resp); err != nil {
 		return fmt.Errorf("otlp: %w", err)
 	}
 	if ps := resp.PartialSuccess(); ps.RejectedProfiles() > 0 {
@@ -71,8 +81,19 @@ func (c *Client) Send(ctx context.Context, payload []byte) error {
 	return nil
 }
 
-// errRefused marks a payload that will not pass later: undecodable, or
-// rejected by the collector.
+// basicAuth is the authorization metadata of HTTP basic authentication.
+type basicAuth string
+
+// GetRequestMetadata returns the authorization metadata.
+func (a basicAuth) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": string(a)}, nil
+}
+
+// RequireTransportSecurity reports false: the credentials go in plain text
+// to a plain-text URL, as they do over http.
+func (basicAuth) RequireTransportSecurity() bool { return false }
+
+// errRefused marks a payload the collector rejected.
 var errRefused = errors.New("refused")
 
 // Retryable reports whether an export that failed with err may pass later:

@@ -1,6 +1,9 @@
 // Package pyroscope pushes pprof profiles to Grafana Pyroscope through its
 // push API, push.v1.PusherService/Push, with the Connect protocol over
-// HTTP (the client of github.com/grafana/pyroscope/api's pushv1connect).
+// HTTP: Connect's client of pushv1connect's procedure, whose codec sends
+// the payload Encode made as it is, and which reads at most a small answer
+// (connect.WithReadMaxBytes, and a response body bounded by the
+// transport).
 //
 // A payload is one PushRequest of one series: the labels __name__ ("wall"
 // for a wall profile, "process_cpu" for a CPU one, so that Pyroscope names

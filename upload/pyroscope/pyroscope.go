@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
+	"strings"
 
 	"connectrpc.com/connect"
 	"github.com/google/pprof/profile"
@@ -15,6 +15,8 @@ import (
 	"github.com/grafana/pyroscope/api/gen/proto/go/push/v1/pushv1connect"
 	typesv1 "github.com/grafana/pyroscope/api/gen/proto/go/types/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/gotachyon/profiler/upload/internal/endpoint"
 )
 
 // Label names the client sets.
@@ -32,15 +34,28 @@ const (
 // Client pushes to one Pyroscope server.
 type Client struct {
 	http   *http.Client
-	push   pushv1connect.PusherServiceClient
+	push   *connect.Client[encoded, pushv1.PushResponse]
+	auth   string               // the Authorization header, or ""
 	labels []*typesv1.LabelPair // service_name and the static labels, sorted by name
 }
 
 // New returns a client of the Pyroscope server at baseURL (such as
 // http://pyroscope:4040) that labels every profile with service and labels.
+// A user and password in baseURL are sent as HTTP basic authentication.
+// The client reads at most a small response from the server: a longer
+// one fails the push, without being read to its end.
 func New(baseURL, service string, labels map[string]string) (*Client, error) {
-	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
-	c := &Client{http: hc, push: pushv1connect.NewPusherServiceClient(hc, baseURL)}
+	e, err := endpoint.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("pyroscope: %w", err)
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxResponseHeaderBytes = endpoint.MaxHeaderBytes
+	hc := &http.Client{Transport: limited{tr}}
+	push := connect.NewClient[encoded, pushv1.PushResponse](hc,
+		strings.TrimRight(e.URL.String(), "/")+pushv1connect.PusherServicePushProcedure,
+		connect.WithCodec(codec{}), connect.WithReadMaxBytes(endpoint.MaxResponseBytes))
+	c := &Client{http: hc, push: push, auth: e.Authorization}
 	c.labels = append(c.labels, &typesv1.LabelPair{Name: LabelService, Value: service})
 	for k, v := range labels {
 		c.labels = append(c.labels, &typesv1.LabelPair{Name: k, Value: v})
@@ -76,27 +91,21 @@ func name(p *profile.Profile) string {
 	return NameWall
 }
 
-// Send pushes one payload of Encode.
+// Send pushes one payload of Encode, as it is.
 func (c *Client) Send(ctx context.Context, payload []byte) error {
-	req := &pushv1.PushRequest{}
-	if err := proto.Unmarshal(payload, req); err != nil {
-		return fmt.Errorf("pyroscope: %w", errors.Join(errBadPayload, err))
+	req := connect.NewRequest((*encoded)(&payload))
+	if c.auth != "" {
+		req.Header().Set("Authorization", c.auth)
 	}
-	if _, err := c.push.Push(ctx, connect.NewRequest(req)); err != nil {
+	if _, err := c.push.CallUnary(ctx, req); err != nil {
 		return fmt.Errorf("pyroscope: %w", err)
 	}
 	return nil
 }
 
-// errBadPayload marks a payload Send cannot decode.
-var errBadPayload = errors.New("not a payload of Encode")
-
 // Retryable reports whether a push that failed with err may pass later:
 // not when the server refused the request itself.
 func (c *Client) Retryable(err error) bool {
-	if errors.Is(err, errBadPayload) {
-		return false
-	}
 	switch connect.CodeOf(err) {
 	case connect.CodeInvalidArgument, connect.CodeUnauthenticated, connect.CodePermissionDenied,
 		connect.CodeUnimplemented, connect.CodeFailedPrecondition, connect.CodeOutOfRange, connect.CodeNotFound:

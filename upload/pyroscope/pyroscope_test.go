@@ -1,0 +1,84 @@
+package pyroscope_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler/upload/internal/race"
+	"github.com/gotachyon/profiler/upload/pyroscope"
+)
+
+// bigProfile returns a wall profile of n samples, each with a stack of its
+// own.
+func bigProfile(n int) *profile.Profile {
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: "wall", Unit: "nanoseconds"}},
+		PeriodType: &profile.ValueType{Type: "wall", Unit: "nanoseconds"},
+		Period:     10_000_000,
+	}
+	for i := range n {
+		fn := &profile.Function{ID: uint64(i + 1), Name: fmt.Sprintf("pkg%d.(*Handler%x).Serve", i%97, i*40503), Filename: fmt.Sprintf("/src/pkg%d/handler_%x.go", i%97, i)}
+		loc := &profile.Location{ID: uint64(i + 1), Line: []profile.Line{{Function: fn, Line: int64(i)}}}
+		p.Function = append(p.Function, fn)
+		p.Location = append(p.Location, loc)
+		p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{1, 10_000_000}})
+	}
+	return p
+}
+
+// TestSendCopiesOnce checks that a push sends the queued payload without
+// decoding it: Connect copies it into a buffer of its pool, and the bytes
+// allocated during a push are a fraction of the payload (at most a
+// quarter; under the race detector, whose sync.Pool drops buffers, less
+// than the payload), where decoding and encoding it again allocated about
+// twice its size.
+func TestSendCopiesOnce(t *testing.T) {
+	got := make(chan int64, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		got <- n
+		w.Header().Set("Content-Type", "application/proto")
+	}))
+	defer srv.Close()
+	c, err := pyroscope.New(srv.URL, "checkout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	payload, err := c.Encode(bigProfile(20000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := func() {
+		if err := c.Send(context.Background(), payload); err != nil {
+			t.Fatal(err)
+		}
+		if n := <-got; n != int64(len(payload)) {
+			t.Fatalf("store got %d bytes, want %d", n, len(payload))
+		}
+	}
+	send() // connects
+	const pushes = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range pushes {
+		send()
+	}
+	runtime.ReadMemStats(&after)
+	perPush := int64(after.TotalAlloc-before.TotalAlloc) / pushes
+	t.Logf("payload %d bytes; %d bytes allocated per push", len(payload), perPush)
+	bound := int64(len(payload)) / 4
+	if race.Enabled {
+		bound = int64(len(payload))
+	}
+	if perPush > bound {
+		t.Errorf("a push of %d bytes allocated %d bytes, want at most %d: no copy of the payload beyond Connect's pooled one", len(payload), perPush, bound)
+	}
+}
