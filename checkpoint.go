@@ -83,8 +83,14 @@ func (p *Profile) openPart(path string) error {
 	if err := checkOutPath(path); err != nil {
 		return err
 	}
+	// Absolute, so that a program that changes its working directory
+	// does not move where the checkpoints and the profile go.
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("profiler: output %w", err)
+	}
 	dir := PartDir(path)
-	err := os.Mkdir(dir, 0o755)
+	err = os.Mkdir(dir, 0o755)
 	if errors.Is(err, fs.ErrExist) {
 		if err = p.setAside(path, dir); err == nil {
 			err = os.Mkdir(dir, 0o755)

@@ -140,3 +140,27 @@ func TestStaleCheckpointsRecovered(t *testing.T) {
 		t.Errorf("the directory holds %v, want the profile and the recovered one", left)
 	}
 }
+
+// TestRelativePathAfterChdir: a relative output path names the file in
+// the working directory at Start, even if the program changes it later.
+func TestRelativePathAfterChdir(t *testing.T) {
+	dir, elsewhere := t.TempDir(), t.TempDir()
+	t.Chdir(dir)
+	p := profiler.Start(profiler.WithPath("prof.bin"), profiler.WithQuiet(true), profiler.WithCheckpoint(200*time.Millisecond))
+	defer p.Stop()
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(elsewhere)
+	time.Sleep(time.Second)
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if p.Path() != filepath.Join(dir, "prof.bin") {
+		t.Errorf("Path %q, want %q", p.Path(), filepath.Join(dir, "prof.bin"))
+	}
+	proftest.Validate(t, filepath.Join(dir, "prof.bin"))
+	if left, _ := filepath.Glob(filepath.Join(elsewhere, "*")); len(left) > 0 {
+		t.Errorf("files in the later working directory: %v", left)
+	}
+}

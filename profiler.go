@@ -205,9 +205,10 @@ func (p *Profile) abort(err error) {
 // started.
 func (p *Profile) Err() error { return p.startErr }
 
-// Path returns the name of the file being written, the directory of the
-// segments with WithSegment, or "" when the profile goes to an
-// io.WriteSeeker given by WithOutput.
+// Path returns the absolute path of the file being written (which exists
+// once Stop has returned), the directory of the segments with
+// WithSegment, or "" when the profile goes to an io.WriteSeeker given by
+// WithOutput.
 func (p *Profile) Path() string { return p.name }
 
 // Backend returns the sampler backend that runs (sampler.Trace or

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -31,10 +32,14 @@ func (p *Profile) openDir() error {
 		p.name = dir
 		return nil
 	}
-	if err := os.MkdirAll(p.cfg.path, 0o755); err != nil {
+	dir, err := filepath.Abs(p.cfg.path) // where it is now, whatever the program's working directory later
+	if err != nil {
 		return fmt.Errorf("profiler: segments: %w", err)
 	}
-	p.name = p.cfg.path
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("profiler: segments: %w", err)
+	}
+	p.name = dir
 	return nil
 }
 
