@@ -50,6 +50,14 @@ var samplesCalls = map[string]afterClose[*reader.Samples]{
 		}
 		return n, it.Err()
 	}},
+	"NextEvenRun": {refuses: true, call: func(it *reader.Samples) (any, error) {
+		defer it.Close()
+		var n uint64
+		for it.NextEvenRun() {
+			n += it.Run().Count
+		}
+		return n, it.Err()
+	}},
 	"Run": {call: func(it *reader.Samples) (any, error) { return it.Run(), nil }},
 	"Sample": {call: func(it *reader.Samples) (any, error) {
 		s := *it.Sample()
