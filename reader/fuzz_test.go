@@ -15,8 +15,9 @@ import (
 // FuzzReader feeds arbitrary bytes to the reader. Its seed corpus in
 // testdata/fuzz/FuzzReader holds small valid vectors (raw and zstd) and
 // corrupt ones. Whatever the input, reading must not panic, every error
-// must be a *FormatError, and a file that verifies must survive a round
-// trip through the writer with the same samples.
+// must be a *FormatError, NextRun's and NextEvenRun's runs must expand to
+// Next's samples, and a file that verifies must survive a round trip
+// through the writer with the same samples.
 func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := reader.NewFileBytes(data)
@@ -24,6 +25,9 @@ func FuzzReader(f *testing.F) {
 			checkFormatError(t, err)
 			return
 		}
+		// Runs, even or not, expand to Next's samples, with its error.
+		compareRuns(t, file, (*reader.Samples).NextEvenRun)
+		compareRuns(t, file, (*reader.Samples).NextRun)
 		if err := file.Verify(); err != nil {
 			checkFormatError(t, err)
 			return
