@@ -52,7 +52,7 @@ type SegmentOptions struct {
 	// DefaultHoldBytes.
 	HoldBytes int64
 
-	retry time.Duration                // between attempts to write; 0: DefaultRetry
+	retry time.Duration               // between attempts to write; 0: DefaultRetry
 	fault func(op, name string) error // a test's injected file-system failure
 }
 
