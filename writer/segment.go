@@ -62,7 +62,7 @@ const (
 	DefaultHoldBytes = 8 << 20
 	// DefaultRetry is how often a Segmenter tries again to write segments
 	// the directory refused.
-	DefaultRetry = 250 * time.Millisecond
+	DefaultRetry = 100 * time.Millisecond
 )
 
 // SegmentStats counts what a Segmenter did.
@@ -158,7 +158,7 @@ type Segmenter struct {
 	wm       uint64 // no sample older than this will come (Watermark)
 	cur      *segment
 	run      string
-	hold     int64 // HoldBytes or its default
+	tried    time.Time // the writing goroutine's last try at the held bytes
 
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame
@@ -215,7 +215,6 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		deadline: opts.StartTime + uint64(opts.Period.Microseconds()),
 		origin:   opts.StartTime,
 		run:      opts.Run,
-		hold:     opts.HoldBytes,
 		frames:   make(map[tachyon.Frame]uint32),
 		threads:  make(map[threadKey]*Thread),
 		dirty:    make(map[*Thread]bool),

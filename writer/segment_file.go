@@ -54,19 +54,18 @@ func (sf *segFile) Write(p []byte) (int, error) {
 	}
 	sf.pos += int64(len(p))
 	sf.size += int64(len(p))
-	if len(sf.pend) == 0 && sf.f != nil {
-		k, err := sf.s.write(sf.f, p)
-		sf.disk += int64(k)
-		if err == nil {
+	if len(sf.pend) > 0 || sf.f == nil { // an earlier failure: try again
+		if err := sf.flush(); err != nil {
+			sf.s.failed(err)
+			sf.hold(append(sf.pend, p...))
 			return n, nil
 		}
+	}
+	k, err := sf.s.write(sf.f, p)
+	sf.disk += int64(k)
+	if err != nil {
 		sf.s.failed(fmt.Errorf("writer: segment %s: %w", sf.name, err))
 		sf.hold(append(sf.pend, p[k:]...))
-		return n, nil
-	}
-	sf.hold(append(sf.pend, p...))
-	if err := sf.flush(); err != nil { // an earlier failure: try again
-		sf.s.failed(err)
 	}
 	return n, nil
 }
@@ -158,7 +157,7 @@ func (sf *segFile) rehome() error {
 		return err
 	}
 	if _, err := io.Copy(nf, io.NewSectionReader(sf.f, 0, sf.disk)); err != nil {
-		sf.s.removeOwn(nf)
+		sf.s.removeOwn(nf, sf.name)
 		return fmt.Errorf("writer: segment %s: copying into a new file: %w", sf.name, err)
 	}
 	sf.f.Close()
@@ -170,7 +169,7 @@ func (sf *segFile) rehome() error {
 // lets the held bytes go.
 func (sf *segFile) drop() {
 	if sf.f != nil {
-		sf.s.removeOwn(sf.f)
+		sf.s.removeOwn(sf.f, sf.name)
 		sf.f = nil
 	}
 	sf.hold(nil)
@@ -216,13 +215,13 @@ func (s *Segmenter) fault(op, name string) error {
 	return s.opts.fault(op, name)
 }
 
-// removeOwn closes f, a file the Segmenter created, and removes it if the
-// name it was created at still names it.
-func (s *Segmenter) removeOwn(f *os.File) {
+// removeOwn closes f, a file the Segmenter created, and removes it if
+// name (where it created or moved it) still names it.
+func (s *Segmenter) removeOwn(f *os.File, name string) {
 	held, err := f.Stat()
 	if err == nil {
-		if now, err := os.Lstat(f.Name()); err == nil && os.SameFile(held, now) {
-			os.Remove(f.Name())
+		if now, err := os.Lstat(name); err == nil && os.SameFile(held, now) {
+			os.Remove(name)
 		}
 	}
 	f.Close()

@@ -203,7 +203,7 @@ func (s *Segmenter) report() {
 	s.logged = s.logged || log
 	s.mu.Unlock()
 	if log && s.opts.Logf != nil {
-		s.opts.Logf("writer: segments: cannot write into %s (%v); holding up to %d bytes of samples in memory, trying again every %v", s.opts.Dir, first, s.hold, s.opts.retry)
+		s.opts.Logf("writer: segments: cannot write into %s (%v); holding up to %d bytes of samples in memory, trying again every %v", s.opts.Dir, first, s.opts.HoldBytes, s.opts.retry)
 	}
 }
 

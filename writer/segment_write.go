@@ -2,6 +2,7 @@ package writer
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -36,8 +37,18 @@ func (s *Segmenter) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status
 }
 
 // full reports whether the bytes the directory refused reached the
-// bound: samples are then dropped.
+// bound: samples are then dropped. Meanwhile it tries again, once a retry
+// period, to write the open segment's.
 func (s *Segmenter) full() bool {
+	if s.held.Load() < s.opts.HoldBytes {
+		return false
+	}
+	if now := time.Now(); now.Sub(s.tried) >= s.opts.retry {
+		s.tried = now
+		if err := s.cur.file.flush(); err != nil {
+			s.failed(err)
+		}
+	}
 	return s.held.Load() >= s.opts.HoldBytes
 }
 
