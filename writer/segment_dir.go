@@ -107,7 +107,7 @@ func (s *Segmenter) dirSegments() []dirSegment {
 }
 
 // deletable reports whether the budget may delete d: this run's file if
-// it is still the one written, another run's if it is a regular file that
+// it is still the one written (see sameFile), another run's if it is a regular file that
 // begins with a valid Tachyon header.
 func (s *Segmenter) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 	now, err := os.Lstat(d.name)
@@ -116,7 +116,7 @@ func (s *Segmenter) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 	}
 	if d.run == s.run {
 		fi, ok := own[d.name]
-		return ok && os.SameFile(fi, now)
+		return ok && sameFile(fi, now)
 	}
 	return isTachyon(d.name)
 }
@@ -135,4 +135,10 @@ func isTachyon(path string) bool {
 	}
 	h := tachyon.ParseHeader(&b)
 	return h.Magic == tachyon.Magic && h.Version == tachyon.Version
+}
+
+// sameFile reports whether a and b describe the same file, unchanged:
+// the same inode (which a new file may reuse), size and modification time.
+func sameFile(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
