@@ -107,6 +107,9 @@ type segment struct {
 	local []uint32 // Segmenter frame index -> this file's index + 1 (0: not yet)
 	start uint64   // header start time
 	last  bool
+	// samples counts the segment's samples once it is closed (w is nil
+	// from then on).
+	samples uint64
 }
 
 // Segmenter writes a profile as a series of finalized Tachyon files, one

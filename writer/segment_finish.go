@@ -41,7 +41,10 @@ func (s *Segmenter) finishLoop() {
 				s.closeWaiting(waiting, own)
 				return
 			}
-			if err := seg.w.Close(); err != nil {
+			seg.samples = seg.w.Stats().Samples
+			err := seg.w.Close()
+			seg.w = nil // its tables and encoder: a waiting segment holds only its bytes
+			if err != nil {
 				s.lose(seg, err)
 				break
 			}
@@ -151,7 +154,7 @@ func (s *Segmenter) lose(seg *segment, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Lost++
-	s.stats.Dropped += seg.w.stats.Samples
+	s.stats.Dropped += seg.samples
 	if s.ferr == nil {
 		s.ferr = err
 	}

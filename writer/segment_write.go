@@ -31,7 +31,9 @@ func (s *Segmenter) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status
 		s.drop(t, ts, 1)
 		return nil
 	}
-	delete(s.dirty, t)
+	if len(s.dirty) > 0 {
+		delete(s.dirty, t)
+	}
 	s.advance(t, ts, ts)
 	return s.cur.w.WriteThreadStack(s.inner(t), ts, status, local)
 }
