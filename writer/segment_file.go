@@ -220,7 +220,7 @@ func (s *Segmenter) fault(op, name string) error {
 func (s *Segmenter) removeOwn(f *os.File, name string) {
 	held, err := f.Stat()
 	if err == nil {
-		if now, err := os.Lstat(name); err == nil && os.SameFile(held, now) {
+		if now, err := os.Lstat(name); err == nil && os.SameFile(held, now) && s.fault("remove", name) == nil {
 			os.Remove(name)
 		}
 	}

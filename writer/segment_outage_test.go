@@ -164,7 +164,7 @@ func TestSegmentOutage(t *testing.T) {
 		err  error
 	}{
 		{"full", "create write rename", syscall.ENOSPC},
-		{"readonly", "create rename", syscall.EACCES},
+		{"readonly", "create rename remove", syscall.EACCES},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var down atomic.Bool
@@ -236,8 +236,8 @@ func TestSegmentOutageHeld(t *testing.T) {
 func TestSegmentOutageAtClose(t *testing.T) {
 	var down atomic.Bool
 	r := newOutageRun(t, writer.SegmentOptions{}, func(op, name string) error {
-		if down.Load() && op != "write" {
-			return syscall.EACCES
+		if down.Load() && (op == "create" || op == "rename") {
+			return syscall.ENOSPC
 		}
 		return nil
 	})
