@@ -31,6 +31,7 @@ func (s *Segmenter) finishLoop() {
 	s.cleanStale()
 	s.prepare()
 	var waiting []*segment
+	last := false                       // Close sent the last segment
 	own := make(map[string]fs.FileInfo) // this run's finalized files
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
@@ -41,6 +42,7 @@ func (s *Segmenter) finishLoop() {
 				s.closeWaiting(waiting, own)
 				return
 			}
+			last = last || seg.last
 			seg.samples = seg.w.Stats().Samples
 			err := seg.w.Close()
 			seg.w = nil // its tables and encoder: a waiting segment holds only its bytes
@@ -56,7 +58,7 @@ func (s *Segmenter) finishLoop() {
 		s.report()
 		if len(waiting) > 0 {
 			timer.Reset(s.opts.retry)
-		} else {
+		} else if !last {
 			s.prepare()
 		}
 	}
