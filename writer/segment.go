@@ -160,7 +160,6 @@ type Segmenter struct {
 	gen      uint64
 	wm       uint64 // no sample older than this will come (Watermark)
 	cur      *segment
-	run      string
 	tried    time.Time // the writing goroutine's last try at the held bytes
 
 	frames  map[tachyon.Frame]uint32
@@ -173,6 +172,7 @@ type Segmenter struct {
 	spare   chan *segment // the next segment, opened ahead by finishLoop
 	wake    chan struct{} // tells finishLoop that writing failed
 	done    chan struct{}
+	closed  bool
 	held    atomic.Int64 // bytes held in memory by every segFile
 	mu      sync.Mutex   // guards the fields below
 	stats   SegmentStats
@@ -180,7 +180,6 @@ type Segmenter struct {
 	first   error     // the current outage's first error; nil when writing works
 	since   time.Time // the current outage's start
 	logged  bool      // the current outage was logged
-	closed  bool
 }
 
 // ErrSegmentPeriod is returned by NewSegmenter for a period that is not
@@ -217,7 +216,6 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		wm:       opts.StartTime,
 		deadline: opts.StartTime + uint64(opts.Period.Microseconds()),
 		origin:   opts.StartTime,
-		run:      opts.Run,
 		frames:   make(map[tachyon.Frame]uint32),
 		threads:  make(map[threadKey]*Thread),
 		dirty:    make(map[*Thread]bool),
@@ -254,7 +252,7 @@ func (s *Segmenter) Stats() SegmentStats {
 }
 
 // Run returns the run's id, which every segment's name holds.
-func (s *Segmenter) Run() string { return s.run }
+func (s *Segmenter) Run() string { return s.opts.Run }
 
 // Frame interns a frame and returns its index, for WriteThreadStack.
 func (s *Segmenter) Frame(f tachyon.Frame) uint32 {

@@ -114,7 +114,7 @@ func (s *Segmenter) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 	if err != nil || !now.Mode().IsRegular() {
 		return false
 	}
-	if d.run == s.run {
+	if d.run == s.opts.Run {
 		fi, ok := own[d.name]
 		return ok && sameFile(fi, now)
 	}

@@ -15,7 +15,7 @@ import (
 // (that of creating its file), which a later flush tries again.
 func (s *Segmenter) open(nominal, start uint64) (*segment, error) {
 	s.seq++
-	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.run, nominal, s.seq))
+	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.opts.Run, nominal, s.seq))
 	sf, err := s.newSegFile(path + PartExt)
 	seg := s.newSegment(sf, start)
 	seg.path = path
@@ -49,7 +49,7 @@ func (s *Segmenter) next(nominal, start uint64) *segment {
 		return seg
 	}
 	s.seq++
-	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.run, nominal, s.seq))
+	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.opts.Run, nominal, s.seq))
 	part := path + PartExt
 	if _, err := os.Lstat(part); errors.Is(err, fs.ErrNotExist) && os.Rename(sp.file.name, part) == nil {
 		sp.file.name = part
