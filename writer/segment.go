@@ -95,7 +95,8 @@ type SegmentStats struct {
 	Dropped uint64
 	Lost    int
 	// Stale counts the open files of dead processes (*.part) removed from
-	// the directory at the start.
+	// the directory: at the start, and once more when those too young to
+	// tell then (see internal/runlock) are old enough.
 	Stale int
 }
 
@@ -140,8 +141,9 @@ type segment struct {
 // NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-RUN-NNNNNN: the segment's nominal
 // start in UTC, the run's id and a sequence number from 1, so that names
 // sort by start time and tell runs apart. The open files are held (see
-// internal/runlock) while open; at the start, the Segmenter removes the
-// *.part files of its prefix that no live process holds.
+// internal/runlock) while open; at the start (and once more a little
+// later), the Segmenter removes the *.part files of its prefix that no
+// live process holds.
 //
 // The directory is not trusted: what it refuses is held in memory, up to
 // HoldBytes (then samples are dropped and counted), and written when it

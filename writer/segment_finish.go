@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/runlock"
 )
 
 // Bounds of the segments waiting to be finalized while the directory
@@ -29,6 +31,7 @@ var errHeld = errors.New("writer: segments: the memory bound was reached")
 func (s *Segmenter) finishLoop() {
 	defer close(s.done)
 	s.cleanStale()
+	again := time.Now().Add(runlock.MinAge) // for the files too young to tell at the start
 	s.prepare()
 	var waiting []*segment
 	last := false                       // Close sent the last segment
@@ -56,6 +59,10 @@ func (s *Segmenter) finishLoop() {
 		}
 		waiting = s.commit(waiting, own)
 		s.report()
+		if !again.IsZero() && time.Now().After(again) {
+			s.cleanStale()
+			again = time.Time{}
+		}
 		if len(waiting) > 0 {
 			timer.Reset(s.opts.retry)
 		} else if !last {
