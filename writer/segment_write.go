@@ -54,8 +54,8 @@ func (s *Segmenter) full() bool {
 	return s.held.Load() >= s.opts.HoldBytes
 }
 
-// drop counts n samples of t from ts as dropped; t's next sample written
-// is written as a change from its stack in the segment.
+// drop counts n samples of t, the latest at last, as dropped; t's next
+// sample written is written as a change from its stack in the segment.
 func (s *Segmenter) drop(t *Thread, last uint64, n int) {
 	t.lastTS = max(t.lastTS, last)
 	s.dirty[t] = true
