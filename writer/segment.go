@@ -162,7 +162,6 @@ type Segmenter struct {
 	gen      uint64
 	wm       uint64 // no sample older than this will come (Watermark)
 	cur      *segment
-	tried    time.Time // the writing goroutine's last try at the held bytes
 
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame

@@ -1,9 +1,11 @@
 package writer
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/gotachyon/profiler/internal/runlock"
 )
@@ -24,7 +26,12 @@ type segFile struct {
 	pend  []byte   // the rest
 	patch []patch  // writes below disk not yet in the file
 	pos   int64
+	tried time.Time // the last failed write: Write tries again a retry period later
 }
+
+// errRetryLater is segFile.retry's answer within a retry period of a
+// failure.
+var errRetryLater = errors.New("writer: segment: tried less than a retry period ago")
 
 // patch is a write below segFile.disk that the file has not taken yet.
 type patch struct {
@@ -54,9 +61,8 @@ func (sf *segFile) Write(p []byte) (int, error) {
 	}
 	sf.pos += int64(len(p))
 	sf.size += int64(len(p))
-	if len(sf.pend) > 0 || sf.f == nil { // an earlier failure: try again
-		if err := sf.flush(); err != nil {
-			sf.s.failed(err)
+	if len(sf.pend) > 0 || sf.f == nil { // an earlier failure
+		if err := sf.retry(); err != nil {
 			sf.hold(append(sf.pend, p...))
 			return n, nil
 		}
@@ -64,10 +70,26 @@ func (sf *segFile) Write(p []byte) (int, error) {
 	k, err := sf.s.write(sf.f, p)
 	sf.disk += int64(k)
 	if err != nil {
+		sf.tried = time.Now()
 		sf.s.failed(fmt.Errorf("writer: segment %s: %w", sf.name, err))
 		sf.hold(append(sf.pend, p[k:]...))
 	}
 	return n, nil
+}
+
+// retry flushes the held bytes if a retry period passed since the last
+// failure, and returns the error that keeps them held.
+func (sf *segFile) retry() error {
+	now := time.Now()
+	if now.Sub(sf.tried) < sf.s.opts.retry {
+		return errRetryLater
+	}
+	err := sf.flush()
+	if err != nil {
+		sf.tried = now
+		sf.s.failed(err)
+	}
+	return err
 }
 
 // overwrite writes b at off, below size: into the held bytes, or as a

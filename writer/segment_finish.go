@@ -192,19 +192,22 @@ func (s *Segmenter) outageErr() error {
 	return s.first
 }
 
-// failed counts a failed write into the directory, starts an outage if
-// none is under way, and wakes finishLoop to say so. Either goroutine
+// failed counts a failed write into the directory and, if no outage is
+// under way, starts one and wakes finishLoop to log it. Either goroutine
 // calls it.
 func (s *Segmenter) failed(err error) {
 	s.mu.Lock()
 	s.stats.Errors++
-	if s.first == nil {
+	start := s.first == nil
+	if start {
 		s.first, s.since, s.logged = err, time.Now(), false
 	}
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
+	if start {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
 	}
 }
 

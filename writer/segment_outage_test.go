@@ -201,7 +201,19 @@ func TestSegmentOutage(t *testing.T) {
 			if st := r.s.Stats(); st.Errors == 0 || st.Lost != 0 || st.Outage == 0 {
 				t.Errorf("stats %+v", st)
 			}
+			r.noSpin()
 		})
+	}
+}
+
+// noSpin checks that the Segmenter tried the directory a few times a
+// retry period during the outage, not in a loop: the finishing goroutine
+// tries the oldest waiting segment, the writing one its open segment, and
+// a rollover may try to create a file.
+func (r *outageRun) noSpin() {
+	st := r.s.Stats()
+	if max := 3*int(st.Outage/outRetry) + st.Rollovers + 10; st.Errors > max {
+		r.t.Errorf("%d failed writes in %v: more than %d, a retry period apart", st.Errors, st.Outage, max)
 	}
 }
 
@@ -228,6 +240,7 @@ func TestSegmentOutageHeld(t *testing.T) {
 	if st := r.s.Stats(); st.Dropped != 0 || st.Errors == 0 {
 		t.Errorf("stats %+v", st)
 	}
+	r.noSpin()
 }
 
 // TestSegmentOutageAtClose checks that a directory that still refuses
@@ -278,4 +291,5 @@ func TestSegmentDirRemoved(t *testing.T) {
 	if len(starts) < 4 {
 		t.Errorf("%d segments after the directory came back: %v", len(starts), starts)
 	}
+	r.noSpin()
 }

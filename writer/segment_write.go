@@ -2,7 +2,6 @@ package writer
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -45,12 +44,7 @@ func (s *Segmenter) full() bool {
 	if s.held.Load() < s.opts.HoldBytes {
 		return false
 	}
-	if now := time.Now(); now.Sub(s.tried) >= s.opts.retry {
-		s.tried = now
-		if err := s.cur.file.flush(); err != nil {
-			s.failed(err)
-		}
-	}
+	s.cur.file.retry()
 	return s.held.Load() >= s.opts.HoldBytes
 }
 
