@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -213,20 +214,32 @@ func (s *Segmenter) create(name string) (*os.File, error) {
 	return f, nil
 }
 
-// write writes b to f, through the fault hook.
+// write writes b to f, through the fault hook. Its error does not name
+// the file, which may have been renamed since it was opened: the caller's
+// does.
 func (s *Segmenter) write(f *os.File, b []byte) (int, error) {
 	if err := s.fault("write", f.Name()); err != nil {
 		return 0, err
 	}
-	return f.Write(b)
+	n, err := f.Write(b)
+	return n, unnamed(err)
 }
 
-// writeAt writes b to f at off, through the fault hook.
+// writeAt writes b to f at off, through the fault hook (see write).
 func (s *Segmenter) writeAt(f *os.File, b []byte, off int64) (int, error) {
 	if err := s.fault("write", f.Name()); err != nil {
 		return 0, err
 	}
-	return f.WriteAt(b, off)
+	n, err := f.WriteAt(b, off)
+	return n, unnamed(err)
+}
+
+// unnamed returns the cause of a *fs.PathError, whose name may be stale.
+func unnamed(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
 }
 
 // fault returns the error a test injects into op on name, if any.
