@@ -99,7 +99,7 @@ func (p *Profile) openPart(path string) error {
 	if err != nil {
 		return fmt.Errorf("profiler: checkpoints of %s: %w", path, err)
 	}
-	lock, err := runlock.Acquire(dir)
+	lock, err := runlock.AcquireDir(dir)
 	if err != nil {
 		os.Remove(dir)
 		return fmt.Errorf("profiler: checkpoints of %s: %w", path, err)
@@ -120,7 +120,7 @@ func (p *Profile) setAside(path, dir string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a checkpoint directory: move it away", dir)
 	}
-	if runlock.Held(dir) {
+	if runlock.DirHeld(dir) {
 		return fmt.Errorf("%s: %w (two processes with the same output path)", dir, runlock.ErrHeld)
 	}
 	stamp := fi.ModTime().UTC().Format("20060102T150405Z")
@@ -214,7 +214,7 @@ func removePart(dir string, files []string) {
 	for _, f := range append(files, parts...) {
 		os.Remove(f)
 	}
-	os.Remove(filepath.Join(dir, runlock.Name))
+	os.Remove(filepath.Join(dir, runlock.DirLock))
 	os.Remove(dir)
 }
 

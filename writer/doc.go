@@ -56,7 +56,11 @@
 //
 // A Segmenter writes the same samples as a series of finalized files, one
 // per period, each a complete Tachyon file with its own tables; see its
-// documentation for the split, the naming and the disk budget.
+// documentation for the split, the naming and the disk budget. While its
+// directory refuses writes, a Segmenter also holds what was refused: up
+// to SegmentOptions.HoldBytes (DefaultHoldBytes) of encoded samples, past
+// which it drops samples, plus the tables of the segments waiting to be
+// finalized, a bounded number (past it the oldest is given up).
 //
 // Timestamps are microseconds. A thread's timestamps are taken as
 // non-decreasing: one earlier than the thread's previous sample (or, for the

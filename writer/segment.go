@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotachyon/profiler/tachyon"
@@ -39,7 +40,30 @@ type SegmentOptions struct {
 	// before the budget may delete the file; last is true for the
 	// segment closed by Close, which returns once that call has.
 	Closed func(path string, last bool)
+	// Run is the run's id in every segment's name (see SegmentName): eight
+	// lowercase hexadecimal digits; "" means a new random one (NewRunID).
+	Run string
+	// Logf, if set, is called from the Segmenter's own goroutine with a
+	// line when writing into Dir starts failing (its first error) and when
+	// it works again (with what was dropped meanwhile).
+	Logf func(format string, args ...any)
+	// HoldBytes bounds the bytes held in memory while Dir cannot be
+	// written; past it samples are dropped and counted. 0 means
+	// DefaultHoldBytes.
+	HoldBytes int64
+
+	retry time.Duration               // between attempts to write; 0: DefaultRetry
+	fault func(op, name string) error // a test's injected file-system failure
 }
+
+// Defaults of SegmentOptions.
+const (
+	// DefaultHoldBytes is the default of SegmentOptions.HoldBytes.
+	DefaultHoldBytes = 8 << 20
+	// DefaultRetry is how often a Segmenter tries again to write segments
+	// the directory refused.
+	DefaultRetry = 100 * time.Millisecond
+)
 
 // SegmentStats counts what a Segmenter did.
 type SegmentStats struct {
@@ -58,17 +82,35 @@ type SegmentStats struct {
 	// Unprepared counts the rollovers that found no segment opened ahead
 	// and opened one themselves.
 	Unprepared int
+	// Errors counts the failed attempts to write into the directory, and
+	// Outage is the time writing failed, both over the run.
+	Errors int
+	Outage time.Duration
+	// Held is the number of bytes held in memory now because the
+	// directory refused them.
+	Held int64
+	// Dropped counts the samples not written: those sampled while Held
+	// was past the bound, and those of Lost segments, which could not be
+	// written before Close or a longer outage gave them up.
+	Dropped uint64
+	Lost    int
+	// Stale counts the open files of dead processes (*.part) removed from
+	// the directory: at the start, and once more when those too young to
+	// tell then (see internal/runlock) are old enough.
+	Stale int
 }
 
 // segment is one open segment file.
 type segment struct {
 	w     *Writer
-	f     *os.File
-	part  string   // the file's name while open
+	file  *segFile // named NAME.tachyon.part, or a spare's name
 	path  string   // its name once finalized
 	local []uint32 // Segmenter frame index -> this file's index + 1 (0: not yet)
 	start uint64   // header start time
 	last  bool
+	// samples counts the segment's samples once it is closed (w is nil
+	// from then on).
+	samples uint64
 }
 
 // Segmenter writes a profile as a series of finalized Tachyon files, one
@@ -96,8 +138,20 @@ type segment struct {
 // file and its encoder ahead as PREFIX-next-*.part, so that a rollover
 // only renames it) it is renamed NAME.tachyon,
 // so a process killed at any point leaves only complete *.tachyon files.
-// NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-NNNNNN: the segment's nominal start
-// in UTC and a sequence number from 1, so that names sort by start time.
+// NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-RUN-NNNNNN: the segment's nominal
+// start in UTC, the run's id and a sequence number from 1, so that names
+// sort by start time and tell runs apart. The open files are held (see
+// internal/runlock) while open; at the start (and once more a little
+// later), the Segmenter removes the *.part files of its prefix that no
+// live process holds.
+//
+// The directory is not trusted: what it refuses is held in memory, up to
+// HoldBytes (then samples are dropped and counted), and written when it
+// takes writes again; segments are finalized in order. The budget
+// (KeepFiles, KeepBytes) covers every segment of the prefix in the
+// directory, whatever run wrote it, and deletes only files named as
+// segments: this run's if they are still the files it wrote, another
+// run's if they begin with a valid Tachyon header.
 type Segmenter struct {
 	opts     SegmentOptions
 	period   uint64 // µs
@@ -108,21 +162,26 @@ type Segmenter struct {
 	gen      uint64
 	wm       uint64 // no sample older than this will come (Watermark)
 	cur      *segment
-	err      error
 
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame
 	threads map[threadKey]*Thread // live handles
+	dirty   map[*Thread]bool      // threads with dropped samples since their last written
 	scratch []uint32
 
 	closing  chan *segment
 	spare    chan *segment // the next segment, opened ahead by finishLoop
-	recycled chan *Writer  // finalized segments' writers, for the next ones
+	recycled chan *Writer  // closed segments' writers, for the next ones
+	wake     chan struct{} // tells finishLoop that writing failed
 	done     chan struct{}
-	mu       sync.Mutex // guards stats and ferr
-	stats    SegmentStats
-	ferr     error // the finalizing goroutine's first error
 	closed   bool
+	held     atomic.Int64 // bytes held in memory by every segFile
+	mu       sync.Mutex   // guards the fields below
+	stats    SegmentStats
+	ferr     error     // the first error that lost something
+	first    error     // the current outage's first error; nil when writing works
+	since    time.Time // the current outage's start
+	logged   bool      // the current outage was logged
 }
 
 // ErrSegmentPeriod is returned by NewSegmenter for a period that is not
@@ -141,6 +200,17 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 	if strings.ContainsRune(opts.Prefix, os.PathSeparator) {
 		return nil, fmt.Errorf("writer: segment prefix %q names a directory", opts.Prefix)
 	}
+	if opts.Run == "" {
+		opts.Run = NewRunID()
+	} else if !validRun(opts.Run) {
+		return nil, fmt.Errorf("writer: segment run id %q: want eight lowercase hexadecimal digits", opts.Run)
+	}
+	if opts.HoldBytes <= 0 {
+		opts.HoldBytes = DefaultHoldBytes
+	}
+	if opts.retry <= 0 {
+		opts.retry = DefaultRetry
+	}
 	s := &Segmenter{
 		opts:     opts,
 		period:   uint64(opts.Period.Microseconds()),
@@ -150,9 +220,11 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		origin:   opts.StartTime,
 		frames:   make(map[tachyon.Frame]uint32),
 		threads:  make(map[threadKey]*Thread),
+		dirty:    make(map[*Thread]bool),
 		closing:  make(chan *segment, 16),
 		spare:    make(chan *segment, 1),
 		recycled: make(chan *Writer, 4),
+		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
 	if first := uint64(opts.First.Microseconds()); first > 0 && first < s.period {
@@ -160,7 +232,8 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		s.origin = s.deadline - s.period
 	}
 	cur, err := s.open(opts.StartTime, opts.StartTime)
-	if err != nil {
+	if err != nil { // a directory that refuses the first file is wrong
+		cur.file.drop()
 		return nil, err
 	}
 	s.cur = cur
@@ -173,8 +246,16 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 func (s *Segmenter) Stats() SegmentStats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stats
+	st := s.stats
+	st.Held = s.held.Load()
+	if s.first != nil {
+		st.Outage += time.Since(s.since)
+	}
+	return st
 }
+
+// Run returns the run's id, which every segment's name holds.
+func (s *Segmenter) Run() string { return s.opts.Run }
 
 // Frame interns a frame and returns its index, for WriteThreadStack.
 func (s *Segmenter) Frame(f tachyon.Frame) uint32 {

@@ -328,7 +328,7 @@ func TestSegmentBudget(t *testing.T) {
 // Segmenter did not write.
 func TestSegmentBudgetOthers(t *testing.T) {
 	dir := t.TempDir()
-	other := filepath.Join(dir, writer.SegmentName("profile", segStart-1e9, 1))
+	other := filepath.Join(dir, writer.SegmentName("profile", "", segStart-1e9, 1))
 	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestSegmentBudgetOthers(t *testing.T) {
 // TestSegmentName checks the documented naming.
 func TestSegmentName(t *testing.T) {
 	start := uint64(time.Date(2026, 11, 23, 4, 50, 0, 123_456_000, time.UTC).UnixMicro())
-	if got, want := writer.SegmentName("profile", start, 1), "profile-20261123T045000.123Z-000001.tachyon"; got != want {
+	if got, want := writer.SegmentName("profile", "", start, 1), "profile-20261123T045000.123Z-000001.tachyon"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -18,9 +18,7 @@ func (s *Segmenter) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status
 		stack = stack[:tachyon.MaxWriteDepth]
 	}
 	if ts >= s.deadline {
-		if err := s.roll(ts, ts); err != nil {
-			return err
-		}
+		s.roll(ts, ts)
 	}
 	local, err := s.local(stack)
 	if err != nil {
@@ -28,8 +26,34 @@ func (s *Segmenter) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status
 	}
 	t.stack = append(t.stack[:0], stack...)
 	t.started = true
+	if s.full() {
+		s.drop(t, ts, 1)
+		return nil
+	}
+	if len(s.dirty) > 0 {
+		delete(s.dirty, t)
+	}
 	s.advance(t, ts, ts)
 	return s.cur.w.WriteThreadStack(s.inner(t), ts, status, local)
+}
+
+// full reports whether the bytes the directory refused reached the
+// bound: samples are then dropped. Meanwhile it tries again, once a retry
+// period, to write the open segment's.
+func (s *Segmenter) full() bool {
+	if s.held.Load() < s.opts.HoldBytes {
+		return false
+	}
+	s.cur.file.retry()
+	return s.held.Load() >= s.opts.HoldBytes
+}
+
+// drop counts n samples of t, the latest at last, as dropped; t's next
+// sample written is written as a change from its stack in the segment.
+func (s *Segmenter) drop(t *Thread, last uint64, n int) {
+	t.lastTS = max(t.lastTS, last)
+	s.dirty[t] = true
+	s.dropped(uint64(n))
 }
 
 // RepeatEvery writes n samples of t with its previous stack at ts,
@@ -47,18 +71,18 @@ func (s *Segmenter) RepeatEvery(t *Thread, ts, step uint64, n int, status tachyo
 		return ErrNoStack
 	}
 	if ts >= s.deadline {
-		if err := s.roll(ts, ts+uint64(n-1)*step); err != nil {
-			return err
-		}
+		s.roll(ts, ts+uint64(n-1)*step)
+	}
+	if s.full() {
+		s.drop(t, ts+uint64(n-1)*step, n)
+		return nil
 	}
 	if k := s.before(ts, step, n); k < n {
 		if err := s.repeat(t, ts, step, k, status); err != nil {
 			return err
 		}
 		ts, n = ts+uint64(k)*step, n-k
-		if err := s.roll(ts, ts+uint64(n-1)*step); err != nil {
-			return err
-		}
+		s.roll(ts, ts+uint64(n-1)*step)
 	}
 	return s.repeat(t, ts, step, n, status)
 }
@@ -81,7 +105,8 @@ func (s *Segmenter) repeat(t *Thread, ts, step uint64, n int, status tachyon.Sta
 	}
 	s.advance(t, ts, ts+uint64(n-1)*step)
 	in := s.inner(t)
-	if !in.started {
+	if !in.started || (len(s.dirty) > 0 && s.dirty[t]) {
+		delete(s.dirty, t)
 		local, err := s.local(t.stack)
 		if err != nil {
 			return err
@@ -114,6 +139,7 @@ func (s *Segmenter) Forget(t *Thread) {
 	}
 	t.forgotten, t.inner, t.stack = true, nil, nil
 	delete(s.threads, t.key)
+	delete(s.dirty, t)
 }
 
 // check returns the error that stops t from writing.
@@ -121,8 +147,6 @@ func (s *Segmenter) check(t *Thread) error {
 	switch {
 	case s.closed:
 		return ErrClosed
-	case s.err != nil:
-		return s.err
 	case t.forgotten:
 		return ErrForgotten
 	}

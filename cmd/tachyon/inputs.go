@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,18 +25,24 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// resolveInput turns a reading command's arguments into one input. One
-// file that is not a directory is read as it is, as always; otherwise the
-// arguments expand (a directory to its *.tachyon files, by name) and, if
-// that gives more than one file, are merged into a temporary file that
-// release removes. Errors name the file at fault.
+// resolveInput is resolveInputRuns refusing the segments of several runs.
 func resolveInput(args []string, stderr io.Writer) (in input, release func(), err error) {
+	return resolveInputRuns(args, "", stderr)
+}
+
+// resolveInputRuns turns a reading command's arguments into one input.
+// One file that is not a directory is read as it is, as always; otherwise
+// the arguments expand (a directory to its *.tachyon files, by name), keep
+// the runs that runs selects (see expandRuns) and, if that gives more than
+// one file, are merged into a temporary file that release removes. Errors
+// name the file at fault.
+func resolveInputRuns(args []string, runs string, stderr io.Writer) (in input, release func(), err error) {
 	release = func() {}
 	args = unfinished(args, stderr)
 	if len(args) == 1 && !isDir(args[0]) {
 		return input{path: args[0], name: args[0]}, release, nil
 	}
-	files, err := merge.Expand(args)
+	files, err := expandRuns(args, runs)
 	if err != nil {
 		return input{}, release, err
 	}
@@ -47,6 +54,22 @@ func resolveInput(args []string, stderr io.Writer) (in input, release func(), er
 		return input{}, release, err
 	}
 	return input{path: path, name: inputName(args), files: files}, func() { os.Remove(path) }, nil
+}
+
+// runsFlag adds to fs the --runs flag of the commands that merge their
+// inputs.
+func runsFlag(fs *flag.FlagSet) *string {
+	return fs.String("runs", "", "which `RUNS` to merge when the files are segments of several: all, latest, or a run id (default: refuse, naming the runs)")
+}
+
+// expandRuns expands args (see merge.Expand) and keeps the segments of the
+// runs that runs selects (see merge.SelectRuns).
+func expandRuns(args []string, runs string) ([]string, error) {
+	files, err := merge.Expand(args)
+	if err != nil {
+		return nil, err
+	}
+	return merge.SelectRuns(files, runs)
 }
 
 // inputName names several arguments in messages and titles.

@@ -12,7 +12,7 @@ func init() {
 	register(&command{
 		name:    "merge",
 		summary: "write one file from the segments of one run (files, or directories of *.tachyon files), in order",
-		usage:   "-o OUT [--compression auto|zstd|none] FILE|DIR...",
+		usage:   "-o OUT [--compression auto|zstd|none] [--runs all|latest|ID] FILE|DIR...",
 		run:     runMerge,
 	})
 }
@@ -21,6 +21,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["merge"], stderr)
 	out := fs.String("o", "", "output `file`")
 	comp := fs.String("compression", "auto", "output compression: zstd, none, or auto (zstd when any input uses it)")
+	runs := runsFlag(fs)
 	files, code := parseFlags(fs, args)
 	switch {
 	case code != proceed:
@@ -34,7 +35,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(fs, "%v", err)
 	}
-	paths, err := merge.Expand(files)
+	paths, err := expandRuns(files, *runs)
 	if err != nil {
 		return fail(stderr, err)
 	}

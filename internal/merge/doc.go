@@ -12,8 +12,12 @@
 //
 // Merge is for the segments of one run. The inputs must share the sampling
 // interval, and a thread's timestamps must not go back from one input to
-// the next; files from different runs, or given out of time order, fail
-// with an error that names the file.
+// the next; files given out of time order fail with an error that names
+// the file. Files of different runs may well pass those checks (goroutine
+// ids start again in every process), so Merge's callers first tell runs
+// apart by the run id in the segments' names: SelectRuns refuses the
+// segments of several runs unless told which (a run id, LatestRun) or to
+// fuse them all (AllRuns).
 //
 // Memory is bounded by the threads and the distinct frames of the inputs,
 // not by their samples: the inputs are read one at a time, and a REPEAT run

@@ -1,62 +1,104 @@
+// Package runlock tells the files a live process holds from those a dead
+// one left behind, so that a process may clean what a killed one left
+// without ever touching what a running one still writes.
+//
+// A process holds a file by an exclusive advisory lock (flock) on an open
+// descriptor of it, taken by Create or Hold and kept for as long as that
+// descriptor is open: the kernel releases it when the process exits, however
+// it exits. A file nobody holds, and that is older than MinAge (which closes
+// the window between creating a file and locking it), was left by a process
+// that is gone. Where advisory locks are not available, no file is ever
+// called abandoned.
+//
+// A directory is held the same way, by a lock file in it (AcquireDir,
+// DirHeld): a crash-safe profile's checkpoint directory.
 package runlock
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
+	"time"
 )
 
-// Name is the lock file's name in the directory.
-const Name = "lock"
+// MinAge is the age below which a file is never abandoned, whether or not
+// it is held.
+const MinAge = 10 * time.Second
 
-// ErrHeld is returned by Acquire when a live process holds the lock.
-var ErrHeld = errors.New("another live process is writing it")
+// ErrNotRegular is returned by Remove for a path that is not a regular file.
+var ErrNotRegular = errors.New("not a regular file")
 
-// Lock is a held lock; Release gives it up.
-type Lock struct{ f *os.File }
-
-// Acquire locks dir, which must exist, for this process. It fails with
-// ErrHeld if a live process holds the lock.
-func Acquire(dir string) (*Lock, error) {
-	path := filepath.Join(dir, Name)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// Create creates the file at path, which must not exist, with mode perm
+// (less the umask), and holds it for as long as the returned file is open.
+func Create(path string, perm fs.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
+		return nil, err
 	}
-	ok, err := tryLock(f)
-	if err != nil {
+	if err := Hold(f); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+		os.Remove(path)
+		return nil, err
 	}
-	if !ok {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", dir, ErrHeld)
-	}
-	return &Lock{f: f}, nil
+	return f, nil
 }
 
-// Held reports whether a live process holds dir's lock. A directory
-// without a lock file is not held.
-func Held(dir string) bool {
-	f, err := os.Open(filepath.Join(dir, Name))
-	if err != nil {
-		return false
+// Hold locks f for as long as it stays open, so that Abandoned reports
+// false for it in any process.
+func Hold(f *os.File) error {
+	if err := lock(f); err != nil {
+		return fmt.Errorf("locking %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// Abandoned reports whether the regular file at path is held by no live
+// process and is older than MinAge. It reports false when it cannot tell.
+func Abandoned(path string) bool {
+	f, ok := claim(path)
+	if ok {
+		f.Close()
+	}
+	return ok
+}
+
+// Remove removes the file at path if it is abandoned (see Abandoned),
+// holding it meanwhile so that no process takes it up in between, and
+// only if path still names the file it checked. It reports whether it
+// removed it.
+func Remove(path string) (bool, error) {
+	f, ok := claim(path)
+	if !ok {
+		return false, nil
 	}
 	defer f.Close()
-	ok, err := tryLock(f)
-	if err != nil {
-		return true // cannot tell: assume alive, and touch nothing
+	if err := os.Remove(path); err != nil {
+		return false, err
 	}
-	if ok {
-		unlock(f)
-	}
-	return !ok
+	return true, nil
 }
 
-// Release gives the lock up and removes the lock file.
-func (l *Lock) Release() {
-	os.Remove(l.f.Name())
-	unlock(l.f)
-	l.f.Close()
+// claim opens the file at path and locks it if it is an abandoned regular
+// file that path still names once locked.
+func claim(path string) (*os.File, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < MinAge {
+		return nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	if !tryLock(f) {
+		f.Close()
+		return nil, false
+	}
+	held, err1 := f.Stat()
+	now, err2 := os.Lstat(path)
+	if err1 != nil || err2 != nil || !os.SameFile(held, now) || !now.Mode().IsRegular() {
+		f.Close()
+		return nil, false
+	}
+	return f, true
 }

@@ -1,64 +1,81 @@
-package runlock
+package runlock_test
 
 import (
-	"errors"
 	"os"
-	"os/exec"
+	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/runlock"
 )
 
-func TestHeldWhileLocked(t *testing.T) {
-	dir := t.TempDir()
-	if Held(dir) {
-		t.Fatal("a directory without a lock file is held")
-	}
-	l, err := Acquire(dir)
-	if err != nil {
+// age makes the file at path older than MinAge.
+func age(t *testing.T, path string) {
+	t.Helper()
+	old := time.Now().Add(-2 * runlock.MinAge)
+	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
-	}
-	if !Held(dir) {
-		t.Error("not held while locked")
-	}
-	if _, err := Acquire(dir); !errors.Is(err, ErrHeld) {
-		t.Errorf("second Acquire: %v, want ErrHeld", err)
-	}
-	l.Release()
-	if Held(dir) {
-		t.Error("held after Release")
 	}
 }
 
-// TestDeadProcessReleases checks that the lock of a process that was
-// killed is free: the kernel drops it with the process.
-func TestDeadProcessReleases(t *testing.T) {
-	if os.Getenv("RUNLOCK_CHILD") != "" {
-		if _, err := Acquire(os.Getenv("RUNLOCK_CHILD")); err != nil {
-			os.Exit(3)
-		}
-		os.Stdout.WriteString("locked\n")
-		select {}
-	}
-	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestDeadProcessReleases$")
-	cmd.Env = append(os.Environ(), "RUNLOCK_CHILD="+dir)
-	out, err := cmd.StdoutPipe()
+// TestHeldUntilClosed checks that a held file is never abandoned, and is
+// once its holder closes it (as the kernel does when a process dies).
+func TestHeldUntilClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.part")
+	f, err := runlock.Create(path, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	age(t, path)
+	if runlock.Abandoned(path) {
+		t.Fatal("a held file is abandoned")
+	}
+	if ok, err := runlock.Remove(path); ok || err != nil {
+		t.Fatalf("Remove of a held file: %v, %v", ok, err)
+	}
+	f.Close()
+	if !runlock.Abandoned(path) {
+		t.Fatal("a file nobody holds is not abandoned")
+	}
+	if ok, err := runlock.Remove(path); !ok || err != nil {
+		t.Fatalf("Remove of an abandoned file: %v, %v", ok, err)
+	}
+	if _, err := os.Lstat(path); !os.IsNotExist(err) {
+		t.Errorf("still there: %v", err)
+	}
+}
+
+// TestNeverAbandoned checks the files that are never abandoned: a young
+// one, a symlink, a directory, a missing one.
+func TestNeverAbandoned(t *testing.T) {
+	dir := t.TempDir()
+	young := filepath.Join(dir, "young")
+	if err := os.WriteFile(young, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 7)
-	if _, err := out.Read(buf); err != nil || string(buf) != "locked\n" {
-		cmd.Process.Kill()
-		t.Fatalf("child: %q, %v", buf, err)
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if !Held(dir) {
-		t.Error("not held while the child runs")
+	age(t, target)
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
 	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	if Held(dir) {
-		t.Error("held after the child was killed")
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	age(t, sub)
+	for _, p := range []string{young, link, sub, filepath.Join(dir, "missing")} {
+		if runlock.Abandoned(p) {
+			t.Errorf("%s is abandoned", filepath.Base(p))
+		}
+		if ok, _ := runlock.Remove(p); ok {
+			t.Errorf("%s removed", filepath.Base(p))
+		}
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Errorf("the symlink's target: %v", err)
 	}
 }

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// threeRuns writes into one directory the segments of three runs, one
+// after the other, whose goroutines have the same ids (as every process's
+// do), and returns the directory.
+func threeRuns(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	start := uint64(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC).UnixMicro())
+	for run := range 3 {
+		t0 := start + uint64(run)*60e6
+		s, err := writer.NewSegmenter(writer.SegmentOptions{Dir: dir, StartTime: t0, Period: time.Second, Interval: 10_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fr := s.Frame(tachyon.Frame{File: "main.go", Func: fmt.Sprintf("main.run%d", run), Line: 1})
+		for g := range uint64(4) {
+			h := s.Thread(g+1, 0)
+			for tick := range uint64(300) {
+				if err := s.WriteThreadStack(h, t0+tick*10_000, 0, []uint32{fr}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestMergeRuns checks that merge and the reading commands refuse to fuse
+// the segments of several runs unless told, naming the runs, and that
+// --runs all and --runs latest merge what they say.
+func TestMergeRuns(t *testing.T) {
+	dir := threeRuns(t)
+	out := filepath.Join(t.TempDir(), "out.bin")
+	code, stdout, errs := runCLI("merge", "-o", out, dir)
+	if code == exitOK || strings.Count(errs, "run ") < 3 {
+		t.Fatalf("merge of three runs: exit %d, %q %q", code, stdout, errs)
+	}
+	if code, _, errs := runCLI("collapsed", dir); code == exitOK || !strings.Contains(errs, "--runs") {
+		t.Errorf("collapsed of three runs: exit %d, %q", code, errs)
+	}
+	code, stdout, errs = runCLI("merge", "--runs", "all", "-o", out, dir)
+	if code != exitOK || !strings.Contains(stdout, "3600 samples of 4 threads") {
+		t.Errorf("merge --runs all: exit %d, %q %q", code, stdout, errs)
+	}
+	code, stdout, errs = runCLI("merge", "--runs", "latest", "-o", out, dir)
+	if code != exitOK || !strings.Contains(stdout, "1200 samples of 4 threads") {
+		t.Fatalf("merge --runs latest: exit %d, %q %q", code, stdout, errs)
+	}
+	if _, got, _ := runCLI("collapsed", out); strings.Contains(got, "run0") || !strings.Contains(got, "main.run2") {
+		t.Errorf("the latest run's profile:\n%s", got)
+	}
+}

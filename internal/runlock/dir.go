@@ -1,0 +1,55 @@
+package runlock
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// DirLock is the name of the lock file in a directory a run holds
+// (AcquireDir).
+const DirLock = "lock"
+
+// ErrHeld is returned by AcquireDir when a live process holds the
+// directory.
+var ErrHeld = errors.New("another live process is writing it")
+
+// Dir is a directory held by this process for a run.
+type Dir struct{ f *os.File }
+
+// AcquireDir holds dir, which must exist, for this process, through a
+// lock file in it, until Release or the process's end. It fails with
+// ErrHeld if a live process holds it.
+func AcquireDir(dir string) (*Dir, error) {
+	path := filepath.Join(dir, DirLock)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", dir, ErrHeld)
+	}
+	return &Dir{f: f}, nil
+}
+
+// DirHeld reports whether a live process holds dir. Unlike Abandoned, it
+// sets no minimum age, so that a program that crashes and restarts at once
+// finds its last run's directory free: a directory without a lock file,
+// or whose lock file nobody holds, is not held. Where advisory locks are
+// not available, every directory with a lock file is held.
+func DirHeld(dir string) bool {
+	f, err := os.Open(filepath.Join(dir, DirLock))
+	if err != nil {
+		return false
+	}
+	defer f.Close() // releases the lock taken below
+	return !tryLock(f)
+}
+
+// Release gives the directory up and removes its lock file.
+func (d *Dir) Release() {
+	os.Remove(d.f.Name())
+	d.f.Close()
+}

@@ -1,0 +1,10 @@
+package writer
+
+import "time"
+
+// InjectFault makes the Segmenter of opts ask fault before every
+// file-system operation op ("create", "write", "rename", "remove") on a file name,
+// failing it with the error fault returns, and try again every retry.
+func InjectFault(opts *SegmentOptions, retry time.Duration, fault func(op, name string) error) {
+	opts.retry, opts.fault = retry, fault
+}

@@ -1,0 +1,144 @@
+package writer
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/gotachyon/profiler/internal/runlock"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// cleanStale removes the open files (*.part) of the Segmenter's prefix
+// that dead processes left in the directory (see internal/runlock): never
+// one a live process holds.
+func (s *Segmenter) cleanStale() {
+	entries, err := os.ReadDir(s.opts.Dir)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !isPartName(s.opts.Prefix, e.Name()) {
+			continue
+		}
+		if ok, _ := runlock.Remove(filepath.Join(s.opts.Dir, e.Name())); ok {
+			n++
+		}
+	}
+	s.mu.Lock()
+	s.stats.Stale += n
+	s.mu.Unlock()
+}
+
+// dirSegment is a finalized segment of the prefix found in the directory.
+type dirSegment struct {
+	name string
+	run  string
+	size int64
+}
+
+// budget deletes the oldest finalized segments of the prefix in the
+// directory, whatever run wrote them, while they exceed KeepFiles or
+// KeepBytes, never newest (the segment just finalized). own holds this
+// run's finalized files; a file is deleted only if it is still the one
+// this run wrote, or, for another run's name, if it begins with a valid
+// Tachyon header. A file that may not be deleted is not counted.
+func (s *Segmenter) budget(own map[string]fs.FileInfo, newest string) {
+	segs := s.dirSegments()
+	var total int64
+	for _, d := range segs {
+		total += d.size
+	}
+	over := func() bool {
+		return (s.opts.KeepFiles > 0 && len(segs) > s.opts.KeepFiles) ||
+			(s.opts.KeepBytes > 0 && total > s.opts.KeepBytes)
+	}
+	seen := make(map[string]bool, len(segs))
+	for _, d := range segs {
+		seen[d.name] = true
+	}
+	for path := range own { // deleted by another run, or by hand
+		if !seen[path] {
+			delete(own, path)
+		}
+	}
+	for len(segs) > 1 && over() {
+		d := segs[0]
+		segs = segs[1:]
+		total -= d.size
+		if d.name == newest || !s.deletable(d, own) {
+			continue
+		}
+		if err := os.Remove(d.name); err != nil {
+			if !os.IsNotExist(err) {
+				s.failed(err)
+			}
+			continue
+		}
+		delete(own, d.name)
+		s.mu.Lock()
+		s.stats.Deleted++
+		s.mu.Unlock()
+	}
+}
+
+// dirSegments lists the finalized segments of the prefix in the
+// directory, oldest first.
+func (s *Segmenter) dirSegments() []dirSegment {
+	entries, err := os.ReadDir(s.opts.Dir) // sorted by name: by start time
+	if err != nil {
+		return nil
+	}
+	var segs []dirSegment
+	for _, e := range entries {
+		f, ok := ParseSegmentName(e.Name())
+		if !ok || f.Prefix != s.opts.Prefix || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		segs = append(segs, dirSegment{filepath.Join(s.opts.Dir, e.Name()), f.Run, fi.Size()})
+	}
+	return segs
+}
+
+// deletable reports whether the budget may delete d: this run's file if
+// it is still the one written (see sameFile), another run's if it is a regular file that
+// begins with a valid Tachyon header.
+func (s *Segmenter) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
+	now, err := os.Lstat(d.name)
+	if err != nil || !now.Mode().IsRegular() {
+		return false
+	}
+	if d.run == s.opts.Run {
+		fi, ok := own[d.name]
+		return ok && sameFile(fi, now)
+	}
+	return isTachyon(d.name)
+}
+
+// isTachyon reports whether the file at path begins with a valid Tachyon
+// header.
+func isTachyon(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [tachyon.HeaderSize]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	h := tachyon.ParseHeader(&b)
+	return h.Magic == tachyon.Magic && h.Version == tachyon.Version
+}
+
+// sameFile reports whether a and b describe the same file, unchanged:
+// the same inode (which a new file may reuse), size and modification time.
+func sameFile(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
