@@ -57,6 +57,7 @@ func (p *Profile) newSegmenter(start time.Time) (*writer.Segmenter, error) {
 		KeepFiles:   p.cfg.keepFiles,
 		KeepBytes:   p.cfg.keepBytes,
 		Closed:      p.runHooks,
+		Logf:        p.logf,
 	}
 	if p.part != "" {
 		opts.Dir, opts.Period, opts.KeepFiles, opts.KeepBytes, opts.Closed = p.part, p.cfg.checkpoint, 0, 0, nil
@@ -147,13 +148,25 @@ func (p *Profile) SegmentStats() writer.SegmentStats {
 
 // segmentSummary is the part of Stop's log line about segments.
 func (p *Profile) segmentSummary() string {
-	if p.seg == nil || p.part != "" {
+	if p.seg == nil {
 		return ""
 	}
 	st := p.seg.Stats()
 	s := fmt.Sprintf(" (%d segments, %d bytes", st.Written, st.Bytes)
+	if p.part != "" {
+		s = fmt.Sprintf(" (%d checkpoints", st.Written)
+	}
 	if st.Deleted > 0 {
 		s += fmt.Sprintf(", %d deleted by the budget", st.Deleted)
+	}
+	if st.Errors > 0 {
+		s += fmt.Sprintf(", writing failed for %v (%d tries)", st.Outage.Round(time.Millisecond), st.Errors)
+	}
+	if st.Dropped > 0 || st.Lost > 0 {
+		s += fmt.Sprintf(", %d samples dropped, %d segments lost", st.Dropped, st.Lost)
+	}
+	if st.Stale > 0 {
+		s += fmt.Sprintf(", %d stale .part files of dead runs removed", st.Stale)
 	}
 	if st.Early > 0 {
 		s += fmt.Sprintf(", %d samples older than their segment written at its start", st.Early)

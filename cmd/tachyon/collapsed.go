@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "collapsed",
 		summary: "print folded stacks (outermost;...;innermost count) for flame graphs",
-		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--state S]... FILE... | DIR",
+		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--state S]... [--runs all|latest|ID] FILE... | DIR",
 		run:     runCollapsed,
 	})
 }
@@ -69,6 +69,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	states := (*stateList)(&o.States)
 	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",
 		tachyon.Running, tachyon.Runnable, tachyon.Blocked, tachyon.Syscall, tachyon.Unknown))
+	runs := runsFlag(fs)
 	files, code := parseFlags(fs, args)
 	if code != proceed {
 		return code
@@ -76,7 +77,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		return usageError(fs, "%v", errNoInput)
 	}
-	in, release, err := resolveInput(files, stderr)
+	in, release, err := resolveInputRuns(files, *runs, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

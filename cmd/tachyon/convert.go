@@ -57,7 +57,7 @@ func init() {
 	register(&command{
 		name:    "convert",
 		summary: "convert a profile to another format (--to NAME; see 'tachyon help convert')",
-		usage:   "--to FORMAT [format flags] FILE... | DIR -o OUT",
+		usage:   "--to FORMAT [format flags] [--runs all|latest|ID] FILE... | DIR -o OUT",
 		run:     runConvert,
 		help:    convertHelp,
 	})
@@ -109,6 +109,7 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["convert"], stderr)
 	fs.String("to", "", "output format: "+converterNames())
 	out := fs.String("o", "", "output file (or directory, for formats that write several files)")
+	runs := runsFlag(fs)
 	if conv != nil {
 		conv.flags(fs)
 	}
@@ -124,7 +125,7 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 	case *out == "":
 		return usageError(fs, "needs -o OUT")
 	}
-	in, release, err := resolveInput(files, stderr)
+	in, release, err := resolveInputRuns(files, *runs, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

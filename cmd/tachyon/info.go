@@ -13,13 +13,14 @@ func init() {
 	register(&command{
 		name:    "info",
 		summary: "print a file's header facts, sizes, duration, records per encoding, then its states, goroutine groups and top functions (several files: each one's facts, then totals)",
-		usage:   "FILE... | DIR",
+		usage:   "[--runs all|latest|ID] FILE... | DIR",
 		run:     runInfo,
 	})
 }
 
 func runInfo(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["info"], stderr)
+	runs := runsFlag(fs)
 	files, code := parseFlags(fs, args)
 	if code != proceed {
 		return code
@@ -31,7 +32,7 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 1 && !isDir(files[0]) {
 		return infoOne(files[0], stdout, stderr)
 	}
-	return infoMany(files, stdout, stderr)
+	return infoMany(files, *runs, stdout, stderr)
 }
 
 // infoOne prints the facts and the tally of one file.

@@ -3,16 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/gotachyon/profiler/internal/merge"
 )
 
 // infoMany prints the facts of each file that args name (a directory
 // stands for its *.tachyon files), then the totals over them and the tally
 // of their merge: states, goroutine groups and top functions of the whole
 // run.
-func infoMany(args []string, stdout, stderr io.Writer) int {
-	paths, err := merge.Expand(args)
+func infoMany(args []string, runs string, stdout, stderr io.Writer) int {
+	paths, err := expandRuns(args, runs)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -27,7 +25,7 @@ func infoMany(args []string, stdout, stderr io.Writer) int {
 		size += x.f.Size
 		x.f.Close()
 	}
-	in, release, err := resolveInput(args, stderr)
+	in, release, err := resolveInputRuns(args, runs, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -25,11 +25,6 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// resolveInput is resolveInputRuns refusing the segments of several runs.
-func resolveInput(args []string, stderr io.Writer) (in input, release func(), err error) {
-	return resolveInputRuns(args, "", stderr)
-}
-
 // resolveInputRuns turns a reading command's arguments into one input.
 // One file that is not a directory is read as it is, as always; otherwise
 // the arguments expand (a directory to its *.tachyon files, by name), keep

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "write a self-contained HTML report: views by state, goroutine groups over time, flame graph, top functions",
-		usage:   "FILE... | DIR -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B]",
+		usage:   "FILE... | DIR -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B] [--runs all|latest|ID]",
 		run:     runReport,
 	})
 }
@@ -31,6 +31,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&opt.Buckets, "buckets", report.DefaultBuckets, "time buckets (columns) of the timeline")
 	fs.IntVar(&opt.Slices, "slices", report.DefaultSlices, "at most `N` time slices a brushed range snaps to")
 	fs.IntVar(&opt.MaxNodes, "max-nodes", report.DefaultMaxNodes, "call-tree nodes kept for the flame graph (the heaviest; fewer if the page would pass 4.5 MB)")
+	runs := runsFlag(fs)
 	files, code := parseFlags(fs, args)
 	switch {
 	case code != proceed:
@@ -40,7 +41,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	case *out == "":
 		return usageError(fs, "needs -o OUT (a file, or - for standard output)")
 	}
-	in, release, err := resolveInput(files, stderr)
+	in, release, err := resolveInputRuns(files, *runs, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -64,4 +64,11 @@ func TestMergeRuns(t *testing.T) {
 	if _, got, _ := runCLI("collapsed", out); strings.Contains(got, "run0") || !strings.Contains(got, "main.run2") {
 		t.Errorf("the latest run's profile:\n%s", got)
 	}
+	// The reading commands pick runs with the same flag.
+	for _, args := range [][]string{{"collapsed", "--runs", "latest", dir}, {"info", "--runs", "latest", dir}} {
+		code, got, errs := runCLI(args...)
+		if code != exitOK || !strings.Contains(got, "run2") || strings.Contains(got, "run0") {
+			t.Errorf("tachyon %q: exit %d, stderr %q, stdout:\n%s", args, code, errs, got)
+		}
+	}
 }
