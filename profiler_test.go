@@ -383,6 +383,21 @@ func TestRunTestsHook(t *testing.T) {
 	}
 }
 
+// TestRunTestsHookNeverFails runs "go test" with a PROFILE_OUT that cannot
+// be written (a directory) and with a malformed variable: profiling fails
+// and says so, and the tests run and pass all the same.
+func TestRunTestsHookNeverFails(t *testing.T) {
+	goTool := testutil.Tool(t, "go")
+	for _, env := range [][]string{{EnvOut + "=" + t.TempDir()}, {EnvOut + "=" + filepath.Join(t.TempDir(), "p.bin"), EnvRate + "=fast"}} {
+		cmd := exec.Command(goTool, "test", "-count=1", "-v", "-run", "TestSpin", "./testdata/hooktest")
+		cmd.Env = append(os.Environ(), env...)
+		b, err := cmd.CombinedOutput()
+		if err != nil || !bytes.Contains(b, []byte("--- PASS: TestSpin")) || !bytes.Contains(b, []byte("profiler: ")) {
+			t.Errorf("%v: go test: %v\n%s", env, err, b)
+		}
+	}
+}
+
 // TestRunTestsHookKeepsTestTrace runs "go test -trace" with PROFILE_OUT:
 // the hook takes the snapshot backend, and both the test's execution trace
 // and the profile are whole.
