@@ -38,7 +38,7 @@ type Profile struct {
 	w    *writer.Writer    // WithOutput's writer, or
 	seg  *writer.Segmenter // the segments' (WithSegment) or checkpoints'
 	part string            // the checkpoints' directory (PartDir), or ""
-	lock *runlock.Dir     // held on part while the profile runs
+	lock *runlock.Dir      // held on part while the profile runs
 	temp bool              // name is a temporary file Start reserved
 	out  io.WriteSeeker    // WithOutput's writer
 	base int64             // out's offset where the Tachyon file starts
