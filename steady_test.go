@@ -121,9 +121,10 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // run new code in the window), "high water" (a generation larger than any
 // before growing the trace reader's reused buffers: the test's snapshots
 // make generations of varying size; package sampler's TestSteadyStateAllocs
-// judges them per generation), "rollover" (a checkpoint's rollover: the
-// names and metadata of the files it creates and renames, which the os
-// package allocates, and the small records of its segments), "profiler"
+// judges them per generation), "rollover" (a checkpoint's rollover, on
+// the sampler's goroutine and the Segmenter's: the names and metadata of
+// the files it creates and renames, which the os package allocates, and
+// the few bytes of a file's header and footer), "profiler"
 // (any other allocation by a
 // goroutine of the profiler or its zstd encoder), or "other" (the test and
 // its runner).
@@ -142,9 +143,9 @@ func allocOwner(s *profile.Sample) string {
 				return "high water" // a frame table or a stack larger than any before
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
-			case strings.Contains(name, "writer.(*segment).finalize"), strings.Contains(name, "writer.(*Segmenter).next"),
-				strings.Contains(name, "writer.(*Segmenter).createSpare"), strings.Contains(name, "writer.(*Segmenter).prepare"),
-				strings.Contains(name, "writer.(*Segmenter).open"), strings.Contains(name, "writer.SegmentName"):
+			case strings.Contains(name, "writer.(*Segmenter).finishLoop"), strings.Contains(name, "writer.(*Segmenter).roll"),
+				strings.Contains(name, "writer.SegmentName"):
+				// Closing and finalizing segments, opening the next.
 				return "rollover"
 			case strings.HasPrefix(name, "slices.") && owner == "other":
 				owner = "slices" // growing a slice; whose, below
