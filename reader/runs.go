@@ -34,34 +34,18 @@ func (it *Samples) Run() Run { return it.run }
 // Next and NextRun may be mixed. The counts in Stats are per sample either
 // way. A run cut short by a format error is reported, and the next call
 // returns false with the error in Err, as Next would.
-func (it *Samples) NextRun() bool {
-	if !it.Next() {
-		return false
-	}
-	for it.repeat > 0 && !it.held {
-		prev := it.run.Last
-		ts, st, ok := it.pair(it.cur)
-		if !ok {
-			break
-		}
-		if st != it.sample.Status {
-			it.held, it.heldTS, it.heldStatus = true, ts, st
-			break
-		}
-		if !it.withinLimits() {
-			break
-		}
-		it.count(1, ts)
-		it.sameAgain(ts-prev, st)
-	}
-	return true
-}
+func (it *Samples) NextRun() bool { return it.gather(false) }
 
 // NextEvenRun is NextRun for readers that copy samples, such as a merge:
 // the run it gathers is also evenly spaced, its samples Run.Step apart, so
 // that Sample, Run.Count and Run.Step give every sample's timestamp. It
 // stops before the first sample that follows at another distance.
-func (it *Samples) NextEvenRun() bool {
+func (it *Samples) NextEvenRun() bool { return it.gather(true) }
+
+// gather decodes the next sample and the samples that follow it in the
+// same REPEAT record with the same status, and if even at the same
+// distance, as the current run.
+func (it *Samples) gather(even bool) bool {
 	if !it.Next() {
 		return false
 	}
@@ -72,16 +56,18 @@ func (it *Samples) NextEvenRun() bool {
 			break
 		}
 		d := ts - prev
-		if st != it.sample.Status || (it.run.Count > 1 && d != it.run.Step) {
+		if st != it.sample.Status || even && it.run.Count > 1 && d != it.run.Step {
 			it.held, it.heldTS, it.heldStatus = true, ts, st
 			break
 		}
 		if !it.withinLimits() {
 			break
 		}
-		it.run.Step = d
+		if even {
+			it.run.Step = d
+		}
 		it.count(1, ts)
-		it.sameAgain(d, st) // pairs equal to this one: the same step
+		it.sameAgain(d, st) // pairs equal to this one: the same distance
 	}
 	return true
 }
