@@ -86,6 +86,7 @@ type adaptive struct {
 	start time.Time
 	quit  chan struct{}
 	done  chan struct{}
+	force chan Backend // a switch the tests ask for
 
 	cur   runner
 	kind  atomic.Uint32 // Backend running now; read by Sampler.Backend
@@ -116,6 +117,7 @@ type adaptive struct {
 func startAdaptive(em *emitter) (*adaptive, error) {
 	a := &adaptive{
 		em: em, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{}),
+		force:  make(chan Backend),
 		dwell:  firstDwell,
 		procs:  float64(runtime.GOMAXPROCS(0)),
 		metric: []metrics.Sample{{Name: "/sched/latencies:seconds"}},
@@ -164,6 +166,8 @@ func (a *adaptive) loop(started chan<- error) {
 		select {
 		case <-a.quit:
 			return
+		case kind := <-a.force:
+			a.switchTo(kind, "asked for")
 		case now := <-timer.C:
 			if a.check(now) {
 				every = min(2*every, quietCheckEvery)

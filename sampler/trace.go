@@ -43,6 +43,10 @@ type traceBackend struct {
 	cpuStarted bool
 	released   atomic.Bool // the tracer and CPU profiler are stopped
 	done       chan struct{}
+	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
+	// begun is closed once startTrace has started the CPU profiler, which
+	// release stops.
+	begun chan struct{}
 
 	self    uint64
 	pcs     map[uint64]pcFrame
@@ -77,30 +81,88 @@ type traceBackend struct {
 
 // startTrace starts the runtime tracer into a pipe, reads the trace header
 // and starts the parsing goroutine. An error means the trace cannot be used
-// (the tracer is taken, or the parser does not know this trace version);
-// nothing is left running then.
+// (the tracer is taken, the parser does not know this trace version, or
+// the header did not come within headerWait); nothing is left running then.
+//
+// The parsing goroutine reads the pipe from before trace.Start is called
+// and never stops reading it: beside an application's flight recorder,
+// trace.Start returns only once the runtime's trace writer has written the
+// header into the pipe, and any end of a generation (the runtime's own,
+// every second, or the recorder's WriteTo) waits until the generation has
+// been written into it.
 func startTrace(em *emitter) (*traceBackend, error) {
 	pr, pw := io.Pipe()
-	start := time.Now()
+	tb := newTraceBackend(em, nil, time.Now())
+	tb.pr, tb.pw = pr, pw
+	tb.begun = make(chan struct{})
+	ready := make(chan error, 1)
+	go tb.run(ready)
 	if err := rtrace.Start(pw); err != nil {
+		pr.CloseWithError(err) // the parsing goroutine ends
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
-	rd, err := newSource(pr)
+	wait := time.NewTimer(headerWait)
+	defer wait.Stop()
+	var err error
+	select {
+	case err = <-ready:
+	case <-wait.C:
+		if tb.state.CompareAndSwap(headerPending, headerAbandoned) {
+			pr.CloseWithError(errNoHeader) // the parsing goroutine ends
+			err = errNoHeader
+		} else {
+			err = <-ready // it came just now
+		}
+	}
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
 		rtrace.Stop()
 		pw.Close()
+		if err == errNoHeader {
+			return nil, fmt.Errorf("runtime/trace unusable: %w", err)
+		}
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
-	tb := newTraceBackend(em, rd, start)
-	tb.pr, tb.pw = pr, pw
+	tb.startCPU()
+	close(tb.begun)
+	return tb, nil
+}
+
+// headerWait bounds the wait for the trace header after trace.Start. The
+// runtime writes it at once, or, beside a flight recorder, before
+// trace.Start returns.
+const headerWait = 5 * time.Second
+
+// errNoHeader says the trace header did not come within headerWait.
+var errNoHeader = fmt.Errorf("no trace header within %v", headerWait)
+
+// The parsing goroutine's start: waiting for the header, parsing, or
+// abandoned by startTrace (the header came too late).
+const (
+	headerPending uint32 = iota
+	headerRead
+	headerAbandoned
+)
+
+// run is the parsing goroutine: it reads the trace header, reports on
+// ready, and parses the trace unless startTrace abandoned it.
+func (tb *traceBackend) run(ready chan<- error) {
+	tb.self = goid.Current()
+	rd, err := newSource(tb.pr)
+	if err == nil && !tb.state.CompareAndSwap(headerPending, headerRead) {
+		err = errNoHeader
+	}
+	if err != nil {
+		ready <- err
+		return
+	}
+	tb.rd = rd
 	tb.pace.start()
 	if gr, ok := rd.(*gotrace.Reader); ok {
 		gr.Pace = tb.pace.batch
 	}
-	tb.startCPU()
-	go tb.loop()
-	return tb, nil
+	ready <- nil
+	tb.loop()
 }
 
 // startCPU starts the CPU profiler, whose samples reach the trace with
@@ -174,7 +236,6 @@ func (tb *traceBackend) loop() {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
 		}
 	}()
-	tb.self = goid.Current()
 	if err := tb.consume(); err != nil {
 		tb.em.setErr(err)
 	}
@@ -182,6 +243,7 @@ func (tb *traceBackend) loop() {
 		// The trace writer must not wait on a pipe nobody reads while
 		// the tracer stops.
 		tb.pr.CloseWithError(io.ErrClosedPipe)
+		<-tb.begun
 		tb.release()
 	}
 }
