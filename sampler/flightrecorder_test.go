@@ -101,23 +101,28 @@ func snapshotFR(t *testing.T, fr *rtrace.FlightRecorder, when string) {
 	if err != nil {
 		t.Fatalf("FlightRecorder.WriteTo %s: %v", when, err)
 	}
-	rd, err := xtrace.NewReader(&buf)
+	if countEvents(t, &buf, "flight recording "+when) == 0 {
+		t.Fatalf("flight recording %s has no events", when)
+	}
+}
+
+// countEvents reads trace r whole and returns its number of events.
+func countEvents(t *testing.T, r io.Reader, what string) int {
+	t.Helper()
+	rd, err := xtrace.NewReader(r)
 	if err != nil {
-		t.Fatalf("flight recording %s: %v", when, err)
+		t.Fatalf("%s: %v", what, err)
 	}
 	n := 0
 	for {
 		_, err := rd.ReadEvent()
 		if err == io.EOF {
-			break
+			return n
 		}
 		if err != nil {
-			t.Fatalf("flight recording %s, after %d events: %v", when, n, err)
+			t.Fatalf("%s, after %d events: %v", what, n, err)
 		}
 		n++
-	}
-	if n == 0 {
-		t.Fatalf("flight recording %s has no events", when)
 	}
 }
 
@@ -155,9 +160,11 @@ func TestBesideFlightRecorder(t *testing.T) {
 	}
 }
 
-// TestAutoBackToTraceBesideFlightRecorder: the application starts a
-// flight recorder while Auto runs; Auto's switch to snapshots and back to
-// the trace must not block, and Stop returns.
+// TestAutoBackToTraceBesideFlightRecorder: while Auto traces, it holds the
+// flight recorder's slot, and the application's flight recorder fails to
+// start, at once; while Auto runs snapshots, the application starts one.
+// Auto's switch back to the trace, now through trace.Start, must not
+// block, and Stop returns.
 func TestAutoBackToTraceBesideFlightRecorder(t *testing.T) {
 	if !inChild(t, 4*stepLimit) {
 		return
@@ -169,11 +176,18 @@ func TestAutoBackToTraceBesideFlightRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fr *rtrace.FlightRecorder
-	within(stepLimit, "FlightRecorder.Start", func() { fr = newFR(t) })
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MinAge: time.Second, MaxBytes: 4 << 20})
+	within(stepLimit, "FlightRecorder.Start while Auto traces", func() { err = fr.Start() })
+	if err == nil {
+		t.Fatal("the application's flight recorder started while the sampler holds the slot")
+	}
+	switchAuto(s, Snapshot)
+	within(stepLimit, "FlightRecorder.Start while Auto runs snapshots", func() { err = fr.Start() })
+	if err != nil {
+		t.Fatalf("the application's flight recorder, while the sampler runs snapshots: %v", err)
+	}
 	defer fr.Stop()
-	within(stepLimit, "switch to snapshots", func() { s.auto.force <- Snapshot })
-	within(stepLimit, "switch back to the trace", func() { s.auto.force <- Trace })
+	switchAuto(s, Trace)
 	snapshotFR(t, fr, "after the switches")
 	var st Stats
 	within(stepLimit, "Stop", func() { st, err = s.Stop() })
@@ -185,4 +199,14 @@ func TestAutoBackToTraceBesideFlightRecorder(t *testing.T) {
 	}
 	wantState(t, sink, w.ids, "chan", 0, "[chan receive]", "sampler.blockChan")
 	snapshotFR(t, fr, "after Stop")
+}
+
+// switchAuto makes s's Auto supervisor switch to b, and waits until b runs.
+func switchAuto(s *Sampler, b Backend) {
+	within(stepLimit, "switch to "+b.String(), func() {
+		s.auto.force <- b
+		for s.Backend() != b {
+			time.Sleep(time.Millisecond)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"runtime"
 	"runtime/pprof"
-	rtrace "runtime/trace"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +43,7 @@ type traceBackend struct {
 	released   atomic.Bool // the tracer and CPU profiler are stopped
 	done       chan struct{}
 	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
+	feed       *frFeed       // the flight recorder read, if the trace comes through one
 	// begun is closed once startTrace has started the CPU profiler, which
 	// release stops.
 	begun chan struct{}
@@ -97,7 +97,7 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	tb.begun = make(chan struct{})
 	ready := make(chan error, 1)
 	go tb.run(ready)
-	if err := rtrace.Start(pw); err != nil {
+	if err := tb.startTracer(); err != nil {
 		pr.CloseWithError(err) // the parsing goroutine ends
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
@@ -116,7 +116,7 @@ func startTrace(em *emitter) (*traceBackend, error) {
 	}
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
-		rtrace.Stop()
+		tb.stopTracer()
 		pw.Close()
 		if err == errNoHeader {
 			return nil, fmt.Errorf("runtime/trace unusable: %w", err)
@@ -224,7 +224,7 @@ func (tb *traceBackend) release() {
 	if tb.cpuStarted {
 		pprof.StopCPUProfile()
 	}
-	rtrace.Stop()
+	tb.stopTracer()
 }
 
 func (tb *traceBackend) loop() {
