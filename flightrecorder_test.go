@@ -3,6 +3,7 @@ package profiler
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/sampler"
@@ -73,6 +76,53 @@ func TestBesideFlightRecorder(t *testing.T) {
 	step(t, "FlightRecorder.WriteTo after Stop", func() { n, err = fr.WriteTo(&bytes.Buffer{}) })
 	if err != nil || n == 0 {
 		t.Fatalf("FlightRecorder.WriteTo after Stop: %d bytes, %v", n, err)
+	}
+}
+
+// TestAppTraceWhileProfiling: the application's own trace.Start (what
+// net/http/pprof's /debug/pprof/trace calls) works while a profile runs,
+// and both the application's trace and the profile are whole.
+func TestAppTraceWhileProfiling(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.bin")
+	p := Start(WithPath(path), WithQuiet(true))
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	park := make(chan struct{})
+	go func() { <-park }()
+	time.Sleep(100 * time.Millisecond)
+	var app bytes.Buffer
+	err := rtrace.Start(&app)
+	if err == nil {
+		time.Sleep(100 * time.Millisecond)
+		rtrace.Stop()
+	}
+	close(park)
+	if perr := p.Stop(); perr != nil {
+		t.Fatal(perr)
+	}
+	if err != nil {
+		t.Fatalf("the application's trace.Start while profiling: %v", err)
+	}
+	rd, err := xtrace.NewReader(&app)
+	if err != nil {
+		t.Fatalf("the application's trace: %v", err)
+	}
+	for n := 0; ; n++ {
+		if _, err := rd.ReadEvent(); err == io.EOF {
+			if n == 0 {
+				t.Fatal("the application's trace has no events")
+			}
+			break
+		} else if err != nil {
+			t.Fatalf("the application's trace, after %d events: %v", n, err)
+		}
+	}
+	if st := p.Stats(); st.Backend != sampler.Trace {
+		t.Errorf("backend %v (fallback %q), want the trace", st.Backend, st.Fallback)
+	}
+	if proftest.Validate(t, path) == 0 {
+		t.Error("no samples")
 	}
 }
 
