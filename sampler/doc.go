@@ -121,8 +121,11 @@
 //     progress; the runtime also ends one every second) and at Stop, and
 //     writes the generations it has not written yet into the pipe, one
 //     continuous trace. The recorder keeps a few seconds of trace for
-//     this; a parser held up longer than that ends the trace with an error
-//     in Stats.Err instead of reading a trace with a hole.
+//     this. A parser held up longer than that (a starved or overloaded
+//     process) does not read a trace with a hole: under Auto it goes on
+//     through trace.Start, where the runtime keeps the trace until it is
+//     read, and Stats.Switches says so (the profile misses those
+//     seconds); a requested Trace backend ends with an error in Stats.Err.
 //   - trace.Start's, if the application holds the flight recorder's.
 //   - Neither, if the application holds both: the snapshot backend runs.
 //

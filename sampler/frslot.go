@@ -135,6 +135,16 @@ func (f *frFeed) Write(b []byte) (int, error) {
 	return f.pw.Write(b)
 }
 
+// traceOpts says how the trace backend reads the trace.
+type traceOpts struct {
+	// noFR leaves the flight recorder's slot alone: trace.Start only.
+	noFR bool
+	// resync: a parser that falls behind the flight recorder ends its
+	// trace without an error and sets traceBackend.behind, for the Auto
+	// supervisor to go on through trace.Start.
+	resync bool
+}
+
 // frSlot says the trace backend tries the flight recorder's slot first;
 // BenchmarkSlot turns it off to compare.
 var frSlot = true
@@ -142,7 +152,7 @@ var frSlot = true
 // startTracer starts the runtime tracer into tb.pw: through a flight
 // recorder of its own if that slot is free, else with trace.Start.
 func (tb *traceBackend) startTracer() error {
-	if !frSlot {
+	if !frSlot || tb.opts.noFR {
 		return rtrace.Start(tb.pw)
 	}
 	f, err := startFR(tb.pw)

@@ -5,11 +5,13 @@ import (
 	"io"
 	"runtime"
 	rtrace "runtime/trace"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
@@ -140,4 +142,72 @@ func BenchmarkSlotFloor(b *testing.B) {
 		b.ReportMetric(benchload.Median(alloc[k]), n+"-alloc-KB/s")
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkSlotLatency measures how old the trace's events are when the
+// parser reads them, through each slot, under a churn of goroutines: the
+// median and the largest age over one -slot.window per slot and
+// iteration, the parser reading flat out.
+func BenchmarkSlotLatency(b *testing.B) {
+	defer benchload.Churn(2000)()
+	defer func(was bool) { frSlot = was }(frSlot)
+	names := []string{"start", "fr"}
+	med := make([][]float64, 2)
+	most := make([][]float64, 2)
+	for i := range b.N {
+		for k := range 2 {
+			j := (k + i) % 2
+			frSlot = j == 1
+			ages := eventAges(b)
+			slices.Sort(ages)
+			med[j] = append(med[j], ages[len(ages)/2])
+			most[j] = append(most[j], ages[len(ages)-1])
+		}
+	}
+	for k, n := range names {
+		b.ReportMetric(benchload.Median(med[k]), n+"-median-age-ms")
+		b.ReportMetric(benchload.Median(most[k]), n+"-max-age-ms")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// eventAges reads the trace for -slot.window and returns the age in ms of
+// every 64th event when it was read.
+func eventAges(b *testing.B) []float64 {
+	pr, pw := io.Pipe()
+	tb := &traceBackend{pr: pr, pw: pw}
+	if err := tb.startTracer(); err != nil {
+		b.Fatal(err)
+	}
+	stopped := make(chan struct{})
+	go func() {
+		time.Sleep(*slotWindow)
+		tb.stopTracer()
+		pw.Close()
+		close(stopped)
+	}()
+	rd, err := gotrace.NewReader(pr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ages []float64
+	var ev gotrace.Event
+	var clock gotrace.Clock
+	for n := 0; ; n++ {
+		if err := rd.Next(&ev); err != nil {
+			if err != io.EOF {
+				b.Fatal(err)
+			}
+			break
+		}
+		if ev.Kind == gotrace.Sync {
+			clock, _ = rd.Clock()
+		}
+		if n%64 == 0 && clock.Wall != 0 {
+			wall := clock.Wall + int64(ev.Time-clock.Trace)
+			ages = append(ages, float64(time.Now().UnixNano()-wall)/1e6)
+		}
+	}
+	<-stopped
+	return ages
 }

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"io"
 	rtrace "runtime/trace"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -31,7 +34,7 @@ func TestAppTraceWhileSampling(t *testing.T) {
 		}
 		w := startWorkload(t, false)
 		sink := newMemSink()
-		s, err := Start(Config{Backend: Auto}, sink)
+		s, err := Start(Config{Backend: Trace}, sink)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,12 +171,14 @@ func TestFlightRecorderFeedBehind(t *testing.T) {
 // gateSink holds its first write until open is closed.
 type gateSink struct {
 	*discardSink
-	once sync.Once
-	held chan struct{}
-	open chan struct{}
+	once   sync.Once
+	held   chan struct{}
+	open   chan struct{}
+	writes atomic.Int64
 }
 
 func (g *gateSink) hold() {
+	g.writes.Add(1)
 	g.once.Do(func() { close(g.held); <-g.open })
 }
 
@@ -185,4 +190,47 @@ func (g *gateSink) WriteThreadStack(h *writer.Thread, ts uint64, st tachyon.Stat
 func (g *gateSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, st tachyon.Status) error {
 	g.hold()
 	return nil
+}
+
+// TestFlightRecorderFeedBehindAuto: under Auto, a parser held up longer
+// than the flight recorder's window does not end the profile: the
+// supervisor goes on through trace.Start, says so in Stats.Switches, and
+// the samples go on.
+func TestFlightRecorderFeedBehindAuto(t *testing.T) {
+	defer func(d, a time.Duration) { frEvery, frMinAge = d, a }(frEvery, frMinAge)
+	frEvery, frMinAge = 20*time.Millisecond, 50*time.Millisecond
+	// No switch for the costs: the trace's first moments can look dear.
+	defer func(d time.Duration) { firstDwell = d }(firstDwell)
+	firstDwell = time.Hour
+	sink := &gateSink{discardSink: &discardSink{}, held: make(chan struct{}), open: make(chan struct{})}
+	s, err := Start(Config{Backend: Auto}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sink.held:
+	case <-time.After(stepLimit):
+		t.Fatal("the sampler never wrote")
+	}
+	for range 3 {
+		if err := rtrace.Start(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(60 * time.Millisecond)
+		rtrace.Stop()
+	}
+	close(sink.open)
+	resynced := testutil.WaitFor(stepLimit, func() bool { return s.auto.resyncs.Load() > 0 })
+	n := sink.writes.Load()
+	time.Sleep(300 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil || !resynced {
+		t.Fatalf("Stop: %v, resynced %v (stats %+v); want no error and trace.Start", err, resynced, st)
+	}
+	if len(st.Switches) != 1 || st.Switches[0].To != Trace || !strings.Contains(st.Switches[0].Why, "fell behind") {
+		t.Fatalf("switches %+v, want one to the trace, through trace.Start", st.Switches)
+	}
+	if sink.writes.Load() == n {
+		t.Error("no samples after the resync")
+	}
 }

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -44,6 +45,8 @@ type traceBackend struct {
 	done       chan struct{}
 	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
 	feed       *frFeed       // the flight recorder read, if the trace comes through one
+	opts       traceOpts
+	behind     atomic.Bool // the parser fell behind the flight recorder (opts.resync)
 	// begun is closed once startTrace has started the CPU profiler, which
 	// release stops.
 	begun chan struct{}
@@ -90,10 +93,10 @@ type traceBackend struct {
 // header into the pipe, and any end of a generation (the runtime's own,
 // every second, or the recorder's WriteTo) waits until the generation has
 // been written into it.
-func startTrace(em *emitter) (*traceBackend, error) {
+func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	pr, pw := io.Pipe()
 	tb := newTraceBackend(em, nil, time.Now())
-	tb.pr, tb.pw = pr, pw
+	tb.pr, tb.pw, tb.opts = pr, pw, o
 	tb.begun = make(chan struct{})
 	ready := make(chan error, 1)
 	go tb.run(ready)
@@ -237,9 +240,13 @@ func (tb *traceBackend) loop() {
 		}
 	}()
 	if err := tb.consume(); err != nil {
-		tb.em.setErr(err)
+		if tb.opts.resync && errors.Is(err, errBehind) {
+			tb.behind.Store(true)
+		} else {
+			tb.em.setErr(err)
+		}
 	}
-	if tb.em.failed() {
+	if tb.em.failed() || tb.behind.Load() {
 		// The trace writer must not wait on a pipe nobody reads while
 		// the tracer stops.
 		tb.pr.CloseWithError(io.ErrClosedPipe)
