@@ -14,7 +14,8 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// Trace backend: runtime/trace -> io.Pipe -> internal/gotrace (or
+// Trace backend: runtime/trace (a flight recorder of its own, or
+// trace.Start: frslot.go) -> io.Pipe -> internal/gotrace (or
 // golang.org/x/exp/trace for a trace version gotrace does not know), folded
 // into a state machine per goroutine (tracegor.go).
 
@@ -121,7 +122,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
 		tb.stopTracer()
 		pw.Close()
-		if err == errNoHeader {
+		if errors.Is(err, errNoHeader) {
 			return nil, fmt.Errorf("runtime/trace unusable: %w", err)
 		}
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
