@@ -197,8 +197,12 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	if a.em.failed() {
 		return true // the sink failed: the backend has stopped, and stays so
 	}
-	if tb, ok := a.cur.(*traceBackend); ok && tb.behind.Load() {
-		a.resync()
+	if tb, ok := a.cur.(*traceBackend); ok && (tb.behind.Load() || tb.frDear()) {
+		why := "the trace parser fell behind the flight recorder's window"
+		if !tb.behind.Load() {
+			why = fmt.Sprintf("%d goroutines: the flight recorder's snapshots cost more than trace.Start", runtime.NumGoroutine())
+		}
+		a.resync(why)
 		return false
 	}
 	sched := a.schedCount()
@@ -312,15 +316,16 @@ func (a *adaptive) startTrace(o traceOpts, why string) (Backend, string) {
 	return Trace, why
 }
 
-// resync replaces a trace backend whose parser fell behind its flight
-// recorder, which has ended, with one reading through trace.Start, where
-// the runtime keeps the trace until it is read. The profile misses the
-// generations the recorder dropped.
-func (a *adaptive) resync() {
+// resync replaces a trace backend that reads a flight recorder, because
+// its parser fell behind the recorder's window (the backend has ended;
+// the profile misses the generations the recorder dropped) or because the
+// snapshots became dear, with one that takes trace.Start's slot first,
+// where the runtime keeps the trace until it is read.
+func (a *adaptive) resync(why string) {
 	at := time.Since(a.start)
 	a.cur.stop()
 	a.cur = nil
-	kind, why := a.startTrace(traceOpts{noFR: true}, "the trace parser fell behind the flight recorder's window; through trace.Start from here")
+	kind, why := a.startTrace(traceOpts{startFirst: true, resync: true}, why+"; trace.Start from here")
 	a.switches = append(a.switches, Switch{At: at, To: kind, Why: why})
 	a.resyncs.Add(1)
 }

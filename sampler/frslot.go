@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	rtrace "runtime/trace"
 	"time"
 
@@ -137,23 +138,40 @@ func (f *frFeed) Write(b []byte) (int, error) {
 
 // traceOpts says how the trace backend reads the trace.
 type traceOpts struct {
-	// noFR leaves the flight recorder's slot alone: trace.Start only.
-	noFR bool
+	// startFirst takes trace.Start's slot first, the flight recorder's
+	// only if the application holds trace.Start's.
+	startFirst bool
 	// resync: a parser that falls behind the flight recorder ends its
 	// trace without an error and sets traceBackend.behind, for the Auto
 	// supervisor to go on through trace.Start.
 	resync bool
 }
 
-// frSlot says the trace backend tries the flight recorder's slot first;
-// BenchmarkSlot turns it off to compare.
+// frSlot says the trace backend may take the flight recorder's slot
+// first; BenchmarkSlot turns it off to compare.
 var frSlot = true
 
-// startTracer starts the runtime tracer into tb.pw: through a flight
-// recorder of its own if that slot is free, else with trace.Start.
+// frMaxGoroutines is the most goroutines with which the flight recorder's
+// slot comes first. Each snapshot ends a generation, and the runtime
+// starts each with the status of every goroutine: with many goroutines,
+// the snapshots double what the trace costs, and trace.Start's slot comes
+// first. A variable for the tests and BenchmarkSlot.
+var frMaxGoroutines = 5000
+
+// startTracer starts the runtime tracer into tb.pw, in the slot frFirst
+// says, or the other if the application holds it.
 func (tb *traceBackend) startTracer() error {
-	if !frSlot || tb.opts.noFR {
-		return rtrace.Start(tb.pw)
+	if !tb.frFirst() {
+		err := rtrace.Start(tb.pw)
+		if err == nil {
+			return nil
+		}
+		f, err2 := startFR(tb.pw)
+		if err2 != nil {
+			return bothTaken(err2, err)
+		}
+		tb.feed = f
+		return nil
 	}
 	f, err := startFR(tb.pw)
 	if err == nil {
@@ -161,9 +179,27 @@ func (tb *traceBackend) startTracer() error {
 		return nil
 	}
 	if err2 := rtrace.Start(tb.pw); err2 != nil {
-		return fmt.Errorf("both slots are taken: flight recorder: %v; trace.Start: %w", err, err2)
+		return bothTaken(err, err2)
 	}
 	return nil
+}
+
+// frFirst says whether the flight recorder's slot comes first: unless
+// opts say otherwise, while the process has at most frMaxGoroutines
+// goroutines.
+func (tb *traceBackend) frFirst() bool {
+	return frSlot && !tb.opts.startFirst && runtime.NumGoroutine() <= frMaxGoroutines
+}
+
+// frDear says whether tb reads a flight recorder that frFirst would no
+// longer choose, for the Auto supervisor to go on through trace.Start.
+func (tb *traceBackend) frDear() bool {
+	return tb.feed != nil && !tb.opts.startFirst && !tb.frFirst()
+}
+
+// bothTaken says the application holds both slots.
+func bothTaken(frErr, startErr error) error {
+	return fmt.Errorf("both slots are taken: flight recorder: %v; trace.Start: %w", frErr, startErr)
 }
 
 // stopTracer stops what startTracer started; the pipe is read until it

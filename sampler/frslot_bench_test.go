@@ -36,7 +36,8 @@ func BenchmarkSlot(b *testing.B) {
 	if *slotChurn > 0 {
 		defer benchload.Churn(*slotChurn)()
 	}
-	defer func(was bool) { frSlot = was }(frSlot)
+	defer func(was bool, n int) { frSlot, frMaxGoroutines = was, n }(frSlot, frMaxGoroutines)
+	frMaxGoroutines = 1 << 30
 	if *slotEvery > 0 {
 		frEvery = *slotEvery
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"runtime"
 	rtrace "runtime/trace"
 	"strings"
 	"sync"
@@ -232,5 +233,64 @@ func TestFlightRecorderFeedBehindAuto(t *testing.T) {
 	}
 	if sink.writes.Load() == n {
 		t.Error("no samples after the resync")
+	}
+}
+
+// TestManyGoroutinesTakeTraceStart: with more goroutines than
+// frMaxGoroutines, the flight recorder's snapshots would cost more than
+// trace.Start, whose slot the backend takes first: the application's
+// flight recorder starts beside it, its trace.Start does not.
+func TestManyGoroutinesTakeTraceStart(t *testing.T) {
+	defer func(n int) { frMaxGoroutines = n }(frMaxGoroutines)
+	frMaxGoroutines = runtime.NumGoroutine() - 1
+	s, err := Start(Config{Backend: Trace}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{})
+	frErr := fr.Start()
+	startErr := rtrace.Start(io.Discard)
+	if startErr == nil {
+		rtrace.Stop()
+	}
+	if frErr == nil {
+		snapshotFR(t, fr, "beside the sampler")
+		fr.Stop()
+	}
+	if _, err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if frErr != nil || startErr == nil {
+		t.Fatalf("the application's flight recorder: %v, its trace.Start: %v; want the recorder to start and trace.Start to fail", frErr, startErr)
+	}
+}
+
+// TestAutoLeavesFlightRecorderWhenDear: under Auto, once the goroutines
+// outnumber frMaxGoroutines, the supervisor moves from the flight
+// recorder's slot to trace.Start's, says so, and the application's flight
+// recorder can start.
+func TestAutoLeavesFlightRecorderWhenDear(t *testing.T) {
+	defer func(n int, d time.Duration) { frMaxGoroutines, firstDwell = n, d }(frMaxGoroutines, firstDwell)
+	frMaxGoroutines, firstDwell = runtime.NumGoroutine()+20, time.Hour
+	s, err := Start(Config{Backend: Auto}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer benchload.Park(100)()
+	moved := testutil.WaitFor(stepLimit, func() bool { return s.auto.resyncs.Load() > 0 })
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{})
+	frErr := fr.Start()
+	if frErr == nil {
+		fr.Stop()
+	}
+	st, err := s.Stop()
+	if err != nil || !moved {
+		t.Fatalf("Stop: %v, moved %v (stats %+v)", err, moved, st)
+	}
+	if len(st.Switches) != 1 || st.Switches[0].To != Trace || !strings.Contains(st.Switches[0].Why, "goroutines") {
+		t.Fatalf("switches %+v, want one to the trace, through trace.Start", st.Switches)
+	}
+	if frErr != nil {
+		t.Fatalf("the application's flight recorder after the move: %v", frErr)
 	}
 }
