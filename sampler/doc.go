@@ -116,13 +116,13 @@
 // keeps what it most likely uses, trace.Start (net/http/pprof's
 // /debug/pprof/trace, a tracing library's periodic execution traces):
 //
-//   - The flight recorder's, if free and the process has at most 5,000
+//   - The flight recorder's, if free and the process has at most 2,000
 //     goroutines. The backend snapshots its own recorder every second and
 //     at Stop, and writes the generations it has not written yet into the
 //     pipe, one continuous trace. Each snapshot ends the generation in
 //     progress (the runtime also ends one every second), and the runtime
 //     starts each generation with the status of every goroutine: with
-//     many goroutines this doubles the trace's cost, so beyond 5,000 the
+//     many goroutines this doubles the trace's cost, so beyond 2,000 the
 //     backend takes trace.Start's slot first, and under Auto the
 //     supervisor moves there when the goroutines outgrow it (a Switch
 //     says so). The recorder keeps a few seconds of trace for the
@@ -146,7 +146,7 @@
 // (1) FlightRecorder.Start returns "flight recorder already enabled";
 // (2) trace.Start returns "execution tracer already enabled", and
 // /debug/pprof/trace answers with an error. Both at once, without
-// blocking, and the profile goes on. (3) With more than 5,000 goroutines,
+// blocking, and the profile goes on. (3) With more than 2,000 goroutines,
 // trace.Start unless the application holds it: then its flight recorder
 // can start and its trace.Start cannot.
 //

@@ -156,7 +156,7 @@ var frSlot = true
 // starts each with the status of every goroutine: with many goroutines,
 // the snapshots double what the trace costs, and trace.Start's slot comes
 // first. A variable for the tests and BenchmarkSlot.
-var frMaxGoroutines = 5000
+var frMaxGoroutines = 2000
 
 // startTracer starts the runtime tracer into tb.pw, in the slot frFirst
 // says, or the other if the application holds it.
