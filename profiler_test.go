@@ -304,9 +304,9 @@ func TestStartStopLoop(t *testing.T) {
 }
 
 // TestAppTrace checks that, with the application already tracing, profiling
-// falls back to snapshots and the application's trace stays intact. A run
-// too short for a loaded machine to give the snapshots a sample is retried
-// longer.
+// reads the trace through the flight recorder's slot and the application's
+// trace stays intact. A run too short for a loaded machine to give a
+// sample is retried longer.
 func TestAppTrace(t *testing.T) {
 	testutil.Retry(t, 200*time.Millisecond, 4, func(d time.Duration) error {
 		var tb bytes.Buffer
@@ -330,8 +330,8 @@ func TestAppTrace(t *testing.T) {
 		if perr != nil {
 			t.Fatal(perr)
 		}
-		if b := p.Backend(); b != sampler.Snapshot {
-			t.Errorf("backend %v, want snapshot while the app traces", b)
+		if b := p.Backend(); b != sampler.Trace {
+			t.Errorf("backend %v, want the trace, through the flight recorder's slot, while the app traces", b)
 		}
 		n := proftest.Validate(t, path)
 		r, err := xtrace.NewReader(&tb)

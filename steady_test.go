@@ -154,7 +154,8 @@ func allocOwner(s *profile.Sample) string {
 				// at each collection) for the reader blocking on the pipe,
 				// or the pacer waiting on its timer.
 				return "runtime"
-			case strings.HasPrefix(name, "runtime.traceAdvance"), strings.HasPrefix(name, "runtime.(*traceStackTable)"):
+			case strings.HasPrefix(name, "runtime.traceAdvance"), strings.HasPrefix(name, "runtime.(*traceStackTable)"),
+				name == "runtime/trace.(*FlightRecorder).WriteTo": // the generation end a snapshot forces
 				return "runtime trace"
 			case strings.HasPrefix(name, "testing."), strings.HasPrefix(name, "runtime/pprof."):
 				return "other"

@@ -46,9 +46,6 @@ const (
 	// to it (each check is a wake-up, a few tens of µs of CPU: idle, a
 	// tenth of the profiler's cost at 10 checks a second).
 	quietCheckEvery = 800 * time.Millisecond
-	// firstDwell is the least time spent in a backend before leaving it;
-	// it doubles with every switch, so the backends cannot flap.
-	firstDwell = 20 * time.Millisecond
 	// schedTrackingPeriod is the runtime's gTrackingPeriod: one goroutine
 	// switch in 8 is recorded in /sched/latencies:seconds.
 	schedTrackingPeriod = 8
@@ -65,6 +62,11 @@ const (
 	firstTrialGap = time.Second
 	maxTrialGap   = time.Minute
 )
+
+// firstDwell is the least time spent in a backend before leaving it for
+// the other's lower cost; it doubles with every switch, so the backends
+// cannot flap. A variable for the tests.
+var firstDwell = 20 * time.Millisecond
 
 // Switch records one change of backend by the Auto supervisor.
 type Switch struct {
@@ -86,6 +88,7 @@ type adaptive struct {
 	start time.Time
 	quit  chan struct{}
 	done  chan struct{}
+	force chan Backend // a switch the tests ask for
 
 	cur   runner
 	kind  atomic.Uint32 // Backend running now; read by Sampler.Backend
@@ -107,6 +110,7 @@ type adaptive struct {
 	trialFor  float64
 	trialWait time.Duration
 	trials    atomic.Int32 // trials run, for tests
+	resyncs   atomic.Int32 // resyncs made, for tests
 
 	switches []Switch // written before done is closed; read by Stop after
 }
@@ -116,6 +120,7 @@ type adaptive struct {
 func startAdaptive(em *emitter) (*adaptive, error) {
 	a := &adaptive{
 		em: em, start: time.Now(), quit: make(chan struct{}), done: make(chan struct{}),
+		force:  make(chan Backend),
 		dwell:  firstDwell,
 		procs:  float64(runtime.GOMAXPROCS(0)),
 		metric: []metrics.Sample{{Name: "/sched/latencies:seconds"}},
@@ -140,7 +145,7 @@ func (a *adaptive) stop() {
 func (a *adaptive) loop(started chan<- error) {
 	defer close(a.done)
 	a.em.helper.Store(goid.Current())
-	tb, err := startTrace(a.em)
+	tb, err := startTrace(a.em, traceOpts{resync: true})
 	if err == nil {
 		// Before Start returns: Sampler.Backend must never read Auto.
 		a.run(tb, Trace)
@@ -164,6 +169,8 @@ func (a *adaptive) loop(started chan<- error) {
 		select {
 		case <-a.quit:
 			return
+		case kind := <-a.force:
+			a.switchTo(kind, "asked for")
 		case now := <-timer.C:
 			if a.check(now) {
 				every = min(2*every, quietCheckEvery)
@@ -189,6 +196,14 @@ func (a *adaptive) run(r runner, kind Backend) {
 func (a *adaptive) check(now time.Time) (quiet bool) {
 	if a.em.failed() {
 		return true // the sink failed: the backend has stopped, and stays so
+	}
+	if tb, ok := a.cur.(*traceBackend); ok && (tb.behind.Load() || tb.frDear()) {
+		why := "the trace parser fell behind the flight recorder's window"
+		if !tb.behind.Load() {
+			why = fmt.Sprintf("%d goroutines: the flight recorder's snapshots cost more than trace.Start", runtime.NumGoroutine())
+		}
+		a.resync(why)
+		return false
 	}
 	sched := a.schedCount()
 	dt := now.Sub(a.lastAt).Seconds()
@@ -280,18 +295,37 @@ func (a *adaptive) switchTo(kind Backend, why string) {
 	a.cur.stop()
 	a.cur = nil
 	if kind == Trace {
-		tb, err := startTrace(a.em)
-		if err != nil {
-			// The tracer became unavailable (the application took it):
-			// keep the snapshots.
-			kind, why = Snapshot, why+"; trace unavailable: "+err.Error()
-			a.run(startSnapshot(a.em), Snapshot)
-		} else {
-			a.run(tb, Trace)
-		}
+		kind, why = a.startTrace(traceOpts{resync: true}, why)
 	} else {
 		a.run(startSnapshot(a.em), Snapshot)
 	}
 	a.dwell *= 2
 	a.switches = append(a.switches, Switch{At: at, To: kind, Why: why})
+}
+
+// startTrace runs the trace backend, or the snapshot backend if the trace
+// is unavailable (the application took both slots); it returns the backend
+// that runs and why.
+func (a *adaptive) startTrace(o traceOpts, why string) (Backend, string) {
+	tb, err := startTrace(a.em, o)
+	if err != nil {
+		a.run(startSnapshot(a.em), Snapshot)
+		return Snapshot, why + "; trace unavailable: " + err.Error()
+	}
+	a.run(tb, Trace)
+	return Trace, why
+}
+
+// resync replaces a trace backend that reads a flight recorder, because
+// its parser fell behind the recorder's window (the backend has ended;
+// the profile misses the generations the recorder dropped) or because the
+// snapshots became dear, with one that takes trace.Start's slot first,
+// where the runtime keeps the trace until it is read.
+func (a *adaptive) resync(why string) {
+	at := time.Since(a.start)
+	a.cur.stop()
+	a.cur = nil
+	kind, why := a.startTrace(traceOpts{startFirst: true, resync: true}, why+"; trace.Start from here")
+	a.switches = append(a.switches, Switch{At: at, To: kind, Why: why})
+	a.resyncs.Add(1)
 }

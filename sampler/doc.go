@@ -8,9 +8,11 @@
 //
 // # Backends
 //
-// The trace backend (the default) runs runtime/trace into an io.Pipe and
-// parses it in-process, with the CPU profiler alongside (its samples reach
-// the trace with goroutine ids). The reader is internal/gotrace, which
+// The trace backend (the default) reads the runtime execution trace
+// through an io.Pipe and parses it in-process, with the CPU profiler
+// alongside (its samples reach the trace with goroutine ids). It takes
+// the runtime's flight-recorder slot if free, else its trace.Start slot
+// (see Sharing the tracer below). The reader is internal/gotrace, which
 // reads only what goroutines need from a Go 1.26 trace, at about a third of
 // golang.org/x/exp/trace's cost and with its events, time for time (its
 // differential test); a trace of another version is read with
@@ -96,8 +98,8 @@
 // stacks alike, so a goroutine reads the same across a switch.
 //
 // The snapshot backend is the fallback when the trace cannot be used: the
-// application already runs trace.Start (that trace is left alone; Start's
-// error says so), or the trace
+// application holds both of the runtime's trace slots (its traces are left
+// alone; Stats.Fallback says so), or the trace
 // parser rejects this Go's trace. It parses runtime.Stack(buf, true) dumps
 // (one reused, growing buffer; no allocation per dump in steady state).
 // runtime.Stack stops the world for the whole dump (1.2 µs per goroutine one
@@ -112,6 +114,56 @@
 // are running, runnable or in a system call. Start never fails because the
 // trace is unavailable; Sampler.Backend and Stats say which backend ran and
 // Stats.Fallback why.
+//
+// # Sharing the tracer
+//
+// The runtime (Go 1.25 and later) lets two consumers read the execution
+// trace at once: one trace.Start and one runtime/trace.FlightRecorder. The
+// trace backend takes one slot, in this order, so that the application
+// keeps what it most likely uses, trace.Start (net/http/pprof's
+// /debug/pprof/trace, a tracing library's periodic execution traces):
+//
+//   - The flight recorder's, if free and the process has at most 2,000
+//     goroutines. The backend snapshots its own recorder every second and
+//     at Stop, and writes the generations it has not written yet into the
+//     pipe, one continuous trace. Each snapshot ends the generation in
+//     progress (the runtime also ends one every second), and the runtime
+//     starts each generation with the status of every goroutine: with
+//     many goroutines this doubles the trace's cost, so beyond 2,000 the
+//     backend takes trace.Start's slot first, and under Auto the
+//     supervisor moves there when the goroutines outgrow it (a Switch
+//     says so). The recorder keeps a few seconds of trace for the
+//     snapshots. A parser held up longer than that (a starved or
+//     overloaded process) does not read a trace with a hole: under Auto it
+//     goes on through trace.Start, where the runtime keeps the trace until
+//     it is read, and a Switch says so (the profile misses those seconds);
+//     a requested Trace backend ends with an error in Stats.Err.
+//   - trace.Start's, if the application holds the flight recorder's (or
+//     first, with many goroutines; then the flight recorder's if the
+//     application holds trace.Start's).
+//   - Neither, if the application holds both: the snapshot backend runs.
+//
+// What keeps working in the application while the backend traces:
+//
+//	the application, at Start      backend reads through     its trace.Start    its FlightRecorder
+//	uses neither, or trace.Start   the flight recorder (3)   works, any time    cannot start (1)
+//	runs a FlightRecorder          trace.Start               cannot start (2)   works, WriteTo too
+//	runs both                      none: snapshots           works              works
+//
+// (1) FlightRecorder.Start returns "flight recorder already enabled";
+// (2) trace.Start returns "execution tracer already enabled", and
+// /debug/pprof/trace answers with an error. Both at once, without
+// blocking, and the profile goes on. (3) With more than 2,000 goroutines,
+// trace.Start unless the application holds it: then its flight recorder
+// can start and its trace.Start cannot.
+//
+// Under Auto, while the snapshot backend runs no slot is held, and a switch
+// back to the trace takes a slot as Start does (snapshots go on if the
+// application holds both). Beside the application's flight recorder, the backend
+// reads the pipe from before trace.Start and never stops reading it: the
+// runtime's writer, which serves both, waits for the slower reader at the
+// end of each generation (trace.Start, the recorder's WriteTo and the
+// runtime's own, every second).
 //
 // # Status byte
 //

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -14,49 +13,35 @@ import (
 	"testing"
 	"time"
 
-	xtrace "golang.org/x/exp/trace"
-
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
-// TestFallbackWhenAppTraces: with the application's own trace running, the
-// sampler falls back to snapshots and leaves that trace intact.
+// TestFallbackWhenAppTraces: with the application holding both of the
+// runtime's trace slots (trace.Start and a flight recorder), the sampler
+// falls back to snapshots and leaves the application's trace intact.
 func TestFallbackWhenAppTraces(t *testing.T) {
 	var app bytes.Buffer
 	if err := rtrace.Start(&app); err != nil {
 		t.Fatalf("test's own trace.Start: %v", err)
 	}
+	fr := newFR(t)
+	defer fr.Stop()
 	for _, b := range []Backend{Auto, Trace} {
 		// A loaded machine may give the snapshots' governor too few dumps
 		// in a short run to catch the blocked goroutine: retry longer.
 		testutil.Retry(t, 100*time.Millisecond, 4, func(d time.Duration) error {
 			sink, st, ids, got := sampleFor(t, Config{Backend: b}, d, false, false)
-			if got != Snapshot || st.Fallback == "" {
+			if got != Snapshot || !strings.Contains(st.Fallback, "both slots are taken") {
 				t.Fatalf("backend %v (fallback %q), want snapshot with a reason", got, st.Fallback)
 			}
 			return stateSeen(sink, ids, "chan", 0, "[chan receive]", "sampler.blockChan")
 		})
 	}
 	rtrace.Stop()
-	rd, err := xtrace.NewReader(&app)
-	if err != nil {
-		t.Fatalf("app trace header: %v", err)
-	}
-	n := 0
-	for {
-		_, err := rd.ReadEvent()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("app trace damaged after %d events: %v", n, err)
-		}
-		n++
-	}
-	if n < 100 {
+	if n := countEvents(t, &app, "the app's trace"); n < 100 {
 		t.Fatalf("app trace has only %d events", n)
 	}
 }

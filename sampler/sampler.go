@@ -272,7 +272,7 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 			fallback = err.Error()
 		}
 	case Trace:
-		tb, err := startTrace(s.em)
+		tb, err := startTrace(s.em, traceOpts{})
 		if err == nil {
 			s.backend = Trace
 			s.stopFn = tb.stop

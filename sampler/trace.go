@@ -1,9 +1,9 @@
 package sampler
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	rtrace "runtime/trace"
 	"sync/atomic"
 	"time"
 
@@ -12,7 +12,8 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// Trace backend: runtime/trace -> io.Pipe -> internal/gotrace (or
+// Trace backend: runtime/trace (a flight recorder of its own, or
+// trace.Start: frslot.go) -> io.Pipe -> internal/gotrace (or
 // golang.org/x/exp/trace for a trace version gotrace does not know), folded
 // into a state machine per goroutine (tracegor.go).
 
@@ -41,6 +42,13 @@ type traceBackend struct {
 	cpuProfile *cpuProfiler // nil without CPU samples
 	released   atomic.Bool  // the tracer and CPU profiler are stopped
 	done       chan struct{}
+	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
+	feed       *frFeed       // the flight recorder read, if the trace comes through one
+	opts       traceOpts
+	behind     atomic.Bool // the parser fell behind the flight recorder (opts.resync)
+	// begun is closed once startTrace has started the CPU profiler, which
+	// release stops.
+	begun chan struct{}
 
 	self    uint64
 	pcs     map[uint64]pcFrame
@@ -75,30 +83,88 @@ type traceBackend struct {
 
 // startTrace starts the runtime tracer into a pipe, reads the trace header
 // and starts the parsing goroutine. An error means the trace cannot be used
-// (the tracer is taken, or the parser does not know this trace version);
-// nothing is left running then.
-func startTrace(em *emitter) (*traceBackend, error) {
+// (the tracer is taken, the parser does not know this trace version, or
+// the header did not come within headerWait); nothing is left running then.
+//
+// The parsing goroutine reads the pipe from before trace.Start is called
+// and never stops reading it: beside an application's flight recorder,
+// trace.Start returns only once the runtime's trace writer has written the
+// header into the pipe, and any end of a generation (the runtime's own,
+// every second, or the recorder's WriteTo) waits until the generation has
+// been written into it.
+func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	pr, pw := io.Pipe()
-	start := time.Now()
-	if err := rtrace.Start(pw); err != nil {
+	tb := newTraceBackend(em, nil, time.Now())
+	tb.pr, tb.pw, tb.opts = pr, pw, o
+	tb.begun = make(chan struct{})
+	ready := make(chan error, 1)
+	go tb.run(ready)
+	if err := tb.startTracer(); err != nil {
+		pr.CloseWithError(err) // the parsing goroutine ends
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
-	rd, err := newSource(pr)
+	wait := time.NewTimer(headerWait)
+	defer wait.Stop()
+	var err error
+	select {
+	case err = <-ready:
+	case <-wait.C:
+		if tb.state.CompareAndSwap(headerPending, headerAbandoned) {
+			pr.CloseWithError(errNoHeader) // the parsing goroutine ends
+			err = errNoHeader
+		} else {
+			err = <-ready // it came just now
+		}
+	}
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
-		rtrace.Stop()
+		tb.stopTracer()
 		pw.Close()
+		if errors.Is(err, errNoHeader) {
+			return nil, fmt.Errorf("runtime/trace unusable: %w", err)
+		}
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
-	tb := newTraceBackend(em, rd, start)
-	tb.pr, tb.pw = pr, pw
+	tb.startCPU()
+	close(tb.begun)
+	return tb, nil
+}
+
+// headerWait bounds the wait for the trace header after trace.Start. The
+// runtime writes it at once, or, beside a flight recorder, before
+// trace.Start returns.
+const headerWait = 5 * time.Second
+
+// errNoHeader says the trace header did not come within headerWait.
+var errNoHeader = fmt.Errorf("no trace header within %v", headerWait)
+
+// The parsing goroutine's start: waiting for the header, parsing, or
+// abandoned by startTrace (the header came too late).
+const (
+	headerPending uint32 = iota
+	headerRead
+	headerAbandoned
+)
+
+// run is the parsing goroutine: it reads the trace header, reports on
+// ready, and parses the trace unless startTrace abandoned it.
+func (tb *traceBackend) run(ready chan<- error) {
+	tb.self = goid.Current()
+	rd, err := newSource(tb.pr)
+	if err == nil && !tb.state.CompareAndSwap(headerPending, headerRead) {
+		err = errNoHeader
+	}
+	if err != nil {
+		ready <- err
+		return
+	}
+	tb.rd = rd
 	tb.pace.start()
 	if gr, ok := rd.(*gotrace.Reader); ok {
 		gr.Pace = tb.pace.batch
 	}
-	tb.startCPU()
-	go tb.loop()
-	return tb, nil
+	ready <- nil
+	tb.loop()
 }
 
 // startCPU starts the CPU profiler, whose samples reach the trace with
@@ -155,7 +221,7 @@ func (tb *traceBackend) release() {
 	if tb.cpuProfile != nil {
 		tb.cpuProfile.stop()
 	}
-	rtrace.Stop()
+	tb.stopTracer()
 }
 
 func (tb *traceBackend) loop() {
@@ -167,14 +233,18 @@ func (tb *traceBackend) loop() {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
 		}
 	}()
-	tb.self = goid.Current()
 	if err := tb.consume(); err != nil {
-		tb.em.setErr(err)
+		if tb.opts.resync && errors.Is(err, errBehind) {
+			tb.behind.Store(true)
+		} else {
+			tb.em.setErr(err)
+		}
 	}
-	if tb.em.failed() {
+	if tb.em.failed() || tb.behind.Load() {
 		// The trace writer must not wait on a pipe nobody reads while
 		// the tracer stops.
 		tb.pr.CloseWithError(io.ErrClosedPipe)
+		<-tb.begun
 		tb.release()
 	}
 }

@@ -161,7 +161,9 @@ func (r *Reader) step() error {
 	if r.done {
 		return io.EOF
 	}
-	if len(r.heap) == 0 && r.si == len(r.gen.samples) {
+	if len(r.heap) == 0 && (r.si >= len(r.gen.samples) || r.err != nil) {
+		// The generation is done, or reading the next failed (its
+		// samples are not this generation's): nextGen returns the error.
 		return r.nextGen()
 	}
 	if r.si < len(r.gen.samples) && (len(r.heap) == 0 || r.gen.samples[r.si].time < r.heap[0].time) {

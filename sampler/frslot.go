@@ -1,0 +1,213 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	rtrace "runtime/trace"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// The runtime has two slots for trace consumers: one trace.Start and one
+// flight recorder. The trace backend takes the flight recorder's when it
+// is free, so that the application's trace.Start (net/http/pprof's
+// /debug/pprof/trace, a tracing library's periodic traces) keeps working
+// while it runs; trace.Start when the application holds the flight
+// recorder's. Through the flight recorder, the trace comes in snapshots of
+// the recorder's window (WriteTo), which holds whole generations: frFeed
+// takes one every frEvery, leaves out the generations it has written, and
+// writes the others into the pipe the parser reads, one continuous trace.
+
+// The recorder's settings are variables for the tests and BenchmarkSlot.
+var (
+	// frEvery is how often frFeed snapshots the recorder. Each snapshot
+	// ends the generation in progress (the runtime ends one a second by
+	// itself), and a generation costs the runtime and the parser a status
+	// of every goroutine.
+	frEvery = time.Second
+	// frMinAge and frMaxBytes are the recorder's window: long enough to
+	// keep every generation until the next snapshot while the parser is
+	// behind by a few seconds (the pacer lets it fall paceBehind behind).
+	frMinAge          = 5 * time.Second
+	frMaxBytes uint64 = 64 << 20
+)
+
+// frFeed feeds the parser from a flight recorder of its own.
+type frFeed struct {
+	fr   *rtrace.FlightRecorder
+	pw   *io.PipeWriter
+	quit chan struct{} // closed by stop
+	done chan struct{} // closed when the poller has ended
+
+	// owned by the poller, which calls WriteTo
+	first  bool   // the next write is a snapshot's header
+	header bool   // the header is in the pipe
+	last   uint64 // the newest generation in the pipe whole
+	cur    uint64 // generation of the batches being written
+	skip   bool   // cur's batches are in the pipe already
+}
+
+// errBehind says the parser fell further behind the trace than the
+// flight recorder's window: the trace ends there, with what was read.
+var errBehind = errors.New("the trace parser fell behind the flight recorder's window")
+
+// startFR takes the flight recorder's slot and starts feeding pw; it fails
+// if the slot is taken.
+func startFR(pw *io.PipeWriter) (*frFeed, error) {
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MinAge: frMinAge, MaxBytes: frMaxBytes})
+	if err := fr.Start(); err != nil {
+		return nil, err
+	}
+	f := &frFeed{fr: fr, pw: pw, quit: make(chan struct{}), done: make(chan struct{})}
+	go f.poll()
+	return f, nil
+}
+
+// poll snapshots the recorder at once (the header), then every frEvery,
+// and once more at stop, which ends the generation in progress.
+func (f *frFeed) poll() {
+	defer close(f.done)
+	tick := time.NewTicker(frEvery)
+	defer tick.Stop()
+	for {
+		err := f.snapshot()
+		if err != nil {
+			// The parser has ended, or fell behind: it reads the error.
+			f.pw.CloseWithError(err)
+			return
+		}
+		select {
+		case <-f.quit:
+			if err := f.snapshot(); err != nil {
+				f.pw.CloseWithError(err)
+			}
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// snapshot writes the recorder's generations not yet written.
+func (f *frFeed) snapshot() error {
+	f.first = true
+	_, err := f.fr.WriteTo(f)
+	return err
+}
+
+// stop takes the last snapshot and leaves the flight recorder's slot.
+func (f *frFeed) stop() {
+	close(f.quit)
+	<-f.done
+	f.fr.Stop()
+}
+
+// Write is called by the recorder's WriteTo with the header, then each
+// batch of the window's generations, oldest first.
+func (f *frFeed) Write(b []byte) (int, error) {
+	if f.first {
+		f.first = false
+		if f.header {
+			return len(b), nil
+		}
+		f.header = true
+		return f.pw.Write(b)
+	}
+	gen, end, ok := gotrace.Batch(b)
+	switch {
+	case !ok:
+		return 0, fmt.Errorf("flight recorder wrote %d bytes that are not a trace batch", len(b))
+	case end:
+		if f.skip {
+			return len(b), nil
+		}
+		f.last = f.cur
+	case gen <= f.last:
+		f.skip = true
+		return len(b), nil
+	default:
+		if gen != f.cur && f.last > 0 && gen > f.last+1 {
+			return 0, fmt.Errorf("%w (%v): generations %d to %d were dropped before they were read", errBehind, frMinAge, f.last+1, gen-1)
+		}
+		f.skip, f.cur = false, gen
+	}
+	return f.pw.Write(b)
+}
+
+// traceOpts says how the trace backend reads the trace.
+type traceOpts struct {
+	// startFirst takes trace.Start's slot first, the flight recorder's
+	// only if the application holds trace.Start's.
+	startFirst bool
+	// resync: a parser that falls behind the flight recorder ends its
+	// trace without an error and sets traceBackend.behind, for the Auto
+	// supervisor to go on through trace.Start.
+	resync bool
+}
+
+// frSlot says the trace backend may take the flight recorder's slot
+// first; BenchmarkSlot turns it off to compare.
+var frSlot = true
+
+// frMaxGoroutines is the most goroutines with which the flight recorder's
+// slot comes first. Each snapshot ends a generation, and the runtime
+// starts each with the status of every goroutine: with many goroutines,
+// the snapshots double what the trace costs, and trace.Start's slot comes
+// first. A variable for the tests and BenchmarkSlot.
+var frMaxGoroutines = 2000
+
+// startTracer starts the runtime tracer into tb.pw, in the slot frFirst
+// says, or the other if the application holds it.
+func (tb *traceBackend) startTracer() error {
+	if !tb.frFirst() {
+		err := rtrace.Start(tb.pw)
+		if err == nil {
+			return nil
+		}
+		f, err2 := startFR(tb.pw)
+		if err2 != nil {
+			return bothTaken(err2, err)
+		}
+		tb.feed = f
+		return nil
+	}
+	f, err := startFR(tb.pw)
+	if err == nil {
+		tb.feed = f
+		return nil
+	}
+	if err2 := rtrace.Start(tb.pw); err2 != nil {
+		return bothTaken(err, err2)
+	}
+	return nil
+}
+
+// frFirst says whether the flight recorder's slot comes first: unless
+// opts say otherwise, while the process has at most frMaxGoroutines
+// goroutines.
+func (tb *traceBackend) frFirst() bool {
+	return frSlot && !tb.opts.startFirst && runtime.NumGoroutine() <= frMaxGoroutines
+}
+
+// frDear says whether tb reads a flight recorder that frFirst would no
+// longer choose, for the Auto supervisor to go on through trace.Start.
+func (tb *traceBackend) frDear() bool {
+	return tb.feed != nil && !tb.opts.startFirst && !tb.frFirst()
+}
+
+// bothTaken says the application holds both slots.
+func bothTaken(frErr, startErr error) error {
+	return fmt.Errorf("both slots are taken: flight recorder: %v; trace.Start: %w", frErr, startErr)
+}
+
+// stopTracer stops what startTracer started; the pipe is read until it
+// returns.
+func (tb *traceBackend) stopTracer() {
+	if tb.feed != nil {
+		tb.feed.stop()
+		return
+	}
+	rtrace.Stop()
+}

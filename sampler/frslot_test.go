@@ -1,0 +1,296 @@
+package sampler
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	rtrace "runtime/trace"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestAppTraceWhileSampling: the sampler reads the trace through the
+// flight recorder's slot, so the application's own trace.Start works while
+// it runs (net/http/pprof's /debug/pprof/trace, a tracing library's
+// periodic traces), started before the sampler or during it, and gives a
+// whole trace; the sampler keeps the trace backend throughout.
+func TestAppTraceWhileSampling(t *testing.T) {
+	for _, before := range []bool{false, true} {
+		var app bytes.Buffer
+		if before {
+			if err := rtrace.Start(&app); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := startWorkload(t, false)
+		sink := newMemSink()
+		s, err := Start(Config{Backend: Trace}, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !before {
+			time.Sleep(50 * time.Millisecond)
+			if err := rtrace.Start(&app); err != nil {
+				t.Fatalf("the application's trace.Start while the sampler runs: %v", err)
+			}
+		}
+		rtrace.Log(context.Background(), "app", "marker")
+		time.Sleep(100 * time.Millisecond)
+		rtrace.Stop()
+		time.Sleep(50 * time.Millisecond)
+		st, err := s.Stop()
+		w.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Backend != Trace || st.Fallback != "" || len(st.Switches) != 0 {
+			t.Fatalf("backend %v, fallback %q, switches %v; want the trace throughout", st.Backend, st.Fallback, st.Switches)
+		}
+		wantState(t, sink, w.ids, "chan", 0, "[chan receive]", "sampler.blockChan")
+		if n := countEvents(t, &app, "the application's trace"); n < 10 {
+			t.Fatalf("the application's trace has %d events", n)
+		}
+	}
+}
+
+// TestFlightRecorderFeedWhole: through the flight recorder, snapshots
+// every 20 ms under a churn of goroutines, the parser reads one continuous
+// trace (its reader refuses a missing generation) and a parked goroutine
+// has a sample at every tick.
+func TestFlightRecorderFeedWhole(t *testing.T) {
+	defer func(d time.Duration) { frEvery = d }(frEvery)
+	frEvery = 20 * time.Millisecond
+	defer benchload.Churn(5000)()
+	park := make(chan struct{})
+	defer close(park)
+	ids := make(chan uint64)
+	go func() { ids <- goid.Current(); blockChan2(park, 3) }()
+	parked := <-ids
+	sink := newMemSink()
+	s, err := Start(Config{Backend: Trace, Rate: 100}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss := sink.of(parked)
+	if len(ss) < 20 {
+		t.Fatalf("parked goroutine: %d samples (stats %+v)", len(ss), st)
+	}
+	for i := 1; i < len(ss); i++ {
+		if d := ss[i].ts - ss[i-1].ts; d != 10000 {
+			t.Fatalf("parked goroutine: samples %d and %d are %d µs apart, want 10,000 (stats %+v)", i-1, i, d, st)
+		}
+	}
+}
+
+// TestFlightRecorderFeedLast: the generation in progress at Stop is read
+// too. With no snapshot but the first and Stop's, a goroutine that blocks
+// after Start is seen only through Stop's.
+func TestFlightRecorderFeedLast(t *testing.T) {
+	defer func(d time.Duration) { frEvery = d }(frEvery)
+	frEvery = time.Hour
+	sink := newMemSink()
+	s, err := Start(Config{Backend: Trace}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := make(chan struct{})
+	defer close(late)
+	ids := make(chan uint64)
+	go func() { ids <- goid.Current(); blockLate(late) }()
+	id := <-ids
+	time.Sleep(100 * time.Millisecond)
+	if _, err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, smp := range sink.of(id) {
+		if smp.hasFunc("sampler.blockLate") {
+			return
+		}
+	}
+	t.Errorf("a goroutine that blocked after Start has no sample with its stack: %v", sink.of(id))
+}
+
+//go:noinline
+func blockLate(ch chan struct{}) { <-ch }
+
+// TestFlightRecorderFeedBehind: a parser held up longer than the flight
+// recorder's window ends the trace with a clear error instead of reading a
+// trace with a hole, and Stop returns it at once.
+func TestFlightRecorderFeedBehind(t *testing.T) {
+	defer func(d, a time.Duration) { frEvery, frMinAge = d, a }(frEvery, frMinAge)
+	frEvery, frMinAge = 20*time.Millisecond, 50*time.Millisecond
+	sink := &gateSink{discardSink: &discardSink{}, held: make(chan struct{}), open: make(chan struct{})}
+	s, err := Start(Config{Backend: Trace}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sink.held:
+	case <-time.After(stepLimit):
+		t.Fatal("the sampler never wrote")
+	}
+	// The application's trace.Start and Stop end generations while the
+	// parser is held.
+	for range 3 {
+		if err := rtrace.Start(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(60 * time.Millisecond)
+		rtrace.Stop()
+	}
+	close(sink.open)
+	var st Stats
+	done := make(chan struct{})
+	go func() { defer close(done); st, err = s.Stop() }()
+	select {
+	case <-done:
+	case <-time.After(stepLimit):
+		t.Fatal("Stop did not return")
+	}
+	if !errors.Is(err, errBehind) {
+		t.Fatalf("Stop: %v (stats %+v), want the parser behind the flight recorder", err, st)
+	}
+	t.Log(err)
+}
+
+// gateSink holds its first write until open is closed.
+type gateSink struct {
+	*discardSink
+	once   sync.Once
+	held   chan struct{}
+	open   chan struct{}
+	writes atomic.Int64
+}
+
+func (g *gateSink) hold() {
+	g.writes.Add(1)
+	g.once.Do(func() { close(g.held); <-g.open })
+}
+
+func (g *gateSink) WriteThreadStack(h *writer.Thread, ts uint64, st tachyon.Status, stack []uint32) error {
+	g.hold()
+	return nil
+}
+
+func (g *gateSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, st tachyon.Status) error {
+	g.hold()
+	return nil
+}
+
+// TestFlightRecorderFeedBehindAuto: under Auto, a parser held up longer
+// than the flight recorder's window does not end the profile: the
+// supervisor goes on through trace.Start, says so in Stats.Switches, and
+// the samples go on.
+func TestFlightRecorderFeedBehindAuto(t *testing.T) {
+	defer func(d, a time.Duration) { frEvery, frMinAge = d, a }(frEvery, frMinAge)
+	frEvery, frMinAge = 20*time.Millisecond, 50*time.Millisecond
+	// No switch for the costs: the trace's first moments can look dear.
+	defer func(d time.Duration) { firstDwell = d }(firstDwell)
+	firstDwell = time.Hour
+	sink := &gateSink{discardSink: &discardSink{}, held: make(chan struct{}), open: make(chan struct{})}
+	s, err := Start(Config{Backend: Auto}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sink.held:
+	case <-time.After(stepLimit):
+		t.Fatal("the sampler never wrote")
+	}
+	for range 3 {
+		if err := rtrace.Start(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(60 * time.Millisecond)
+		rtrace.Stop()
+	}
+	close(sink.open)
+	resynced := testutil.WaitFor(stepLimit, func() bool { return s.auto.resyncs.Load() > 0 })
+	n := sink.writes.Load()
+	time.Sleep(300 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil || !resynced {
+		t.Fatalf("Stop: %v, resynced %v (stats %+v); want no error and trace.Start", err, resynced, st)
+	}
+	if len(st.Switches) != 1 || st.Switches[0].To != Trace || !strings.Contains(st.Switches[0].Why, "fell behind") {
+		t.Fatalf("switches %+v, want one to the trace, through trace.Start", st.Switches)
+	}
+	if sink.writes.Load() == n {
+		t.Error("no samples after the resync")
+	}
+}
+
+// TestManyGoroutinesTakeTraceStart: with more goroutines than
+// frMaxGoroutines, the flight recorder's snapshots would cost more than
+// trace.Start, whose slot the backend takes first: the application's
+// flight recorder starts beside it, its trace.Start does not.
+func TestManyGoroutinesTakeTraceStart(t *testing.T) {
+	defer func(n int) { frMaxGoroutines = n }(frMaxGoroutines)
+	frMaxGoroutines = runtime.NumGoroutine() - 1
+	s, err := Start(Config{Backend: Trace}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{})
+	frErr := fr.Start()
+	startErr := rtrace.Start(io.Discard)
+	if startErr == nil {
+		rtrace.Stop()
+	}
+	if frErr == nil {
+		snapshotFR(t, fr, "beside the sampler")
+		fr.Stop()
+	}
+	if _, err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if frErr != nil || startErr == nil {
+		t.Fatalf("the application's flight recorder: %v, its trace.Start: %v; want the recorder to start and trace.Start to fail", frErr, startErr)
+	}
+}
+
+// TestAutoLeavesFlightRecorderWhenDear: under Auto, once the goroutines
+// outnumber frMaxGoroutines, the supervisor moves from the flight
+// recorder's slot to trace.Start's, says so, and the application's flight
+// recorder can start.
+func TestAutoLeavesFlightRecorderWhenDear(t *testing.T) {
+	defer func(n int, d time.Duration) { frMaxGoroutines, firstDwell = n, d }(frMaxGoroutines, firstDwell)
+	frMaxGoroutines, firstDwell = runtime.NumGoroutine()+20, time.Hour
+	s, err := Start(Config{Backend: Auto}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer benchload.Park(100)()
+	moved := testutil.WaitFor(stepLimit, func() bool { return s.auto.resyncs.Load() > 0 })
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{})
+	frErr := fr.Start()
+	if frErr == nil {
+		fr.Stop()
+	}
+	st, err := s.Stop()
+	if err != nil || !moved {
+		t.Fatalf("Stop: %v, moved %v (stats %+v)", err, moved, st)
+	}
+	if len(st.Switches) != 1 || st.Switches[0].To != Trace || !strings.Contains(st.Switches[0].Why, "goroutines") {
+		t.Fatalf("switches %+v, want one to the trace, through trace.Start", st.Switches)
+	}
+	if frErr != nil {
+		t.Fatalf("the application's flight recorder after the move: %v", frErr)
+	}
+}
