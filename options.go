@@ -155,9 +155,10 @@ func WithWallCPUSamples(on bool) Option {
 }
 
 // WithBackend chooses the sampler backend. sampler.Auto (the default) uses the
-// execution trace unless it cannot (the application already runs trace.Start,
-// or the trace parser does not know this Go version) and then falls back to
-// snapshots; sampler.Trace and sampler.Snapshot ask for one explicitly.
+// execution trace, through whichever of the runtime's two trace slots (a
+// flight recorder's, or trace.Start's) the application leaves free, unless
+// it cannot (the application holds both, or the trace parser does not know
+// this Go version), and then falls back to snapshots; sampler.Trace and sampler.Snapshot ask for one explicitly.
 // Profile.Backend tells which one ran.
 func WithBackend(b sampler.Backend) Option {
 	return func(c *config) error {
