@@ -3,7 +3,6 @@ package profiler_test
 import (
 	"io"
 	"path/filepath"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync/atomic"
@@ -11,21 +10,23 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/cputime"
-	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 )
 
 //go:noinline
-func shareSpin(stop *atomic.Bool) (x uint64) {
+func shareSpin(stop *atomic.Bool) {
+	var x uint64
 	for !stop.Load() {
 		for i := 0; i < 1000; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 	}
-	return x
+	shareSink.Add(x)
 }
+
+var shareSink atomic.Uint64
 
 // TestAppStopsItsCPUProfile is issue 25's scenario end to end: a CPU
 // profile of three seconds, begun while the application runs its own CPU
@@ -47,23 +48,12 @@ func TestAppStopsItsCPUProfile(t *testing.T) {
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
-	idc, cpuc := make(chan uint64, 1), make(chan time.Duration, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		idc <- goid.Current()
-		c0 := cputime.Thread()
-		shareSpin(&stop)
-		cpuc <- cputime.Thread() - c0
-	}()
-	id := <-idc
+	id, stopSpin := testutil.Spin(shareSpin)
 	time.Sleep(500 * time.Millisecond)
 	pprof.StopCPUProfile()
 	appStopped = true
 	time.Sleep(2500 * time.Millisecond)
-	stop.Store(true)
-	cpu := <-cpuc
+	cpu := stopSpin()
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}

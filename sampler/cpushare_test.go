@@ -6,12 +6,10 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/cputime"
-	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/testutil"
 )
 
 // appStopsCPU runs the scenario of an application that profiles the CPU
@@ -41,23 +39,12 @@ func appStopsCPU(t *testing.T, cfg Config, stopAfter, total time.Duration) (*mem
 		s.Stop()
 		t.Fatalf("backend %v, want trace", b)
 	}
-	var stop atomic.Bool
-	idc, cpuc := make(chan uint64, 1), make(chan time.Duration, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		idc <- goid.Current()
-		c0 := cputime.Thread()
-		spin(&stop)
-		cpuc <- cputime.Thread() - c0
-	}()
-	id := <-idc
+	id, stopSpin := testutil.Spin(spin)
 	time.Sleep(stopAfter)
 	pprof.StopCPUProfile()
 	appStopped = true
 	time.Sleep(total - stopAfter)
-	stop.Store(true)
-	cpu := <-cpuc
+	cpu := stopSpin()
 	st, err := s.Stop()
 	if err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -243,22 +230,11 @@ func TestAppStopsSamplerCPUProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stop atomic.Bool
-	idc, cpuc := make(chan uint64, 1), make(chan time.Duration, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		idc <- goid.Current()
-		c0 := cputime.Thread()
-		spin(&stop)
-		cpuc <- cputime.Thread() - c0
-	}()
-	id := <-idc
+	id, stopSpin := testutil.Spin(spin)
 	time.Sleep(300 * time.Millisecond)
 	pprof.StopCPUProfile()
 	time.Sleep(1700 * time.Millisecond)
-	stop.Store(true)
-	cpu := <-cpuc
+	cpu := stopSpin()
 	st, err := s.Stop()
 	if err != nil {
 		t.Fatal(err)
