@@ -56,8 +56,8 @@ func (w *Writer) finish() error {
 	w.flushRaw()
 	size := uint64(w.cw.n) + tachyon.FooterSize
 	foot := tachyon.Footer{StringCount: uint32(len(w.strTab)), FrameCount: uint32(len(w.frmTab)), FileSize: size}.Encode()
-	_, err := w.cw.Write(foot[:])
-	w.setErr(err)
+	w.buf = append(w.buf[:0], foot[:]...) // the buffer, not foot, goes to the io.Writer: foot stays on the stack
+	w.flushRaw()
 	if w.err != nil {
 		return w.err
 	}
@@ -66,7 +66,10 @@ func (w *Writer) finish() error {
 		w.setErr(err)
 		return w.err
 	}
-	if _, err := w.dst.Write(h[:]); err != nil {
+	w.buf = append(w.buf[:0], h[:]...)
+	_, err := w.dst.Write(w.buf)
+	w.buf = w.buf[:0]
+	if err != nil {
 		w.setErr(err)
 		return w.err
 	}

@@ -109,8 +109,9 @@ type segment struct {
 	start uint64   // header start time
 	last  bool
 	// samples counts the segment's samples once it is closed (w is nil
-	// from then on).
-	samples uint64
+	// from then on), and closeErr is its writer's Close error.
+	samples  uint64
+	closeErr error
 }
 
 // Segmenter writes a profile as a series of finalized Tachyon files, one
@@ -133,11 +134,14 @@ type segment struct {
 // that broke its Watermark) is written at the segment's start, as Writer
 // does, and counted in SegmentStats.Early.
 //
-// The open segment is named NAME.tachyon.part; once finalized (by the
-// Segmenter's goroutine, off the writing one, which also opens the next
-// file and its encoder ahead as PREFIX-next-*.part, so that a rollover
-// only renames it) it is renamed NAME.tachyon,
-// so a process killed at any point leaves only complete *.tachyon files.
+// The open segment is named NAME.tachyon.part. At a rollover the writing
+// goroutine writes its tables, footer and header, and starts the same
+// Writer anew (Reset) in the next file, which the Segmenter's goroutine
+// opened ahead as PREFIX-next-*.part and the rollover only renames: one
+// Writer serves every segment, its memory reused. The Segmenter's
+// goroutine then writes out what the disk had refused and renames the
+// closed file NAME.tachyon, so a process killed at any point leaves only
+// complete *.tachyon files.
 // NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-RUN-NNNNNN: the segment's nominal
 // start in UTC, the run's id and a sequence number from 1, so that names
 // sort by start time and tell runs apart. The open files are held (see
@@ -223,7 +227,6 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		dirty:    make(map[*Thread]bool),
 		closing:  make(chan *segment, 16),
 		spare:    make(chan *segment, 1),
-		recycled: make(chan *Writer, 4),
 		wake:     make(chan struct{}, 1),
 		done:     make(chan struct{}),
 	}
@@ -231,7 +234,8 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		s.deadline = opts.StartTime + first
 		s.origin = s.deadline - s.period
 	}
-	cur, err := s.open(opts.StartTime, opts.StartTime)
+	cur, err := s.open(opts.StartTime)
+	s.attach(cur, nil, opts.StartTime)
 	if err != nil { // a directory that refuses the first file is wrong
 		cur.file.drop()
 		return nil, err

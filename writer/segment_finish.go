@@ -46,12 +46,12 @@ func (s *Segmenter) finishLoop() {
 				return
 			}
 			last = last || seg.last
-			seg.samples = seg.w.Stats().Samples
-			err := seg.w.Close()
-			if err == nil {
-				s.recycle(seg.w)
+			err := seg.closeErr // closed by the rollover
+			if seg.w != nil {   // the last segment, closed here
+				seg.samples = seg.w.Stats().Samples
+				err = seg.w.Close()
+				seg.w = nil // its tables and encoder: a waiting segment holds only its bytes
 			}
-			seg.w = nil // its tables and encoder: a waiting segment holds only its bytes
 			if err != nil {
 				s.lose(seg, err)
 				break

@@ -255,6 +255,10 @@ func TestSegmentOutageAtClose(t *testing.T) {
 		return nil
 	})
 	r.write(150)
+	r.waitFor("the first segment finalized", func() bool {
+		done, _ := filepath.Glob(filepath.Join(r.dir, "*"+writer.SegmentExt))
+		return len(done) > 0
+	})
 	down.Store(true)
 	r.write(250)
 	err := r.s.Close()

@@ -10,52 +10,34 @@ import (
 	"time"
 )
 
-// open makes the next segment, NAME.tachyon.part, and its writer, whose
-// header start time is start. The segment is usable whatever the error
-// (that of creating its file), which a later flush tries again.
-func (s *Segmenter) open(nominal, start uint64) (*segment, error) {
+// open makes the next segment's file, NAME.tachyon.part; its writer is
+// attached by the caller. The segment is usable whatever the error (that
+// of creating its file), which a later flush tries again.
+func (s *Segmenter) open(nominal uint64) (*segment, error) {
 	s.seq++
 	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.opts.Run, nominal, s.seq))
 	sf, err := s.newSegFile(path + PartExt)
-	seg := s.newSegment(sf, start)
-	seg.path = path
-	return seg, err
+	return &segment{file: sf, path: path}, err
 }
 
-// newSegment starts a segment's writer in sf: a closed segment's, Reset,
-// or a new one. Both the writing goroutine and finishLoop call it.
-func (s *Segmenter) newSegment(sf *segFile, start uint64) *segment {
+// attach starts w, or a new writer if w is nil, in seg's file, with the
+// header start time start.
+func (s *Segmenter) attach(seg *segment, w *Writer, start uint64) {
 	opts := Options{StartTime: start, Interval: s.opts.Interval, Compression: s.opts.Compression}
-	var w *Writer
-	select {
-	case w = <-s.recycled:
-		if w.Reset(sf, opts) != nil {
-			w = nil
-		}
-	default:
-	}
-	if w == nil {
+	if w == nil || w.Reset(seg.file, opts) != nil {
 		var err error
-		if w, err = New(sf, opts); err != nil {
-			panic(err) // the options were checked by NewSegmenter, and sf never fails
+		if w, err = New(seg.file, opts); err != nil {
+			panic(err) // the options were checked by NewSegmenter, and a segFile never fails
 		}
 	}
-	return &segment{w: w, file: sf, start: start}
+	seg.w, seg.start = w, start
 }
 
-// recycle keeps a closed segment's writer for a next segment, so that a
-// rollover reuses its buffers, compressor and thread records.
-func (s *Segmenter) recycle(w *Writer) {
-	select {
-	case s.recycled <- w:
-	default:
-	}
-}
-
-// next returns the next segment: the spare one finishLoop opened ahead,
-// renamed (or under its own name if the rename fails: finalizing gives it
-// its name), or else a new one.
-func (s *Segmenter) next(nominal, start uint64) *segment {
+// next returns the next segment, its writer w (the closed segment's)
+// started anew in it: the spare file finishLoop opened ahead, renamed (or
+// under its own name if the rename fails: finalizing gives it its name),
+// or else a new one.
+func (s *Segmenter) next(nominal, start uint64, w *Writer) *segment {
 	var sp *segment
 	select {
 	case sp = <-s.spare:
@@ -63,10 +45,11 @@ func (s *Segmenter) next(nominal, start uint64) *segment {
 		s.mu.Lock()
 		s.stats.Unprepared++
 		s.mu.Unlock()
-		seg, err := s.open(nominal, start)
+		seg, err := s.open(nominal)
 		if err != nil {
 			s.failed(err)
 		}
+		s.attach(seg, w, start)
 		return seg
 	}
 	s.seq++
@@ -75,8 +58,8 @@ func (s *Segmenter) next(nominal, start uint64) *segment {
 	if _, err := os.Lstat(part); errors.Is(err, fs.ErrNotExist) && os.Rename(sp.file.name, part) == nil {
 		sp.file.name = part
 	}
-	sp.w.opts.StartTime = start // no thread yet: nothing used the old one
-	sp.path, sp.start = path, start
+	sp.path = path
+	s.attach(sp, w, start)
 	return sp
 }
 
@@ -96,7 +79,7 @@ func (s *Segmenter) prepare() {
 			sf.drop()
 			return // the rollover opens its own, and says what fails
 		}
-		s.spare <- s.newSegment(sf, 0)
+		s.spare <- &segment{file: sf}
 		return
 	}
 }
@@ -115,8 +98,14 @@ func (s *Segmenter) gridFloor(ts uint64) uint64 {
 func (s *Segmenter) roll(first, last uint64) {
 	t0 := time.Now()
 	nominal := max(s.gridFloor(first), s.deadline)
-	next := s.next(nominal, min(nominal, s.floor()))
+	// The closed segment's writer writes its tables here, and then the
+	// next segment: one writer serves every segment, its memory reused.
 	old := s.cur
+	old.samples = old.w.Stats().Samples
+	old.closeErr = old.w.Close()
+	w := old.w
+	old.w = nil
+	next := s.next(nominal, min(nominal, s.floor()), w)
 	// The new segment interns its frames anew in the old one's map.
 	next.local, old.local = old.local[:0], nil
 	clear(next.local[:cap(next.local)])
