@@ -173,19 +173,18 @@ type Segmenter struct {
 	dirty   map[*Thread]bool      // threads with dropped samples since their last written
 	scratch []uint32
 
-	closing  chan *segment
-	spare    chan *segment // the next segment, opened ahead by finishLoop
-	recycled chan *Writer  // closed segments' writers, for the next ones
-	wake     chan struct{} // tells finishLoop that writing failed
-	done     chan struct{}
-	closed   bool
-	held     atomic.Int64 // bytes held in memory by every segFile
-	mu       sync.Mutex   // guards the fields below
-	stats    SegmentStats
-	ferr     error     // the first error that lost something
-	first    error     // the current outage's first error; nil when writing works
-	since    time.Time // the current outage's start
-	logged   bool      // the current outage was logged
+	closing chan *segment
+	spare   chan *segment // the next segment, opened ahead by finishLoop
+	wake    chan struct{} // tells finishLoop that writing failed
+	done    chan struct{}
+	closed  bool
+	held    atomic.Int64 // bytes held in memory by every segFile
+	mu      sync.Mutex   // guards the fields below
+	stats   SegmentStats
+	ferr    error     // the first error that lost something
+	first   error     // the current outage's first error; nil when writing works
+	since   time.Time // the current outage's start
+	logged  bool      // the current outage was logged
 }
 
 // ErrSegmentPeriod is returned by NewSegmenter for a period that is not
