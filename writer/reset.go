@@ -34,6 +34,10 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("writer: output is not seekable: %w", err)
 	}
+	// Keep the last file's records only, so that the spares never
+	// outnumber the threads of one file.
+	clear(w.spare)
+	w.spare = w.spare[:0]
 	for _, t := range w.threads {
 		for ; t != nil; t = t.sameID {
 			w.spare = append(w.spare, t)
