@@ -110,7 +110,9 @@ func (p *Profile) openPart(path string) error {
 
 // setAside moves an existing checkpoint directory out of the way if a dead
 // run left it, and recovers its checkpoints into a finished file in the
-// background. It refuses a directory a live process holds, and a path that
+// background. A directory without the lock file every run makes is not
+// a run's, and is left alone unless it is empty (a run that died before
+// making it). It refuses a directory a live process holds, and a path that
 // is not a directory.
 func (p *Profile) setAside(path, dir string) error {
 	fi, err := os.Lstat(dir)
@@ -119,6 +121,12 @@ func (p *Profile) setAside(path, dir string) error {
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a checkpoint directory: move it away", dir)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, runlock.DirLock)); err != nil {
+		if os.Remove(dir) == nil { // empty
+			return nil
+		}
+		return fmt.Errorf("%s exists and is not a profiler's checkpoint directory (it has no %q file): move it away", dir, runlock.DirLock)
 	}
 	if runlock.DirHeld(dir) {
 		return fmt.Errorf("%s: %w (two processes with the same output path)", dir, runlock.ErrHeld)
@@ -142,7 +150,8 @@ func crashedName(path, stamp string) string {
 
 // recoverStale merges the finished checkpoints a dead run left in dir
 // into the file out, then removes them and dir, logging what it did. Only
-// files named as checkpoints and the lock file are removed.
+// files named as checkpoints, unfinished ones (*.part) and the lock file
+// are removed.
 func (p *Profile) recoverStale(dir, out string) {
 	files, err := merge.Expand([]string{dir})
 	if err == nil && len(files) == 0 {

@@ -164,3 +164,30 @@ func TestRelativePathAfterChdir(t *testing.T) {
 		t.Errorf("files in the later working directory: %v", left)
 	}
 }
+
+// TestForeignPartDirUntouched: a directory at the checkpoints' name that
+// no profiler run made (it has no lock file) is refused and left as it
+// was, with the operator's files in it.
+func TestForeignPartDirUntouched(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "prof.bin")
+	part := profiler.PartDir(out)
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := filepath.Join(part, "profile-20261123T104945.053Z-000001.tachyon")
+	if err := os.WriteFile(mine, proftest.AllStatusesBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true))
+	err := p.Err()
+	p.Stop()
+	if err == nil || !strings.Contains(err.Error(), part) {
+		t.Errorf("Start: %v; want a refusal naming %s", err, part)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("the operator's file is gone: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*")); len(left) != 1 {
+		t.Errorf("the directory holds %v, want only %s", left, part)
+	}
+}
