@@ -33,7 +33,7 @@ func TestDCPIAtStopLive(t *testing.T) {
 			if pie {
 				args = append(args, "-buildmode=pie")
 			}
-			if raceBuild && !pie { // the race detector does not build PIE
+			if testutil.Race && !pie { // the race detector does not build PIE
 				args = append(args, "-race")
 			}
 			if out, err := exec.Command(gotool, append(args, "./export/dcpi/testdata/spin")...).CombinedOutput(); err != nil {

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/gotachyon/profiler/upload/internal/race"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/upload/otlp"
 )
 
@@ -147,7 +147,7 @@ func TestSendHoldsNoCopy(t *testing.T) {
 	perPush := int64(after.TotalAlloc-before.TotalAlloc) / pushes
 	t.Logf("payload %d bytes; %d bytes allocated per push", len(payload), perPush)
 	bound := int64(len(payload)) / 4
-	if race.Enabled {
+	if testutil.Race {
 		bound = int64(len(payload))
 	}
 	if perPush > bound {

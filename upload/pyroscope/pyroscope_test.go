@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/gotachyon/profiler/upload/internal/race"
+	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/upload/pyroscope"
 )
 
@@ -75,7 +75,7 @@ func TestSendCopiesOnce(t *testing.T) {
 	perPush := int64(after.TotalAlloc-before.TotalAlloc) / pushes
 	t.Logf("payload %d bytes; %d bytes allocated per push", len(payload), perPush)
 	bound := int64(len(payload)) / 4
-	if race.Enabled {
+	if testutil.Race {
 		bound = int64(len(payload))
 	}
 	if perPush > bound {
