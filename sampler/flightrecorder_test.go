@@ -152,8 +152,10 @@ func TestBesideFlightRecorder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st.Backend != Trace || st.Fallback != "" {
-			t.Fatalf("%v: backend %v, fallback %q; want the trace beside the flight recorder", b, st.Backend, st.Fallback)
+		// Auto may move to snapshots for a while on cost (a Switch says
+		// so); neither backend may fall back for want of the trace.
+		if st.Fallback != "" || st.Backend != Trace && len(st.Switches) == 0 {
+			t.Fatalf("%v: backend %v, fallback %q, switches %v; want the trace beside the flight recorder", b, st.Backend, st.Fallback, st.Switches)
 		}
 		wantState(t, sink, w.ids, "chan", 0, "[chan receive]", "sampler.blockChan")
 		snapshotFR(t, fr, "after Stop")
