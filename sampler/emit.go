@@ -62,21 +62,6 @@ type emitter struct {
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
 	helper atomic.Uint64
-
-	// signalWakes lists the goroutines the os/signal package woke, at most
-	// maxSignalWakes (Stats.SignalWakes).
-	signalWakes []SignalWake
-}
-
-// maxSignalWakes bounds Stats.SignalWakes.
-const maxSignalWakes = 64
-
-// signalWake records that the os/signal package woke a goroutine: a
-// goroutine waiting on a channel given to signal.Notify got a signal.
-func (e *emitter) signalWake(w SignalWake) {
-	if len(e.signalWakes) < maxSignalWakes {
-		e.signalWakes = append(e.signalWakes, w)
-	}
 }
 
 func newEmitter(cfg Config, sink Sink) *emitter {

@@ -183,13 +183,6 @@ type Stats struct {
 	Refused string
 	// Err is the first problem met (sink error, parse error, recovered panic).
 	Err error
-	// SignalWakes lists the goroutines that the os/signal package woke
-	// while the profile ran, in order, at most 64: the receivers of
-	// signal.Notify channels that were waiting when a signal came, read off
-	// the execution trace (which records who wakes whom). It is known only
-	// when the trace backend ran throughout (SignalWakesKnown).
-	SignalWakes      []SignalWake
-	SignalWakesKnown bool
 	// CPUSamples counts the CPU-profile samples the trace carried: in CPU
 	// mode the samples (Ticks counts those of goroutines), in wall mode the
 	// evidence of where running goroutines are.
@@ -209,13 +202,6 @@ type Stats struct {
 	// again, or to the trace backend's end. CPU mode has no samples then;
 	// wall mode places running goroutines by preemptions alone.
 	CPUGap time.Duration
-}
-
-// SignalWake is a goroutine woken by the os/signal package: a receiver of
-// a signal.Notify channel, at the time the signal was relayed to it.
-type SignalWake struct {
-	Goroutine uint64
-	At        time.Time
 }
 
 // ErrRunning is returned by Start while another Sampler runs in this process.
@@ -318,8 +304,6 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Dropped = em.dropped
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()
-		s.stats.SignalWakes = em.signalWakes
-		s.stats.SignalWakesKnown = s.stats.Backend == Trace && len(s.stats.Switches) == 0
 		s.stats.CPUSamples = em.cpuSamples
 		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		if sec := elapsed.Seconds(); sec > 0 {

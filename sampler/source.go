@@ -95,10 +95,6 @@ func (x *xsource) Next(out *gotrace.Event) error {
 			out.Kind, out.G = gotrace.Transition, uint64(tr.Resource.Goroutine())
 			out.From, out.To = xstate(from), xstate(to)
 			out.Stack, out.Reason = x.id(tr.Stack), x.reasonOf(tr.Reason)
-			out.By = 0
-			if out.From == gotrace.GoWaiting && out.To == gotrace.GoRunnable {
-				out.By = x.id(ev.Stack()) // the waker's stack, as gotrace's By
-			}
 			return nil
 		}
 	}

@@ -26,9 +26,6 @@ type stack struct {
 	outer role
 	// key identifies the frames, whichever generation's handle made s.
 	key uint64
-	// signal: the stack is the os/signal package relaying a signal to a
-	// channel (os/signal.process), so a goroutine it wakes is a receiver.
-	signal bool
 
 	waits []*stack // this stack under a wait-reason frame, one per reason
 }
@@ -55,7 +52,7 @@ func (s *stack) waiting(reason uint32) *stack {
 // leaf PC and what is read off them.
 func (s *stack) same(o *stack) bool {
 	return s.key == o.key && s.leafPC == o.leafPC && s.hint == o.hint && s.panicking == o.panicking &&
-		s.evidence == o.evidence && s.start == o.start && s.outer == o.outer && s.signal == o.signal && slices.Equal(s.frames, o.frames)
+		s.evidence == o.evidence && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
 }
 
 // stackTable interns stacks by content, so that one stack keeps one *stack
@@ -95,7 +92,7 @@ func (s *stack) tableKey() uint64 {
 		h = (h ^ uint64(s.hint[i])) * 1099511628211
 	}
 	var flags uint64
-	for i, b := range [...]bool{s.panicking, s.evidence, s.signal} {
+	for i, b := range [...]bool{s.panicking, s.evidence} {
 		if b {
 			flags |= 1 << i
 		}

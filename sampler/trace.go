@@ -30,7 +30,6 @@ type pcFrame struct {
 	hint   string
 	role   role // the goroutine's role if this were its start function
 	goexit bool
-	signal bool // os/signal.process: the os/signal package relaying a signal
 }
 
 // traceBackend is the trace backend; its loop owns every field but done.
@@ -464,7 +463,6 @@ func (tb *traceBackend) stack(id uint64) *stack {
 			first = *f
 		}
 		above, outer = outer, e
-		ts.signal = ts.signal || e.signal
 		if e.hint != "" && ts.hint == "" {
 			if e.hint != weakSemacquire {
 				ts.hint = e.hint
@@ -536,7 +534,6 @@ func (tb *traceBackend) frame(f *gotrace.Frame) pcFrame {
 		hint:   reasonHints[f.Func],
 		role:   roleOf(f.Func),
 		goexit: f.Func == "runtime.goexit",
-		signal: f.Func == "os/signal.process",
 	}
 	if e.kind == keepFrame {
 		e.idx = tb.namedFrame(f, f.Func)

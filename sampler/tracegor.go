@@ -2,7 +2,6 @@ package sampler
 
 import (
 	"slices"
-	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
@@ -164,9 +163,6 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 			tb.remove(g)
 		}
 		return
-	}
-	if ev.By != 0 && from == gotrace.GoWaiting {
-		tb.wokenBy(id, ev.By, t)
 	}
 	g, isNew := tb.goroutine(id)
 	s := tb.gstack(g, ev.Stack)
@@ -434,12 +430,3 @@ func (tb *traceBackend) remove(g *tgor) {
 
 // maxFree bounds the records kept for reuse.
 const maxFree = 1 << 12
-
-// wokenBy notes goroutine id made runnable at t by a goroutine at stack
-// by: a wake by the os/signal package is a signal's receiver
-// (Stats.SignalWakes).
-func (tb *traceBackend) wokenBy(id, by uint64, t gotrace.Time) {
-	if s := tb.stack(by); s != nil && s.signal {
-		tb.em.signalWake(SignalWake{Goroutine: id, At: time.Unix(0, tb.wallNS(t))})
-	}
-}

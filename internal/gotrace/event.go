@@ -49,10 +49,6 @@ type Event struct {
 	// where a goroutine stopped, blocked or entered a system call, where a
 	// created goroutine will start, where a CPU sample was taken.
 	Stack uint64
-	// By is, for a goroutine made runnable by another (Waiting to
-	// Runnable), the stack of the goroutine that woke it, in the same
-	// table (0 for none): for a channel receiver, where the sender was.
-	By uint64
 }
 
 // Clock relates trace time to wall time.

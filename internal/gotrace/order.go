@@ -81,7 +81,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		g.seq = a[1]
 		from := g.state
 		g.state = GoRunnable
-		r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: GoRunnable, By: a[2]})
+		r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: GoRunnable})
 	case evGoSwitch, evGoSwitchDestroy:
 		return r.goSwitch(c)
 	case evGoCreate, evGoCreateBlocked:
