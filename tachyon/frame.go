@@ -24,3 +24,27 @@ type Frame struct {
 	Func string
 	Line int32
 }
+
+// Synthetic frames a Go sampler writes besides wait reasons. Like
+// WaitFrame's, they have a function name in brackets, no file and line 0,
+// so every Tachyon reader reads them as frames; readers of this module
+// know them by these names.
+const (
+	// RuntimeRoot is the outermost frame of every sample of a runtime
+	// system goroutine (GC workers, the sweeper, the scavenger, the
+	// finalizer goroutine): views show these goroutines as one group,
+	// after the program's own, and leave them out of default rankings.
+	RuntimeRoot = "[runtime]"
+	// NoCPUSample is the innermost frame of a sample of a goroutine that
+	// held a P (a running goroutine, to the scheduler) while the CPU
+	// profiler saw no CPU time of it: its thread was not running (the
+	// machine or the container's quota was busy) or ran for less than a
+	// CPU sample's period. Such samples are Runnable, never on CPU; the
+	// rest of the stack is where the scheduler last saw the goroutine.
+	NoCPUSample = "[no CPU sample]"
+)
+
+// IsRuntimeRoot reports whether fr is the RuntimeRoot frame.
+func IsRuntimeRoot(fr Frame) bool {
+	return fr.Func == RuntimeRoot && fr.File == "" && fr.Line == 0
+}
