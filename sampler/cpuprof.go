@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,8 +50,8 @@ const (
 type cpuProfiler struct {
 	hz     int
 	rec    *cpuRecord
-	owned  bool      // the backend started the CPU profile running now
-	lastOn time.Time // the latest sight of a CPU profile running
+	owned  atomic.Bool // the backend started the CPU profile running now
+	lastOn time.Time   // the latest sight of a CPU profile running
 	quit   chan struct{}
 	done   chan struct{}
 }
@@ -59,12 +60,26 @@ type cpuProfiler struct {
 // application's, and starts the watcher.
 func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 	c := &cpuProfiler{hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
-	c.owned = takeCPU(hz)
-	if !c.owned {
+	c.owned.Store(takeCPU(hz))
+	if !c.owned.Load() {
 		rec.share(mode, cpuTimerHz(), hz)
 	}
 	go watchCPU(c)
 	return c
+}
+
+// rate is the rate of the CPU samples now: the backend's while it owns the
+// CPU profiler, else the application's (pprof's unless known otherwise).
+func (c *cpuProfiler) rate() int {
+	if c.owned.Load() {
+		return c.hz
+	}
+	c.rec.mu.Lock()
+	defer c.rec.mu.Unlock()
+	if c.rec.appHz > 0 {
+		return c.rec.appHz
+	}
+	return pprofHz
 }
 
 // stop stops the watcher, records whether the CPU profile stopped since
@@ -75,7 +90,7 @@ func (c *cpuProfiler) stop() {
 	if cpuTimerHz() == 0 {
 		c.rec.stoppedBeforeEnd(time.Since(c.lastOn))
 	}
-	if c.owned {
+	if c.owned.Load() {
 		pprof.StopCPUProfile()
 	}
 }
@@ -137,7 +152,7 @@ func watchCPU(c *cpuProfiler) {
 			c.lastOn, offSince = now, time.Time{}
 			continue
 		}
-		c.owned = true
+		c.owned.Store(true)
 		c.rec.restarted(now, now.Sub(c.lastOn))
 		c.lastOn, offSince = now, time.Time{}
 	}

@@ -43,6 +43,8 @@ type emitter struct {
 
 	samples, ticks, dropped uint64
 	cpuSamples              uint64    // CPU samples the trace carried (Stats.CPUSamples)
+	noCPU, cpuUnplaced      uint64    // Stats.NoCPUSample, Stats.CPUUnplaced
+	noCPUIdx                uint32    // the "[no CPU sample]" frame, once interned (+1)
 	cpu                     cpuRecord // the trace backends' use of the CPU profiler
 	goroutines              int
 	// seen holds the ids counted in goroutines that may still be sampled,
@@ -197,6 +199,14 @@ func (e *emitter) reasonFrame(reason string) uint32 {
 	idx := e.sink.Frame(tachyon.WaitFrame(reason))
 	e.reasons[reason] = idx
 	return idx
+}
+
+// noCPUFrame returns the frame index of the "[no CPU sample]" frame.
+func (e *emitter) noCPUFrame() uint32 {
+	if e.noCPUIdx == 0 {
+		e.noCPUIdx = e.sink.Frame(tachyon.Frame{Func: tachyon.NoCPUSample}) + 1
+	}
+	return e.noCPUIdx - 1
 }
 
 // waitStack returns s as a blocked goroutine's sample shows it: under its

@@ -141,10 +141,18 @@ const (
 	gRunnable
 	gSyscall
 	gWaiting
+	// gOffCPU: holding a P while the CPU profiler saw no CPU time of it
+	// (trace backend, wall mode: oncpu.go).
+	gOffCPU
 )
 
 // status maps a goroutine state onto Tachyon's status byte (see doc.go).
+// Off the CPU while holding a P is HasGIL alone, which tachyon.Status.State
+// reads as runnable.
 func status(s gstate, panicking bool) tachyon.Status {
+	if s == gOffCPU {
+		return tachyon.StatusHasGIL | tachyon.StatusOf(tachyon.Blocked, panicking)
+	}
 	return tachyon.StatusOf(gstates[s], panicking)
 }
 
@@ -155,4 +163,5 @@ var gstates = [...]tachyon.State{
 	gRunnable: tachyon.Runnable,
 	gSyscall:  tachyon.Syscall,
 	gWaiting:  tachyon.Blocked,
+	gOffCPU:   tachyon.Runnable,
 }

@@ -202,6 +202,14 @@ type Stats struct {
 	// again, or to the trace backend's end. CPU mode has no samples then;
 	// wall mode places running goroutines by preemptions alone.
 	CPUGap time.Duration
+	// NoCPUSample counts wall-mode ticks at which a goroutine held a P
+	// while its CPU samples showed no CPU time for it (its thread waited
+	// for a CPU, or its runs were too short for the CPU profiler to see):
+	// written as runnable, under a "[no CPU sample]" frame.
+	NoCPUSample uint64
+	// CPUUnplaced counts CPU samples wall mode could not place: the
+	// goroutine had no tick left in the generation to take them.
+	CPUUnplaced uint64
 }
 
 // ErrRunning is returned by Start while another Sampler runs in this process.
@@ -305,6 +313,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()
 		s.stats.CPUSamples = em.cpuSamples
+		s.stats.NoCPUSample, s.stats.CPUUnplaced = em.noCPU, em.cpuUnplaced
 		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		if sec := elapsed.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec

@@ -109,14 +109,6 @@ func frameKey(frames []uint32) uint64 {
 	return h
 }
 
-// keyOf returns s's key, 0 for nil.
-func keyOf(s *stack) uint64 {
-	if s == nil {
-		return 0
-	}
-	return s.key
-}
-
 // role says whether a goroutine is sampled.
 type role uint8
 

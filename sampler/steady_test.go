@@ -101,7 +101,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 			// has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && len(tb.like) == at.kinds && em.goroutines == at.counted && tb.endedGen == 0
+				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && em.goroutines == at.counted && tb.endedGen == 0
 				switch {
 				case !steady: // a goroutine, a stack or a kind of stretch came or went
 				case em.samples == at.samples:
@@ -115,7 +115,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), len(tb.like), em.goroutines}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), 0, em.goroutines}
 			}
 		}
 		tb.handle(&ev)

@@ -65,10 +65,10 @@ type traceBackend struct {
 	ended    [1 << 12]uint64
 	endedGen int    // goroutines ended in this generation
 	unknown  *stack // "[stack unknown]", for a goroutine never seen with a stack
-	// like holds, per kind of active stretch (the stacks it began and
-	// ended at), the latest evidence of one: what a stretch of that kind
-	// without evidence of its own most likely did.
-	like map[[2]uint64]*stack
+	// active lists the goroutines that ran or had CPU samples in this
+	// generation: oncpu.go places their CPU samples at its end.
+	active []*tgor
+	oncpu  placer
 
 	clockSet  bool
 	baseTrace gotrace.Time
@@ -193,7 +193,6 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
 		gs:        make(map[uint64]*tgor),
-		like:      make(map[[2]uint64]*stack),
 		startWall: start,
 	}
 	tb.ticks.stepUS = uint64(1e6 / em.cfg.Rate)
@@ -299,6 +298,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		tb.clockSet = true
 	}
 	tb.advance(t)
+	tb.placeActive()
 	tb.settleShare()
 	tb.watermark(t)
 	clear(tb.stacks)
@@ -361,6 +361,7 @@ func (tb *traceBackend) finish() {
 	for _, g := range tb.live {
 		tb.close(g)
 	}
+	tb.active = tb.active[:0]
 }
 
 // micros maps a trace time onto wall-clock microseconds since the epoch.

@@ -1,39 +1,28 @@
 package sampler
 
 import (
-	"slices"
-
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
 // The trace backend's view of one goroutine. Every tick of its life gets
-// its state at the tick and a stack chosen from the evidence the trace
-// holds:
+// its state at the tick and a stack:
 //
 //   - runnable, blocked, in a system call: the stack of the transition that
 //     began the state, which is where the goroutine stopped (the trace
 //     records it) and stays until it runs again;
-//   - running: the stack of the nearest evidence of where it was, earlier
-//     or later, within its active stretch (the time since it last blocked
-//     or left a system call: running, and runnable when preempted). The
-//     evidence is the stretch's CPU samples and its preemptions' stacks,
-//     both taken at moments that do not depend on what the code does; the
-//     ticks between two pieces of evidence are split at the midpoint.
-//     A stretch without any (one shorter than the CPU profiler's 10 ms)
-//     takes the latest evidence of a stretch of the same kind, one that
-//     began and ended at the same stacks (a handler's short computation
-//     between its read and its reply, where other requests were sampled);
-//     failing that, the stack where it ended (the block or system call)
-//     and, failing that, where it began.
+//   - running (holding a P): a stack of its CPU samples, which oncpu.go
+//     assigns once a generation; ticks the CPU samples do not pay for are
+//     written as runnable, under a "[no CPU sample]" frame.
 //
 // A goroutine's ticks are written, in order, as soon as their stack is
-// known; until then they wait in a short queue of runs (pend). The runtime
-// reports a goroutine that has not run since tracing began at the end of
-// the first generation, with its stack, and its ticks since the first are
-// written then. One that ran before that is reported without a stack: its
-// runs wait for its first transition with a stack (where it blocks again,
-// most often where it was blocked before) and take it; its running ticks
-// take their evidence as usual.
+// known; until then they wait in a queue of runs (pend). A goroutine that
+// ran in the generation holds its whole queue until the generation ends,
+// when oncpu.go places its CPU samples. The runtime reports a goroutine
+// that has not run since tracing began at the end of the first generation,
+// with its stack, and its ticks since the first are written then. One
+// that ran before that is reported without a stack: its runs wait for its
+// first transition with a stack (where it blocks again, most often where
+// it was blocked before) and take it.
 
 // tgor is one goroutine of the trace.
 type tgor struct {
@@ -43,12 +32,14 @@ type tgor struct {
 	why   string // the trace's wait reason, while waiting
 	stack *stack // stack at the latest transition that had one; nil: none yet
 	due   uint64 // first tick not yet queued
-	ev    *stack // latest evidence of the active stretch, nil if none
-	evAt  gotrace.Time
-	begin *stack // the stack the active stretch began at
-	fresh bool   // no active stretch has begun since the last ended
+	seen  *stack // where the scheduler last saw it running (a preemption), nil if not since it ran
 	pend  []run  // ticks queued, in time order, not yet written
 	pos   int    // index in traceBackend.live
+	// cpu holds the generation's CPU samples of g, and active says g ran
+	// or was sampled in it: its runs wait for oncpu.go's placement.
+	cpu    []cpuHit
+	active bool
+	credit float64 // ticks owed by CPU samples, carried between generations
 	// hs caches the stacks of g's latest trace stack handles: a goroutine
 	// moves between a few places (its system calls, its blocks), and a
 	// hit saves a lookup in the generation's table.
@@ -66,12 +57,17 @@ type run struct {
 	from, to uint64
 	state    gstate
 	why      string
-	stack    *stack // nil: not known yet
+	stack    *stack // nil: not known yet (running: not placed yet)
+	// sched is, for running ticks, where the scheduler saw the goroutine
+	// at the end of their stretch (the stack its block, system call or
+	// preemption recorded), once known.
+	sched *stack
 }
 
 // maxPend bounds a goroutine's queue; a longer one is merged into its last
-// run (only a goroutine reported without a stack for long can get there).
-const maxPend = 16
+// run. A generation's queue has at most one run per tick, so only a
+// goroutine reported without a stack for long gets there.
+const maxPend = 1 << 12
 
 func goState(s gotrace.GoState) gstate {
 	switch s {
@@ -87,9 +83,6 @@ func goState(s gotrace.GoState) gstate {
 	return gUnknown
 }
 
-// ends reports whether entering s ends an active stretch.
-func ends(s gstate) bool { return s == gWaiting || s == gSyscall }
-
 // goroutine returns the goroutine id, creating it if new. The backends' own
 // goroutines are hidden by identity.
 func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
@@ -97,7 +90,7 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 		return g, false
 	}
 	g = tb.newTgor()
-	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, fresh: true, pend: g.pend[:0]}
+	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0]}
 	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
@@ -159,7 +152,9 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 			s := tb.gstack(g, ev.Stack)
 			tb.learn(g, s, false)
 			tb.cut(g)
-			tb.endStretch(g, s)
+			if g.state == gRunning {
+				tb.leaveRunning(g, s, false)
+			}
 			tb.remove(g)
 		}
 		return
@@ -182,19 +177,16 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 		return
 	default:
 		tb.cut(g)
-		switch {
-		case g.state == gRunning && next == gRunnable && s != nil && s.evidence:
-			tb.evidence(g, s, t) // preempted: where it was, now
-		case ends(next):
-			tb.endStretch(g, s)
+		if g.state == gRunning && next != gRunning {
+			tb.leaveRunning(g, s, next == gRunnable)
 		}
 	}
 	g.state = next
 	if s != nil {
 		g.stack = s
 	}
-	if g.fresh && (next == gRunning || next == gRunnable) {
-		g.begin, g.fresh = g.stack, false
+	if next == gRunning {
+		tb.activate(g)
 	}
 	g.why = ""
 	if next == gWaiting {
@@ -217,8 +209,8 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 	}
 }
 
-// cpuSample folds a CPU sample at time t: a sample in CPU mode, evidence of
-// where a running goroutine is in wall mode.
+// cpuSample folds a CPU sample at time t: a sample in CPU mode; in wall
+// mode, CPU time of g that oncpu.go places on its ticks.
 func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	tb.em.cpuSamples++
 	id := ev.G
@@ -244,12 +236,16 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 		tb.cpuEmit(g, s, t)
 		return
 	}
-	if g.state != gRunning || !s.evidence {
+	if g.role == roleHidden {
 		return
 	}
 	tb.cut(g)
-	tb.evidence(g, s, t)
-	tb.flush(g)
+	if len(g.cpu) < maxHits {
+		g.cpu = append(g.cpu, cpuHit{at: t, s: s})
+	} else {
+		tb.em.cpuUnplaced++
+	}
+	tb.activate(g)
 }
 
 // cpuEmit writes CPU mode's sample of g at t.
@@ -287,81 +283,46 @@ func (tb *traceBackend) cut(g *tgor) {
 	g.pend = append(g.pend, r)
 }
 
-// evidence gives the queued running ticks of g's active stretch the stack
-// s, seen at t, or the stretch's previous evidence if that is nearer.
-func (tb *traceBackend) evidence(g *tgor, s *stack, t gotrace.Time) {
-	split := uint64(0) // ticks before split are nearer the previous evidence
-	if g.ev != nil {
-		split = tb.ticks.upTo(g.evAt + (t-g.evAt)/2)
+// leaveRunning records where the scheduler saw g as its running ticks
+// queued so far end: at s, the stack of the event that ends or interrupts
+// them (a block, a system call, a preemption), if it shows where g was.
+// A preempted goroutine is remembered there until it blocks.
+func (tb *traceBackend) leaveRunning(g *tgor, s *stack, preempted bool) {
+	if s == nil || !s.evidence {
+		s = tb.schedStack(g)
 	}
-	for i := 0; i < len(g.pend); i++ {
+	for i := len(g.pend) - 1; i >= 0; i-- {
 		r := &g.pend[i]
-		if r.state != gRunning || r.stack != nil {
-			continue
+		if r.state != gRunning || r.stack != nil || r.sched != nil {
+			break
 		}
-		if r.from < split && split < r.to {
-			// Part nearer the previous evidence, part nearer s.
-			g.pend = slices.Insert(g.pend, i+1, g.pend[i])
-			g.pend[i].to, g.pend[i+1].from = split, split
-			r = &g.pend[i]
-		}
-		if r.to <= split {
-			r.stack = g.ev
-		} else {
-			r.stack = s
-		}
+		r.sched = s
 	}
-	g.ev, g.evAt = s, t
+	g.seen = nil
+	if preempted {
+		g.seen = s
+	}
 }
 
-// endStretch gives the queued running ticks of g's active stretch, which
-// ends with stack end (nil if the event has none), the stack stretchStack
-// chooses. Most stretches of a busy program are shorter than a tick and
-// have none.
-func (tb *traceBackend) endStretch(g *tgor, end *stack) {
-	kind := [2]uint64{keyOf(g.begin), keyOf(end)}
-	if g.ev != nil {
-		if len(tb.like) >= maxLike {
-			clear(tb.like)
-		}
-		tb.like[kind] = g.ev
-	}
-	var s *stack
-	for i := range g.pend {
-		if r := &g.pend[i]; r.state == gRunning && r.stack == nil {
-			if s == nil {
-				s = tb.stretchStack(g, kind, end)
-			}
-			r.stack = s
-		}
-	}
-	g.ev, g.begin, g.fresh = nil, nil, true
-}
-
-// stretchStack returns the stack for the running ticks of g's stretch of
-// the given kind, ending at end: its latest evidence; without any, the
-// latest evidence of a stretch of the same kind, or end, or where the
-// stretch began.
-func (tb *traceBackend) stretchStack(g *tgor, kind [2]uint64, end *stack) *stack {
-	switch {
-	case g.ev != nil:
-		return g.ev
-	case tb.like[kind] != nil:
-		return tb.like[kind]
-	case end != nil && end.evidence:
-		return end
+// schedStack is where the scheduler last saw g: its latest preemption
+// since it last ran, or the stack of its latest transition.
+func (tb *traceBackend) schedStack(g *tgor) *stack {
+	if g.seen != nil {
+		return g.seen
 	}
 	return g.stack
 }
 
-// maxLike bounds the table of stretch kinds; it starts afresh when full.
-const maxLike = 1 << 14
-
 // flush writes g's queued runs, oldest first, up to the first whose stack
 // is not known yet. A run queued before g's first stack was known takes it.
+// A goroutine active in the generation holds its runs until place.
 func (tb *traceBackend) flush(g *tgor) {
 	if g.role == roleHidden {
 		g.pend = g.pend[:0]
+		g.cpu = g.cpu[:0]
+		return
+	}
+	if g.active {
 		return
 	}
 	n := 0
@@ -381,8 +342,11 @@ func (tb *traceBackend) flush(g *tgor) {
 // emit writes the ticks of r.
 func (tb *traceBackend) emit(g *tgor, r *run) {
 	s := r.stack
-	if r.state == gWaiting {
+	switch r.state {
+	case gWaiting:
 		s = tb.em.waitStack(s, waitReason(s.hint, r.why))
+	case gOffCPU:
+		s = s.waiting(tb.em.noCPUFrame())
 	}
 	tb.em.write(&g.track, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
 }
@@ -397,7 +361,10 @@ func (tb *traceBackend) settle(g *tgor) {
 // never known is "[stack unknown]".
 func (tb *traceBackend) close(g *tgor) {
 	tb.cut(g)
-	tb.endStretch(g, nil)
+	if g.state == gRunning {
+		tb.leaveRunning(g, nil, false)
+	}
+	tb.place(g)
 	for i := range g.pend {
 		if g.pend[i].stack == nil && g.stack == nil {
 			g.pend[i].stack = tb.unknownStack()
@@ -423,7 +390,8 @@ func (tb *traceBackend) remove(g *tgor) {
 	}
 	if len(tb.free) < maxFree {
 		clear(g.pend[:cap(g.pend)])
-		*g = tgor{pend: g.pend[:0]}
+		clear(g.cpu[:cap(g.cpu)])
+		*g = tgor{pend: g.pend[:0], cpu: g.cpu[:0]}
 		tb.free = append(tb.free, g)
 	}
 }

@@ -1,0 +1,301 @@
+package sampler
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// Wall mode's running ticks take their stacks from CPU samples only.
+//
+// A tick finds a goroutine running when it holds a P. Where its code ran
+// is told by the CPU profiler, whose samples come at moments that do not
+// depend on what the code does; the scheduler's own sightings (a yield, a
+// preemption at a function's entry, a block, the return from a system
+// call) are biased toward those places and are never used for it. Whether
+// its thread ran at all is also the CPU profiler's to tell: a goroutine
+// holds its P while the OS runs another process on its CPU.
+//
+// So once a generation (about a second) each goroutine that ran or had
+// CPU samples in it settles its account: each CPU sample pays for
+// Rate/cpuHz ticks (one at the default rates; a fraction carries over).
+// The payments go to its running ticks, nearest in time and in order, so
+// that over the generation the stacks of its running ticks are its CPU
+// samples' stacks, each as often as the profiler saw it. Running ticks
+// left unpaid held a P without CPU time to show for it: they are written
+// as runnable (holding a P, off the CPU: status HasGIL alone) under a
+// "[no CPU sample]" frame and the stack where the scheduler saw the
+// goroutine. Payments left over (more CPU samples than running ticks:
+// CPU time spent in a system call, or a goroutine whose short runs fell
+// between ticks) go to its other queued ticks, nearest in time, which then
+// count as running with the sample's stack. So the CPU time of a wall
+// profile is the CPU profiler's, goroutine by goroutine, and a sample too
+// many for the goroutine's ticks is counted in Stats.CPUUnplaced.
+//
+// With Config.NoCPUSamples there is no such evidence: running ticks are on
+// CPU, at the stack where the scheduler saw the goroutine.
+
+// cpuHit is a CPU sample of a goroutine, waiting to be placed.
+type cpuHit struct {
+	at gotrace.Time
+	s  *stack
+}
+
+// maxHits bounds a goroutine's CPU samples in a generation (a thread
+// gives at most a few hundred a second); more are counted as unplaced.
+const maxHits = 1 << 12
+
+// placer holds place's scratch space, reused across goroutines.
+type placer struct {
+	claims []cpuHit
+	slots  []slot
+	taken  []bool
+	extra  []slot // other queued ticks that take the claims left over
+	out    []run
+}
+
+// slot is a queued tick: its index and the run holding it.
+type slot struct {
+	tick  uint64
+	run   int
+	claim int // the claim it takes, -1 if none
+}
+
+// activate lists g for placement at the end of the generation.
+func (tb *traceBackend) activate(g *tgor) {
+	if g.active || g.role == roleHidden || tb.em.cfg.Mode != Wall {
+		return
+	}
+	g.active = true
+	tb.active = append(tb.active, g)
+}
+
+// placeActive places the CPU samples of every goroutine active in the
+// generation that ends, and writes their ticks.
+func (tb *traceBackend) placeActive() {
+	for i, g := range tb.active {
+		tb.active[i] = nil
+		if !g.active {
+			continue // placed as it ended
+		}
+		tb.cut(g)
+		tb.place(g)
+		tb.flush(g)
+	}
+	tb.active = tb.active[:0]
+}
+
+// cpuHz is the rate of the CPU samples: the backend's CPU profiler's, or
+// the application's while it is shared.
+func (tb *traceBackend) cpuHz() int {
+	if tb.cpuProfile != nil {
+		return tb.cpuProfile.rate()
+	}
+	return wallCPUHz
+}
+
+// place gives g's queued running ticks their stacks and states from its
+// CPU samples (see above), and ends its activity in the generation.
+func (tb *traceBackend) place(g *tgor) {
+	g.active = false
+	p := &tb.oncpu
+	p.claims = tb.claims(g, p.claims[:0])
+	g.cpu = g.cpu[:0]
+	p.slots = p.slots[:0]
+	for ri, r := range g.pend {
+		if r.state == gRunning && r.stack == nil {
+			for t := r.from; t < r.to; t++ {
+				p.slots = append(p.slots, slot{tick: t, run: ri, claim: -1})
+			}
+		}
+	}
+	if len(p.slots) == 0 && len(p.claims) == 0 {
+		return
+	}
+	if tb.em.cfg.NoCPUSamples {
+		p.claims = p.claims[:0]
+	} else {
+		tb.match(p)
+		tb.spill(g, p)
+	}
+	tb.rebuild(g, p)
+}
+
+// claims returns g's CPU samples as payments of one tick each: each sample
+// pays for Rate/cpuHz ticks, the fraction carried in g.credit. A sample
+// that pays for several ticks is repeated; of samples that pay for less
+// than one each, evenly spaced ones are kept.
+func (tb *traceBackend) claims(g *tgor, dst []cpuHit) []cpuHit {
+	m := len(g.cpu)
+	if m == 0 {
+		return dst
+	}
+	per := float64(tb.em.cfg.Rate) / float64(max(tb.cpuHz(), 1))
+	if per == 1 && g.credit == 0 {
+		return append(dst, g.cpu...)
+	}
+	owed := g.credit + float64(m)*per
+	k := int(owed + 1e-9)
+	g.credit = max(owed-float64(k), 0)
+	for i := range k {
+		dst = append(dst, g.cpu[min(m-1, int((float64(i)+0.5)*float64(m)/float64(k)))])
+	}
+	return dst
+}
+
+// match pairs claims with running slots in time order, each with the
+// nearest the order allows: every slot gets a claim if there are enough,
+// every claim a slot if there are enough slots.
+func (tb *traceBackend) match(p *placer) {
+	n, k := len(p.slots), len(p.claims)
+	p.taken = append(p.taken[:0], make([]bool, k)...)
+	dist := func(j, i int) gotrace.Time {
+		return absDiff(tb.tickTime(p.slots[j].tick), p.claims[i].at)
+	}
+	if k <= n {
+		j := 0
+		for i := range k {
+			last := n - (k - i)
+			for j < last && dist(j+1, i) <= dist(j, i) {
+				j++
+			}
+			p.slots[j].claim, p.taken[i] = i, true
+			j++
+		}
+		return
+	}
+	i := 0
+	for j := range n {
+		last := k - (n - j)
+		for i < last && dist(j, i+1) <= dist(j, i) {
+			i++
+		}
+		p.slots[j].claim, p.taken[i] = i, true
+		i++
+	}
+}
+
+// spill gives the claims no running slot took to g's other queued ticks,
+// each to the nearest one still free; a claim with none left is counted
+// in Stats.CPUUnplaced.
+func (tb *traceBackend) spill(g *tgor, p *placer) {
+	p.extra = p.extra[:0]
+	for i, ok := range p.taken {
+		if ok {
+			continue
+		}
+		if len(p.extra) == 0 {
+			tb.freeTicks(g, p)
+		}
+		best, bestD := -1, gotrace.Time(0)
+		for j := range p.extra {
+			if p.extra[j].claim >= 0 {
+				continue
+			}
+			if d := absDiff(tb.tickTime(p.extra[j].tick), p.claims[i].at); best < 0 || d < bestD {
+				best, bestD = j, d
+			}
+		}
+		if best < 0 {
+			tb.em.cpuUnplaced++
+			continue
+		}
+		p.extra[best].claim = i
+	}
+	slices.SortFunc(p.extra, func(a, b slot) int { return cmp.Compare(a.tick, b.tick) })
+}
+
+// freeTicks lists g's queued ticks that are not running (a sentinel keeps
+// the list non-empty when there are none).
+func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
+	for ri, r := range g.pend {
+		if r.state == gRunning {
+			continue
+		}
+		for t := r.from; t < r.to; t++ {
+			p.extra = append(p.extra, slot{tick: t, run: ri, claim: -1})
+		}
+	}
+	if len(p.extra) == 0 {
+		p.extra = append(p.extra, slot{run: -1, claim: len(p.claims)}) // taken: never chosen
+	}
+}
+
+// rebuild rewrites g's queue with the placement: paid running ticks run at
+// their claim's stack, unpaid ones are off the CPU, and other ticks that
+// took a claim run at its stack.
+func (tb *traceBackend) rebuild(g *tgor, p *placer) {
+	out := p.out[:0]
+	si, ei := 0, 0
+	for ri := range g.pend {
+		r := g.pend[ri]
+		if r.state == gRunning && r.stack == nil {
+			sched := r.sched
+			if sched == nil {
+				sched = tb.schedStack(g)
+			}
+			for ; si < len(p.slots) && p.slots[si].run == ri; si++ {
+				t := run{from: p.slots[si].tick, to: p.slots[si].tick + 1, state: gRunning}
+				switch c := p.slots[si].claim; {
+				case c >= 0:
+					t.stack = p.claims[c].s
+				case tb.em.cfg.NoCPUSamples:
+					t.stack = sched
+				default:
+					t.state, t.stack = gOffCPU, sched
+					tb.em.noCPU++
+				}
+				out = appendRun(out, t)
+			}
+			continue
+		}
+		for ; ei < len(p.extra) && p.extra[ei].run < ri; ei++ {
+		}
+		from := r.from
+		for ; ei < len(p.extra) && p.extra[ei].run == ri; ei++ {
+			e := p.extra[ei]
+			if e.claim < 0 || e.claim >= len(p.claims) {
+				continue
+			}
+			if from < e.tick {
+				part := r
+				part.from, part.to = from, e.tick
+				out = appendRun(out, part)
+			}
+			out = appendRun(out, run{from: e.tick, to: e.tick + 1, state: gRunning, stack: p.claims[e.claim].s})
+			from = e.tick + 1
+		}
+		if from < r.to {
+			r.from = from
+			out = appendRun(out, r)
+		}
+	}
+	g.pend = append(g.pend[:0], out...)
+	clear(out)
+	p.out = out[:0]
+}
+
+// appendRun appends r to runs, merged into the last run if it continues it.
+func appendRun(runs []run, r run) []run {
+	if n := len(runs); n > 0 {
+		last := &runs[n-1]
+		if last.to == r.from && last.state == r.state && last.why == r.why && last.stack == r.stack && last.sched == r.sched {
+			last.to = r.to
+			return runs
+		}
+	}
+	return append(runs, r)
+}
+
+// tickTime is the trace time of tick k.
+func (tb *traceBackend) tickTime(k uint64) gotrace.Time {
+	return tb.ticks.first + gotrace.Time(k)*tb.ticks.step()
+}
+
+func absDiff(a, b gotrace.Time) gotrace.Time {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
