@@ -100,18 +100,17 @@ func spin(done <-chan struct{}) Result {
 
 var sinkA, sinkB uint64
 
-// hotA and hotB burn CPU for d of their thread's CPU time. They read the
-// clock (a system call, several microseconds on a VM) every 20,000 steps,
-// tens of microseconds of work. At every 500 steps the clock took about a
-// third of their time, and a profile showed the demo's instrumentation
-// (cputime.Thread) as wide as its work.
+// hotA and hotB burn CPU for d of their thread's CPU time, reading the
+// clock (a system call, about a microsecond) every 500 steps. The clock's
+// share of a profile is its share of the CPU time, as runtime/pprof
+// measures it: the demo's own instrumentation, visible but small.
 //
 //go:noinline
 func hotA(d time.Duration) time.Duration {
 	start := cputime.Thread()
 	x := sinkA
 	for {
-		for i := 0; i < 20000; i++ {
+		for i := 0; i < 500; i++ {
 			x = x*6364136223846793005 + 1442695040888963407
 		}
 		if used := cputime.Thread() - start; used >= d {
@@ -126,7 +125,7 @@ func hotB(d time.Duration) time.Duration {
 	start := cputime.Thread()
 	x := sinkB
 	for {
-		for i := 0; i < 20000; i++ {
+		for i := 0; i < 500; i++ {
 			x = x*2862933555777941757 + 3037000493
 		}
 		if used := cputime.Thread() - start; used >= d {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -70,4 +71,16 @@ func Tool(t testing.TB, name string) string {
 		Missing(t, "%s not on PATH", name)
 	}
 	return p
+}
+
+// PprofTool returns the path of go tool pprof's binary, built once into the
+// build cache, so that a test can run it with a HOME of its own without
+// rebuilding it.
+func PprofTool(t testing.TB) string {
+	t.Helper()
+	out, err := exec.Command(Tool(t, "go"), "tool", "-n", "pprof").Output()
+	if err != nil {
+		t.Fatalf("go tool -n pprof: %v", err)
+	}
+	return strings.TrimSpace(string(out))
 }
