@@ -25,8 +25,10 @@ import (
 // samples' stacks, each as often as the profiler saw it. Running ticks
 // left unpaid held a P without CPU time to show for it: they are written
 // as runnable (holding a P, off the CPU: status HasGIL alone) under a
-// "[no CPU sample]" frame and the stack where the scheduler saw the
-// goroutine. Payments left over (more CPU samples than running ticks:
+// "[no CPU sample]" frame, at the stack of the goroutine's CPU sample
+// nearest in time (where its code stood while its thread waited), or,
+// with no CPU sample in the generation, where the scheduler last saw it.
+// Payments left over (more CPU samples than running ticks:
 // CPU time spent in a system call, or a goroutine whose short runs fell
 // between ticks) go to its other queued ticks, nearest in time, which then
 // count as running with the sample's stack. So the CPU time of a wall
@@ -227,7 +229,7 @@ func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
 // took a claim run at its stack.
 func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 	out := p.out[:0]
-	si, ei := 0, 0
+	si, ei, ci := 0, 0, 0
 	for ri := range g.pend {
 		r := g.pend[ri]
 		if r.state == gRunning && r.stack == nil {
@@ -244,6 +246,10 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 					t.stack = sched
 				default:
 					t.state, t.stack = gOffCPU, sched
+					if len(p.claims) > 0 {
+						ci = nearestClaim(tb, p.claims, ci, p.slots[si].tick)
+						t.stack = p.claims[ci].s
+					}
 					tb.em.noCPU++
 				}
 				out = appendRun(out, t)
@@ -274,6 +280,17 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 	g.pend = append(g.pend[:0], out...)
 	clear(out)
 	p.out = out[:0]
+}
+
+// nearestClaim returns the index of the claim nearest in time to tick k,
+// searching from i onwards: claims are in time order, and so are the ticks
+// asked for.
+func nearestClaim(tb *traceBackend, claims []cpuHit, i int, k uint64) int {
+	at := tb.tickTime(k)
+	for i+1 < len(claims) && absDiff(claims[i+1].at, at) <= absDiff(claims[i].at, at) {
+		i++
+	}
+	return i
 }
 
 // appendRun appends r to runs, merged into the last run if it continues it.
