@@ -61,6 +61,12 @@ type emitter struct {
 	// the Auto supervisor reads it too.
 	sinkErr atomic.Bool
 
+	// handover holds, between two trace backends under Auto, the latest
+	// stack the first knew of each live goroutine: the runtime reports a
+	// goroutine that does not run again without its stack when the second
+	// trace begins, and it would otherwise stay "[stack unknown]".
+	handover map[uint64]*stack
+
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
 	helper atomic.Uint64

@@ -362,6 +362,14 @@ func (tb *traceBackend) finish() {
 		tb.close(g)
 	}
 	tb.active = tb.active[:0]
+	if tb.opts.resync { // under Auto: another backend may follow
+		tb.em.handover = make(map[uint64]*stack, len(tb.live))
+		for _, g := range tb.live {
+			if g.stack != nil && g.role != roleHidden {
+				tb.em.handover[g.id] = g.stack
+			}
+		}
+	}
 }
 
 // micros maps a trace time onto wall-clock microseconds since the epoch.

@@ -94,6 +94,10 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
+	if s, ok := tb.em.handover[id]; ok {
+		g.stack = s // where the previous backend last saw it
+		delete(tb.em.handover, id)
+	}
 	tb.gs[id] = g
 	tb.live = append(tb.live, g)
 	tb.recent[id%uint64(len(tb.recent))] = g
