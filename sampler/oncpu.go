@@ -31,9 +31,10 @@ import (
 // Payments left over (more CPU samples than running ticks:
 // CPU time spent in a system call, or a goroutine whose short runs fell
 // between ticks) go to its other queued ticks, nearest in time, which then
-// count as running with the sample's stack. So the CPU time of a wall
-// profile is the CPU profiler's, goroutine by goroutine, and a sample too
-// many for the goroutine's ticks is counted in Stats.CPUUnplaced.
+// count as running with the sample's stack; with none left they are
+// carried into the next generation. So the CPU time of a wall profile is
+// the CPU profiler's, goroutine by goroutine, and a sample too many for
+// all of a goroutine's ticks is counted in Stats.CPUUnplaced as it ends.
 //
 // With Config.NoCPUSamples there is no such evidence: running ticks are on
 // CPU, at the stack where the scheduler saw the goroutine.
@@ -53,7 +54,8 @@ type placer struct {
 	claims []cpuHit
 	slots  []slot
 	taken  []bool
-	extra  []slot // other queued ticks that take the claims left over
+	extra  []slot   // other queued ticks that take the claims left over
+	carry  []cpuHit // claims no tick took: carried into the next generation
 	out    []run
 }
 
@@ -91,8 +93,8 @@ func (tb *traceBackend) placeActive() {
 // cpuHz is the rate of the CPU samples: the backend's CPU profiler's, or
 // the application's while it is shared.
 func (tb *traceBackend) cpuHz() int {
-	if tb.cpuProfile != nil {
-		return tb.cpuProfile.rate()
+	if c := tb.cpuNow.Load(); c != nil {
+		return c.rate()
 	}
 	return wallCPUHz
 }
@@ -102,8 +104,8 @@ func (tb *traceBackend) cpuHz() int {
 func (tb *traceBackend) place(g *tgor) {
 	g.active = false
 	p := &tb.oncpu
-	p.claims = tb.claims(g, p.claims[:0])
-	g.cpu = g.cpu[:0]
+	p.claims = tb.claims(g, append(p.claims[:0], g.carry...))
+	g.cpu, g.carry, p.carry = g.cpu[:0], g.carry[:0], p.carry[:0]
 	p.slots = p.slots[:0]
 	for ri, r := range g.pend {
 		if r.state == gRunning && r.stack == nil {
@@ -122,9 +124,14 @@ func (tb *traceBackend) place(g *tgor) {
 		tb.spill(g, p)
 	}
 	tb.rebuild(g, p)
+	g.carry = append(g.carry, p.carry...)
+	if len(g.carry) > maxHits {
+		tb.em.cpuUnplaced += uint64(len(g.carry) - maxHits)
+		g.carry = g.carry[len(g.carry)-maxHits:]
+	}
 }
 
-// claims returns g's CPU samples as payments of one tick each: each sample
+// claims appends g's CPU samples to dst as payments of one tick each: each sample
 // pays for Rate/cpuHz ticks, the fraction carried in g.credit. A sample
 // that pays for several ticks is repeated; of samples that pay for less
 // than one each, evenly spaced ones are kept.
@@ -200,7 +207,7 @@ func (tb *traceBackend) spill(g *tgor, p *placer) {
 			}
 		}
 		if best < 0 {
-			tb.em.cpuUnplaced++
+			p.carry = append(p.carry, p.claims[i])
 			continue
 		}
 		p.extra[best].claim = i

@@ -38,8 +38,9 @@ type traceBackend struct {
 	pr         *io.PipeReader
 	pw         *io.PipeWriter
 	rd         source
-	cpuProfile *cpuProfiler // nil without CPU samples
-	released   atomic.Bool  // the tracer and CPU profiler are stopped
+	cpuProfile *cpuProfiler                // nil without CPU samples
+	cpuNow     atomic.Pointer[cpuProfiler] // cpuProfile, for the parser, which starts before it
+	released   atomic.Bool                 // the tracer and CPU profiler are stopped
 	done       chan struct{}
 	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
 	feed       *frFeed       // the flight recorder read, if the trace comes through one
@@ -181,6 +182,7 @@ func (tb *traceBackend) startCPU() {
 		hz = cfg.Rate
 	}
 	tb.cpuProfile = startCPUProfiler(cfg.Mode, hz, &tb.em.cpu)
+	tb.cpuNow.Store(tb.cpuProfile)
 }
 
 // newTraceBackend returns a backend that parses rd; start is the wall time

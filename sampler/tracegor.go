@@ -38,6 +38,7 @@ type tgor struct {
 	// cpu holds the generation's CPU samples of g, and active says g ran
 	// or was sampled in it: its runs wait for oncpu.go's placement.
 	cpu    []cpuHit
+	carry  []cpuHit // payments no tick took yet (oncpu.go)
 	active bool
 	credit float64 // ticks owed by CPU samples, carried between generations
 	// hs caches the stacks of g's latest trace stack handles: a goroutine
@@ -90,7 +91,7 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 		return g, false
 	}
 	g = tb.newTgor()
-	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0]}
+	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
 	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
@@ -369,6 +370,8 @@ func (tb *traceBackend) close(g *tgor) {
 		tb.leaveRunning(g, nil, false)
 	}
 	tb.place(g)
+	tb.em.cpuUnplaced += uint64(len(g.carry))
+	g.carry = g.carry[:0]
 	for i := range g.pend {
 		if g.pend[i].stack == nil && g.stack == nil {
 			g.pend[i].stack = tb.unknownStack()
@@ -395,7 +398,8 @@ func (tb *traceBackend) remove(g *tgor) {
 	if len(tb.free) < maxFree {
 		clear(g.pend[:cap(g.pend)])
 		clear(g.cpu[:cap(g.cpu)])
-		*g = tgor{pend: g.pend[:0], cpu: g.cpu[:0]}
+		clear(g.carry[:cap(g.carry)])
+		*g = tgor{pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
 		tb.free = append(tb.free, g)
 	}
 }
