@@ -44,7 +44,7 @@ type emitter struct {
 	samples, ticks, dropped uint64
 	cpuSamples              uint64    // CPU samples the trace carried (Stats.CPUSamples)
 	noCPU, cpuUnplaced      uint64    // Stats.NoCPUSample, Stats.CPUUnplaced
-	noCPUIdx                uint32    // the "[no CPU sample]" frame, once interned (+1)
+	noCPUIdx, rootIdx       uint32    // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
 	cpu                     cpuRecord // the trace backends' use of the CPU profiler
 	goroutines              int
 	// seen holds the ids counted in goroutines that may still be sampled,
@@ -213,6 +213,14 @@ func (e *emitter) noCPUFrame() uint32 {
 		e.noCPUIdx = e.sink.Frame(tachyon.Frame{Func: tachyon.NoCPUSample}) + 1
 	}
 	return e.noCPUIdx - 1
+}
+
+// runtimeFrame returns the frame index of the "[runtime]" root frame.
+func (e *emitter) runtimeFrame() uint32 {
+	if e.rootIdx == 0 {
+		e.rootIdx = e.sink.Frame(tachyon.Frame{Func: tachyon.RuntimeRoot}) + 1
+	}
+	return e.rootIdx - 1
 }
 
 // waitStack returns s as a blocked goroutine's sample shows it: under its

@@ -27,7 +27,8 @@ type stack struct {
 	// key identifies the frames, whichever generation's handle made s.
 	key uint64
 
-	waits []*stack // this stack under a wait-reason frame, one per reason
+	waits  []*stack // this stack under a wait-reason frame, one per reason
+	rooted *stack   // this stack under the runtime's root frame, once made
 }
 
 // waiting returns s under the synthetic wait-reason frame reason (a frame
@@ -39,7 +40,7 @@ func (s *stack) waiting(reason uint32) *stack {
 		}
 	}
 	w := *s
-	w.waits = nil
+	w.waits, w.rooted = nil, nil
 	w.frames = append(append(make([]uint32, 0, len(s.frames)+1), reason), s.frames...)
 	if len(w.frames) > maxDepth {
 		w.frames = w.frames[:maxDepth]
@@ -50,6 +51,19 @@ func (s *stack) waiting(reason uint32) *stack {
 
 // same reports whether s and o are the same stack to every reader: frames,
 // leaf PC and what is read off them.
+// underRuntime returns s with the frame root (tachyon.RuntimeRoot's)
+// outermost, for a runtime system goroutine, cached in s.
+func (s *stack) underRuntime(root uint32) *stack {
+	if s.rooted != nil {
+		return s.rooted
+	}
+	r := *s
+	r.waits, r.rooted = nil, nil
+	r.frames = append(slices.Clip(s.frames[:min(len(s.frames), maxDepth-1)]), root)
+	s.rooted = &r
+	return &r
+}
+
 func (s *stack) same(o *stack) bool {
 	return s.key == o.key && s.leafPC == o.leafPC && s.hint == o.hint && s.panicking == o.panicking &&
 		s.evidence == o.evidence && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
@@ -117,17 +131,20 @@ const (
 	roleUnknown role = iota
 	// roleUser: a goroutine of the program, sampled.
 	roleUser
-	// roleHidden: a runtime system goroutine or one of the profiler's own,
-	// never sampled.
+	// roleHidden: one of the profiler's own, never sampled.
 	roleHidden
+	// roleRuntime: a runtime system goroutine (GC workers, the sweeper,
+	// the scavenger, the finalizer goroutine): sampled under a
+	// tachyon.RuntimeRoot frame, so that views group them.
+	roleRuntime
 )
 
 // roleOf classifies a goroutine by its start function, which it keeps for
-// life: runtime system goroutines (start function in package runtime, other
-// than runtime.main: what runtime.Stack hides) and the goroutines that the
-// runtime/trace and runtime/pprof packages start for the profiler (the
-// trace reader, the CPU profile reader) are hidden, and so is the CPU
-// profiler's watcher (cpuprof.go). A goroutine is never
+// life: the goroutines that the runtime/trace and runtime/pprof packages
+// start for the profiler (the trace reader, the CPU profile reader) are
+// hidden, and so is the CPU profiler's watcher (cpuprof.go); runtime
+// system goroutines (start function in package runtime, other than
+// runtime.main: what runtime.Stack hides) are the runtime's. A goroutine is never
 // classified by the frames it passes through: a user goroutine inside
 // trace.WithRegion runs runtime/trace code, and a CPU sample cut short may
 // show runtime frames only.
@@ -136,7 +153,7 @@ func roleOf(startFunc string) role {
 	case strings.HasPrefix(startFunc, "runtime/trace."), startFunc == "runtime/pprof.profileWriter", startFunc == watchCPUName:
 		return roleHidden
 	case strings.HasPrefix(startFunc, "runtime.") && startFunc != "runtime.main" && startFunc != "runtime.goexit":
-		return roleHidden
+		return roleRuntime
 	}
 	return roleUser
 }

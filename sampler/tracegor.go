@@ -166,7 +166,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g, isNew := tb.goroutine(id)
 	s := tb.gstack(g, ev.Stack)
-	tb.learn(g, s, from == gotrace.GoNotExist)
+	tb.learnFromTransition(g, s, from == gotrace.GoNotExist)
 	next := goState(to)
 	switch {
 	case isNew && from != gotrace.GoNotExist:
@@ -202,7 +202,11 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 
 // learn sets g's role from s if s shows its start function: the one frame of
 // its creation's stack, or the frame above runtime.goexit in a complete
-// stack.
+// stack. A goroutine whose state transition shows unexported runtime frames
+// only is the runtime's: a program's goroutine has its start function on
+// its stack wherever it stops (the trace keeps 128 frames, and such a
+// stack is never that deep). A CPU sample cut short inside the runtime
+// says nothing of the kind (see stack).
 func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 	if g.role != roleUnknown || s == nil {
 		return
@@ -211,6 +215,14 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 		g.role = s.outer
 	} else {
 		g.role = s.start
+	}
+}
+
+// learnFromTransition is learn for the stack of a state transition.
+func (tb *traceBackend) learnFromTransition(g *tgor, s *stack, created bool) {
+	tb.learn(g, s, created)
+	if g.role == roleUnknown && s != nil && !s.evidence && len(s.frames) > 0 {
+		g.role = roleRuntime
 	}
 }
 
@@ -253,17 +265,18 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	tb.activate(g)
 }
 
-// cpuEmit writes CPU mode's sample of g at t.
+// cpuEmit writes CPU mode's sample of g at t, running.
 func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	tb.em.ticks++
 	if g.role == roleHidden {
 		return
 	}
-	st := gRunning
-	if g.state == gSyscall {
-		st = gSyscall
+	if g.role == roleRuntime {
+		s = s.underRuntime(tb.em.runtimeFrame())
 	}
-	tb.em.write(&g.track, span{ts: tb.micros(t), n: 1}, status(st, s.panicking), s)
+	// On a CPU, whatever the scheduler says: a CPU sample taken in a
+	// system call is CPU time spent in the kernel.
+	tb.em.write(&g.track, span{ts: tb.micros(t), n: 1}, status(gRunning, s.panicking), s)
 }
 
 // cut queues the ticks passed since the last cut, in g's current state:
@@ -352,6 +365,9 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 		s = tb.em.waitStack(s, waitReason(s.hint, r.why))
 	case gOffCPU:
 		s = s.waiting(tb.em.noCPUFrame())
+	}
+	if g.role == roleRuntime {
+		s = s.underRuntime(tb.em.runtimeFrame())
 	}
 	tb.em.write(&g.track, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
 }
