@@ -33,17 +33,23 @@
 //   - Wall mode: at every tick, one sample of every live goroutine, from
 //     the first tick to the last. A goroutine that is runnable, blocked or
 //     in a system call has the stack where it stopped, which the trace
-//     records. A running goroutine's stack comes from the evidence of its
-//     active stretch (the time since it last blocked or left a system call,
-//     preemptions included): each tick takes the nearest CPU sample or
-//     preemption stack of the stretch, earlier or later, so that a handler
-//     that woke from a read shows the code it computes in, not the read. A
-//     stretch without evidence (shorter than the CPU profiler's 10 ms) takes
-//     the latest evidence of a stretch that began and ended at the same
-//     stacks, and failing that the stack where it ended. With
-//     Config.NoCPUSamples, preemptions and those stretch ends are the only
-//     evidence: a goroutine that computes between scheduler events is seen
-//     where its computations end.
+//     records. A goroutine that holds a P (running, to the scheduler)
+//     takes its stacks from its CPU samples only (oncpu.go): once a
+//     generation each CPU sample pays for one tick of its goroutine
+//     (Rate/100 in general), the running tick nearest in time, so that
+//     over a generation its running ticks have the stacks of its CPU
+//     samples, as often as runtime/pprof would count them. The stacks the
+//     scheduler sees (a yield, a preemption at a function's entry, the
+//     return from a system call) are biased toward those places and never
+//     decide where a goroutine ran. A running tick no CPU sample pays for
+//     held a P while its thread did not run (the machine or a CPU quota
+//     was busy): it is written as runnable, under a "[no CPU sample]"
+//     frame at the stack of the goroutine's nearest CPU sample
+//     (Stats.NoCPUSample). A CPU sample left over (CPU time in a system
+//     call, or short runs between ticks) makes another queued tick of its
+//     goroutine running. So a wall profile's on-CPU time is the CPU
+//     profiler's. With Config.NoCPUSamples, running ticks are on CPU at
+//     the stack where the scheduler last saw the goroutine.
 //   - CPU mode: one sample per CPU-profile sample, at the sample's time. The
 //     rate is Config.Rate, capped by the kernel (CONFIG_HZ per thread: 250
 //     a second on many distributions).
@@ -170,13 +176,14 @@
 // Goroutine states map onto tachyon.State, and so onto the status bits
 // tachyon.StatusOf gives (readers map them back with tachyon.Status.State):
 //
-//	goroutine state                      status bits
-//	running (holds a P)                  OnCPU | HasGIL
-//	runnable, preempted (wants a P)      GILRequested
-//	in a system call                     OnCPU | Unknown
-//	blocked, any wait reason             none (0)
-//	unknown, idle, dead                  Unknown
-//	panicking (runtime.gopanic on stack) HasException added
+//	goroutine state                          status bits
+//	running (on a CPU: a CPU sample says so) OnCPU | HasGIL
+//	on a P without CPU sample (wall mode)    HasGIL (runnable)
+//	runnable, preempted (wants a P)          GILRequested
+//	in a system call                         see tachyon.StatusOf (not on CPU)
+//	blocked, any wait reason                 none (0)
+//	unknown, idle, dead                      Unknown
+//	panicking (runtime.gopanic on stack)     HasException added
 //
 // A blocked goroutine's wait reason becomes a synthetic innermost frame
 // (tachyon.WaitFrame) with function "[chan receive]" (the reason in
@@ -200,7 +207,11 @@
 //     detector's racecall and __tsan_read, C called through cgo) are
 //     dropped;
 //   - runtime system goroutines (whose start function is in package
-//     runtime, other than runtime.main) are left out, as runtime.Stack does;
+//     runtime, other than runtime.main, or whose stack where they stop
+//     holds unexported runtime frames only) are sampled under an
+//     outermost tachyon.RuntimeRoot frame, "[runtime]", which views show
+//     as one group after the program's goroutines (the trace backend; the
+//     snapshot backend's runtime.Stack does not list them);
 //   - the sampler's own goroutines are left out: its parser, snapshot and
 //     supervisor goroutines by id, and the goroutines runtime/trace and
 //     runtime/pprof start for it by their start function. A goroutine is

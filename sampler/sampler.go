@@ -200,7 +200,7 @@ type Stats struct {
 	// CPUGap bounds the time without CPU samples, summed: from the
 	// application's stopping the CPU profile to the sampler's starting it
 	// again, or to the trace backend's end. CPU mode has no samples then;
-	// wall mode places running goroutines by preemptions alone.
+	// wall mode's goroutines on a P are runnable under "[no CPU sample]".
 	CPUGap time.Duration
 	// NoCPUSample counts wall-mode ticks at which a goroutine held a P
 	// while its CPU samples showed no CPU time for it (its thread waited
