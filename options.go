@@ -140,13 +140,15 @@ func WithWaitReasonFrames(on bool) Option {
 }
 
 // WithWallCPUSamples says whether a wall-mode profile runs the CPU profiler
-// (at 100 Hz) to learn where running goroutines are. It is on by default:
-// a running goroutine's ticks take the stack of its nearest CPU sample or
-// preemption. WithWallCPUSamples(false) leaves the CPU profiler to an
-// application that takes its own CPU profiles meanwhile; preemptions are
-// then the only evidence, which places a running goroutine less well tick
-// by tick (see sampler.Config.NoCPUSamples and the README's accuracy
-// figures). CPU mode always uses the CPU profiler.
+// (at 100 Hz) to learn where running goroutines are and whether their
+// threads ran. It is on by default: a running goroutine's ticks take the
+// stacks of its CPU samples, and time on a P without CPU samples is
+// runnable, not CPU. WithWallCPUSamples(false) leaves the CPU profiler to
+// an application that takes its own CPU profiles meanwhile; a goroutine
+// holding a P is then taken to be on a CPU, at the stack where the
+// scheduler last saw it, which is biased toward yields, preemptions and
+// system calls (see sampler.Config.NoCPUSamples). CPU mode always uses the
+// CPU profiler.
 func WithWallCPUSamples(on bool) Option {
 	return func(c *config) error {
 		c.wallCPU = on

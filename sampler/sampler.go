@@ -120,14 +120,12 @@ type Config struct {
 	// application that takes its own CPU profiles while a wall profile
 	// runs (pprof.StartCPUProfile fails while the sampler holds the
 	// process's one CPU profile). Wall mode otherwise runs it at 100 Hz:
-	// its samples are the best record of where a running goroutine is
-	// between scheduler events. Without them the evidence is the
-	// scheduler's preemptions (after 10 ms of running) and the stacks where
-	// active stretches end: shares stay close, but a goroutine is placed
-	// tick by tick less well, and code the scheduler cannot preempt
-	// (assembly, cgo) is seen at the next preemptible frame. See the
-	// package doc and the README's accuracy figures. CPU mode always runs
-	// the CPU profiler.
+	// its samples alone say where a running goroutine's code is and
+	// whether its thread ran. Without them a goroutine holding a P is
+	// taken to be on a CPU, at the stack where the scheduler last saw it
+	// (a preemption, a block, a system call): biased toward those places,
+	// and CPU time is the time on a P. See the package doc. CPU mode
+	// always runs the CPU profiler.
 	NoCPUSamples bool
 	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
 	// sample with the PC of its innermost real frame (used for DCPI
