@@ -116,12 +116,12 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // allocOwner names who made an allocation: "runtime trace" (the runtime
 // writing the execution trace: the floor), "runtime" (its cache of wait
 // records, refilled after each collection), "new stack" (the profiler
-// remembering a stack, frame, name, wait reason or kind of running stretch
-// it had not seen: the test's own goroutine, and those other tests left,
-// run new code in the window), "high water" (a generation larger than any
-// before growing the trace reader's reused buffers: the test's snapshots
-// make generations of varying size; package sampler's TestSteadyStateAllocs
-// judges them per generation), "rollover" (a checkpoint's rollover, on
+// remembering a stack, frame, name or wait reason it had not seen: the
+// test's own goroutine, and those other tests left, run new code in the
+// window), "high water" (a generation larger than any before growing the
+// trace reader's reused buffers, a goroutine's queue or the placement of
+// CPU samples: the test's snapshots make generations of varying size;
+// package sampler's TestSteadyStateAllocs judges them per generation), "rollover" (a checkpoint's rollover, on
 // the sampler's goroutine and the Segmenter's: the names and metadata of
 // the files it creates and renames, which the os package allocates, and
 // the few bytes of a file's header and footer), "profiler"
@@ -136,11 +136,19 @@ func allocOwner(s *profile.Sample) string {
 			case strings.HasSuffix(name, "sampler.stackTable.intern"), strings.HasSuffix(name, "writer.(*Writer).Frame"), strings.HasSuffix(name, "writer.(*Segmenter).Frame"),
 				strings.HasSuffix(name, "sampler.(*traceBackend).frame"), strings.HasSuffix(name, "sampler.(*stack).waiting"),
 				strings.HasSuffix(name, "sampler.(*emitter).reasonFrame"),
-				strings.HasSuffix(name, "sampler.(*traceBackend).endStretch"), // a new kind of stretch learnt
+				strings.HasSuffix(name, "sampler.(*stack).underRuntime"), // a runtime goroutine's new stack
 				strings.HasSuffix(name, "gotrace.(*generation).stack"):
 				return "new stack"
 			case strings.HasSuffix(name, "writer.growZeroed"), strings.HasSuffix(name, "writer.(*Segmenter).WriteThreadStack") && owner == "other":
 				return "high water" // a frame table or a stack larger than any before
+			case strings.HasSuffix(name, "sampler.(*traceBackend).cut"), strings.HasSuffix(name, "sampler.(*traceBackend).cpuSample"),
+				strings.HasSuffix(name, "sampler.(*traceBackend).place"), strings.HasSuffix(name, "sampler.(*traceBackend).placeActive"),
+				strings.HasSuffix(name, "sampler.(*traceBackend).rebuild"), strings.HasSuffix(name, "sampler.appendRun"):
+				// A goroutine's queue of ticks or CPU samples, or the
+				// placement's scratch, longer than ever before: the
+				// collections the snapshots make wake the runtime's GC
+				// workers, busier in one generation than in another.
+				return "high water"
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
 			case strings.Contains(name, "writer.(*Segmenter).finishLoop"), strings.Contains(name, "writer.(*Segmenter).roll"),
