@@ -1,6 +1,8 @@
 package sampler
 
 import (
+	"slices"
+
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
@@ -258,6 +260,9 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	}
 	tb.cut(g)
 	if len(g.cpu) < maxHits {
+		if len(g.cpu) == cap(g.cpu) {
+			g.cpu = slices.Grow(g.cpu, max(len(g.cpu), minGrow))
+		}
 		g.cpu = append(g.cpu, cpuHit{at: t, s: s})
 	} else {
 		tb.em.cpuUnplaced++
@@ -298,8 +303,16 @@ func (tb *traceBackend) cut(g *tgor) {
 			return
 		}
 	}
+	if len(g.pend) == cap(g.pend) && len(g.pend) > 0 {
+		// A goroutine that queues more than one run queues several in a
+		// generation: grow in steps of minGrow, not one run at a time.
+		g.pend = slices.Grow(g.pend, max(len(g.pend), minGrow))
+	}
 	g.pend = append(g.pend, r)
 }
+
+// minGrow is the fewest runs or CPU samples a goroutine's queue grows by.
+const minGrow = 8
 
 // leaveRunning records where the scheduler saw g as its running ticks
 // queued so far end: at s, the stack of the event that ends or interrupts
