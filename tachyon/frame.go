@@ -8,13 +8,23 @@ func WaitFrame(reason string) Frame {
 }
 
 // WaitReason reports whether fr is a frame made by WaitFrame, and returns
-// the reason.
+// the reason: a Synthetic frame other than RuntimeRoot and NoCPUSample. A
+// blocked sample's innermost frame is the only place a wait reason stands
+// for one; readers that break blocked time down by reason look there.
 func WaitReason(fr Frame) (string, bool) {
-	n := len(fr.Func)
-	if fr.File != "" || fr.Line != 0 || n < 3 || fr.Func[0] != '[' || fr.Func[n-1] != ']' {
+	if !Synthetic(fr) || fr.Func == RuntimeRoot || fr.Func == NoCPUSample {
 		return "", false
 	}
-	return fr.Func[1 : n-1], true
+	return fr.Func[1 : len(fr.Func)-1], true
+}
+
+// Synthetic reports whether fr is a frame a sampler made rather than code:
+// a function name in brackets, such as "[chan receive]", "[runtime]" or
+// "[no CPU sample]", with no file and line 0. Exports print such frames
+// without a line.
+func Synthetic(fr Frame) bool {
+	n := len(fr.Func)
+	return fr.File == "" && fr.Line == 0 && n >= 3 && fr.Func[0] == '[' && fr.Func[n-1] == ']'
 }
 
 // Frame is one stack frame: file, function and line, as the frame table
@@ -47,4 +57,9 @@ const (
 // IsRuntimeRoot reports whether fr is the RuntimeRoot frame.
 func IsRuntimeRoot(fr Frame) bool {
 	return fr.Func == RuntimeRoot && fr.File == "" && fr.Line == 0
+}
+
+// IsNoCPUSample reports whether fr is the NoCPUSample frame.
+func IsNoCPUSample(fr Frame) bool {
+	return fr.Func == NoCPUSample && fr.File == "" && fr.Line == 0
 }

@@ -34,22 +34,6 @@ func TestStatusState(t *testing.T) {
 	}
 }
 
-func TestWaitReason(t *testing.T) {
-	for fr, want := range map[Frame]string{
-		{Func: "[chan receive]"}:               "chan receive",
-		{Func: "[select]"}:                     "select",
-		{File: "x.go", Func: "[chan receive]"}: "",
-		{Func: "[sleep]", Line: 3}:             "",
-		{Func: "[]"}:                           "",
-		{Func: "main.f"}:                       "",
-	} {
-		got, ok := WaitReason(fr)
-		if got != want || ok != (want != "") {
-			t.Errorf("WaitReason(%+v) = %q, %v; want %q", fr, got, ok, want)
-		}
-	}
-}
-
 func TestStatusOfRoundTrips(t *testing.T) {
 	for s := range State(NumStates) {
 		for _, p := range []bool{false, true} {
