@@ -21,14 +21,13 @@ type sampleKey struct {
 
 // agg is the aggregation of a file's samples.
 type agg struct {
-	stacks  stacktab.Table // distinct stacks, innermost first
-	index   map[sampleKey]int
-	keys    []sampleKey
-	counts  []int64
-	onCPU   uint64 // samples on a CPU (running or in a system call)
-	running uint64 // samples of running goroutines
-	last    uint64 // latest timestamp
-	n       uint64
+	stacks stacktab.Table // distinct stacks, innermost first
+	index  map[sampleKey]int
+	keys   []sampleKey
+	counts []int64
+	onCPU  uint64 // samples on a CPU (tachyon.State.OnCPU: running)
+	last   uint64 // latest timestamp
+	n      uint64
 }
 
 // aggregateFor aggregates f's samples as o asks: with the busiest
@@ -117,9 +116,6 @@ func (a *agg) add(j int, r reader.Run, st tachyon.State) {
 	a.n += r.Count
 	if st.OnCPU() {
 		a.onCPU += r.Count
-	}
-	if st == tachyon.Running {
-		a.running += r.Count
 	}
 	a.last = max(a.last, r.Last)
 }

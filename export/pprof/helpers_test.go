@@ -27,7 +27,10 @@ var (
 const (
 	running  = tachyon.StatusOnCPU | tachyon.StatusHasGIL
 	runnable = tachyon.StatusGILRequested
-	syscall  = tachyon.StatusOnCPU | tachyon.StatusUnknown
+	syscall  = tachyon.StatusUnknown | tachyon.StatusGILRequested
+	// oldSyscall is a system call as files written before
+	// tachyon.StatusOf left out the OnCPU flag stored it.
+	oldSyscall = tachyon.StatusOnCPU | tachyon.StatusUnknown
 )
 
 // goSamples is a Go-sampler-like profile: goroutine 7 runs main.work,

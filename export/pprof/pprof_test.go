@@ -82,8 +82,8 @@ func TestConvertGoProfile(t *testing.T) {
 	for _, s := range p.Sample {
 		n, ns = n+s.Value[0], ns+s.Value[1]
 	}
-	if got := sampleTypes(p); got != "samples/count cpu/nanoseconds" || n != 5 || ns != 500_000 {
-		t.Errorf("forced cpu: %s, %d samples, %d ns; want 5 running or in a syscall", got, n, ns)
+	if got := sampleTypes(p); got != "samples/count cpu/nanoseconds" || n != 4 || ns != 400_000 {
+		t.Errorf("forced cpu: %s, %d samples, %d ns; want the 4 running, not the syscall", got, n, ns)
 	}
 }
 
@@ -99,13 +99,22 @@ func sampleTypes(p *profile.Profile) string {
 func TestConvertTypeAuto(t *testing.T) {
 	cpuOnly := []sample{
 		{1, 1000, running, []tachyon.Frame{fWork, fMain}},
-		{2, 1000, syscall, []tachyon.Frame{fWork2, fMain}},
+		{2, 1000, running, []tachyon.Frame{fWork2, fMain}},
 	}
 	path := writeProfile(t, cpuOnly)
 	for o, want := range map[Type][3]string{Auto: {"cpu", "cpu", "cpu"}, Wall: {"wall", "wall", "on_cpu"}, CPU: {"cpu", "cpu", "cpu"}} {
 		p := roundTrip(t, path, Options{Type: o})
 		if got := [3]string{p.SampleType[1].Type, p.PeriodType.Type, p.DefaultSampleType}; got != want {
 			t.Errorf("type %d: got (value, period, default) %v, want %v", o, got, want)
+		}
+	}
+	// A system call is off the CPU, in the old encoding (OnCPU|Unknown)
+	// too: with one, the profile is a wall profile.
+	for _, sc := range []tachyon.Status{syscall, oldSyscall} {
+		withSyscall := append(slices.Clone(cpuOnly), sample{2, 1100, sc, []tachyon.Frame{fWork2, fMain}})
+		p := roundTrip(t, writeProfile(t, withSyscall), Options{})
+		if got := [3]string{p.SampleType[1].Type, p.PeriodType.Type, p.DefaultSampleType}; got != [3]string{"wall", "wall", "on_cpu"} {
+			t.Errorf("status %#x: got (value, period, default) %v, want a wall profile", sc, got)
 		}
 	}
 	// Without samples on a CPU, the default is wall: on_cpu would be empty.

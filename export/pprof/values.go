@@ -9,19 +9,23 @@ import (
 // values decides a profile's sample types and each sample's values.
 //
 // A wall profile has three: samples (count), wall (nanoseconds, every
-// sample) and on_cpu (nanoseconds, the samples of running goroutines
-// only). Its default is on_cpu, so that go tool pprof -top's flat column
+// sample) and on_cpu (nanoseconds, the samples on a CPU only: those of
+// running goroutines, tachyon.State.OnCPU). Its default is on_cpu, so that go tool pprof -top's flat column
 // sums time spent running Go code, not time parked in a channel receive;
 // -sample_index=wall shows every goroutine's time. A goroutine in a system
 // call is left out of on_cpu: it is in the kernel, most often blocked
 // there (a read(2) waiting for data), and would lead the report as
 // syscall.read; -sample_index=wall -tagfocus state=syscall shows it. A
 // wall profile without a running sample defaults to wall, lest the
-// default view be empty.
+// default view be empty. A goroutine holding a P that the CPU profiler did
+// not see run is runnable (under the synthetic frame "[no CPU sample]"),
+// not on_cpu either.
 //
 // A CPU profile has two, as runtime/pprof writes them and go build -pgo
 // reads them: samples (count) and cpu (nanoseconds), of the samples on a
-// CPU only. A wall profile exported as CPU (Options.Type CPU) thus keeps
+// CPU only (so not of system calls: a file written before the sampler
+// wrote CPU time in a system call as running has its CPU samples taken in
+// one as syscall, and is a wall profile to tachyon.InferMode). A wall profile exported as CPU (Options.Type CPU) thus keeps
 // its on-CPU samples and leaves the others out.
 type values struct {
 	cpu        bool  // a CPU profile
@@ -33,7 +37,7 @@ type values struct {
 // each of which stands for period nanoseconds.
 func chooseValues(t Type, a *agg, period int64) values {
 	cpu := t == CPU || (t == Auto && tachyon.InferMode(a.onCPU, a.n) == tachyon.ModeCPU)
-	return values{cpu: cpu, anyRunning: a.running > 0, period: period}
+	return values{cpu: cpu, anyRunning: a.onCPU > 0, period: period}
 }
 
 // sampleTypes returns the profile's sample types.
@@ -74,7 +78,7 @@ func (v values) of(count int64, st tachyon.State) []int64 {
 		return nil
 	case v.cpu:
 		return []int64{count, ns}
-	case st == tachyon.Running:
+	case st.OnCPU():
 		return []int64{count, ns, ns}
 	}
 	return []int64{count, ns, 0}
