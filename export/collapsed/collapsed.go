@@ -7,8 +7,10 @@
 // (file:function:line frames, threads merged) with zero Options; other
 // Options give shorter frame formats, a "goroutine N" root frame per goroutine,
 // and a filter on the goroutine state (tachyon.State) of a sample's
-// status bits. Wait-reason frames (tachyon.WaitFrame) stay in the stacks,
-// innermost, unless the Options drop them.
+// status bits. The Go sampler's synthetic frames stay in the stacks: a
+// wait reason (tachyon.WaitFrame) and "[no CPU sample]" innermost,
+// "[runtime]" outermost, so the runtime's system goroutines make one
+// tower.
 package collapsed
 
 import (

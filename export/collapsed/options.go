@@ -44,8 +44,9 @@ func ParseFrameFormat(s string) (FrameFormat, error) {
 type Options struct {
 	// Frames is how each frame is written. FileFuncLine, the spec's
 	// format, writes names exactly as they are. FuncLine and Func write
-	// the Go sampler's wait-reason frames (see WaitReason) as their bare
-	// name, such as "[chan receive]", and replace ';' in names by ':' and
+	// the Go sampler's synthetic frames (tachyon.Synthetic: wait reasons,
+	// "[runtime]", "[no CPU sample]") as their bare name, such as
+	// "[chan receive]", and replace ';' in names by ':' and
 	// line breaks by spaces, so that every line parses in flamegraph.pl.
 	Frames FrameFormat
 	// ByGoroutine adds an outermost frame "goroutine N" (N the sample's
@@ -75,7 +76,7 @@ func appendFrame(b []byte, fr tachyon.Frame, ff FrameFormat) []byte {
 		return strconv.AppendInt(b, int64(fr.Line), 10)
 	}
 	b = appendSafe(b, fr.Func)
-	if _, ok := tachyon.WaitReason(fr); ok {
+	if tachyon.Synthetic(fr) {
 		return b
 	}
 	if ff != Func {

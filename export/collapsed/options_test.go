@@ -101,3 +101,16 @@ func TestAppendFrameSafe(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendSyntheticFrames writes every synthetic frame of the Go sampler
+// without a line in the short formats, not only wait reasons.
+func TestAppendSyntheticFrames(t *testing.T) {
+	for _, name := range []string{"[chan receive]", tachyon.RuntimeRoot, tachyon.NoCPUSample} {
+		fr := tachyon.Frame{Func: name}
+		for _, ff := range []FrameFormat{FuncLine, Func} {
+			if got := string(appendFrame(nil, fr, ff)); got != name {
+				t.Errorf("%v: %q, want %q", ff, got, name)
+			}
+		}
+	}
+}

@@ -91,7 +91,7 @@ const (
 	// whatever their state: the time goroutines spent there, parked or not.
 	TypeWall = "wall"
 	// TypeOnCPU is the wall time of the samples on a CPU
-	// (tachyon.Status.OnCPU: running or in a system call), 0 for the
+	// (tachyon.Status.OnCPU: running, not in a system call), 0 for the
 	// others: the default of a wall profile.
 	TypeOnCPU = "on_cpu"
 	// TypeCPU is a CPU profile's time (count × interval in nanoseconds),

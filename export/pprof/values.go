@@ -23,10 +23,10 @@ import (
 //
 // A CPU profile has two, as runtime/pprof writes them and go build -pgo
 // reads them: samples (count) and cpu (nanoseconds), of the samples on a
-// CPU only (so not of system calls: a file written before the sampler
-// wrote CPU time in a system call as running has its CPU samples taken in
-// one as syscall, and is a wall profile to tachyon.InferMode). A wall profile exported as CPU (Options.Type CPU) thus keeps
-// its on-CPU samples and leaves the others out.
+// CPU only. A wall profile exported as CPU (Options.Type CPU) thus keeps
+// its on-CPU samples and leaves the others out. The Go sampler writes CPU
+// time spent in a system call as running; a file of a sampler that wrote it
+// as syscall is a wall profile to tachyon.InferMode.
 type values struct {
 	cpu        bool  // a CPU profile
 	anyRunning bool  // some sample is of a running goroutine

@@ -5,13 +5,16 @@
 // Every goroutine (thread id) among the Options.Top busiest becomes one
 // "sampled" profile of its own, named "goroutine N"; the other goroutines
 // are merged into one profile named "other goroutines". Busiest means most
-// samples on a CPU (running or in a syscall), then most samples, then the
-// lowest id. A profile lists its goroutine's samples in time order, each
-// run of equal consecutive stacks as one sample whose weight is the run's
-// length times the file's interval, in microseconds (the file's time
-// unit); so a profile's total weight is its goroutine's sample count ×
-// interval. All profiles share one frame table: the file's frames, named by
-// function, with file and line. The Go sampler's wait-reason frames (such
-// as "[chan receive]") stay as the innermost frame, so a parked
-// goroutine's time shows under its reason.
+// samples on a CPU (tachyon.Status.OnCPU: running, not in a system call),
+// then most samples, then the lowest id. A profile lists its goroutine's
+// samples in time order, each run of equal consecutive stacks as one
+// sample whose weight is the run's length times the file's interval, in
+// microseconds (the file's time unit); so a profile's total weight is its
+// goroutine's sample count × interval. All profiles share one frame table:
+// the file's frames, named by function, with file and line. The Go
+// sampler's synthetic frames stay as they are: a wait reason (such as
+// "[chan receive]") innermost, so a parked goroutine's time shows under
+// its reason, "[no CPU sample]" innermost in a runnable sample, and
+// "[runtime]" outermost in every sample of the runtime's system
+// goroutines, which so make one group.
 package speedscope
