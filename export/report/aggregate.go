@@ -31,9 +31,10 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 // for files of a million goroutines. Counts are 32 bits, as a file's
 // samples are (its header counts them in 32 bits), and saturate.
 type goroutine struct {
-	key    busiest.Key
-	states [tachyon.NumStates]uint32
-	vote   vote // the stack it spent most samples in
+	key     busiest.Key
+	states  [tachyon.NumStates]uint32
+	vote    vote // the stack it spent most samples in
+	runtime bool // a runtime system goroutine: a sample under tachyon.RuntimeRoot
 }
 
 // detail is what Aggregate keeps of a goroutine while it keeps detail:
@@ -105,6 +106,7 @@ type aggregator struct {
 	p        *Profile
 	canon    []int32          // canonical frame of each frame-table index
 	funcs    []int32          // function of each canonical frame
+	rtRoot   int32            // the canonical frame tachyon.RuntimeRoot, -1 if none
 	children map[uint64]int32 // call-tree node by parent<<32 | frame
 	cells    map[uint64]uint64
 	grid     grid
@@ -124,8 +126,14 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 	p := &Profile{Options: opt, StartTime: f.Header.StartTime, Interval: f.Header.Interval}
 	canon, funcs := p.frames(f)
 	p.Nodes = append(p.Nodes, Node{Frame: -1, Parent: -1})
+	rtRoot := int32(-1)
+	for i, fr := range p.Frames {
+		if tachyon.IsRuntimeRoot(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line}) {
+			rtRoot = int32(i)
+		}
+	}
 	return &aggregator{
-		p: p, canon: canon, funcs: funcs,
+		p: p, canon: canon, funcs: funcs, rtRoot: rtRoot,
 		children: make(map[uint64]int32),
 		cells:    make(map[uint64]uint64),
 		grid:     newGrid(f.Header.Interval, opt.Slices),
@@ -138,7 +146,10 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 	}
 }
 
-// read takes every run of samples of f.
+// read takes every run of samples of f. A sample of a runtime system
+// goroutine (its outermost frame tachyon.RuntimeRoot) stays out of the
+// call tree unless Options.Runtime: its goroutine is counted, in the
+// runtime group.
 func (a *aggregator) read(f *reader.File) error {
 	it := f.Samples()
 	defer it.Close()
@@ -148,11 +159,16 @@ func (a *aggregator) read(f *reader.File) error {
 		if g < 0 || a.gors[g].key.ID != s.ThreadID || a.gors[g].key.Interp != s.InterpreterID {
 			g = a.goroutine(busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID})
 		}
-		w := a.shared
-		if a.detail {
-			w = &a.details[g].walk
+		rt := len(s.Stack) > 0 && a.canon[s.Stack[len(s.Stack)-1]] == a.rtRoot
+		a.gors[g].runtime = a.gors[g].runtime || rt
+		leaf := int32(-1)
+		if !rt || a.p.Options.Runtime {
+			w := a.shared
+			if a.detail {
+				w = &a.details[g].walk
+			}
+			leaf = a.follow(w, s.Stack)
 		}
-		leaf := a.follow(w, s.Stack)
 		a.count(g, leaf, s.Status.State(), s.Timestamp, r.Last, r.Count)
 	}
 	if err := it.Err(); err != nil {
@@ -180,25 +196,28 @@ func (a *aggregator) goroutine(k busiest.Key) int32 {
 	return g
 }
 
-// count adds a run of n samples of one stack (leaf) and state, from t0 to
-// t1, to the totals, to the goroutine's and to the cells of its time
-// slices.
+// count adds a run of n samples of one stack (leaf, -1 for a stack left
+// out of the call tree) and state, from t0 to t1, to the totals, to the
+// goroutine's and, in the tree, to the cells of its time slices.
 func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint64) {
 	a.first, a.last = min(a.first, t0), max(a.last, t1)
 	p := a.p
 	p.Samples += n
 	p.States[st] += n
-	p.Nodes[leaf].Self += n
 	gr := &a.gors[g]
 	gr.states[st] = satAdd(gr.states[st], uint32(min(n, math.MaxUint32)))
-	gr.vote.add(leaf, n)
 	if d := a.grid.fit(t0, t1); d > 0 {
 		a.coarsen(d)
 	}
-	base := uint64(leaf)<<cellNodeShift | uint64(ClassOf(st))<<cellClassShift
-	a.grid.spread(t0, t1, n, func(k int64, c uint64) {
-		a.cells[base|uint64(k+cellBias)] += c
-	})
+	if leaf >= 0 {
+		p.Shown[st] += n
+		p.Nodes[leaf].Self += n
+		gr.vote.add(leaf, n)
+		base := uint64(leaf)<<cellNodeShift | uint64(ClassOf(st))<<cellClassShift
+		a.grid.spread(t0, t1, n, func(k int64, c uint64) {
+			a.cells[base|uint64(k+cellBias)] += c
+		})
+	}
 	if !a.detail {
 		return
 	}
@@ -211,11 +230,12 @@ func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint
 	d.runs = append(d.runs, run{start: t0, end: t1, n: n, state: st})
 }
 
-// A cell's key in aggregator.cells: node, class and slice (biased to be
-// positive).
+// A cell's key in aggregator.cells: node, class (3 bits) and slice
+// (biased to be positive).
 const (
 	cellNodeShift  = 24
 	cellClassShift = 21
+	cellClassMask  = 1<<(cellNodeShift-cellClassShift) - 1
 	cellBias       = 1 << 20
 	cellSliceMask  = 1<<cellClassShift - 1
 )

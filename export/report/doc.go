@@ -1,11 +1,18 @@
 // Package report turns a Tachyon profile into one self-contained HTML file
 // built around goroutine states, goroutine groups and time: views of the
-// samples on CPU (running and syscall), waiting for CPU (runnable), off CPU
-// (blocked, by wait reason) and all; a timeline of goroutine groups ranked
-// by the time they ran, waited for a CPU or spent in system calls, whose
-// goroutines show on demand; a flame graph drawn on a canvas, merged by
-// function or split by line; tables of functions and wait reasons; and a
-// header with the profile's facts and the view shown.
+// samples on CPU (running), waiting for CPU (runnable), off CPU (blocked,
+// by wait reason, and in system calls) and all; a timeline of goroutine
+// groups ranked by the time they ran or waited for a CPU, whose goroutines
+// show on demand; a flame graph drawn on a canvas, merged by function or
+// split by line; tables of functions and wait reasons; and a header with
+// the profile's facts and the view shown. A state's class is
+// tachyon.State's: a system call is not on CPU (tachyon.State.OnCPU).
+//
+// The runtime's system goroutines (GC workers, the sweeper, the
+// scavenger, the finalizer goroutine), whose samples the Go sampler roots
+// at the synthetic frame tachyon.RuntimeRoot, are one group, RuntimeGroup,
+// after the program's, and are left out of the call tree, so of the views,
+// the flame graph and the tables; Options.Runtime shows them in full.
 //
 // Aggregate reads the samples a run at a time (reader.Samples.NextRun), so
 // its cost follows the file's records, not its samples: a REPEAT run of

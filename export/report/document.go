@@ -41,7 +41,12 @@ type meta struct {
 	StateNames   []string                  `json:"stateNames"`
 	Views        []string                  `json:"views"`
 	ViewSamples  []uint64                  `json:"viewSamples"`
+	ViewClasses  []uint32                  `json:"viewClasses"` // per view, a bit per Class
+	BusyStates   []int                     `json:"busyStates"`  // the states busy counts
 	DefaultView  int                       `json:"defaultView"`
+	Runtime      bool                      `json:"runtime"` // Options.Runtime
+	RuntimeRoot  string                    `json:"runtimeRoot"`
+	NoCPUSample  string                    `json:"noCPUSample"`
 	Slices       int                       `json:"slices"`
 	SliceUs      uint64                    `json:"sliceUs"`
 	T0           int64                     `json:"t0"` // the first slice's start after the first sample's time, µs (≤ 0)
@@ -62,6 +67,7 @@ type docGroup struct {
 	Samples uint64                    `json:"samples"`
 	States  [tachyon.NumStates]uint64 `json:"states"`
 	Busy    uint64                    `json:"busy"`
+	Runtime bool                      `json:"runtime,omitempty"`
 	Lanes   []int                     `json:"lanes"`
 	Mix     [tachyon.NumStates]string `json:"mix"`
 	Cells   []uint64                  `json:"cells"`
@@ -139,6 +145,9 @@ func (p *Profile) meta() meta {
 		Backend:      p.Options.Backend,
 		States:       p.States,
 		DefaultView:  int(p.DefaultView()),
+		Runtime:      p.Options.Runtime,
+		RuntimeRoot:  tachyon.RuntimeRoot,
+		NoCPUSample:  tachyon.NoCPUSample,
 		Slices:       p.Slices,
 		SliceUs:      p.SliceWidth,
 		Buckets:      p.Buckets,
@@ -151,10 +160,14 @@ func (p *Profile) meta() meta {
 	m.Mode, m.ModeInferred = p.Mode()
 	for s := range tachyon.State(tachyon.NumStates) {
 		m.StateNames = append(m.StateNames, s.String())
+		if busyState(s) {
+			m.BusyStates = append(m.BusyStates, int(s))
+		}
 	}
 	for v := range ViewAll + 1 {
 		m.Views = append(m.Views, v.String())
 		m.ViewSamples = append(m.ViewSamples, p.ViewSamples(v))
+		m.ViewClasses = append(m.ViewClasses, v.Classes())
 	}
 	return m
 }
@@ -287,7 +300,7 @@ func (p *Profile) docGroups(in *interner) []docGroup {
 	out := make([]docGroup, 0, len(p.Groups))
 	for _, g := range p.Groups {
 		dg := docGroup{Entry: clip(g.Entry), Where: clip(g.Where), N: g.Goroutines, Samples: g.Samples,
-			States: g.States, Busy: g.Busy, Lanes: g.Lanes, Mix: g.Mix, Cells: []uint64{}}
+			States: g.States, Busy: g.Busy, Runtime: g.Runtime, Lanes: g.Lanes, Mix: g.Mix, Cells: []uint64{}}
 		if dg.Lanes == nil {
 			dg.Lanes = []int{}
 		}

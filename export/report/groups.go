@@ -8,11 +8,18 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// busy returns the samples of states that use or want a CPU: running,
-// runnable and syscall. Lanes and groups are ranked by it, never by all
+// busy returns the samples of states that use or want a CPU (busyState:
+// running and runnable; a system call is in the kernel, most often
+// blocked there). Lanes and groups are ranked by it, never by all
 // samples, which in a wall profile every goroutine has about as many of.
 func busy[T uint32 | uint64](s *[tachyon.NumStates]T) uint64 {
-	return uint64(s[tachyon.Running]) + uint64(s[tachyon.Runnable]) + uint64(s[tachyon.Syscall])
+	var n uint64
+	for st, c := range s {
+		if busyState(tachyon.State(st)) {
+			n += uint64(c)
+		}
+	}
+	return n
 }
 
 // signature is a stack signature: the function-level stack of a call-tree
@@ -43,13 +50,17 @@ func (p *Profile) signatureOf(n int32) signature {
 
 // entryOf returns the entry function of a stack (frames outermost first,
 // not empty): its outermost frame outside package runtime that is not a
-// wait reason, or the function a go statement's closure calls in place of
-// the closure; the outermost frame when every frame is the runtime's.
+// synthetic frame (a wait reason, tachyon.RuntimeRoot, ...), or the
+// function a go statement's closure calls in place of the closure; when
+// every frame is the runtime's, the outermost that is not synthetic, else
+// the outermost.
 func (p *Profile) entryOf(path []int32) string {
-	skip := func(fr int32) bool {
+	synthetic := func(fr int32) bool {
 		f := p.Frames[fr]
-		_, wait := tachyon.WaitReason(tachyon.Frame{File: f.File, Func: f.Func, Line: f.Line})
-		return wait || strings.HasPrefix(f.Func, "runtime.")
+		return tachyon.Synthetic(tachyon.Frame{File: f.File, Func: f.Func, Line: f.Line})
+	}
+	skip := func(fr int32) bool {
+		return synthetic(fr) || strings.HasPrefix(p.Frames[fr].Func, "runtime.")
 	}
 	for i, fr := range path {
 		if skip(fr) {
@@ -59,6 +70,11 @@ func (p *Profile) entryOf(path []int32) string {
 			return p.Frames[path[i+1]].Func
 		}
 		return p.Frames[fr].Func
+	}
+	for _, fr := range path {
+		if !synthetic(fr) {
+			return p.Frames[fr].Func
+		}
 	}
 	return p.Frames[path[0]].Func
 }
@@ -91,15 +107,26 @@ func digits(s string) bool {
 }
 
 // group puts every goroutine in its group (returned per goroutine, -1
-// for groups past Options.Groups) and fills p.Groups, busiest first.
+// for groups past Options.Groups) and fills p.Groups, busiest first, then
+// the runtime group.
 func (a *aggregator) group() []int32 {
 	p := a.p
 	sigs := make(map[int32]int) // vote node -> group, before ranking
 	byKey := make(map[string]int)
 	var all []Group
+	rt := -1 // the runtime group in all
 	of := make([]int32, len(a.gors))
 	for i := range a.gors {
 		g := &a.gors[i]
+		if g.runtime && !p.Options.Runtime {
+			if rt < 0 {
+				rt = len(all)
+				all = append(all, Group{Entry: RuntimeGroup, Runtime: true})
+			}
+			join(&all[rt], g)
+			of[i] = int32(rt)
+			continue
+		}
 		v := max(g.vote.best(), 0)
 		gi, ok := sigs[v]
 		if !ok {
@@ -112,12 +139,7 @@ func (a *aggregator) group() []int32 {
 			sigs[v] = gi
 		}
 		of[i] = int32(gi)
-		gr := &all[gi]
-		gr.Goroutines++
-		for s, n := range g.states {
-			gr.States[s] += uint64(n)
-			gr.Samples += uint64(n)
-		}
+		join(&all[gi], g)
 	}
 	rank := make([]int, len(all))
 	for i := range all {
@@ -126,7 +148,8 @@ func (a *aggregator) group() []int32 {
 	}
 	slices.SortFunc(rank, func(x, y int) int {
 		a, b := &all[x], &all[y]
-		return cmp.Or(cmp.Compare(b.Busy, a.Busy), cmp.Compare(b.States[tachyon.Running], a.States[tachyon.Running]),
+		return cmp.Or(cmp.Compare(b2i(a.Runtime), b2i(b.Runtime)),
+			cmp.Compare(b.Busy, a.Busy), cmp.Compare(b.States[tachyon.Running], a.States[tachyon.Running]),
 			cmp.Compare(b.Goroutines, a.Goroutines),
 			strings.Compare(a.Entry, b.Entry), strings.Compare(a.Where, b.Where))
 	})
@@ -134,7 +157,7 @@ func (a *aggregator) group() []int32 {
 	newIndex := make([]int32, len(all))
 	for r, gi := range rank {
 		newIndex[gi] = -1
-		if r < p.Options.Groups {
+		if r < p.Options.Groups || all[gi].Runtime {
 			newIndex[gi] = int32(r)
 			p.Groups = append(p.Groups, all[gi])
 		}
@@ -143,6 +166,23 @@ func (a *aggregator) group() []int32 {
 		of[i] = newIndex[gi]
 	}
 	return of
+}
+
+// join adds goroutine g to group gr.
+func join(gr *Group, g *goroutine) {
+	gr.Goroutines++
+	for s, n := range g.states {
+		gr.States[s] += uint64(n)
+		gr.Samples += uint64(n)
+	}
+}
+
+// b2i returns 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // lanes chooses the goroutines with a lane: the busiest member of each

@@ -27,8 +27,18 @@ type Options struct {
 	Mode    string // sampling mode shown ("wall", "cpu"); default tachyon.InferMode's
 	Backend string // sampler backend, shown when known
 
+	// Runtime shows the runtime's system goroutines (GC workers, the
+	// sweeper, the scavenger, the finalizer goroutine: those whose samples
+	// the Go sampler roots at tachyon.RuntimeRoot) in full: in the call
+	// tree, the views and the tables, grouped and ranked as the program's
+	// own. By default they are one group, RuntimeGroup, after the
+	// program's, and left out of the call tree, so of the flame graph,
+	// the views' samples and the tables.
+	Runtime bool
+
 	// Groups is the most goroutine groups with a lane of their own (the
-	// busiest; see Group), default DefaultGroups, at most 1000.
+	// busiest; see Group), default DefaultGroups, at most 1000; the
+	// runtime group comes after them.
 	Groups int
 	// Goroutines is the most goroutine lanes, shown inside their group's on
 	// demand: the busiest goroutine of each group first, then the second

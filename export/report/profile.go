@@ -3,43 +3,68 @@ package report
 import "github.com/gotachyon/profiler/tachyon"
 
 // Class is the part of the samples a state belongs to, as the views split
-// them: a View shows one class, or all of them.
+// them: a View shows one or two classes, or all of them.
 type Class uint8
 
-// The classes, in the order cells and views use.
+// The classes, in the order cells use. There is one per state: the states
+// are tachyon.State's, and on CPU is tachyon.State.OnCPU.
 const (
-	OnCPU      Class = iota // running or in a system call
-	WaitingCPU              // runnable: ready, waiting for a CPU
+	OnCPU      Class = iota // on a CPU: running
+	WaitingCPU              // runnable: ready, waiting for a CPU (a P, or the OS)
 	OffCPU                  // blocked, under its wait reason's frame
 	Other                   // unknown state: only in the view of all samples
-	NumClasses = 4
+	InSyscall               // in a system call: in the kernel, off the CPU
+	NumClasses = 5
 )
 
 // ClassOf returns the class of a state.
 func ClassOf(s tachyon.State) Class {
-	switch s {
-	case tachyon.Running, tachyon.Syscall:
+	switch {
+	case s.OnCPU():
 		return OnCPU
-	case tachyon.Runnable:
+	case s == tachyon.Runnable:
 		return WaitingCPU
-	case tachyon.Blocked:
+	case s == tachyon.Blocked:
 		return OffCPU
+	case s == tachyon.Syscall:
+		return InSyscall
 	default:
 		return Other
 	}
 }
 
-// View is what the flame graph and the tables show: the samples of one
-// class, or all samples.
+// busyState reports whether a goroutine in state s uses or wants a CPU:
+// it is on one, or runnable. Lanes and groups are ranked by these samples
+// (busy).
+func busyState(s tachyon.State) bool {
+	c := ClassOf(s)
+	return c == OnCPU || c == WaitingCPU
+}
+
+// View is what the flame graph and the tables show: the samples of some
+// classes (View.Classes), or all samples.
 type View uint8
 
 // The views.
 const (
-	ViewOnCPU   View = iota // on CPU: running and syscall
+	ViewOnCPU   View = iota // on CPU: running
 	ViewWaiting             // waiting for CPU: runnable
-	ViewOffCPU              // off CPU: blocked, by wait reason
+	ViewOffCPU              // off CPU: blocked, by wait reason, and in system calls
 	ViewAll                 // every sample
 )
+
+// Classes returns the classes view v shows, a bit per Class.
+func (v View) Classes() uint32 {
+	switch v {
+	case ViewOnCPU:
+		return 1 << OnCPU
+	case ViewWaiting:
+		return 1 << WaitingCPU
+	case ViewOffCPU:
+		return 1<<OffCPU | 1<<InSyscall
+	}
+	return 1<<NumClasses - 1
+}
 
 var viewNames = [...]string{"on CPU", "waiting for CPU", "off CPU", "all"}
 
@@ -89,18 +114,28 @@ type Function struct {
 	Total      uint64
 }
 
+// RuntimeGroup is the Entry of the group of the runtime's system
+// goroutines (Group.Runtime).
+const RuntimeGroup = "runtime"
+
 // Group is goroutines alike, as runtime/pprof's goroutine profile with
 // debug=1 groups them: the same entry function and the same stack
 // signature, the function-level stack a goroutine spent most of its
 // samples in (found in constant space per goroutine by a weighted
-// Misra-Gries summary of its samples' stacks).
+// Misra-Gries summary of its samples' stacks). The runtime's system
+// goroutines are one group of their own, unless Options.Runtime.
 type Group struct {
-	Entry      string // the members' entry function: see Lane.Entry
-	Where      string // the signature's innermost frame: a wait reason such as "[select]", or a function
+	Entry      string // the members' entry function (see Lane.Entry), or RuntimeGroup
+	Where      string // the signature's innermost frame: a wait reason such as "[select]", or a function; "" for the runtime group
 	Goroutines int
 	Samples    uint64
 	States     [tachyon.NumStates]uint64 // samples per tachyon.State
-	Busy       uint64                    // running, runnable and syscall samples: the rank
+	Busy       uint64                    // running and runnable samples: the rank
+	// Runtime marks the group of the runtime's system goroutines (their
+	// samples under tachyon.RuntimeRoot): it comes after every group of
+	// the program's whatever its rank, and its samples are not in the
+	// call tree. Only without Options.Runtime.
+	Runtime bool
 	// Lanes are the indices in Profile.Lanes of the members with a lane,
 	// busiest first.
 	Lanes []int
@@ -123,7 +158,7 @@ type Lane struct {
 	Group       int // index into Profile.Groups
 	Samples     uint64
 	States      [tachyon.NumStates]uint64 // samples per tachyon.State
-	Busy        uint64                    // running, runnable and syscall samples
+	Busy        uint64                    // running and runnable samples
 	// Entry is the goroutine's entry function: the outermost frame outside
 	// package runtime of the stack it spent most samples in, or where that
 	// is the closure of a go statement (a function named like F.func1), the
@@ -143,10 +178,14 @@ type Profile struct {
 	Interval   uint64 // µs
 	First, End uint64 // first sample's timestamp and last sample's plus the interval, µs
 	States     [tachyon.NumStates]uint64
-	Frames     []Frame
-	Nodes      []Node
-	Cells      []Cell     // per node, class and time slice
-	Functions  []Function // those sampled, sorted by total, then self, then name
+	// Shown has the samples per state the call tree, and so the views,
+	// the flame graph and the tables, hold: every sample but those of the
+	// runtime's system goroutines, unless Options.Runtime.
+	Shown     [tachyon.NumStates]uint64
+	Frames    []Frame
+	Nodes     []Node
+	Cells     []Cell     // per node, class and time slice
+	Functions []Function // those sampled, sorted by total, then self, then name
 	// Origin and SliceWidth place the time slices: slice k spans
 	// [Origin+k*SliceWidth, Origin+(k+1)*SliceWidth) µs; there are Slices,
 	// at most Options.Slices. The timeline's Buckets columns
@@ -163,8 +202,17 @@ func (p *Profile) BucketWidth() float64 {
 	return float64(p.SliceWidth) * float64(p.Slices) / float64(max(p.Buckets, 1))
 }
 
-// OnCPU returns the samples on a CPU: running or in a system call.
-func (p *Profile) OnCPU() uint64 { return p.States[tachyon.Running] + p.States[tachyon.Syscall] }
+// OnCPU returns the samples on a CPU (tachyon.State.OnCPU: running, not in
+// a system call), of every goroutine.
+func (p *Profile) OnCPU() uint64 {
+	var n uint64
+	for s, c := range p.States {
+		if tachyon.State(s).OnCPU() {
+			n += c
+		}
+	}
+	return n
+}
 
 // Mode returns the mode the page shows: Options.Mode, else the one
 // tachyon.InferMode infers from the states, and whether it was inferred.
@@ -175,17 +223,16 @@ func (p *Profile) Mode() (mode string, inferred bool) {
 	return string(tachyon.InferMode(p.OnCPU(), p.Samples)), true
 }
 
-// ViewSamples returns the samples view v shows.
+// ViewSamples returns the samples view v shows: of Shown, those in the
+// view's classes.
 func (p *Profile) ViewSamples(v View) uint64 {
-	switch v {
-	case ViewOnCPU:
-		return p.OnCPU()
-	case ViewWaiting:
-		return p.States[tachyon.Runnable]
-	case ViewOffCPU:
-		return p.States[tachyon.Blocked]
+	var n uint64
+	for s, c := range p.Shown {
+		if v.Classes()>>ClassOf(tachyon.State(s))&1 != 0 {
+			n += c
+		}
 	}
-	return p.Samples
+	return n
 }
 
 // DefaultView returns the view the page opens with: the one holding the

@@ -18,7 +18,10 @@
   const short = (n) => n.startsWith('[') ? n : n.slice(n.lastIndexOf('/') + 1);
   const stateVar = (i) => getComputedStyle(document.documentElement).getPropertyValue('--' + M.stateNames[i]).trim();
   const stateColors = M.stateNames.map((_, i) => stateVar(i));
-  const VIEW_CLASSES = [1, 2, 4, 15]; // bit masks of classes: on CPU, waiting, off CPU, all
+  const VIEW_CLASSES = M.viewClasses; // per view, a bit per class (profile.go's View.Classes)
+  const BLOCKED = 2, SYSCALL = 4; // classes OffCPU and InSyscall (profile.go)
+  const ALL = M.views.length - 1; // the view of all samples shown
+  const runtimeGroup = D.groups.find((g) => g.runtime); // the runtime's system goroutines, left out of the tree
 
   // State of the page.
   const st = { view: M.defaultView, gran: 'fn', lo: 0, hi: NS, zoom: 0, matcher: null };
@@ -202,7 +205,10 @@
     const f = T.frame[i], name = T.names[i];
     let loc = T.files[i];
     if (loc && st.gran === 'line' && frLine(f)) loc += ':' + frLine(f);
-    if (!loc && name.startsWith('[')) loc = 'wait reason of a parked goroutine';
+    if (!loc && name.startsWith('[')) {
+      loc = name === M.runtimeRoot ? 'root of the runtime\'s system goroutines (GC workers, sweeper, scavenger, finalizer)' :
+        name === M.noCPUSample ? 'held a P while the CPU profiler saw no CPU time of it: runnable, not on CPU' : 'wait reason of a parked goroutine';
+    }
     const vt = total[0];
     let text = name + (loc ? '\n' + loc : '') + '\n' + fmtN(total[i]) + ' samples (' + pct(total[i], vt) + ' of ' + M.views[st.view] + ')';
     if (self[i] > 0) text += '\nself ' + fmtN(self[i]) + ' (' + pct(self[i], vt) + ')';
@@ -248,7 +254,7 @@
   }
   const viewButtons = M.views.map((name, v) => {
     const b = el('button'); b.type = 'button'; b.dataset.view = v;
-    b.append(name, el('small', null, pct(M.viewSamples[v], M.samples)));
+    b.append(name, el('small', null, pct(M.viewSamples[v], M.viewSamples[ALL])));
     b.title = fmtN(M.viewSamples[v]) + ' samples';
     b.addEventListener('click', () => setView(v));
     $('views').append(b);
@@ -262,11 +268,12 @@
     const whole = st.lo === 0 && st.hi === NS;
     const inView = rangeSamples();
     let all = 0;
-    if (whole) all = M.samples; else for (let i = 0; i < NL; i++) for (let c = cStart[i]; c < cStart[i + 1]; c++) { const k = D.cells[2 * c], sl = k % NS; if (sl >= st.lo && sl < st.hi) all += D.cells[2 * c + 1]; }
+    if (whole) all = M.viewSamples[ALL]; else for (let i = 0; i < NL; i++) for (let c = cStart[i]; c < cStart[i + 1]; c++) { const k = D.cells[2 * c], sl = k % NS; if (sl >= st.lo && sl < st.hi) all += D.cells[2 * c + 1]; }
     const s = $('summary');
     s.replaceChildren('View ', el('b', null, M.views[st.view]), ': ' + fmtN(inView) + ' samples, ', el('b', null, pct(inView, all)),
       ' of the ' + fmtN(all) + ' samples' + (whole ? '' : ' in the range') + '.' +
-      (st.view === M.defaultView ? ' Shown first: the time code changes can act on.' : ''));
+      (st.view === M.defaultView ? ' Shown first: the time code changes can act on.' : '') +
+      (runtimeGroup ? ' The runtime\'s system goroutines (' + fmtN(runtimeGroup.samples) + ' samples) are left out: see the runtime group in the timeline; tachyon report --runtime shows them in full.' : ''));
     s.dataset.view = st.view;
     $('range-text').textContent = whole ? 'Whole profile; drag across the timeline to pick a range.' :
       'Range ' + fmtUs(Math.max(sliceTime(st.lo), 0)) + ' – ' + fmtUs(sliceTime(st.hi)) + ' (' + (st.hi - st.lo) + ' of ' + NS + ' slices)';
@@ -348,8 +355,9 @@
     for (let i = 1; i < NL; i++) {
       for (let c = cStart[i]; c < cStart[i + 1]; c++) {
         const k = C[2 * c], cls = (k / NS) | 0, sl = k - cls * NS;
-        if (cls !== 2 || sl < st.lo || sl >= st.hi) continue;
-        const f = lFrame[i], name = f >= 0 && !frFile(f) && frName(f).startsWith('[') ? frName(f) : '(no wait reason)';
+        if ((cls !== BLOCKED && cls !== SYSCALL) || sl < st.lo || sl >= st.hi) continue;
+        const f = lFrame[i];
+        const name = cls === SYSCALL ? '(in a system call)' : f >= 0 && !frFile(f) && frName(f).startsWith('[') ? frName(f) : '(no wait reason)';
         by.set(name, (by.get(name) || 0) + C[2 * c + 1]); all += C[2 * c + 1];
       }
     }
@@ -369,7 +377,7 @@
   });
 
   // ---- Timeline: one lane per group, its members' lanes on demand.
-  const busyStates = [0, 1, 3]; // running, runnable, syscall
+  const busyStates = M.busyStates; // running, runnable: they use or want a CPU
   for (let i = 0; i < M.stateNames.length; i++) {
     const s = el('span', 'sw', M.stateNames[i] + ' ' + pct(M.states[i], M.samples)); s.style.setProperty('--c', stateColors[i]); $('legend').append(s);
   }
@@ -391,7 +399,7 @@
       c.fillText(label, x, 8);
     }
   }
-  function groupLabel(g) { return fmtN(g.n) + ' × ' + short(g.entry) + ' in ' + short(g.where); }
+  function groupLabel(g) { return g.runtime ? fmtN(g.n) + ' × ' + g.entry + ': the runtime\'s system goroutines' : fmtN(g.n) + ' × ' + short(g.entry) + ' in ' + short(g.where); }
   function groupBusy(g) { // busy and all samples of a group in the range
     let b = 0, a = 0;
     for (let k = 0; k < g.cells.length; k += 2) {
@@ -405,14 +413,14 @@
   function updateBusy() {
     for (const [e, g] of busyEls) {
       const [b, a] = groupBusy(g);
-      e.textContent = pct(b, a); e.title = fmtN(b) + ' of ' + fmtN(a) + ' samples running, runnable or in a syscall' + (st.lo === 0 && st.hi === NS ? '' : ' in the range');
+      e.textContent = pct(b, a); e.title = fmtN(b) + ' of ' + fmtN(a) + ' samples running or runnable' + (st.lo === 0 && st.hi === NS ? '' : ' in the range');
     }
   }
   function drawGroupStrip(cv, g) {
     const nb = M.buckets, H = 16;
     cv.width = nb; cv.height = H;
     const c = cv.getContext('2d');
-    const order = [0, 3, 1, 2, 4]; // running, syscall, runnable at the bottom
+    const order = [0, 1, 3, 2, 4]; // running, runnable (busy) at the bottom, then syscall, blocked, unknown
     for (let k = 0; k < nb; k++) {
       let y = H;
       for (const s of order) {
@@ -452,7 +460,7 @@
     label.title = 'goroutine ' + L.g + '\nentry: ' + L.entry + '\n' + fmtN(L.n) + ' samples: ' + stateMix(L.states, L.n);
     const cv = el('canvas', 'strip'); drawLaneStrip(cv, L);
     stripTip(cv, () => 'goroutine ' + L.g + ' — ' + short(L.entry) + '\n' + stateMix(L.states, L.n));
-    const b = el('div', 'busy', pct(L.busy, L.n)); b.title = 'share of its samples running, runnable or in a syscall, over the whole profile';
+    const b = el('div', 'busy', pct(L.busy, L.n)); b.title = 'share of its samples running or runnable, over the whole profile';
     row.append(label, b, cv);
     return row;
   }
@@ -485,8 +493,10 @@
       const label = el('div', 'lane-label');
       const x = el('button', 'x', '▸'); x.type = 'button'; x.setAttribute('aria-expanded', 'false'); x.title = 'show the goroutines';
       const name = el('span', 'name');
-      name.append(el('b', null, fmtN(g.n) + ' ×'), ' ' + short(g.entry) + ' in ' + short(g.where));
-      label.title = groupLabel(g) + '\nentry: ' + g.entry + '\nwhere: ' + g.where + '\n' + fmtN(g.samples) + ' samples: ' + stateMix(g.states, g.samples) + '\nClick the name to find the entry function in the flame graph.';
+      name.append(el('b', null, fmtN(g.n) + ' ×'), ' ' + short(g.entry) + (g.runtime ? ' (system goroutines)' : ' in ' + short(g.where)));
+      label.title = g.runtime ? groupLabel(g) + ' (GC workers, sweeper, scavenger, finalizer)\n' + fmtN(g.samples) + ' samples: ' + stateMix(g.states, g.samples) +
+        '\nLeft out of the flame graph and the tables; tachyon report --runtime shows them in full.' :
+        groupLabel(g) + '\nentry: ' + g.entry + '\nwhere: ' + g.where + '\n' + fmtN(g.samples) + ' samples: ' + stateMix(g.states, g.samples) + '\nClick the name to find the entry function in the flame graph.';
       label.append(x, name);
       const cv = el('canvas', 'strip'); drawGroupStrip(cv, g);
       stripTip(cv, () => groupLabel(g) + '\n' + stateMix(g.states, g.samples));
@@ -500,7 +510,7 @@
         if (open) { members = memberRows(g, gi); row.after(...members); } else if (members) { members.forEach((m) => m.remove()); members = null; }
         showBrush();
       });
-      name.addEventListener('click', () => findInFlame('^' + esc(g.entry) + '$'));
+      if (!g.runtime) name.addEventListener('click', () => findInFlame('^' + esc(g.entry) + '$'));
     }
     groupsShown = Math.min(upTo, D.groups.length);
     const more = $('more-groups'), left = D.groups.length - groupsShown;
@@ -511,7 +521,8 @@
   }
   $('more-groups').addEventListener('click', () => addGroups(D.groups.length));
   function drawLanes() { drawAxis(); showBrush(); }
-  $('timeline-note').textContent = 'Goroutines grouped by entry function and the stack they spent most samples in, ranked by time running, runnable or in a syscall (the "busy" column, in the range). ' +
+  $('timeline-note').textContent = 'Goroutines grouped by entry function and the stack they spent most samples in, ranked by time running or runnable (the "busy" column, in the range)' +
+    (runtimeGroup ? '; the runtime\'s system goroutines are one group, last. ' : '. ') +
     fmtN(D.groups.length) + ' of ' + fmtN(M.groups) + ' groups have a lane; ▸ shows a group\'s busiest goroutines. A lane is stacked by the share of its goroutines in each state; each of the ' +
     M.buckets + ' columns is ' + fmtUs(M.bucketUs) + '. Drag across the lanes to filter the flame graph and the tables to a time range.';
 

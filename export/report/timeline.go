@@ -52,7 +52,7 @@ func (a *aggregator) slices() {
 	p.Cells = make([]Cell, 0, len(a.cells))
 	for key, n := range a.cells {
 		s := int64(key&cellSliceMask) - cellBias - g.lo
-		p.Cells = append(p.Cells, Cell{Node: int32(key >> cellNodeShift), Class: Class(key >> cellClassShift & 3), Slice: uint16(s), N: n})
+		p.Cells = append(p.Cells, Cell{Node: int32(key >> cellNodeShift), Class: Class(key >> cellClassShift & cellClassMask), Slice: uint16(s), N: n})
 	}
 	a.cells = nil
 	slices.SortFunc(p.Cells, func(x, y Cell) int {
