@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -13,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "info",
 		summary: "print a file's header facts, sizes, duration, records per encoding, then its states, goroutine groups and top functions (several files: each one's facts, then totals)",
-		usage:   "[--runs all|latest|ID] FILE... | DIR",
+		usage:   "[--runs all|latest|ID] [--runtime] FILE... | DIR",
 		run:     runInfo,
 	})
 }
@@ -21,6 +22,7 @@ func init() {
 func runInfo(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["info"], stderr)
 	runs := runsFlag(fs)
+	rt := runtimeFlag(fs, "the top functions")
 	files, code := parseFlags(fs, args)
 	if code != proceed {
 		return code
@@ -30,14 +32,21 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	}
 	files = unfinished(files, stderr)
 	if len(files) == 1 && !isDir(files[0]) {
-		return infoOne(files[0], stdout, stderr)
+		return infoOne(files[0], *rt, stdout, stderr)
 	}
-	return infoMany(files, *runs, stdout, stderr)
+	return infoMany(files, *runs, *rt, stdout, stderr)
 }
 
-// infoOne prints the facts and the tally of one file.
-func infoOne(path string, stdout, stderr io.Writer) int {
-	x, err := readFacts(path, path)
+// runtimeFlag adds the --runtime flag of info and report, whose default
+// leaves the runtime's goroutines out of what.
+func runtimeFlag(fs *flag.FlagSet, what string) *bool {
+	return fs.Bool("runtime", false, "show the runtime's system goroutines (GC workers, sweeper, scavenger, finalizer) in full, ranked as the program's own; by default they are one group, \"runtime\", after the program's, left out of "+what)
+}
+
+// infoOne prints the facts and the tally of one file; runtime is
+// --runtime.
+func infoOne(path string, runtime bool, stdout, stderr io.Writer) int {
+	x, err := readFacts(path, path, runtime)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -57,13 +66,14 @@ type facts struct {
 
 // readFacts reads the file at path, which messages call name, run by run:
 // a run of samples counts at once, so the work follows the records. The
+// tally shows the runtime's goroutines in full if runtime is set. The
 // caller closes x.f.
-func readFacts(path, name string) (*facts, error) {
+func readFacts(path, name string, runtime bool) (*facts, error) {
 	f, err := reader.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	x := &facts{f: f, tl: newTally(f)}
+	x := &facts{f: f, tl: newTally(f, runtime)}
 	it := f.Samples()
 	for it.NextRun() {
 		s, r := it.Sample(), it.Run()

@@ -8,15 +8,15 @@ import (
 // infoMany prints the facts of each file that args name (a directory
 // stands for its *.tachyon files), then the totals over them and the tally
 // of their merge: states, goroutine groups and top functions of the whole
-// run.
-func infoMany(args []string, runs string, stdout, stderr io.Writer) int {
+// run; runtime is --runtime.
+func infoMany(args []string, runs string, runtime bool, stdout, stderr io.Writer) int {
 	paths, err := expandRuns(args, runs)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	var size int64
 	for _, p := range paths {
-		x, err := readFacts(p, p)
+		x, err := readFacts(p, p, runtime)
 		if err != nil {
 			return fail(stderr, err)
 		}
@@ -30,7 +30,7 @@ func infoMany(args []string, runs string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer release()
-	x, err := readFacts(in.path, in.name)
+	x, err := readFacts(in.path, in.name, runtime)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -15,20 +15,36 @@ import (
 // tally is what info reports beyond the format facts, gathered in the same
 // pass over the samples: the share of each state, the goroutines grouped
 // by their outermost function, and the functions samples were in, on and
-// off the CPU.
+// off the CPU. The runtime's system goroutines (samples under
+// tachyon.RuntimeRoot) are one group, "runtime", after the program's, and
+// stay out of the top lists, unless runtime is set: then they count as the
+// program's own, grouped by their outermost frame under the root.
 type tally struct {
-	states [tachyon.NumStates]uint64
-	onCPU  []uint64 // samples by leaf frame index, on a CPU
-	offCPU []uint64 // samples by leaf frame index (under any wait-reason frame), off it
-	roots  map[busiest.Key]uint32
-	wait   []bool // frame index is a wait-reason frame
+	runtime   bool // --runtime: the runtime's goroutines in full
+	states    [tachyon.NumStates]uint64
+	onCPU     []uint64 // samples by leaf frame index, on a CPU
+	offCPU    []uint64 // samples by leaf frame index (under any synthetic innermost frame), off it
+	rtSamples uint64   // samples under tachyon.RuntimeRoot
+	roots     map[busiest.Key]root
+	synthetic []bool // frame index is a synthetic frame (tachyon.Synthetic)
+	rtRoot    []bool // frame index is tachyon.RuntimeRoot
 }
 
-func newTally(f *reader.File) *tally {
+// root is the frame a goroutine is grouped by: its first stack's
+// outermost, or the one under tachyon.RuntimeRoot, and whether the
+// goroutine is one of the runtime's.
+type root struct {
+	frame   uint32
+	runtime bool
+}
+
+func newTally(f *reader.File, runtime bool) *tally {
 	n := len(f.FrameRefs())
-	t := &tally{onCPU: make([]uint64, n), offCPU: make([]uint64, n), roots: map[busiest.Key]uint32{}, wait: make([]bool, n)}
+	t := &tally{runtime: runtime, onCPU: make([]uint64, n), offCPU: make([]uint64, n), roots: map[busiest.Key]root{},
+		synthetic: make([]bool, n), rtRoot: make([]bool, n)}
 	for i := range n {
-		_, t.wait[i] = tachyon.WaitReason(f.Frame(uint32(i)))
+		fr := f.Frame(uint32(i))
+		t.synthetic[i], t.rtRoot[i] = tachyon.Synthetic(fr), tachyon.IsRuntimeRoot(fr)
 	}
 	return t
 }
@@ -37,19 +53,31 @@ func newTally(f *reader.File) *tally {
 func (t *tally) add(s *reader.Sample, n uint64) {
 	st := s.Status.State()
 	t.states[st] += n
-	if len(s.Stack) == 0 {
+	d := len(s.Stack)
+	if d == 0 {
 		return
 	}
+	rt := t.rtRoot[s.Stack[d-1]]
 	k := busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}
 	if _, ok := t.roots[k]; !ok {
-		t.roots[k] = s.Stack[len(s.Stack)-1]
+		r := root{frame: s.Stack[d-1], runtime: rt}
+		if rt && d > 1 {
+			r.frame = s.Stack[d-2]
+		}
+		t.roots[k] = r
+	}
+	if rt {
+		t.rtSamples += n
+		if !t.runtime {
+			return
+		}
 	}
 	if st.OnCPU() {
 		t.onCPU[s.Stack[0]] += n
 		return
 	}
 	leaf := s.Stack[0]
-	if t.wait[leaf] && len(s.Stack) > 1 {
+	if t.synthetic[leaf] && d > 1 {
 		leaf = s.Stack[1]
 	}
 	t.offCPU[leaf] += n
@@ -57,12 +85,15 @@ func (t *tally) add(s *reader.Sample, n uint64) {
 
 // print writes the tally's lines after info's format facts.
 func (t *tally) print(w io.Writer, f *reader.File) {
-	var total uint64
-	for _, n := range t.states {
+	var total, onCPU uint64
+	for s, n := range t.states {
 		total += n
+		if tachyon.State(s).OnCPU() {
+			onCPU += n
+		}
 	}
 	mode := "wall (samples off the CPU too)"
-	if tachyon.InferMode(t.states[tachyon.Running]+t.states[tachyon.Syscall], total) == tachyon.ModeCPU {
+	if tachyon.InferMode(onCPU, total) == tachyon.ModeCPU {
 		mode = "cpu (every sample on a CPU)"
 	}
 	fmt.Fprintf(w, "mode:          %s\n", mode)
@@ -77,11 +108,16 @@ func (t *tally) print(w io.Writer, f *reader.File) {
 }
 
 // printGroups writes the goroutine count and the largest groups of
-// goroutines by outermost function.
+// goroutines by outermost function, then the runtime group.
 func (t *tally) printGroups(w io.Writer, f *reader.File) {
 	byRoot := map[string]int{}
-	for _, fr := range t.roots {
-		byRoot[f.Frame(fr).Func]++
+	rt := 0 // goroutines in the runtime group
+	for _, r := range t.roots {
+		if r.runtime && !t.runtime {
+			rt++
+			continue
+		}
+		byRoot[f.Frame(r.frame).Func]++
 	}
 	type group struct {
 		fn string
@@ -94,9 +130,16 @@ func (t *tally) printGroups(w io.Writer, f *reader.File) {
 	slices.SortFunc(gs, func(a, b group) int {
 		return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.fn, b.fn))
 	})
-	fmt.Fprintf(w, "goroutines:    %d with samples, in %d groups by outermost function\n", len(t.roots), len(gs))
+	groups := len(gs)
+	if rt > 0 {
+		groups++
+	}
+	fmt.Fprintf(w, "goroutines:    %d with samples, in %d groups by outermost function\n", len(t.roots), groups)
 	for _, g := range gs[:min(len(gs), 5)] {
 		fmt.Fprintf(w, "  %8d  %s\n", g.n, g.fn)
+	}
+	if rt > 0 {
+		fmt.Fprintf(w, "  %8d  runtime (the runtime's system goroutines: %d samples, left out of the top lists; --runtime counts them)\n", rt, t.rtSamples)
 	}
 }
 

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "write a self-contained HTML report: views by state, goroutine groups over time, flame graph, top functions",
-		usage:   "FILE... | DIR -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B] [--runs all|latest|ID]",
+		usage:   "FILE... | DIR -o report.html [-title T] [-groups N] [-goroutines N] [-buckets N] [-slices N] [-max-nodes N] [-mode M] [-backend B] [--runtime] [--runs all|latest|ID]",
 		run:     runReport,
 	})
 }
@@ -26,11 +26,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&opt.Title, "title", "", "page title (default: Tachyon profile FILE)")
 	fs.StringVar(&opt.Mode, "mode", "", "sampling mode to show (default: inferred from the states)")
 	fs.StringVar(&opt.Backend, "backend", "", "sampler backend to show")
-	fs.IntVar(&opt.Groups, "groups", report.DefaultGroups, "timeline lanes of goroutine groups: the `N` busiest (running, runnable, syscall)")
+	fs.IntVar(&opt.Groups, "groups", report.DefaultGroups, "timeline lanes of goroutine groups: the `N` busiest (running, runnable)")
 	fs.IntVar(&opt.Goroutines, "goroutines", report.DefaultGoroutines, "goroutine lanes shown inside their groups: the `N` busiest, spread over the groups")
 	fs.IntVar(&opt.Buckets, "buckets", report.DefaultBuckets, "time buckets (columns) of the timeline")
 	fs.IntVar(&opt.Slices, "slices", report.DefaultSlices, "at most `N` time slices a brushed range snaps to")
 	fs.IntVar(&opt.MaxNodes, "max-nodes", report.DefaultMaxNodes, "call-tree nodes kept for the flame graph (the heaviest; fewer if the page would pass 4.5 MB)")
+	rt := runtimeFlag(fs, "the flame graph, the views and the tables")
 	runs := runsFlag(fs)
 	files, code := parseFlags(fs, args)
 	switch {
@@ -46,6 +47,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	defer release()
+	opt.Runtime = *rt
 	if opt.Title == "" {
 		opt.Title = "Tachyon profile " + filepath.Base(in.name)
 	}
