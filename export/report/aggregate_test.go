@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,10 +87,14 @@ func checkProfile(t *testing.T, f *reader.File, p *Profile) {
 		t.Errorf("self counts sum to %d, want %d", self, shown)
 	}
 
-	// Leaves against package collapsed: same stacks, same counts.
+	// Leaves against package collapsed: same stacks, same counts, but for
+	// the runtime's goroutines, out of the tree unless Options.Runtime.
 	want, err := collapsed.Lines(f, collapsed.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !p.Options.Runtime {
+		want = slices.DeleteFunc(want, func(l collapsed.Line) bool { return strings.HasPrefix(l.Stack, ":"+tachyon.RuntimeRoot+":0;") })
 	}
 	got := map[string]uint64{}
 	for i := 1; i < len(p.Nodes); i++ {
@@ -124,6 +129,9 @@ func checkProfile(t *testing.T, f *reader.File, p *Profile) {
 	var frames []tachyon.Frame
 	for it.Next() {
 		frames = it.Frames(frames[:0])
+		if len(frames) > 0 && tachyon.IsRuntimeRoot(frames[len(frames)-1]) && !p.Options.Runtime {
+			continue
+		}
 		seen := map[key]bool{}
 		for i, fr := range frames {
 			k := key{fr.Func, fr.File}
