@@ -6,9 +6,9 @@ import (
 )
 
 // Status is a sample's status byte: a set of flags named after the
-// format's origin in CPython. Go profilers map goroutine states onto them
-// (see package sampler for the table), and every reader of a profile turns
-// them back into a State through State, never by testing bits itself.
+// format's origin in CPython. A Go profiler maps goroutine states onto
+// them through StatusOf, and every reader of a profile turns them back
+// into a State through State (and OnCPU), never by testing bits itself.
 type Status uint8
 
 // Status flags.
