@@ -158,7 +158,7 @@ func (a *aggregator) group() []int32 {
 	for r, gi := range rank {
 		newIndex[gi] = -1
 		if r < p.Options.Groups || all[gi].Runtime {
-			newIndex[gi] = int32(r)
+			newIndex[gi] = int32(len(p.Groups))
 			p.Groups = append(p.Groups, all[gi])
 		}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/proftest"
@@ -51,6 +52,21 @@ func TestRuntimeGroup(t *testing.T) {
 	}
 	if got := p.ViewSamples(ViewWaiting); got != proftest.ClassesTicks {
 		t.Errorf("waiting for CPU %d samples, want %d", got, proftest.ClassesTicks)
+	}
+
+	// Past Options.Groups, the runtime group still comes last.
+	p, err = Aggregate(f, Options{Buckets: 20, Groups: 2, Goroutines: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkProfile(t, f, p)
+	if len(p.Groups) != 3 || !p.Groups[2].Runtime || p.Groups[1].Runtime {
+		t.Errorf("Groups 2: groups %+v, want two of the program's and the runtime's", p.Groups)
+	}
+	for i, l := range p.Lanes {
+		if l.Group < 0 || l.Group >= len(p.Groups) || !slices.Contains(p.Groups[l.Group].Lanes, i) {
+			t.Errorf("Groups 2: lane %d in group %d", i, l.Group)
+		}
 	}
 
 	p, err = Aggregate(f, Options{Buckets: 20, Runtime: true})
