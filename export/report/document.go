@@ -44,7 +44,6 @@ type meta struct {
 	ViewClasses  []uint32                  `json:"viewClasses"` // per view, a bit per Class
 	BusyStates   []int                     `json:"busyStates"`  // the states busy counts
 	DefaultView  int                       `json:"defaultView"`
-	Runtime      bool                      `json:"runtime"` // Options.Runtime
 	RuntimeRoot  string                    `json:"runtimeRoot"`
 	NoCPUSample  string                    `json:"noCPUSample"`
 	Slices       int                       `json:"slices"`
@@ -145,7 +144,6 @@ func (p *Profile) meta() meta {
 		Backend:      p.Options.Backend,
 		States:       p.States,
 		DefaultView:  int(p.DefaultView()),
-		Runtime:      p.Options.Runtime,
 		RuntimeRoot:  tachyon.RuntimeRoot,
 		NoCPUSample:  tachyon.NoCPUSample,
 		Slices:       p.Slices,

@@ -273,7 +273,7 @@
     s.replaceChildren('View ', el('b', null, M.views[st.view]), ': ' + fmtN(inView) + ' samples, ', el('b', null, pct(inView, all)),
       ' of the ' + fmtN(all) + ' samples' + (whole ? '' : ' in the range') + '.' +
       (st.view === M.defaultView ? ' Shown first: the time code changes can act on.' : '') +
-      (runtimeGroup ? ' The runtime\'s system goroutines (' + fmtN(runtimeGroup.samples) + ' samples) are left out: see the runtime group in the timeline; tachyon report --runtime shows them in full.' : ''));
+      (runtimeGroup ? ' The runtime\'s system goroutines (' + fmtN(runtimeGroup.samples) + ' samples) are left out: see the runtime group in the timeline; tachyon report --runtime (report.Options.Runtime) shows them in full.' : ''));
     s.dataset.view = st.view;
     $('range-text').textContent = whole ? 'Whole profile; drag across the timeline to pick a range.' :
       'Range ' + fmtUs(Math.max(sliceTime(st.lo), 0)) + ' – ' + fmtUs(sliceTime(st.hi)) + ' (' + (st.hi - st.lo) + ' of ' + NS + ' slices)';
@@ -495,7 +495,7 @@
       const name = el('span', 'name');
       name.append(el('b', null, fmtN(g.n) + ' ×'), ' ' + short(g.entry) + (g.runtime ? ' (system goroutines)' : ' in ' + short(g.where)));
       label.title = g.runtime ? groupLabel(g) + ' (GC workers, sweeper, scavenger, finalizer)\n' + fmtN(g.samples) + ' samples: ' + stateMix(g.states, g.samples) +
-        '\nLeft out of the flame graph and the tables; tachyon report --runtime shows them in full.' :
+        '\nLeft out of the flame graph and the tables; tachyon report --runtime (report.Options.Runtime) shows them in full.' :
         groupLabel(g) + '\nentry: ' + g.entry + '\nwhere: ' + g.where + '\n' + fmtN(g.samples) + ' samples: ' + stateMix(g.states, g.samples) + '\nClick the name to find the entry function in the flame graph.';
       label.append(x, name);
       const cv = el('canvas', 'strip'); drawGroupStrip(cv, g);
