@@ -92,7 +92,7 @@ func TestSnapshotParse(t *testing.T) {
 		"g10 status=0x0: [semacquire] main.lock @l.go:2",
 		"g11 status=0x10: [chan send] main.deferred panic main.boom @p.go:20 @panic.go:783 @p.go:25",
 		"g12 status=0x4: main.x @x.go:1",
-		"g13 status=0x6: syscall.Syscall @s.go:1",
+		"g13 status=0xc: syscall.Syscall @s.go:1",
 		"g15 status=0x0: [sleep] time.Sleep @time.go:363",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
