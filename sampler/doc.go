@@ -201,9 +201,13 @@
 //     dropped;
 //   - runtime system goroutines (whose start function is in package
 //     runtime, other than runtime.main) are left out, as runtime.Stack does;
-//   - the sampler's own goroutines are left out: its parser, snapshot and
-//     supervisor goroutines by id, and the goroutines runtime/trace and
-//     runtime/pprof start for it by their start function. A goroutine is
+//   - the profiler's own goroutines are left out: by id, the parser's and
+//     the snapshot loop's, and every goroutine package own says is the
+//     profiler's (the supervisor, the watchers, and the goroutines of the
+//     rest of the profiler: segmenter, uploader, auto, httpprof); the
+//     goroutines runtime/trace and runtime/pprof start for it by their
+//     start function. The trace backend asks own when it first meets a
+//     goroutine, the snapshot backend at every dump. A goroutine is
 //     known by its start function, read off the one-frame stack of its
 //     creation or the frame above runtime.goexit in a complete stack; never
 //     by the functions it calls, so a goroutine inside trace.WithRegion is
