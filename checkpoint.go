@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/merge"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/regfile"
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/writer"
@@ -136,7 +137,7 @@ func (p *Profile) setAside(path, dir string) error {
 	if err := os.Rename(dir, aside); err != nil {
 		return err
 	}
-	go p.recoverStale(aside, crashedName(path, stamp))
+	own.Go(func() { p.recoverStale(aside, crashedName(path, stamp)) })
 	return nil
 }
 

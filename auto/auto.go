@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 var (
@@ -38,7 +39,8 @@ func start(opts []profiler.Option) {
 	if signalsWanted() {
 		sigs = make(chan os.Signal, 1)
 		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-		go onSignal(sigs)
+		c := sigs
+		own.Go(func() { onSignal(c) })
 	}
 	mu.Unlock()
 }

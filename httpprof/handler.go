@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -88,6 +89,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("httpprof: seconds=%v exceeds the server's WriteTimeout %v", d.Seconds(), srv.WriteTimeout), http.StatusBadRequest)
 		return
 	}
+	// From here the request is the profiler's work: its goroutine is left
+	// out of the profiles, this one's and one already running.
+	defer own.Enter()()
 	sp, err := newSpill(h.o.Dir, h.o.MaxBytes)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // Auto backend: a supervisor goroutine runs the trace backend and moves to
@@ -126,7 +127,7 @@ func startAdaptive(em *emitter) (*adaptive, error) {
 		metric: []metrics.Sample{{Name: "/sched/latencies:seconds"}},
 	}
 	started := make(chan error)
-	go a.loop(started)
+	own.Go(func() { a.loop(started) })
 	if err := <-started; err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // The CPU profiler beside the trace. A process has one CPU profile,
@@ -64,7 +66,7 @@ func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 	if !c.owned.Load() {
 		rec.share(mode, cpuTimerHz(), hz)
 	}
-	go watchCPU(c)
+	own.Go(func() { watchCPU(c) })
 	return c
 }
 
@@ -120,8 +122,8 @@ func takeCPU(hz int) bool {
 }
 
 // watchCPU is the watcher's goroutine: it starts the CPU profiler again
-// whenever the CPU profile has stopped. The sampler hides it by its start
-// function (see roleOf).
+// whenever the CPU profile has stopped. It runs on a goroutine of
+// own.Go, which the sampler hides by its id.
 func watchCPU(c *cpuProfiler) {
 	defer close(c.done)
 	tick := time.NewTicker(cpuCheckEvery)
@@ -158,7 +160,9 @@ func watchCPU(c *cpuProfiler) {
 	}
 }
 
-// watchCPUName is the start function of the watcher's goroutine.
+// watchCPUName is watchCPU's name, which roleOf still hides as a start
+// function; started by own.Go, the watcher's goroutine no longer starts
+// there, and is hidden by its id.
 var watchCPUName = runtime.FuncForPC(reflect.ValueOf(watchCPU).Pointer()).Name()
 
 // cpuRecord is the sampler's account of the CPU profiler across its trace

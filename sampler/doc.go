@@ -212,9 +212,16 @@
 //     outermost tachyon.RuntimeRoot frame, "[runtime]", which views show
 //     as one group after the program's goroutines (the trace backend; the
 //     snapshot backend's runtime.Stack does not list them);
-//   - the sampler's own goroutines are left out: its parser, snapshot and
-//     supervisor goroutines by id, and the goroutines runtime/trace and
-//     runtime/pprof start for it by their start function. A goroutine is
+//   - the profiler's own goroutines are left out: by id, the parser's and
+//     the snapshot loop's, and every goroutine package own says is the
+//     profiler's (the supervisor, the watchers, and the goroutines of the
+//     rest of the profiler: segmenter, uploader, auto, httpprof); the
+//     goroutines runtime/trace and runtime/pprof start for it by their
+//     start function. The trace backend asks own when it first meets a
+//     goroutine, the snapshot backend at every dump, and every sample of a
+//     goroutine that is the profiler's when it is written is left out too
+//     (one the trace backend met before it was registered, one that is the
+//     profiler's for a while only). A goroutine is
 //     known by its start function, read off the one-frame stack of its
 //     creation or the frame above runtime.goexit in a complete stack; never
 //     by the functions it calls, so a goroutine inside trace.WithRegion is

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // The runtime has two slots for trace consumers: one trace.Start and one
@@ -62,7 +63,7 @@ func startFR(pw *io.PipeWriter) (*frFeed, error) {
 		return nil, err
 	}
 	f := &frFeed{fr: fr, pw: pw, quit: make(chan struct{}), done: make(chan struct{})}
-	go f.poll()
+	own.Go(f.poll)
 	return f, nil
 }
 

@@ -227,6 +227,7 @@ type Sampler struct {
 	stats    Stats
 	start    time.Time
 	em       *emitter // the emitter shared with the backend goroutine
+	own      *ownSink // the emitter's sink, which leaves the profiler's goroutines out
 }
 
 // Start begins sampling into sink. It never fails because the trace backend is
@@ -252,7 +253,11 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 		return nil, ErrRunning
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
-	s.em = newEmitter(cfg, sink)
+	o, osink := newOwnSink(sink)
+	ecfg := cfg
+	ecfg.LeafPC = o.leafPC(cfg.LeafPC)
+	s.em = newEmitter(ecfg, osink)
+	o.em, s.own = s.em, o
 	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
 	var fallback string
 	switch cfg.Backend {
@@ -304,9 +309,9 @@ func (s *Sampler) Stop() (Stats, error) {
 			s.stats.Switches = s.auto.switches
 		}
 		s.stats.Mode = s.cfg.Mode
-		s.stats.Samples = em.samples
+		s.stats.Samples = em.samples - s.own.hidden
 		s.stats.Ticks = em.ticks
-		s.stats.Goroutines = em.goroutines
+		s.stats.Goroutines = em.goroutines - len(s.own.uncounted)
 		s.stats.Dropped = em.dropped
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -203,7 +204,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		}
 		if id, rest, ok := goid.ParseHeader(line); ok {
 			sb.flush(&g, ts)
-			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load()}
+			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load() || own.Has(id)}
 			g.state, g.reason = parseState(rest)
 			sb.stack = sb.stack[:0]
 			fn = nil

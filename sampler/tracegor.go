@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // The trace backend's view of one goroutine. Every tick of its life gets
@@ -94,7 +95,7 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 	}
 	g = tb.newTgor()
 	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
-	if g.id == tb.self || g.id == tb.em.helper.Load() {
+	if g.id == tb.self || g.id == tb.em.helper.Load() || own.Has(g.id) {
 		g.role = roleHidden
 	}
 	if s, ok := tb.em.handover[id]; ok {

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // Stats are an Uploader's counters since New.
@@ -62,7 +64,7 @@ func New(cfg Config) (*Uploader, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	u := &Uploader{cfg: cfg, tr: tr, q: newQueue(cfg.QueueBytes), ctx: ctx, cancel: cancel, done: make(chan struct{})}
-	go u.run()
+	own.Go(u.run)
 	return u, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -240,7 +241,7 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 		return nil, err
 	}
 	s.cur = cur
-	go s.finishLoop()
+	own.Go(s.finishLoop)
 	return s, nil
 }
 

@@ -32,6 +32,9 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	return t
 }
 
+// ID returns the thread id t was made for.
+func (t *Thread) ID() uint64 { return t.key.id }
+
 // Repeat writes a sample of t with the same stack as t's previous sample:
 // the cheapest way in, for a thread the caller knows has not moved. It costs
 // one (delta, status) pair in the thread's pending run.

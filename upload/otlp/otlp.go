@@ -42,7 +42,7 @@ func New(rawURL, service string, labels map[string]string) (*Client, error) {
 		creds = credentials.NewTLS(&tls.Config{MinVersion: tls.VersionTLS12})
 	}
 	opts := []grpc.DialOption{
-		grpc.WithTransportCredentials(creds),
+		grpc.WithTransportCredentials(ownCreds{creds}),
 		grpc.WithMaxHeaderListSize(endpoint.MaxHeaderBytes),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(codec{}), grpc.MaxCallRecvMsgSize(endpoint.MaxResponseBytes)),
 	}

@@ -1,0 +1,187 @@
+package own
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/goid"
+)
+
+// Grace is how long an id stays the profiler's after its goroutine ended
+// or left: the sampler parses the execution trace up to about two seconds
+// behind (the pacer's bound) and a generation of the trace lasts about a
+// second, so the events of a goroutine's last moments are parsed within
+// Grace. Go never reuses a goroutine id, so a goroutine that ended may stay
+// longer at no cost; one that left (Enter) is the program's again once its
+// grace has passed.
+const Grace = 5 * time.Second
+
+// MaxGone bounds the ids kept for their grace; past it, the earliest to
+// have left go first.
+const MaxGone = 256
+
+// The bounds are variables for the tests.
+var (
+	grace   = Grace
+	maxGone = MaxGone
+)
+
+// set is one immutable state of the registry.
+type set struct {
+	version uint64
+	ids     []uint64 // sorted
+	until   []int64  // per id: 0 while the profiler's, else the end of its grace (clock)
+	next    int64    // the earliest end of a grace, 0 if none
+}
+
+// gone is an id that left, the profiler's until until (clock).
+type gone struct {
+	id    uint64
+	until int64
+}
+
+var (
+	cur   atomic.Pointer[set] // read without a lock
+	mu    sync.Mutex          // guards what follows, and every store to cur
+	live  = map[uint64]int{}  // id -> its claims outstanding
+	left  []gone              // in the order they left: their graces end in that order
+	epoch = time.Now()
+)
+
+func init() { cur.Store(&set{}) }
+
+// clock returns the monotonic time in nanoseconds since the package
+// started, at least 1.
+func clock() int64 { return int64(time.Since(epoch)) + 1 }
+
+// Has reports whether the goroutine id is the profiler's: running on a
+// goroutine started by Go, inside Enter, or within Grace after either
+// ended. It takes no lock and does not allocate.
+func Has(id uint64) bool {
+	s := cur.Load()
+	if len(s.ids) == 0 {
+		return false
+	}
+	i, ok := slices.BinarySearch(s.ids, id)
+	if !ok {
+		return false
+	}
+	u := s.until[i]
+	return u == 0 || clock() < u
+}
+
+// Version returns a number that changes whenever the set changes: an id
+// added, or an id's grace ended. A caller may keep Has's answers while
+// Version returns the same number.
+func Version() uint64 {
+	s := cur.Load()
+	if s.next != 0 && clock() >= s.next {
+		mu.Lock()
+		if s = cur.Load(); s.next != 0 && clock() >= s.next {
+			publish()
+		}
+		mu.Unlock()
+		s = cur.Load()
+	}
+	return s.version
+}
+
+// Go starts f on a new goroutine that is the profiler's for its whole life
+// (and Grace after). It returns once the goroutine is registered, so that
+// the goroutine is known before any event of its life can be parsed.
+func Go(f func()) {
+	ready := make(chan struct{})
+	go func() {
+		leave := Enter()
+		defer leave()
+		close(ready)
+		f()
+	}()
+	<-ready
+}
+
+// Enter makes the calling goroutine the profiler's until leave is called
+// (and Grace after), for the profiler's work on a goroutine it did not
+// start, such as an HTTP handler's. Calls nest: the goroutine stays the
+// profiler's until every Enter has left. leave is idempotent.
+func Enter() (leave func()) {
+	id := goid.Current()
+	if id == 0 {
+		return func() {}
+	}
+	claim(id)
+	var once sync.Once
+	return func() { once.Do(func() { release(id) }) }
+}
+
+// claim adds one claim of the profiler on goroutine id.
+func claim(id uint64) {
+	mu.Lock()
+	defer mu.Unlock()
+	live[id]++
+	if live[id] == 1 {
+		publish()
+	}
+}
+
+// release ends one claim of the profiler on goroutine id; once none is
+// left, its grace begins.
+func release(id uint64) {
+	mu.Lock()
+	defer mu.Unlock()
+	if live[id]--; live[id] > 0 {
+		return
+	}
+	delete(live, id)
+	left = append(left, gone{id, clock() + int64(grace)})
+	publish()
+}
+
+// publish makes the set of the live ids and the ids within their grace
+// the one Has reads, with a new version. mu is held.
+func publish() {
+	now := clock()
+	i := 0
+	for i < len(left) && (left[i].until <= now || len(left)-i > maxGone) {
+		i++
+	}
+	if i > 0 {
+		left = append(left[:0], left[i:]...)
+	}
+	es := make([]gone, 0, len(live)+len(left))
+	for id := range live {
+		es = append(es, gone{id, 0})
+	}
+	es = append(es, left...)
+	// By id; for one id, live first, then the latest grace: the one kept.
+	slices.SortFunc(es, func(a, b gone) int {
+		if a.id != b.id {
+			return cmp.Compare(a.id, b.id)
+		}
+		return cmp.Compare(lasts(b.until), lasts(a.until))
+	})
+	s := &set{version: cur.Load().version + 1, ids: make([]uint64, 0, len(es)), until: make([]int64, 0, len(es))}
+	for i, e := range es {
+		if i > 0 && es[i-1].id == e.id {
+			continue
+		}
+		s.ids = append(s.ids, e.id)
+		s.until = append(s.until, e.until)
+		if e.until != 0 && (s.next == 0 || e.until < s.next) {
+			s.next = e.until
+		}
+	}
+	cur.Store(s)
+}
+
+// lasts orders graces by their end, a live id's (0) last.
+func lasts(until int64) int64 {
+	if until == 0 {
+		return math.MaxInt64
+	}
+	return until
+}

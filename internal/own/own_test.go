@@ -1,0 +1,195 @@
+package own
+
+import (
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/testutil"
+)
+
+// shortGrace sets the grace to d for the test.
+func shortGrace(t testing.TB, d time.Duration) {
+	old := grace
+	grace = d
+	t.Cleanup(func() { grace = old })
+}
+
+// TestGo: a goroutine started by Go is the profiler's from before Go
+// returns until Grace after it ends, then no longer; the caller is not.
+func TestGo(t *testing.T) {
+	shortGrace(t, 200*time.Millisecond)
+	ids, stop := make(chan uint64, 1), make(chan struct{})
+	v0 := Version()
+	Go(func() {
+		ids <- goid.Current()
+		<-stop
+	})
+	id := <-ids
+	if !Has(id) {
+		t.Fatal("the goroutine Go started is not the profiler's")
+	}
+	if Version() == v0 {
+		t.Error("Version did not change when a goroutine was added")
+	}
+	if Has(goid.Current()) {
+		t.Error("Go's caller is the profiler's")
+	}
+	close(stop)
+	v1 := Version()
+	time.Sleep(20 * time.Millisecond)
+	if !Has(id) {
+		t.Error("a goroutine that just ended left the set before its grace")
+	}
+	if !testutil.WaitFor(5*time.Second, func() bool { return !Has(id) }) {
+		t.Fatal("an ended goroutine is still the profiler's after its grace")
+	}
+	if Version() == v1 {
+		t.Error("Version did not change when a grace ended")
+	}
+}
+
+// TestEnterNests: Enter's calls nest, leave is idempotent, and a goroutine
+// that left is the program's again after its grace.
+func TestEnterNests(t *testing.T) {
+	shortGrace(t, 100*time.Millisecond)
+	id := goid.Current()
+	outer := Enter()
+	inner := Enter()
+	if !Has(id) {
+		t.Fatal("inside Enter, the goroutine is not the profiler's")
+	}
+	inner()
+	inner()
+	if !Has(id) {
+		t.Fatal("the outer Enter ended with the inner one")
+	}
+	mu.Lock()
+	n := live[id]
+	mu.Unlock()
+	if n != 1 {
+		t.Fatalf("after one of two leaves, %d claims, want 1", n)
+	}
+	outer()
+	if !Has(id) {
+		t.Error("a goroutine that just left is not the profiler's during its grace")
+	}
+	if !testutil.WaitFor(5*time.Second, func() bool { return !Has(id) }) {
+		t.Fatal("a goroutine that left is still the profiler's after its grace")
+	}
+	leave := Enter() // again: the profiler's again
+	defer leave()
+	if !Has(id) {
+		t.Error("a second Enter after the grace did not take")
+	}
+}
+
+// TestMaxGone: at most MaxGone ids are kept for their grace, the latest.
+func TestMaxGone(t *testing.T) {
+	shortGrace(t, time.Hour)
+	old := maxGone
+	maxGone = 4
+	defer func() { maxGone = old }()
+	var ids []uint64
+	for range 10 {
+		c := make(chan uint64, 1)
+		Go(func() { c <- goid.Current() })
+		ids = append(ids, <-c)
+	}
+	// Go returns once its goroutine is registered; wait for each to end.
+	if !testutil.WaitFor(5*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, id := range ids {
+			if live[id] > 0 {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("goroutines did not end")
+	}
+	for i, id := range ids {
+		if want := i >= len(ids)-4; Has(id) != want {
+			t.Errorf("goroutine %d of %d: Has = %v, want %v", i, len(ids), !want, want)
+		}
+	}
+	mu.Lock()
+	n := len(left)
+	mu.Unlock()
+	if n > 4 {
+		t.Errorf("%d ids kept, want at most 4", n)
+	}
+}
+
+// TestConcurrent reads the set while goroutines come and go, for the race
+// detector.
+func TestConcurrent(t *testing.T) {
+	shortGrace(t, 10*time.Millisecond)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for !stop.Load() {
+				Has(goid.Current())
+				Version()
+			}
+		})
+	}
+	for range 200 {
+		Go(func() {})
+		leave := Enter()
+		leave()
+	}
+	stop.Store(true)
+	wg.Wait()
+}
+
+var sinkBool bool
+
+// BenchmarkHas measures Has against sync.Map, the alternative: a miss is
+// what the sampler asks for nearly every goroutine it meets.
+func BenchmarkHas(b *testing.B) {
+	for _, n := range []int{0, 16, 256} {
+		s := &set{version: 1}
+		var m sync.Map
+		for i := range n {
+			s.ids = append(s.ids, uint64(1000+2*i))
+			s.until = append(s.until, 0)
+			m.Store(uint64(1000+2*i), struct{}{})
+		}
+		probe := uint64(1001) // a miss between ids
+		old := cur.Swap(s)
+		b.Run("set/"+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				sinkBool = Has(probe)
+			}
+		})
+		b.Run("sync.Map/"+strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				_, sinkBool = m.Load(probe)
+			}
+		})
+		cur.Store(old)
+	}
+}
+
+// BenchmarkEnter measures a claim and its release (once per goroutine the
+// profiler starts, and per request httpprof serves) with 8 ids kept for
+// their grace, and with MaxGone.
+func BenchmarkEnter(b *testing.B) {
+	shortGrace(b, time.Hour)
+	old := maxGone
+	defer func() { maxGone = old }()
+	for _, n := range []int{8, MaxGone} {
+		maxGone = n
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				Enter()()
+			}
+		})
+	}
+}
