@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/internal/own"
 )
 
 // The trace backend's view of one goroutine. Every tick of its life gets
@@ -95,7 +94,11 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 	}
 	g = tb.newTgor()
 	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
-	if g.id == tb.self || g.id == tb.em.helper.Load() || own.Has(g.id) {
+	// The backend's own goroutines are hidden for life; the rest of the
+	// profiler's (package own) at each write (ownSink), so that a
+	// goroutine that is the profiler's for a while only (an httpprof
+	// request's) is sampled again afterwards.
+	if g.id == tb.self || g.id == tb.em.helper.Load() {
 		g.role = roleHidden
 	}
 	if s, ok := tb.em.handover[id]; ok {
