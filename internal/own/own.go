@@ -118,6 +118,35 @@ func Enter() (leave func()) {
 	return func() { once.Do(func() { release(id) }) }
 }
 
+// Claim adds one claim of the profiler on goroutine id, another
+// goroutine than the caller's (package ownnet claims those of a
+// connection's transport).
+func Claim(id uint64) { claim(id) }
+
+// Release ends one claim that Claim made on goroutine id.
+func Release(id uint64) { release(id) }
+
+// SetGrace sets how long an id stays known once its goroutine is no
+// longer the profiler's, for tests, and returns a func that restores it.
+func SetGrace(d time.Duration) (restore func()) {
+	mu.Lock()
+	defer mu.Unlock()
+	old := grace
+	grace = d
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		grace = old
+	}
+}
+
+// Claims returns the claims outstanding on goroutine id.
+func Claims(id uint64) int {
+	mu.Lock()
+	defer mu.Unlock()
+	return live[id]
+}
+
 // claim adds one claim of the profiler on goroutine id.
 func claim(id uint64) {
 	mu.Lock()

@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/grpc/credentials"
 
-	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/own/ownnet"
 )
 
 // ownCreds are transport credentials whose connections make the goroutines
@@ -21,7 +21,7 @@ type ownCreds struct {
 // ClientHandshake claims the connection's goroutines and runs the
 // handshake of the credentials wrapped.
 func (c ownCreds) ClientHandshake(ctx context.Context, authority string, raw net.Conn) (net.Conn, credentials.AuthInfo, error) {
-	return c.TransportCredentials.ClientHandshake(ctx, authority, own.Conn(raw))
+	return c.TransportCredentials.ClientHandshake(ctx, authority, ownnet.Conn(raw))
 }
 
 // Clone returns a copy of c.

@@ -16,7 +16,7 @@ import (
 	typesv1 "github.com/grafana/pyroscope/api/gen/proto/go/types/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/own/ownnet"
 	"github.com/gotachyon/profiler/upload/internal/endpoint"
 )
 
@@ -54,7 +54,7 @@ func New(baseURL, service string, labels map[string]string) (*Client, error) {
 	tr.MaxResponseHeaderBytes = endpoint.MaxHeaderBytes
 	// The goroutines the transport starts to dial, read and write are the
 	// profiler's, left out of the profiles.
-	tr.DialContext = own.Dial(tr.DialContext)
+	tr.DialContext = ownnet.Dial(tr.DialContext)
 	hc := &http.Client{Transport: limited{tr}}
 	push := connect.NewClient[encoded, pushv1.PushResponse](hc,
 		strings.TrimRight(e.URL.String(), "/")+pushv1connect.PusherServicePushProcedure,

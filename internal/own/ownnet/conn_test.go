@@ -1,4 +1,4 @@
-package own
+package ownnet
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
 
+// shortGrace sets own's grace to d for the test.
+func shortGrace(t testing.TB, d time.Duration) { t.Cleanup(own.SetGrace(d)) }
+
 // claims returns the claims outstanding on id.
-func claims(id uint64) int {
-	mu.Lock()
-	defer mu.Unlock()
-	return live[id]
-}
+func claims(id uint64) int { return own.Claims(id) }
 
 // TestConnClaims: the goroutines that read and write a Conn are the
 // profiler's until it is closed, then for their grace.
@@ -43,7 +43,7 @@ func TestConnClaims(t *testing.T) {
 	if !testutil.WaitFor(5*time.Second, func() bool { return claims(reader) == 1 && claims(writer) == 1 }) {
 		t.Fatalf("claims: reader %d, writer %d, want 1 each", claims(reader), claims(writer))
 	}
-	if Has(goid.Current()) {
+	if own.Has(goid.Current()) {
 		t.Error("the goroutine that made the Conn is the profiler's")
 	}
 	c.Close()
@@ -51,7 +51,7 @@ func TestConnClaims(t *testing.T) {
 	if claims(reader) != 0 || claims(writer) != 0 {
 		t.Error("claims outlive Close")
 	}
-	if !testutil.WaitFor(5*time.Second, func() bool { return !Has(reader) && !Has(writer) }) {
+	if !testutil.WaitFor(5*time.Second, func() bool { return !own.Has(reader) && !own.Has(writer) }) {
 		t.Error("a closed Conn's goroutines are the profiler's after their grace")
 	}
 }
@@ -64,7 +64,7 @@ func TestDial(t *testing.T) {
 	var during bool
 	fail := errors.New("refused")
 	d := Dial(func(context.Context, string, string) (net.Conn, error) {
-		during = Has(me)
+		during = own.Has(me)
 		return nil, fail
 	})
 	if _, err := d(context.Background(), "tcp", "x"); !errors.Is(err, fail) || !during {
@@ -105,7 +105,7 @@ func TestHTTPTransport(t *testing.T) {
 	ok := testutil.WaitFor(5*time.Second, func() bool {
 		ids = goroutinesIn("net/http.(*persistConn).readLoop", "net/http.(*persistConn).writeLoop")
 		for _, id := range ids {
-			if !Has(id) {
+			if !own.Has(id) {
 				return false
 			}
 		}
@@ -115,7 +115,7 @@ func TestHTTPTransport(t *testing.T) {
 		t.Fatalf("transport goroutines %v: not all the profiler's", ids)
 	}
 	tr.CloseIdleConnections()
-	if !testutil.WaitFor(5*time.Second, func() bool { return !Has(ids[0]) && !Has(ids[1]) }) {
+	if !testutil.WaitFor(5*time.Second, func() bool { return !own.Has(ids[0]) && !own.Has(ids[1]) }) {
 		t.Error("the transport's goroutines are the profiler's after the connection closed and their grace")
 	}
 }

@@ -1,4 +1,4 @@
-package own
+package ownnet
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // DialFunc is the signature of net.Dialer.DialContext and of
@@ -20,10 +21,10 @@ type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 func Dial(dial DialFunc) DialFunc {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		id := goid.Current()
-		claim(id)
+		own.Claim(id)
 		c, err := dial(ctx, network, addr)
 		if err != nil {
-			release(id)
+			own.Release(id)
 			return nil, err
 		}
 		return &conn{Conn: c, ids: []uint64{id}}, nil
@@ -68,7 +69,7 @@ func (c *conn) Close() error {
 	c.ids, c.closed = nil, true
 	c.mu.Unlock()
 	for _, id := range ids {
-		release(id)
+		own.Release(id)
 	}
 	return c.Conn.Close()
 }
@@ -85,5 +86,5 @@ func (c *conn) claim() {
 		return
 	}
 	c.ids = append(c.ids, id)
-	claim(id)
+	own.Claim(id)
 }
