@@ -32,7 +32,6 @@ type tgor struct {
 	track
 	state gstate
 	role  role
-	byOwn bool   // hidden because package own said it was the profiler's
 	why   string // the trace's wait reason, while waiting
 	stack *stack // stack at the latest transition that had one; nil: none yet
 	due   uint64 // first tick not yet queued
@@ -96,16 +95,11 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 	}
 	g = tb.newTgor()
 	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
-	// The backend's own goroutines are hidden for life; the rest of the
-	// profiler's (package own) while own says so: flush asks again, so
-	// that a goroutine that is the profiler's for a while only (an
-	// httpprof request's) is sampled again afterwards. ownSink catches
-	// those registered after the backend met them.
-	switch {
-	case g.id == tb.self || g.id == tb.em.helper.Load():
+	// The backend's own goroutines, and those package own says are the
+	// profiler's when the backend meets them, are hidden for life;
+	// ownSink catches those registered after the backend met them.
+	if g.id == tb.self || g.id == tb.em.helper.Load() || own.Has(g.id) {
 		g.role = roleHidden
-	case own.Has(g.id):
-		g.role, g.byOwn = roleHidden, true
 	}
 	if s, ok := tb.em.handover[id]; ok {
 		g.stack = s // where the previous backend last saw it
@@ -359,12 +353,9 @@ func (tb *traceBackend) schedStack(g *tgor) *stack {
 // A goroutine active in the generation holds its runs until place.
 func (tb *traceBackend) flush(g *tgor) {
 	if g.role == roleHidden {
-		if !g.byOwn || own.Has(g.id) {
-			g.pend = g.pend[:0]
-			g.cpu = g.cpu[:0]
-			return
-		}
-		g.role, g.byOwn = roleUnknown, false // the profiler's no longer
+		g.pend = g.pend[:0]
+		g.cpu = g.cpu[:0]
+		return
 	}
 	if g.active {
 		return
