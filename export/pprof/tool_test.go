@@ -24,12 +24,7 @@ func pprofTool(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("runs go tool pprof")
 	}
-	goCmd := testutil.Tool(t, "go")
-	out, err := exec.Command(goCmd, "tool", "-n", "pprof").Output()
-	if err != nil {
-		t.Fatalf("go tool -n pprof: %v", err)
-	}
-	return strings.TrimSpace(string(out))
+	return testutil.PprofTool(t)
 }
 
 // runPprof runs the pprof tool with args and returns its standard output.
