@@ -81,7 +81,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 	type mark struct {
 		allocs                     map[string]int64
 		samples                    uint64
-		stacks, gs, kinds, counted int
+		stacks, gs, grown, counted int
 	}
 	var at mark
 	gen := 0
@@ -101,9 +101,9 @@ func steadyAllocs(t *testing.T) (judged int) {
 			// has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && em.goroutines == at.counted && tb.endedGen == 0
+				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
 				switch {
-				case !steady: // a goroutine, a stack or a kind of stretch came or went
+				case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
 				case em.samples == at.samples:
 					t.Fatalf("generation %d wrote no samples", gen-1)
 				case n > 0:
@@ -115,7 +115,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), 0, em.goroutines}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), tb.grown, em.goroutines}
 			}
 		}
 		tb.handle(&ev)

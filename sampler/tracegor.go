@@ -266,6 +266,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	if len(g.cpu) < maxHits {
 		if len(g.cpu) == cap(g.cpu) {
 			g.cpu = slices.Grow(g.cpu, max(len(g.cpu), minGrow))
+			tb.grown++
 		}
 		g.cpu = append(g.cpu, cpuHit{at: t, s: s})
 	} else {
@@ -311,6 +312,7 @@ func (tb *traceBackend) cut(g *tgor) {
 		// A goroutine that queues more than one run queues several in a
 		// generation: grow in steps of minGrow, not one run at a time.
 		g.pend = slices.Grow(g.pend, max(len(g.pend), minGrow))
+		tb.grown++
 	}
 	g.pend = append(g.pend, r)
 }
