@@ -59,6 +59,11 @@ type placer struct {
 	out    []run
 }
 
+// caps sums the scratch space's capacities, to tell when it grew.
+func (p *placer) caps() int {
+	return cap(p.claims) + cap(p.slots) + cap(p.taken) + cap(p.extra) + cap(p.carry) + cap(p.out)
+}
+
 // slot is a queued tick: its index and the run holding it.
 type slot struct {
 	tick  uint64
@@ -104,6 +109,11 @@ func (tb *traceBackend) cpuHz() int {
 func (tb *traceBackend) place(g *tgor) {
 	g.active = false
 	p := &tb.oncpu
+	defer func(caps int) {
+		if p.caps() != caps {
+			tb.grown++ // the scratch reached a new size
+		}
+	}(p.caps())
 	p.claims = tb.claims(g, append(p.claims[:0], g.carry...))
 	g.cpu, g.carry, p.carry = g.cpu[:0], g.carry[:0], p.carry[:0]
 	p.slots = p.slots[:0]

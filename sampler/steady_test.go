@@ -132,6 +132,14 @@ func stacks(tb *traceBackend) int {
 	n := len(tb.known)
 	for _, s := range tb.known {
 		n += len(s.waits)
+		if s.rooted != nil {
+			n++
+		}
+		for _, w := range s.waits {
+			if w.rooted != nil {
+				n++
+			}
+		}
 	}
 	return n
 }

@@ -70,7 +70,7 @@ type traceBackend struct {
 	// generation: oncpu.go places their CPU samples at its end.
 	active []*tgor
 	oncpu  placer
-	grown  int // goroutine queues grown past their longest, for the steady-state test
+	grown  int // goroutine queues or the placement's scratch grown past their longest, for the steady-state test
 
 	clockSet  bool
 	baseTrace gotrace.Time

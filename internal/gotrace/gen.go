@@ -75,6 +75,11 @@ func (g *generation) reset() {
 	g.stacks, g.nframes = g.stacks[:0], g.nframes[:0]
 	clear(g.strings)
 	g.strings, g.samples = g.strings[:0], g.samples[:0]
+	if cap(g.samples) < minSamples {
+		// A second of CPU samples of a few busy threads: generations of
+		// varying size then rarely grow it once sampling is steady.
+		g.samples = make([]cpuSample, 0, minSamples)
+	}
 	g.freq, g.minTs, g.hasSync, g.clock, g.snapTs = 0, 0, false, Clock{}, 0
 }
 
@@ -285,6 +290,9 @@ func (g *generation) addStacks(i, end int) error {
 	}
 	return nil
 }
+
+// minSamples is the CPU samples a generation has room for from the start.
+const minSamples = 1024
 
 // addSamples decodes a CPU samples batch; times stay raw until the
 // frequency is known.
