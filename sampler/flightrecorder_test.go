@@ -196,7 +196,11 @@ func TestAutoBackToTraceBesideFlightRecorder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Backend != Trace || len(st.Switches) != 2 {
+	// Auto may also have moved to snapshots on cost before it was asked
+	// (under -race the workload switches goroutines fast): a Switch says
+	// so. The last two are the ones asked for.
+	n := len(st.Switches)
+	if st.Backend != Trace || n < 2 || n > 3 || st.Switches[n-2].To != Snapshot || st.Switches[n-1].To != Trace {
 		t.Fatalf("backend %v, switches %+v; want snapshots, then the trace again", st.Backend, st.Switches)
 	}
 	wantState(t, sink, w.ids, "chan", 0, "[chan receive]", "sampler.blockChan")
