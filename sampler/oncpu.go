@@ -1,9 +1,6 @@
 package sampler
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
@@ -200,12 +197,14 @@ func (tb *traceBackend) match(p *placer) {
 // in Stats.CPUUnplaced.
 func (tb *traceBackend) spill(g *tgor, p *placer) {
 	p.extra = p.extra[:0]
+	listed := false
 	for i, ok := range p.taken {
 		if ok {
 			continue
 		}
-		if len(p.extra) == 0 {
+		if !listed {
 			tb.freeTicks(g, p)
+			listed = true
 		}
 		best, bestD := -1, gotrace.Time(0)
 		for j := range p.extra {
@@ -222,11 +221,9 @@ func (tb *traceBackend) spill(g *tgor, p *placer) {
 		}
 		p.extra[best].claim = i
 	}
-	slices.SortFunc(p.extra, func(a, b slot) int { return cmp.Compare(a.tick, b.tick) })
 }
 
-// freeTicks lists g's queued ticks that are not running (a sentinel keeps
-// the list non-empty when there are none).
+// freeTicks lists g's queued ticks that are not running, in order.
 func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
 	for ri, r := range g.pend {
 		if r.state == gRunning {
@@ -235,9 +232,6 @@ func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
 		for t := r.from; t < r.to; t++ {
 			p.extra = append(p.extra, slot{tick: t, run: ri, claim: -1})
 		}
-	}
-	if len(p.extra) == 0 {
-		p.extra = append(p.extra, slot{run: -1, claim: len(p.claims)}) // taken: never chosen
 	}
 }
 
@@ -273,12 +267,10 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 			}
 			continue
 		}
-		for ; ei < len(p.extra) && p.extra[ei].run < ri; ei++ {
-		}
 		from := r.from
 		for ; ei < len(p.extra) && p.extra[ei].run == ri; ei++ {
 			e := p.extra[ei]
-			if e.claim < 0 || e.claim >= len(p.claims) {
+			if e.claim < 0 {
 				continue
 			}
 			if from < e.tick {
