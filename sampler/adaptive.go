@@ -293,8 +293,13 @@ func (a *adaptive) trialCost() (cost, hz float64) {
 // starts the other one on the same state.
 func (a *adaptive) switchTo(kind Backend, why string) {
 	at := time.Since(a.start)
+	a.em.handing.Store(true)
 	a.cur.stop()
+	a.em.handing.Store(false) // a snapshot backend hands nothing over
 	a.cur = nil
+	if kind != Trace {
+		a.em.handover = nil // stacks of goroutines that will move meanwhile
+	}
 	if kind == Trace {
 		kind, why = a.startTrace(traceOpts{resync: true}, why)
 	} else {
@@ -324,7 +329,9 @@ func (a *adaptive) startTrace(o traceOpts, why string) (Backend, string) {
 // where the runtime keeps the trace until it is read.
 func (a *adaptive) resync(why string) {
 	at := time.Since(a.start)
+	a.em.handing.Store(true)
 	a.cur.stop()
+	a.em.handing.Store(false)
 	a.cur = nil
 	kind, why := a.startTrace(traceOpts{startFirst: true, resync: true}, why+"; trace.Start from here")
 	a.switches = append(a.switches, Switch{At: at, To: kind, Why: why})

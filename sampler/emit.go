@@ -64,7 +64,11 @@ type emitter struct {
 	// handover holds, between two trace backends under Auto, the latest
 	// stack the first knew of each live goroutine: the runtime reports a
 	// goroutine that does not run again without its stack when the second
-	// trace begins, and it would otherwise stay "[stack unknown]".
+	// trace begins, and it would otherwise stay "[stack unknown]". The
+	// supervisor sets handing before it stops a backend to switch (not at
+	// Stop, where the map would be work for nothing); the next trace
+	// backend drops the map once the runtime has reported every goroutine.
+	handing  atomic.Bool
 	handover map[uint64]*stack
 
 	// helper is the goroutine id of the Auto supervisor (0 if none), left

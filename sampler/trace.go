@@ -301,6 +301,10 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		tb.clockSet = true
 	}
 	tb.advance(t)
+	if tb.gen == 2 {
+		// Every goroutine has been reported by now (see handover).
+		tb.em.handover = nil
+	}
 	tb.placeActive()
 	tb.settleShare()
 	tb.watermark(t)
@@ -365,7 +369,7 @@ func (tb *traceBackend) finish() {
 		tb.close(g)
 	}
 	tb.active = tb.active[:0]
-	if tb.opts.resync { // under Auto: another backend may follow
+	if tb.em.handing.CompareAndSwap(true, false) { // Auto switches: another backend follows
 		tb.em.handover = make(map[uint64]*stack, len(tb.live))
 		for _, g := range tb.live {
 			if g.stack != nil && g.role != roleHidden {
