@@ -1,10 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/browsertest"
 	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/testutil"
 )
@@ -73,4 +77,45 @@ func BenchmarkWriteMillion(b *testing.B) {
 		}
 	}
 	b.ReportMetric(1e6*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+}
+
+// BenchmarkBrowserMillion opens the report of 1 M synthetic samples in
+// headless Chromium and reports how long the page took to be ready and to
+// answer a click on the flame graph. The goals are a page ready in 3 s and
+// a click answered in 100 ms.
+func BenchmarkBrowserMillion(b *testing.B) {
+	browsertest.Require(b)
+	path, err := million()
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := proftest.Open(b, path)
+	page := filepath.Join(b.TempDir(), "report.html")
+	w, err := os.Create(page)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := Write(w, f, Options{Title: "million"}); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	var ready, click []float64
+	for b.Loop() {
+		raw, _ := browsertest.Run(b, browsertest.FileURL(page), browserScript, "")
+		var r browserResult
+		if err := json.Unmarshal(raw, &r); err != nil {
+			b.Fatalf("result %s: %v", raw, err)
+		}
+		ready = append(ready, r.ReadyMs)
+		click = append(click, r.Zoomed.ClickMs)
+	}
+	b.ReportMetric(median(ready), "ready-ms")
+	b.ReportMetric(median(click), "click-ms")
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
 }
