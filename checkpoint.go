@@ -13,7 +13,7 @@ import (
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/regfile"
 	"github.com/gotachyon/profiler/internal/runlock"
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // A profile written to a path (WithPath, PROFILE_OUT, or the default
@@ -55,7 +55,7 @@ func WithCheckpoint(d time.Duration) Option {
 
 // PartDir returns the directory where a profile being written to path
 // keeps its finished checkpoints until Stop: path + ".part".
-func PartDir(path string) string { return path + writer.PartExt }
+func PartDir(path string) string { return path + segment.PartExt }
 
 // checkOutPath refuses an output path that the profiler must not write
 // through or replace: a symbolic link (PROFILE_OUT=app.conf pointing at
@@ -220,7 +220,7 @@ func mergeInto(out string, files []string) error {
 // unfinished ones (*.part: the open checkpoint and the one opened ahead),
 // its lock file, and the directory itself if nothing else is left in it.
 func removePart(dir string, files []string) {
-	parts, _ := filepath.Glob(filepath.Join(dir, "*"+writer.PartExt))
+	parts, _ := filepath.Glob(filepath.Join(dir, "*"+segment.PartExt))
 	for _, f := range append(files, parts...) {
 		os.Remove(f)
 	}

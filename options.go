@@ -228,7 +228,7 @@ const MinSegment = 100 * time.Millisecond
 // one per period d, so that a service's profile can be read while it runs
 // and a crash loses at most the open segment. The path of WithPath then
 // names a directory (created if missing; without WithPath, a new temporary
-// directory); see writer.Segmenter for the file names, which sort by start
+// directory); see segment.Name for the file names, which sort by start
 // time, and Profile.OnSegment for a hook on each finalized file. It cannot
 // be combined with WithOutput or WithExport. d must be at least MinSegment.
 func WithSegment(d time.Duration) Option {

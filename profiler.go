@@ -12,6 +12,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/writer"
 )
 
@@ -35,13 +36,13 @@ type Profile struct {
 	name     string // output file name, or "" for WithOutput
 
 	s    *sampler.Sampler
-	w    *writer.Writer    // WithOutput's writer, or
-	seg  *writer.Segmenter // the segments' (WithSegment) or checkpoints'
-	part string            // the checkpoints' directory (PartDir), or ""
-	lock *runlock.Dir      // held on part while the profile runs
-	temp bool              // name is a temporary file Start reserved
-	out  io.WriteSeeker    // WithOutput's writer
-	base int64             // out's offset where the Tachyon file starts
+	w    *writer.Writer  // WithOutput's writer, or
+	seg  *segment.Writer // the segments' (WithSegment) or checkpoints'
+	part string          // the checkpoints' directory (PartDir), or ""
+	lock *runlock.Dir    // held on part while the profile runs
+	temp bool            // name is a temporary file Start reserved
+	out  io.WriteSeeker  // WithOutput's writer
+	base int64           // out's offset where the Tachyon file starts
 
 	stopOnce sync.Once
 	stopErr  error
@@ -126,12 +127,12 @@ func Start(opts ...Option) (p *Profile) {
 // at start.
 func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 	if p.cfg.segment > 0 || p.part != "" {
-		seg, err := p.newSegmenter(start)
+		seg, err := p.newSegments(start)
 		if err != nil {
 			return nil, err
 		}
 		p.seg = seg
-		return seg, nil
+		return newSegmentSink(seg), nil // glue until sampler.Sink takes handles
 	}
 	w, err := writer.New(p.out, writer.Options{
 		StartTime:   uint64(start.UnixMicro()),

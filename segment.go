@@ -9,12 +9,12 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/segment"
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// The Segmenter is a sampler sink like the Writer.
-var _ sampler.Sink = (*writer.Segmenter)(nil)
 
 // errSegmentOutput refuses WithSegment with what it cannot write to.
 var errSegmentOutput = errors.New("profiler: WithSegment writes files in a directory: it cannot be combined with WithOutput or WithExport")
@@ -43,11 +43,11 @@ func (p *Profile) openDir() error {
 	return nil
 }
 
-// newSegmenter opens the first segment, or checkpoint, starting at start.
+// newSegments opens the first segment, or checkpoint, starting at start.
 // The first one ends early (firstCheckpoint), so that a process that dies
 // soon after Start still leaves a finished file.
-func (p *Profile) newSegmenter(start time.Time) (*writer.Segmenter, error) {
-	opts := writer.SegmentOptions{
+func (p *Profile) newSegments(start time.Time) (*segment.Writer, error) {
+	opts := segment.Options{
 		Dir:         p.name,
 		StartTime:   uint64(start.UnixMicro()),
 		Period:      p.cfg.segment,
@@ -62,7 +62,7 @@ func (p *Profile) newSegmenter(start time.Time) (*writer.Segmenter, error) {
 	if p.part != "" {
 		opts.Dir, opts.Period, opts.KeepFiles, opts.KeepBytes, opts.Closed = p.part, p.cfg.checkpoint, 0, 0, nil
 	}
-	seg, err := writer.NewSegmenter(opts)
+	seg, err := segment.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("profiler: starting segments in %s: %w", opts.Dir, err)
 	}
@@ -139,9 +139,9 @@ func (p *Profile) callHook(fn func(string, bool), path string, last bool) {
 // so far (safe at any time): how many were finalized, how many the budget
 // deleted, their bytes, and the longest pause a rollover made in the
 // sampler. It is zero without WithSegment.
-func (p *Profile) SegmentStats() writer.SegmentStats {
+func (p *Profile) SegmentStats() segment.Stats {
 	if p.seg == nil || p.part != "" {
-		return writer.SegmentStats{}
+		return segment.Stats{}
 	}
 	return p.seg.Stats()
 }
@@ -172,4 +172,70 @@ func (p *Profile) segmentSummary() string {
 		s += fmt.Sprintf(", %d samples older than their segment written at its start", st.Early)
 	}
 	return s + ")"
+}
+
+// glue until sampler.Sink takes handles
+//
+// segmentSink is a segment.Writer as the sampler's Sink, whose calls take
+// *writer.Thread handles: it hands out those of keys, a writer.Writer
+// that writes no sample, so that a handle's ID is its goroutine's (the
+// sampler leaves out its own goroutines by it), each standing for the
+// segment.Thread of the same thread.
+type segmentSink struct {
+	*segment.Writer
+	keys    *writer.Writer
+	threads map[*writer.Thread]*segment.Thread
+}
+
+var _ sampler.Sink = (*segmentSink)(nil)
+
+func newSegmentSink(s *segment.Writer) *segmentSink {
+	keys, err := writer.New(new(seekbuf.Buffer), writer.Options{})
+	if err != nil {
+		panic(err) // the options are valid, and a seekbuf.Buffer takes every write
+	}
+	return &segmentSink{Writer: s, keys: keys, threads: make(map[*writer.Thread]*segment.Thread)}
+}
+
+// Thread returns the handle standing for the thread's segment.Thread.
+func (g *segmentSink) Thread(id uint64, interp uint32) *writer.Thread {
+	k := g.keys.Thread(id, interp)
+	if g.threads[k] == nil {
+		g.threads[k] = g.Writer.Thread(id, interp)
+	}
+	return k
+}
+
+// WriteThreadStack is segment.Thread.Write.
+func (g *segmentSink) WriteThreadStack(k *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error {
+	t := g.threads[k]
+	if t == nil {
+		return writer.ErrForgotten
+	}
+	return t.Write(ts, status, stack)
+}
+
+// RepeatEvery is segment.Thread.RepeatEvery.
+func (g *segmentSink) RepeatEvery(k *writer.Thread, ts, step uint64, n int, status tachyon.Status) error {
+	t := g.threads[k]
+	if t == nil {
+		return writer.ErrForgotten
+	}
+	return t.RepeatEvery(ts, step, n, status)
+}
+
+// FlushThread is segment.Thread.Flush.
+func (g *segmentSink) FlushThread(k *writer.Thread) {
+	if t := g.threads[k]; t != nil {
+		t.Flush()
+	}
+}
+
+// Forget is segment.Thread.Forget; it lets the handle go.
+func (g *segmentSink) Forget(k *writer.Thread) {
+	if t := g.threads[k]; t != nil {
+		t.Forget()
+		delete(g.threads, k)
+		g.keys.Forget(k)
+	}
 }

@@ -122,7 +122,7 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // trace reader's reused buffers, a goroutine's queue or the placement of
 // CPU samples: the test's snapshots make generations of varying size;
 // package sampler's TestSteadyStateAllocs judges them per generation), "rollover" (a checkpoint's rollover, on
-// the sampler's goroutine and the Segmenter's: the names and metadata of
+// the sampler's goroutine and the segment writer's: the names and metadata of
 // the files it creates and renames, which the os package allocates, and
 // the few bytes of a file's header and footer), "profiler"
 // (any other allocation by a
@@ -133,13 +133,13 @@ func allocOwner(s *profile.Sample) string {
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
 			switch name := l.Function.Name; {
-			case strings.HasSuffix(name, "sampler.stackTable.intern"), strings.HasSuffix(name, "writer.(*Writer).Frame"), strings.HasSuffix(name, "writer.(*Segmenter).Frame"),
+			case strings.HasSuffix(name, "sampler.stackTable.intern"), strings.HasSuffix(name, "writer.(*Writer).Frame"), strings.HasSuffix(name, "segment.(*Writer).Frame"),
 				strings.HasSuffix(name, "sampler.(*traceBackend).frame"), strings.HasSuffix(name, "sampler.(*stack).waiting"),
 				strings.HasSuffix(name, "sampler.(*emitter).reasonFrame"),
 				strings.HasSuffix(name, "sampler.(*stack).underRuntime"), // a runtime goroutine's new stack
 				strings.HasSuffix(name, "gotrace.(*generation).stack"):
 				return "new stack"
-			case strings.HasSuffix(name, "writer.growZeroed"), strings.HasSuffix(name, "writer.(*Segmenter).WriteThreadStack") && owner == "other":
+			case strings.HasSuffix(name, "segment.growZeroed"), strings.HasSuffix(name, "segment.(*Thread).Write") && owner == "other":
 				return "high water" // a frame table or a stack larger than any before
 			case strings.HasSuffix(name, "sampler.(*traceBackend).cut"), strings.HasSuffix(name, "sampler.(*traceBackend).cpuSample"),
 				strings.HasSuffix(name, "sampler.(*traceBackend).place"), strings.HasSuffix(name, "sampler.(*traceBackend).placeActive"),
@@ -151,8 +151,8 @@ func allocOwner(s *profile.Sample) string {
 				return "high water"
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
-			case strings.Contains(name, "writer.(*Segmenter).finishLoop"), strings.Contains(name, "writer.(*Segmenter).roll"),
-				strings.Contains(name, "writer.SegmentName"):
+			case strings.Contains(name, "segment.(*Writer).finishLoop"), strings.Contains(name, "segment.(*Writer).roll"),
+				strings.Contains(name, "segment.Name"):
 				// Closing and finalizing segments, opening the next.
 				return "rollover"
 			case strings.HasPrefix(name, "slices.") && owner == "other":

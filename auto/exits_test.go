@@ -20,7 +20,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // TestExitProcess is a child program when AUTO_EXIT is set. In a normal run
@@ -217,7 +217,7 @@ func finished(t *testing.T, out string, segments bool) proftest.Left {
 	if !segments {
 		return proftest.ValidateLeft(t, profiler.PartDir(out))
 	}
-	done, _ := filepath.Glob(filepath.Join(out, "*"+writer.SegmentExt))
+	done, _ := filepath.Glob(filepath.Join(out, "*"+segment.Ext))
 	var left proftest.Left
 	for _, p := range done {
 		left.Files++

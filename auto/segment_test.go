@@ -8,7 +8,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // TestSegmentHelperProcess is the child of TestKillLosesOnlyOpenSegment:
@@ -48,8 +48,8 @@ func TestKillLosesOnlyOpenSegment(t *testing.T) {
 	time.Sleep(1500 * time.Millisecond)
 	cmd.Process.Kill()
 	cmd.Wait()
-	done, _ := filepath.Glob(filepath.Join(dir, "*"+writer.SegmentExt))
-	open, _ := filepath.Glob(filepath.Join(dir, "*"+writer.SegmentExt+writer.PartExt))
+	done, _ := filepath.Glob(filepath.Join(dir, "*"+segment.Ext))
+	open, _ := filepath.Glob(filepath.Join(dir, "*"+segment.Ext+segment.PartExt))
 	if len(done) == 0 || len(open) > 1 {
 		t.Fatalf("%d complete segments, %d open ones", len(done), len(open))
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // BenchmarkSegmentRollover writes what a wall profile of 1,000 goroutines
@@ -14,11 +14,11 @@ import (
 // 100 samples, a stack change for one in ten), in 10-second segments. It
 // reports samples/s, the mean and longest pause a rollover made on the
 // writing goroutine (renaming the segment opened ahead; the finalization
-// and the opening run on the Segmenter's goroutine, given 20 ms between
+// and the opening run on the Writer's goroutine, given 20 ms between
 // rollovers outside the timer), and the bytes per segment.
 func BenchmarkSegmentRollover(b *testing.B) {
 	const threads = 1000
-	s, err := writer.NewSegmenter(writer.SegmentOptions{Dir: b.TempDir(), StartTime: segStart, Period: 10 * time.Second,
+	s, err := segment.New(segment.Options{Dir: b.TempDir(), StartTime: segStart, Period: 10 * time.Second,
 		Interval: segStep, Compression: tachyon.CompressionZstd, KeepFiles: 2})
 	if err != nil {
 		b.Fatal(err)
@@ -29,7 +29,7 @@ func BenchmarkSegmentRollover(b *testing.B) {
 			stacks[i] = append(stacks[i], s.Frame(tachyon.Frame{File: "f.go", Func: fmt.Sprintf("pkg.fn%d", d+i), Line: int32(d)}))
 		}
 	}
-	hs := make([]*writer.Thread, threads)
+	hs := make([]*segment.Thread, threads)
 	for i := range hs {
 		hs[i] = s.Thread(uint64(i+1), 0)
 	}
@@ -40,15 +40,15 @@ func BenchmarkSegmentRollover(b *testing.B) {
 		for i, h := range hs {
 			ts, n := base, 100
 			if gen == 0 || (i+gen)%10 == 0 {
-				if err := s.WriteThreadStack(h, ts, 0, stacks[(i+gen)%len(stacks)]); err != nil {
+				if err := h.Write(ts, 0, stacks[(i+gen)%len(stacks)]); err != nil {
 					b.Fatal(err)
 				}
 				ts, n = ts+segStep, n-1
 			}
-			if err := s.RepeatEvery(h, ts, segStep, n, 0); err != nil {
+			if err := h.RepeatEvery(ts, segStep, n, 0); err != nil {
 				b.Fatal(err)
 			}
-			s.FlushThread(h)
+			h.Flush()
 		}
 		if gen%10 == 9 {
 			// Ten seconds pass between rollovers: let the finalization

@@ -10,10 +10,10 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// cleanStale removes the open files (*.part) of the Segmenter's prefix
+// cleanStale removes the open files (*.part) of the Writer's prefix
 // that dead processes left in the directory (see internal/runlock): never
 // one a live process holds.
-func (s *Segmenter) cleanStale() {
+func (s *Writer) cleanStale() {
 	entries, err := os.ReadDir(s.opts.Dir)
 	if err != nil {
 		return
@@ -45,7 +45,7 @@ type dirSegment struct {
 // run's finalized files; a file is deleted only if it is still the one
 // this run wrote, or, for another run's name, if it begins with a valid
 // Tachyon header. A file that may not be deleted is not counted.
-func (s *Segmenter) budget(own map[string]fs.FileInfo, newest string) {
+func (s *Writer) budget(own map[string]fs.FileInfo, newest string) {
 	segs := s.dirSegments()
 	var total int64
 	for _, d := range segs {
@@ -86,14 +86,14 @@ func (s *Segmenter) budget(own map[string]fs.FileInfo, newest string) {
 
 // dirSegments lists the finalized segments of the prefix in the
 // directory, oldest first.
-func (s *Segmenter) dirSegments() []dirSegment {
+func (s *Writer) dirSegments() []dirSegment {
 	entries, err := os.ReadDir(s.opts.Dir) // sorted by name: by start time
 	if err != nil {
 		return nil
 	}
 	var segs []dirSegment
 	for _, e := range entries {
-		f, ok := ParseSegmentName(e.Name())
+		f, ok := ParseName(e.Name())
 		if !ok || f.Prefix != s.opts.Prefix || !e.Type().IsRegular() {
 			continue
 		}
@@ -109,7 +109,7 @@ func (s *Segmenter) dirSegments() []dirSegment {
 // deletable reports whether the budget may delete d: this run's file if
 // it is still the one written (see sameFile), another run's if it is a regular file that
 // begins with a valid Tachyon header.
-func (s *Segmenter) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
+func (s *Writer) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 	now, err := os.Lstat(d.name)
 	if err != nil || !now.Mode().IsRegular() {
 		return false

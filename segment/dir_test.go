@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/runlock"
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // runInDir writes a run of gens seconds in one-second segments into dir,
-// starting at start, and returns its Segmenter and the paths it finalized.
-func runInDir(t *testing.T, dir string, start uint64, gens int, opts writer.SegmentOptions) (*writer.Segmenter, []string) {
+// starting at start, and returns its Writer and the paths it finalized.
+func runInDir(t *testing.T, dir string, start uint64, gens int, opts segment.Options) (*segment.Writer, []string) {
 	t.Helper()
 	var paths []string
 	opts.Dir, opts.StartTime, opts.Period, opts.Interval = dir, start, time.Second, segStep
@@ -24,11 +24,11 @@ func runInDir(t *testing.T, dir string, start uint64, gens int, opts writer.Segm
 			prev(path, last)
 		}
 	}
-	s, err := writer.NewSegmenter(opts)
+	s, err := segment.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, s, gens)
+	drive(t, segSink(s), gens)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func runInDir(t *testing.T, dir string, start uint64, gens int, opts writer.Segm
 // segmentsIn lists the finalized segments in dir.
 func segmentsIn(t *testing.T, dir string) []string {
 	t.Helper()
-	have, err := filepath.Glob(filepath.Join(dir, "*"+writer.SegmentExt))
+	have, err := filepath.Glob(filepath.Join(dir, "*"+segment.Ext))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,11 +53,11 @@ func TestSegmentBudgetRuns(t *testing.T) {
 	var all []string
 	runs := map[string]bool{}
 	for i := range 3 {
-		s, paths := runInDir(t, dir, segStart+uint64(i)*20e6, 5, writer.SegmentOptions{KeepFiles: 3})
+		s, paths := runInDir(t, dir, segStart+uint64(i)*20e6, 5, segment.Options{KeepFiles: 3})
 		all = append(all, paths...)
 		runs[s.Run()] = true
 		for _, p := range paths {
-			if f, ok := writer.ParseSegmentName(filepath.Base(p)); !ok || f.Run != s.Run() {
+			if f, ok := segment.ParseName(filepath.Base(p)); !ok || f.Run != s.Run() {
 				t.Errorf("%s: parsed %+v, %v; want run %s", p, f, ok, s.Run())
 			}
 		}
@@ -71,14 +71,14 @@ func TestSegmentBudgetRuns(t *testing.T) {
 }
 
 // TestSegmentBudgetIdentity checks that the budget deletes only the files
-// the Segmenter wrote: an operator's file put at one of this run's
+// the Writer wrote: an operator's file put at one of this run's
 // segment names (even a copy of the segment), and a file at another run's
 // name that is not a Tachyon file, are kept and not counted; another
 // run's segment is deleted.
 func TestSegmentBudgetIdentity(t *testing.T) {
 	dir := t.TempDir()
-	_, older := runInDir(t, dir, segStart-100e6, 2, writer.SegmentOptions{})
-	notOurs := filepath.Join(dir, writer.SegmentName("profile", "0badc0de", segStart-200e6, 1))
+	_, older := runInDir(t, dir, segStart-100e6, 2, segment.Options{})
+	notOurs := filepath.Join(dir, segment.Name("profile", "0badc0de", segStart-200e6, 1))
 	if err := os.WriteFile(notOurs, []byte("not a profile"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestSegmentBudgetIdentity(t *testing.T) {
 		}
 		replaced = path
 	}
-	s, paths := runInDir(t, dir, segStart, 5, writer.SegmentOptions{KeepFiles: 2, Closed: replace})
+	s, paths := runInDir(t, dir, segStart, 5, segment.Options{KeepFiles: 2, Closed: replace})
 	want := []string{notOurs, replaced, paths[len(paths)-2], paths[len(paths)-1]}
 	slices.Sort(want)
 	if have := segmentsIn(t, dir); !slices.Equal(have, want) {
@@ -110,7 +110,7 @@ func TestSegmentBudgetIdentity(t *testing.T) {
 	}
 }
 
-// TestSegmentStale checks that a Segmenter removes the open files that
+// TestSegmentStale checks that a Writer removes the open files that
 // dead processes left with its prefix, and keeps those a live process
 // holds, the young ones and every other name.
 func TestSegmentStale(t *testing.T) {
@@ -132,24 +132,24 @@ func TestSegmentStale(t *testing.T) {
 		}
 		return p
 	}
-	seg := writer.SegmentName("profile", "12345678", segStart-10e6, 3)
+	seg := segment.Name("profile", "12345678", segStart-10e6, 3)
 	stale := []string{
-		mk(seg+writer.PartExt, false),
-		mk("profile-next-42"+writer.PartExt, false),
-		mk(writer.SegmentName("profile", "", segStart-20e6, 1)+writer.PartExt, false),
+		mk(seg+segment.PartExt, false),
+		mk("profile-next-42"+segment.PartExt, false),
+		mk(segment.Name("profile", "", segStart-20e6, 1)+segment.PartExt, false),
 	}
 	kept := []string{
-		mk(writer.SegmentName("profile", "87654321", segStart-10e6, 3)+writer.PartExt, true), // a live run's
-		mk("profile-notes"+writer.PartExt, false),
-		mk(writer.SegmentName("other", "12345678", segStart-10e6, 3)+writer.PartExt, false),
+		mk(segment.Name("profile", "87654321", segStart-10e6, 3)+segment.PartExt, true), // a live run's
+		mk("profile-notes"+segment.PartExt, false),
+		mk(segment.Name("other", "12345678", segStart-10e6, 3)+segment.PartExt, false),
 		mk(seg, false), // a finalized segment is not an open file
 	}
-	young := filepath.Join(dir, "profile-next-7"+writer.PartExt)
+	young := filepath.Join(dir, "profile-next-7"+segment.PartExt)
 	if err := os.WriteFile(young, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	kept = append(kept, young)
-	s, _ := runInDir(t, dir, segStart, 2, writer.SegmentOptions{})
+	s, _ := runInDir(t, dir, segStart, 2, segment.Options{})
 	for _, p := range stale {
 		if _, err := os.Lstat(p); !os.IsNotExist(err) {
 			t.Errorf("%s: not removed (%v)", filepath.Base(p), err)
@@ -169,25 +169,25 @@ func TestSegmentStale(t *testing.T) {
 // back, sort by start time, and that other names do not parse.
 func TestSegmentNames(t *testing.T) {
 	start := uint64(time.Date(2026, 11, 23, 4, 50, 0, 123_456_000, time.UTC).UnixMicro())
-	with := writer.SegmentName("my-app", "0a1b2c3d", start, 12)
+	with := segment.Name("my-app", "0a1b2c3d", start, 12)
 	if want := "my-app-20261123T045000.123Z-0a1b2c3d-000012.tachyon"; with != want {
 		t.Errorf("got %q, want %q", with, want)
 	}
 	for _, tc := range []struct {
 		name string
 		run  string
-	}{{with, "0a1b2c3d"}, {writer.SegmentName("my-app", "", start, 12), ""}} {
-		f, ok := writer.ParseSegmentName(tc.name)
+	}{{with, "0a1b2c3d"}, {segment.Name("my-app", "", start, 12), ""}} {
+		f, ok := segment.ParseName(tc.name)
 		if !ok || f.Prefix != "my-app" || f.Run != tc.run || f.Seq != 12 || !f.Start.Equal(time.UnixMilli(int64(start/1000))) {
 			t.Errorf("%s: %+v, %v", tc.name, f, ok)
 		}
 	}
-	later := writer.SegmentName("my-app", "00000000", start+1000, 1)
-	if !(with < later && writer.SegmentName("my-app", "", start, 12) < later) {
+	later := segment.Name("my-app", "00000000", start+1000, 1)
+	if !(with < later && segment.Name("my-app", "", start, 12) < later) {
 		t.Errorf("%s does not sort after %s", later, with)
 	}
-	for _, bad := range []string{"x.tachyon", with + writer.PartExt, "my-app-20261123T045000.123Z-0A1B2C3D-000012.tachyon", "-20261123T045000.123Z-000012.tachyon"} {
-		if f, ok := writer.ParseSegmentName(bad); ok {
+	for _, bad := range []string{"x.tachyon", with + segment.PartExt, "my-app-20261123T045000.123Z-0A1B2C3D-000012.tachyon", "-20261123T045000.123Z-000012.tachyon"} {
+		if f, ok := segment.ParseName(bad); ok {
 			t.Errorf("%s parsed: %+v", bad, f)
 		}
 	}

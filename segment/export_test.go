@@ -2,9 +2,9 @@ package segment
 
 import "time"
 
-// InjectFault makes the Segmenter of opts ask fault before every
-// file-system operation op ("create", "write", "rename", "remove") on a file name,
+// InjectFault makes the Writer of opts ask fault before every file-system
+// operation op ("create", "write", "rename", "remove") on a file name,
 // failing it with the error fault returns, and try again every retry.
-func InjectFault(opts *SegmentOptions, retry time.Duration, fault func(op, name string) error) {
+func InjectFault(opts *Options, retry time.Duration, fault func(op, name string) error) {
 	opts.retry, opts.fault = retry, fault
 }

@@ -11,15 +11,15 @@ import (
 	"github.com/gotachyon/profiler/internal/runlock"
 )
 
-// segFile is the file a segment's Writer writes to. It never fails: the
+// segFile is the file a segment's writer.Writer writes to. It never fails: the
 // bytes the disk refuses (or all of them, while the file cannot even be
 // created) are held in memory, in order, and written by a later flush, so
 // that a passing failure of the disk loses nothing and a lasting one only
-// what the Segmenter's memory bound makes it drop. It is used by one
+// what the Writer's memory bound makes it drop. It is used by one
 // goroutine at a time: the writing one while the segment is open, then the
 // finishing one.
 type segFile struct {
-	s     *Segmenter
+	s     *Writer
 	f     *os.File // nil until created
 	name  string   // where the file is, or will be, created
 	size  int64    // bytes written through it
@@ -32,7 +32,7 @@ type segFile struct {
 
 // errRetryLater is segFile.retry's answer within a retry period of a
 // failure.
-var errRetryLater = errors.New("writer: segment: tried less than a retry period ago")
+var errRetryLater = errors.New("segment: tried less than a retry period ago")
 
 // patch is a write below segFile.disk that the file has not taken yet.
 type patch struct {
@@ -43,7 +43,7 @@ type patch struct {
 // newSegFile returns the segFile of a segment to be created at name, and
 // the error of its first try to create it: the segFile holds its bytes in
 // memory until a later flush creates it.
-func (s *Segmenter) newSegFile(name string) (*segFile, error) {
+func (s *Writer) newSegFile(name string) (*segFile, error) {
 	sf := &segFile{s: s, name: name}
 	return sf, sf.flush()
 }
@@ -72,7 +72,7 @@ func (sf *segFile) Write(p []byte) (int, error) {
 	sf.disk += int64(k)
 	if err != nil {
 		sf.tried = time.Now()
-		sf.s.failed(fmt.Errorf("writer: segment %s: %w", sf.name, err))
+		sf.s.failed(fmt.Errorf("segment: %s: %w", sf.name, err))
 		sf.hold(append(sf.pend, p[k:]...))
 	}
 	return n, nil
@@ -116,13 +116,13 @@ func (sf *segFile) Seek(off int64, whence int) (int64, error) {
 		off += sf.size
 	}
 	if off < 0 || off > sf.size {
-		return sf.pos, fmt.Errorf("writer: segment %s: seek to %d outside 0..%d", sf.name, off, sf.size)
+		return sf.pos, fmt.Errorf("segment: %s: seek to %d outside 0..%d", sf.name, off, sf.size)
 	}
 	sf.pos = off
 	return off, nil
 }
 
-// hold makes b the held bytes, counting the change in the Segmenter's.
+// hold makes b the held bytes, counting the change in the Writer's.
 func (sf *segFile) hold(b []byte) {
 	sf.s.held.Add(int64(len(b) - len(sf.pend)))
 	sf.pend = b
@@ -147,13 +147,13 @@ func (sf *segFile) flush() error {
 		}
 		sf.hold(rest)
 		if err != nil {
-			return fmt.Errorf("writer: segment %s: %w", sf.name, err)
+			return fmt.Errorf("segment: %s: %w", sf.name, err)
 		}
 	}
 	for len(sf.patch) > 0 {
 		p := sf.patch[0]
 		if _, err := sf.s.writeAt(sf.f, p.b, p.off); err != nil {
-			return fmt.Errorf("writer: segment %s: %w", sf.name, err)
+			return fmt.Errorf("segment: %s: %w", sf.name, err)
 		}
 		sf.s.held.Add(-int64(len(p.b)))
 		sf.patch = sf.patch[1:]
@@ -170,7 +170,7 @@ func (sf *segFile) rehome() error {
 	}
 	held, err := sf.f.Stat()
 	if err != nil {
-		return fmt.Errorf("writer: segment %s: %w", sf.name, err)
+		return fmt.Errorf("segment: %s: %w", sf.name, err)
 	}
 	if now, err := os.Lstat(sf.name); err == nil && os.SameFile(held, now) {
 		return nil
@@ -181,7 +181,7 @@ func (sf *segFile) rehome() error {
 	}
 	if _, err := io.Copy(nf, io.NewSectionReader(sf.f, 0, sf.disk)); err != nil {
 		sf.s.removeOwn(nf, sf.name)
-		return fmt.Errorf("writer: segment %s: copying into a new file: %w", sf.name, err)
+		return fmt.Errorf("segment: %s: copying into a new file: %w", sf.name, err)
 	}
 	sf.f.Close()
 	sf.f = nf
@@ -203,13 +203,13 @@ func (sf *segFile) drop() {
 }
 
 // create creates a segment's file, held (see runlock) while it is open.
-func (s *Segmenter) create(name string) (*os.File, error) {
+func (s *Writer) create(name string) (*os.File, error) {
 	if err := s.fault("create", name); err != nil {
-		return nil, fmt.Errorf("writer: segment %s: %w", name, err)
+		return nil, fmt.Errorf("segment: %s: %w", name, err)
 	}
 	f, err := runlock.Create(name, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("writer: segment: %w", err)
+		return nil, fmt.Errorf("segment: %w", err)
 	}
 	return f, nil
 }
@@ -217,7 +217,7 @@ func (s *Segmenter) create(name string) (*os.File, error) {
 // write writes b to f, through the fault hook. Its error does not name
 // the file, which may have been renamed since it was opened: the caller's
 // does.
-func (s *Segmenter) write(f *os.File, b []byte) (int, error) {
+func (s *Writer) write(f *os.File, b []byte) (int, error) {
 	if err := s.fault("write", f.Name()); err != nil {
 		return 0, err
 	}
@@ -226,7 +226,7 @@ func (s *Segmenter) write(f *os.File, b []byte) (int, error) {
 }
 
 // writeAt writes b to f at off, through the fault hook (see write).
-func (s *Segmenter) writeAt(f *os.File, b []byte, off int64) (int, error) {
+func (s *Writer) writeAt(f *os.File, b []byte, off int64) (int, error) {
 	if err := s.fault("write", f.Name()); err != nil {
 		return 0, err
 	}
@@ -243,16 +243,16 @@ func unnamed(err error) error {
 }
 
 // fault returns the error a test injects into op on name, if any.
-func (s *Segmenter) fault(op, name string) error {
+func (s *Writer) fault(op, name string) error {
 	if s.opts.fault == nil {
 		return nil
 	}
 	return s.opts.fault(op, name)
 }
 
-// removeOwn closes f, a file the Segmenter created, and removes it if
+// removeOwn closes f, a file the Writer created, and removes it if
 // name (where it created or moved it) still names it.
-func (s *Segmenter) removeOwn(f *os.File, name string) {
+func (s *Writer) removeOwn(f *os.File, name string) {
 	held, err := f.Stat()
 	if err == nil {
 		if now, err := os.Lstat(name); err == nil && os.SameFile(held, now) && s.fault("remove", name) == nil {

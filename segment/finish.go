@@ -23,12 +23,12 @@ const (
 
 // errHeld is what dropped samples are charged to when no write failed
 // yet (a bound reached by bytes held for another reason).
-var errHeld = errors.New("writer: segments: the memory bound was reached")
+var errHeld = errors.New("segment: the memory bound was reached")
 
 // finishLoop finalizes the closed segments in order, trying again every
 // retry period those the directory refuses, and keeps a spare segment
 // open ahead while the directory takes writes.
-func (s *Segmenter) finishLoop() {
+func (s *Writer) finishLoop() {
 	defer close(s.done)
 	s.cleanStale()
 	again := time.Now().Add(runlock.MinAge) // for the files too young to tell at the start
@@ -76,7 +76,7 @@ func (s *Segmenter) finishLoop() {
 
 // closeWaiting makes Close's last tries at the waiting segments, then
 // gives up those the directory still refuses.
-func (s *Segmenter) closeWaiting(waiting []*segment, own map[string]fs.FileInfo) {
+func (s *Writer) closeWaiting(waiting []*segment, own map[string]fs.FileInfo) {
 	for try := 0; ; try++ {
 		waiting = s.commit(waiting, own)
 		s.report()
@@ -92,7 +92,7 @@ func (s *Segmenter) closeWaiting(waiting []*segment, own map[string]fs.FileInfo)
 
 // commit finalizes the waiting segments in order until one fails, gives
 // up the oldest past maxWaiting, and returns those still waiting.
-func (s *Segmenter) commit(waiting []*segment, own map[string]fs.FileInfo) []*segment {
+func (s *Writer) commit(waiting []*segment, own map[string]fs.FileInfo) []*segment {
 	done := 0
 	for len(waiting) > 0 {
 		seg := waiting[0]
@@ -132,7 +132,7 @@ func (s *Segmenter) commit(waiting []*segment, own map[string]fs.FileInfo) []*se
 // finalize writes what the segment's file still lacks, gives the file its
 // final name and closes it. It returns the file's information (nil if it
 // cannot be had), or the error that keeps the segment waiting.
-func (s *Segmenter) finalize(seg *segment) (fs.FileInfo, error) {
+func (s *Writer) finalize(seg *segment) (fs.FileInfo, error) {
 	sf := seg.file
 	if err := sf.rehome(); err != nil {
 		return nil, err
@@ -141,13 +141,13 @@ func (s *Segmenter) finalize(seg *segment) (fs.FileInfo, error) {
 		return nil, err
 	}
 	if _, err := os.Lstat(seg.path); err == nil {
-		return nil, fmt.Errorf("writer: segment %s: %w", seg.path, fs.ErrExist)
+		return nil, fmt.Errorf("segment: %s: %w", seg.path, fs.ErrExist)
 	}
 	if err := s.fault("rename", seg.path); err != nil {
-		return nil, fmt.Errorf("writer: segment %s: %w", seg.path, err)
+		return nil, fmt.Errorf("segment: %s: %w", seg.path, err)
 	}
 	if err := os.Rename(sf.name, seg.path); err != nil {
-		return nil, fmt.Errorf("writer: segment: %w", err)
+		return nil, fmt.Errorf("segment: %w", err)
 	}
 	// Renamed: the segment is finalized, whatever its closing says.
 	fi, err := sf.f.Stat()
@@ -161,7 +161,7 @@ func (s *Segmenter) finalize(seg *segment) (fs.FileInfo, error) {
 
 // lose gives up a segment: its samples count as dropped, its file is
 // removed if it is still the one created.
-func (s *Segmenter) lose(seg *segment, err error) {
+func (s *Writer) lose(seg *segment, err error) {
 	seg.file.drop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -173,7 +173,7 @@ func (s *Segmenter) lose(seg *segment, err error) {
 }
 
 // dropped counts n samples not written because too many bytes are held.
-func (s *Segmenter) dropped(n uint64) {
+func (s *Writer) dropped(n uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.stats.Dropped += n
@@ -186,7 +186,7 @@ func (s *Segmenter) dropped(n uint64) {
 }
 
 // outageErr returns the current outage's first error.
-func (s *Segmenter) outageErr() error {
+func (s *Writer) outageErr() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.first == nil {
@@ -198,7 +198,7 @@ func (s *Segmenter) outageErr() error {
 // failed counts a failed write into the directory and, if no outage is
 // under way, starts one and wakes finishLoop to log it. Either goroutine
 // calls it.
-func (s *Segmenter) failed(err error) {
+func (s *Writer) failed(err error) {
 	s.mu.Lock()
 	s.stats.Errors++
 	start := s.first == nil
@@ -215,19 +215,19 @@ func (s *Segmenter) failed(err error) {
 }
 
 // report logs the start of an outage, once.
-func (s *Segmenter) report() {
+func (s *Writer) report() {
 	s.mu.Lock()
 	first, log := s.first, s.first != nil && !s.logged
 	s.logged = s.logged || log
 	s.mu.Unlock()
 	if log && s.opts.Logf != nil {
-		s.opts.Logf("writer: segments: cannot write into %s (%v); holding up to %d bytes of samples in memory, trying again every %v", s.opts.Dir, first, s.opts.HoldBytes, s.opts.retry)
+		s.opts.Logf("segment: cannot write into %s (%v); holding up to %d bytes of samples in memory, trying again every %v", s.opts.Dir, first, s.opts.HoldBytes, s.opts.retry)
 	}
 }
 
 // recovered ends the outage under way, if any, and logs it; finishLoop
 // calls it when the directory took every waiting segment.
-func (s *Segmenter) recovered() {
+func (s *Writer) recovered() {
 	s.report()
 	s.mu.Lock()
 	if s.first == nil {
@@ -240,6 +240,6 @@ func (s *Segmenter) recovered() {
 	dropped := s.stats.Dropped
 	s.mu.Unlock()
 	if s.opts.Logf != nil {
-		s.opts.Logf("writer: segments: writing into %s again after %v; %d samples dropped so far", s.opts.Dir, d.Round(time.Millisecond), dropped)
+		s.opts.Logf("segment: writing into %s again after %v; %d samples dropped so far", s.opts.Dir, d.Round(time.Millisecond), dropped)
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // Shape of the outage tests' stream: outThreads threads sampled every
@@ -27,13 +27,13 @@ const (
 	outRetry   = 10 * time.Millisecond
 )
 
-// outageRun writes the outage tests' stream through a Segmenter and
+// outageRun writes the outage tests' stream through a Writer and
 // checks what it wrote.
 type outageRun struct {
 	t      *testing.T
-	s      *writer.Segmenter
+	s      *segment.Writer
 	dir    string
-	hs     []*writer.Thread
+	hs     []*segment.Thread
 	stacks [][]uint32
 	tick   uint64 // the next tick to write
 	gone   uint64 // samples the test removed
@@ -41,9 +41,9 @@ type outageRun struct {
 	logs   []string
 }
 
-// newOutageRun starts a Segmenter of one-second segments whose file
+// newOutageRun starts a Writer of one-second segments whose file
 // operations ask fault first.
-func newOutageRun(t *testing.T, opts writer.SegmentOptions, fault func(op, name string) error) *outageRun {
+func newOutageRun(t *testing.T, opts segment.Options, fault func(op, name string) error) *outageRun {
 	r := &outageRun{t: t, dir: t.TempDir()}
 	opts.Dir, opts.StartTime, opts.Period, opts.Interval = r.dir, segStart, time.Second, segStep
 	opts.Logf = func(format string, args ...any) {
@@ -52,9 +52,9 @@ func newOutageRun(t *testing.T, opts writer.SegmentOptions, fault func(op, name 
 		r.mu.Unlock()
 	}
 	if fault != nil {
-		writer.InjectFault(&opts, outRetry, fault)
+		segment.InjectFault(&opts, outRetry, fault)
 	}
-	s, err := writer.NewSegmenter(opts)
+	s, err := segment.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func (r *outageRun) write(upTo uint64) {
 	for ; r.tick < upTo; r.tick++ {
 		for i, h := range r.hs {
 			st := r.stacks[(int(r.tick)+i)%len(r.stacks)]
-			if err := r.s.WriteThreadStack(h, segStart+r.tick*outTick, 0, st); err != nil {
+			if err := h.Write(segStart+r.tick*outTick, 0, st); err != nil {
 				r.t.Fatalf("tick %d: %v", r.tick, err)
 			}
 		}
@@ -108,15 +108,15 @@ func (r *outageRun) logged(sub string) bool {
 func (r *outageRun) check(lo, hi uint64) []time.Time {
 	t := r.t
 	t.Helper()
-	left, _ := filepath.Glob(filepath.Join(r.dir, "*"+writer.PartExt))
+	left, _ := filepath.Glob(filepath.Join(r.dir, "*"+segment.PartExt))
 	if len(left) > 0 {
 		t.Errorf("left %v", left)
 	}
-	paths, _ := filepath.Glob(filepath.Join(r.dir, "*"+writer.SegmentExt))
+	paths, _ := filepath.Glob(filepath.Join(r.dir, "*"+segment.Ext))
 	seen := make(map[[2]uint64]int)
 	var starts []time.Time
 	for _, p := range paths {
-		sf, _ := writer.ParseSegmentName(filepath.Base(p))
+		sf, _ := segment.ParseName(filepath.Base(p))
 		starts = append(starts, sf.Start)
 		f, err := reader.Open(p)
 		if err != nil {
@@ -174,7 +174,7 @@ func TestSegmentOutage(t *testing.T) {
 				}
 				return nil
 			}
-			r := newOutageRun(t, writer.SegmentOptions{HoldBytes: 256 << 10}, fault)
+			r := newOutageRun(t, segment.Options{HoldBytes: 256 << 10}, fault)
 			const lo, hi, end = 250, 450, 800 // ticks: the outage is [2.5 s, 4.5 s)
 			r.write(lo)
 			down.Store(true)
@@ -206,7 +206,7 @@ func TestSegmentOutage(t *testing.T) {
 	}
 }
 
-// noSpin checks that the Segmenter tried the directory a few times a
+// noSpin checks that the Writer tried the directory a few times a
 // retry period during the outage, not in a loop: the finishing goroutine
 // tries the oldest waiting segment, the writing one its open segment, and
 // a rollover may try to create a file.
@@ -221,7 +221,7 @@ func (r *outageRun) noSpin() {
 // bound loses nothing, and that Close then returns nil.
 func TestSegmentOutageHeld(t *testing.T) {
 	var down atomic.Bool
-	r := newOutageRun(t, writer.SegmentOptions{HoldBytes: 64 << 20}, func(op, name string) error {
+	r := newOutageRun(t, segment.Options{HoldBytes: 64 << 20}, func(op, name string) error {
 		if down.Load() {
 			return syscall.ENOSPC
 		}
@@ -248,7 +248,7 @@ func TestSegmentOutageHeld(t *testing.T) {
 // and leaves no open file.
 func TestSegmentOutageAtClose(t *testing.T) {
 	var down atomic.Bool
-	r := newOutageRun(t, writer.SegmentOptions{}, func(op, name string) error {
+	r := newOutageRun(t, segment.Options{}, func(op, name string) error {
 		if down.Load() && (op == "create" || op == "rename") {
 			return syscall.ENOSPC
 		}
@@ -256,7 +256,7 @@ func TestSegmentOutageAtClose(t *testing.T) {
 	})
 	r.write(150)
 	r.waitFor("the first segment finalized", func() bool {
-		done, _ := filepath.Glob(filepath.Join(r.dir, "*"+writer.SegmentExt))
+		done, _ := filepath.Glob(filepath.Join(r.dir, "*"+segment.Ext))
 		return len(done) > 0
 	})
 	down.Store(true)
@@ -275,10 +275,10 @@ func TestSegmentOutageAtClose(t *testing.T) {
 // directory is made again, with the open segment's samples kept, and
 // that no spare is left behind.
 func TestSegmentDirRemoved(t *testing.T) {
-	r := newOutageRun(t, writer.SegmentOptions{}, nil)
+	r := newOutageRun(t, segment.Options{}, nil)
 	r.write(150)
 	r.waitFor("the first segment finalized", func() bool {
-		done, _ := filepath.Glob(filepath.Join(r.dir, "*"+writer.SegmentExt))
+		done, _ := filepath.Glob(filepath.Join(r.dir, "*"+segment.Ext))
 		return len(done) > 0
 	})
 	if err := os.RemoveAll(r.dir); err != nil {

@@ -8,26 +8,28 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/gotachyon/profiler/writer"
 )
 
 // open makes the next segment's file, NAME.tachyon.part; its writer is
 // attached by the caller. The segment is usable whatever the error (that
 // of creating its file), which a later flush tries again.
-func (s *Segmenter) open(nominal uint64) (*segment, error) {
+func (s *Writer) open(nominal uint64) (*segment, error) {
 	s.seq++
-	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.opts.Run, nominal, s.seq))
+	path := filepath.Join(s.opts.Dir, Name(s.opts.Prefix, s.opts.Run, nominal, s.seq))
 	sf, err := s.newSegFile(path + PartExt)
 	return &segment{file: sf, path: path}, err
 }
 
 // attach starts w, or a new writer if w is nil, in seg's file, with the
 // header start time start.
-func (s *Segmenter) attach(seg *segment, w *Writer, start uint64) {
-	opts := Options{StartTime: start, Interval: s.opts.Interval, Compression: s.opts.Compression}
+func (s *Writer) attach(seg *segment, w *writer.Writer, start uint64) {
+	opts := writer.Options{StartTime: start, Interval: s.opts.Interval, Compression: s.opts.Compression}
 	if w == nil || w.Reset(seg.file, opts) != nil {
 		var err error
-		if w, err = New(seg.file, opts); err != nil {
-			panic(err) // the options were checked by NewSegmenter, and a segFile never fails
+		if w, err = writer.New(seg.file, opts); err != nil {
+			panic(err) // the options were checked by New, and a segFile never fails
 		}
 	}
 	seg.w, seg.start = w, start
@@ -37,7 +39,7 @@ func (s *Segmenter) attach(seg *segment, w *Writer, start uint64) {
 // started anew in it: the spare file finishLoop opened ahead, renamed (or
 // under its own name if the rename fails: finalizing gives it its name),
 // or else a new one.
-func (s *Segmenter) next(nominal, start uint64, w *Writer) *segment {
+func (s *Writer) next(nominal, start uint64, w *writer.Writer) *segment {
 	var sp *segment
 	select {
 	case sp = <-s.spare:
@@ -53,7 +55,7 @@ func (s *Segmenter) next(nominal, start uint64, w *Writer) *segment {
 		return seg
 	}
 	s.seq++
-	path := filepath.Join(s.opts.Dir, SegmentName(s.opts.Prefix, s.opts.Run, nominal, s.seq))
+	path := filepath.Join(s.opts.Dir, Name(s.opts.Prefix, s.opts.Run, nominal, s.seq))
 	part := path + PartExt
 	if _, err := os.Lstat(part); errors.Is(err, fs.ErrNotExist) && os.Rename(sp.file.name, part) == nil {
 		sp.file.name = part
@@ -65,7 +67,7 @@ func (s *Segmenter) next(nominal, start uint64, w *Writer) *segment {
 
 // prepare opens a spare segment for the next rollover, unless one waits
 // or the directory refuses it.
-func (s *Segmenter) prepare() {
+func (s *Writer) prepare() {
 	if len(s.spare) > 0 {
 		return
 	}
@@ -85,7 +87,7 @@ func (s *Segmenter) prepare() {
 }
 
 // gridFloor returns the segment boundary at or before ts.
-func (s *Segmenter) gridFloor(ts uint64) uint64 {
+func (s *Writer) gridFloor(ts uint64) uint64 {
 	if ts < s.origin+s.period { // before the first boundary
 		return s.opts.StartTime
 	}
@@ -94,8 +96,8 @@ func (s *Segmenter) gridFloor(ts uint64) uint64 {
 
 // roll closes the open segment and opens the next, for samples from first
 // to last (first past the open segment's end). It runs on the writing
-// goroutine; the closed segment is finalized by the Segmenter's own.
-func (s *Segmenter) roll(first, last uint64) {
+// goroutine; the closed segment is finalized by the Writer's own.
+func (s *Writer) roll(first, last uint64) {
 	t0 := time.Now()
 	nominal := max(s.gridFloor(first), s.deadline)
 	// The closed segment's writer writes its tables here, and then the
@@ -123,7 +125,7 @@ func (s *Segmenter) roll(first, last uint64) {
 // floor returns the oldest timestamp that may still come: the writer's
 // watermark, or the earliest latest sample of the live threads, whose
 // next samples are no older.
-func (s *Segmenter) floor() uint64 {
+func (s *Writer) floor() uint64 {
 	f := s.wm
 	for _, t := range s.threads {
 		if t.started {
@@ -137,10 +139,10 @@ func (s *Segmenter) floor() uint64 {
 // finalized (or, if the directory still refuses it after a last try,
 // given up) and the Closed calls have returned. It returns an error if
 // anything was lost: the first error that lost something, with what was
-// lost; a second Close returns ErrClosed.
-func (s *Segmenter) Close() error {
+// lost; a second Close returns writer.ErrClosed.
+func (s *Writer) Close() error {
 	if s.closed {
-		return ErrClosed
+		return writer.ErrClosed
 	}
 	s.closed = true
 	s.cur.last = true
@@ -157,5 +159,5 @@ func (s *Segmenter) Close() error {
 	if s.ferr == nil {
 		return nil
 	}
-	return fmt.Errorf("writer: segments in %s: %d samples and %d segments lost: %w", s.opts.Dir, s.stats.Dropped, s.stats.Lost, s.ferr)
+	return fmt.Errorf("segment: %d samples and %d segments lost in %s: %w", s.stats.Dropped, s.stats.Lost, s.opts.Dir, s.ferr)
 }

@@ -11,10 +11,11 @@ import (
 
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
-// SegmentOptions configure a Segmenter.
-type SegmentOptions struct {
+// Options configure a Writer.
+type Options struct {
 	// Dir is the directory the segment files go to; it must exist.
 	Dir string
 	// Prefix starts every file name; "" means "profile".
@@ -37,14 +38,14 @@ type SegmentOptions struct {
 	KeepFiles int
 	KeepBytes int64
 	// Closed, if set, is called with every finalized segment's path, in
-	// order, from the Segmenter's own goroutine (never the writing one),
+	// order, from the Writer's own goroutine (never the writing one),
 	// before the budget may delete the file; last is true for the
 	// segment closed by Close, which returns once that call has.
 	Closed func(path string, last bool)
-	// Run is the run's id in every segment's name (see SegmentName): eight
+	// Run is the run's id in every segment's name (see Name): eight
 	// lowercase hexadecimal digits; "" means a new random one (NewRunID).
 	Run string
-	// Logf, if set, is called from the Segmenter's own goroutine with a
+	// Logf, if set, is called from the Writer's own goroutine with a
 	// line when writing into Dir starts failing (its first error) and when
 	// it works again (with what was dropped meanwhile).
 	Logf func(format string, args ...any)
@@ -57,24 +58,24 @@ type SegmentOptions struct {
 	fault func(op, name string) error // a test's injected file-system failure
 }
 
-// Defaults of SegmentOptions.
+// Defaults of Options.
 const (
-	// DefaultHoldBytes is the default of SegmentOptions.HoldBytes.
+	// DefaultHoldBytes is the default of Options.HoldBytes.
 	DefaultHoldBytes = 8 << 20
-	// DefaultRetry is how often a Segmenter tries again to write segments
+	// DefaultRetry is how often a Writer tries again to write segments
 	// the directory refused.
 	DefaultRetry = 100 * time.Millisecond
 )
 
-// SegmentStats counts what a Segmenter did.
-type SegmentStats struct {
+// Stats counts what a Writer did.
+type Stats struct {
 	// Written is the number of segments finalized, Deleted the number the
 	// budget removed since.
 	Written, Deleted int
 	// Bytes is the size of the finalized segments, deleted ones included.
 	Bytes int64
 	// Early counts samples written at their segment's start because they
-	// were older than it (see Segmenter).
+	// were older than it (see Writer).
 	Early uint64
 	// Rollovers counts the segments opened by a rollover; Pauses is their
 	// total time on the writing goroutine, MaxPause the longest.
@@ -103,10 +104,10 @@ type SegmentStats struct {
 
 // segment is one open segment file.
 type segment struct {
-	w     *Writer
+	w     *writer.Writer
 	file  *segFile // named NAME.tachyon.part, or a spare's name
 	path  string   // its name once finalized
-	local []uint32 // Segmenter frame index -> this file's index + 1 (0: not yet)
+	local []uint32 // Writer frame index -> this file's index + 1 (0: not yet)
 	start uint64   // header start time
 	last  bool
 	// samples counts the segment's samples once it is closed (w is nil
@@ -115,39 +116,38 @@ type segment struct {
 	closeErr error
 }
 
-// Segmenter writes a profile as a series of finalized Tachyon files, one
-// per period. It implements the same thread-handle API as Writer
-// (sampler.Sink), so a sampler writes through it unchanged; it is not safe
-// for concurrent use, except that the closed segments are finalized by its
-// own goroutine.
+// Writer writes a profile as a series of finalized Tachyon files, one per
+// period, each written by a writer.Writer. Samples go in through thread
+// handles (Thread), as into a writer.Writer; it is not safe for concurrent
+// use, except that the closed segments are finalized by its own goroutine.
 //
-// Frame indices are the Segmenter's own; each segment interns the frames
+// Frame indices are the Writer's own; each segment interns the frames
 // its samples use. A segment ends at the first sample at or past its end
 // (start + k*Period): a RepeatEvery run that crosses the end is split
 // there, and the next segment opens, so that no sample is lost or written
 // twice. A thread's first sample in a segment is written as a full stack.
-// Samples reach a Segmenter in the order they are written, which for a
+// Samples reach a Writer in the order they are written, which for a
 // sampler is per thread, not across threads: a thread's samples older than
 // the boundary that arrive after the rollover go to the new segment, whose
 // header start time is therefore the earliest of its nominal start, the
-// latest sample of every live thread, and the writer's last Watermark (the
-// run's start until the first Watermark). A sample older still (a writer
-// that broke its Watermark) is written at the segment's start, as Writer
-// does, and counted in SegmentStats.Early.
+// latest sample of every live thread, and the last Watermark (the run's
+// start until the first Watermark). A sample older still (a caller that
+// broke its Watermark) is written at the segment's start, as writer.Writer
+// does, and counted in Stats.Early.
 //
 // The open segment is named NAME.tachyon.part. At a rollover the writing
 // goroutine writes its tables, footer and header, and starts the same
-// Writer anew (Reset) in the next file, which the Segmenter's goroutine
-// opened ahead as PREFIX-next-*.part and the rollover only renames: one
-// Writer serves every segment, its memory reused. The Segmenter's
-// goroutine then writes out what the disk had refused and renames the
+// writer.Writer anew (Reset) in the next file, which the Writer's own
+// goroutine opened ahead as PREFIX-next-*.part and the rollover only
+// renames: one writer.Writer serves every segment, its memory reused. The
+// Writer's goroutine then writes out what the disk had refused and renames the
 // closed file NAME.tachyon, so a process killed at any point leaves only
 // complete *.tachyon files.
 // NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-RUN-NNNNNN: the segment's nominal
 // start in UTC, the run's id and a sequence number from 1, so that names
 // sort by start time and tell runs apart. The open files are held (see
 // internal/runlock) while open; at the start (and once more a little
-// later), the Segmenter removes the *.part files of its prefix that no
+// later), the Writer removes the *.part files of its prefix that no
 // live process holds.
 //
 // The directory is not trusted: what it refuses is held in memory, up to
@@ -157,8 +157,8 @@ type segment struct {
 // directory, whatever run wrote it, and deletes only files named as
 // segments: this run's if they are still the files it wrote, another
 // run's if they begin with a valid Tachyon header.
-type Segmenter struct {
-	opts     SegmentOptions
+type Writer struct {
+	opts     Options
 	period   uint64 // µs
 	nominal  uint64 // the open segment's nominal start
 	deadline uint64 // its nominal end: a sample at or past it rolls over
@@ -181,33 +181,32 @@ type Segmenter struct {
 	closed  bool
 	held    atomic.Int64 // bytes held in memory by every segFile
 	mu      sync.Mutex   // guards the fields below
-	stats   SegmentStats
+	stats   Stats
 	ferr    error     // the first error that lost something
 	first   error     // the current outage's first error; nil when writing works
 	since   time.Time // the current outage's start
 	logged  bool      // the current outage was logged
 }
 
-// ErrSegmentPeriod is returned by NewSegmenter for a period that is not
-// positive.
-var ErrSegmentPeriod = errors.New("writer: segment period must be positive")
+// ErrPeriod is returned by New for a period that is not positive.
+var ErrPeriod = errors.New("segment: period must be positive")
 
-// NewSegmenter opens the first segment in opts.Dir and starts the
-// goroutine that finalizes closed segments. Close ends both.
-func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
+// New opens the first segment in opts.Dir and starts the goroutine that
+// finalizes closed segments. Close ends both.
+func New(opts Options) (*Writer, error) {
 	if opts.Period <= 0 || opts.Period.Microseconds() == 0 {
-		return nil, ErrSegmentPeriod
+		return nil, ErrPeriod
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = "profile"
 	}
 	if strings.ContainsRune(opts.Prefix, os.PathSeparator) {
-		return nil, fmt.Errorf("writer: segment prefix %q names a directory", opts.Prefix)
+		return nil, fmt.Errorf("segment: prefix %q names a directory", opts.Prefix)
 	}
 	if opts.Run == "" {
 		opts.Run = NewRunID()
 	} else if !validRun(opts.Run) {
-		return nil, fmt.Errorf("writer: segment run id %q: want eight lowercase hexadecimal digits", opts.Run)
+		return nil, fmt.Errorf("segment: run id %q: want eight lowercase hexadecimal digits", opts.Run)
 	}
 	if opts.HoldBytes <= 0 {
 		opts.HoldBytes = DefaultHoldBytes
@@ -215,7 +214,7 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 	if opts.retry <= 0 {
 		opts.retry = DefaultRetry
 	}
-	s := &Segmenter{
+	s := &Writer{
 		opts:     opts,
 		period:   uint64(opts.Period.Microseconds()),
 		nominal:  opts.StartTime,
@@ -245,9 +244,9 @@ func NewSegmenter(opts SegmentOptions) (*Segmenter, error) {
 	return s, nil
 }
 
-// Stats reports the Segmenter's counts so far; it is safe to call from
+// Stats reports the Writer's counts so far; it is safe to call from
 // any goroutine.
-func (s *Segmenter) Stats() SegmentStats {
+func (s *Writer) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.stats
@@ -259,10 +258,10 @@ func (s *Segmenter) Stats() SegmentStats {
 }
 
 // Run returns the run's id, which every segment's name holds.
-func (s *Segmenter) Run() string { return s.opts.Run }
+func (s *Writer) Run() string { return s.opts.Run }
 
-// Frame interns a frame and returns its index, for WriteThreadStack.
-func (s *Segmenter) Frame(f tachyon.Frame) uint32 {
+// Frame interns a frame and returns its index, for Thread.Write.
+func (s *Writer) Frame(f tachyon.Frame) uint32 {
 	if i, ok := s.frames[f]; ok {
 		return i
 	}
@@ -273,21 +272,21 @@ func (s *Segmenter) Frame(f tachyon.Frame) uint32 {
 	return i
 }
 
-// Watermark tells the Segmenter that no sample older than ts will be
+// Watermark tells the Writer that no sample older than ts will be
 // written from now on (a sampler that writes some goroutines' ticks late
 // knows how late). It lets a new segment's header start at the nominal
 // boundary, or at the oldest sample still to come, rather than at the
 // run's start. A ts below an earlier one is ignored.
-func (s *Segmenter) Watermark(ts uint64) { s.wm = max(s.wm, ts) }
+func (s *Writer) Watermark(ts uint64) { s.wm = max(s.wm, ts) }
 
-// Thread returns the handle of a thread, valid across segments until
-// Forget or Close.
-func (s *Segmenter) Thread(id uint64, interp uint32) *Thread {
+// Thread returns the handle of a thread (thread id, interpreter id),
+// valid across segments until its Forget or Close.
+func (s *Writer) Thread(id uint64, interp uint32) *Thread {
 	k := threadKey{id, interp}
 	if t, ok := s.threads[k]; ok {
 		return t
 	}
-	t := &Thread{key: k}
+	t := &Thread{s: s, key: k}
 	s.threads[k] = t
 	return t
 }

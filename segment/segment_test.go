@@ -14,20 +14,53 @@ import (
 
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
-// sink is the thread-handle API both Writer and Segmenter implement (the
-// sampler's Sink).
-type sink interface {
-	Frame(f tachyon.Frame) uint32
-	Thread(id uint64, interp uint32) *writer.Thread
-	WriteThreadStack(t *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error
-	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status tachyon.Status) error
-	FlushThread(t *writer.Thread)
-	Forget(t *writer.Thread)
+// handle is a thread handle as drive writes through it: a
+// *segment.Thread, or a writer.Writer's thread (writerThread).
+type handle interface {
+	Write(ts uint64, status tachyon.Status, stack []uint32) error
+	RepeatEvery(ts, step uint64, n int, status tachyon.Status) error
+	Flush()
+	Forget()
 }
+
+// sink is what drive writes into: a segment.Writer (segSink) or a
+// writer.Writer (writerSink).
+type sink struct {
+	frame     func(f tachyon.Frame) uint32
+	thread    func(id uint64) handle
+	watermark func(ts uint64) // nil: the sink takes none
+}
+
+func segSink(s *segment.Writer) sink {
+	return sink{frame: s.Frame, thread: func(id uint64) handle { return s.Thread(id, 0) }, watermark: s.Watermark}
+}
+
+func writerSink(w *writer.Writer) sink {
+	return sink{frame: w.Frame, thread: func(id uint64) handle { return writerThread{w, w.Thread(id, 0)} }}
+}
+
+// writerThread gives a writer.Writer's thread handle the methods of a
+// segment.Thread.
+type writerThread struct {
+	w *writer.Writer
+	t *writer.Thread
+}
+
+func (h writerThread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	return h.w.WriteThreadStack(h.t, ts, status, stack)
+}
+
+func (h writerThread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	return h.w.RepeatEvery(h.t, ts, step, n, status)
+}
+
+func (h writerThread) Flush()  { h.w.FlushThread(h.t) }
+func (h writerThread) Forget() { h.w.Forget(h.t) }
 
 const (
 	segStart = uint64(1_795_000_000_000_000) // 2026-11-18, µs
@@ -47,11 +80,11 @@ func drive(t *testing.T, s sink, gens int) {
 	stacks := make([][]uint32, 12)
 	for i := range stacks {
 		for d := range 3 + i%5 {
-			stacks[i] = append(stacks[i], s.Frame(tachyon.Frame{File: fmt.Sprintf("f%d.go", d), Func: fmt.Sprintf("pkg.fn%d_%d", i, d), Line: int32(10*i + d)}))
+			stacks[i] = append(stacks[i], s.frame(tachyon.Frame{File: fmt.Sprintf("f%d.go", d), Func: fmt.Sprintf("pkg.fn%d_%d", i, d), Line: int32(10*i + d)}))
 		}
 	}
 	type gor struct {
-		h    *writer.Thread
+		h    handle
 		due  uint64 // first tick not written
 		last int    // index of the latest stack written, -1: none
 		id   uint64
@@ -59,7 +92,7 @@ func drive(t *testing.T, s sink, gens int) {
 	var live []*gor
 	nextID := uint64(1)
 	spawn := func(tick uint64) {
-		live = append(live, &gor{h: s.Thread(nextID, 0), due: tick, last: -1, id: nextID})
+		live = append(live, &gor{h: s.thread(nextID), due: tick, last: -1, id: nextID})
 		nextID++
 	}
 	for range 20 {
@@ -80,27 +113,26 @@ func drive(t *testing.T, s sink, gens int) {
 			ts := segStart + g.due*segStep
 			k := int(n)
 			if si != g.last {
-				if err := s.WriteThreadStack(g.h, ts, st, stacks[si]); err != nil {
+				if err := g.h.Write(ts, st, stacks[si]); err != nil {
 					t.Fatal(err)
 				}
 				g.last, ts, k = si, ts+segStep, k-1
 			}
-			if err := s.RepeatEvery(g.h, ts, segStep, k, st); err != nil {
+			if err := g.h.RepeatEvery(ts, segStep, k, st); err != nil {
 				t.Fatal(err)
 			}
 			g.due += n
 		}
-		s.FlushThread(g.h)
+		g.h.Flush()
 	}
-	wm, _ := s.(interface{ Watermark(uint64) })
 	for gen := 1; gen <= gens; gen++ {
 		now := uint64(gen * genTicks)
-		if wm != nil {
+		if s.watermark != nil {
 			oldest := now
 			for _, g := range live {
 				oldest = min(oldest, g.due)
 			}
-			wm.Watermark(segStart + oldest*segStep)
+			s.watermark(segStart + oldest*segStep)
 		}
 		for i := 0; i < len(live); i++ {
 			g := live[i]
@@ -109,7 +141,7 @@ func drive(t *testing.T, s sink, gens int) {
 			}
 			settle(g, now)
 			if g.id != 1 && rng.IntN(6) == 0 {
-				s.Forget(g.h)
+				g.h.Forget()
 				live = slices.Delete(live, i, i+1)
 				i--
 				spawn(now - uint64(rng.IntN(genTicks)))
@@ -158,7 +190,7 @@ func single(t *testing.T, gens int) map[uint64][]sample {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, w, gens)
+	drive(t, writerSink(w), gens)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +199,9 @@ func single(t *testing.T, gens int) map[uint64][]sample {
 	return m
 }
 
-// segmented writes the stream through a Segmenter and returns the closed
+// segmented writes the stream through a segment.Writer and returns the closed
 // paths in the order the hook saw them, with their last flags.
-func segmented(t *testing.T, gens int, period time.Duration, opts writer.SegmentOptions) (*writer.Segmenter, []string, []bool) {
+func segmented(t *testing.T, gens int, period time.Duration, opts segment.Options) (*segment.Writer, []string, []bool) {
 	t.Helper()
 	var paths []string
 	var lasts []bool
@@ -182,11 +214,11 @@ func segmented(t *testing.T, gens int, period time.Duration, opts writer.Segment
 		}
 		paths, lasts = append(paths, path), append(lasts, last)
 	}
-	s, err := writer.NewSegmenter(opts)
+	s, err := segment.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, s, gens)
+	drive(t, segSink(s), gens)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +231,7 @@ func segmented(t *testing.T, gens int, period time.Duration, opts writer.Segment
 func TestSegmentsUnion(t *testing.T) {
 	const gens = 30
 	want := single(t, gens)
-	s, paths, lasts := segmented(t, gens, 3700*time.Millisecond, writer.SegmentOptions{})
+	s, paths, lasts := segmented(t, gens, 3700*time.Millisecond, segment.Options{})
 	if len(paths) < 7 {
 		t.Fatalf("%d segments, want at least 7", len(paths))
 	}
@@ -248,7 +280,7 @@ func TestSegmentsUnion(t *testing.T) {
 func TestSegmentFirst(t *testing.T) {
 	const gens = 30
 	want := single(t, gens)
-	_, paths, _ := segmented(t, gens, 5*time.Second, writer.SegmentOptions{First: time.Second})
+	_, paths, _ := segmented(t, gens, 5*time.Second, segment.Options{First: time.Second})
 	got := map[uint64][]sample{}
 	var starts []uint64
 	for _, p := range paths {
@@ -273,7 +305,7 @@ func TestSegmentFirst(t *testing.T) {
 // TestSegmentsVerify checks that every segment is a complete file on its
 // own and that no .part file is left.
 func TestSegmentsVerify(t *testing.T) {
-	_, paths, _ := segmented(t, 12, 2*time.Second, writer.SegmentOptions{})
+	_, paths, _ := segmented(t, 12, 2*time.Second, segment.Options{})
 	modes := map[os.FileMode][]string{}
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil {
@@ -293,7 +325,7 @@ func TestSegmentsVerify(t *testing.T) {
 		}
 		f.Close()
 	}
-	left, _ := filepath.Glob(filepath.Join(filepath.Dir(paths[0]), "*"+writer.PartExt))
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(paths[0]), "*"+segment.PartExt))
 	if len(left) > 0 {
 		t.Errorf("left %v", left)
 	}
@@ -312,7 +344,7 @@ func TestSegmentBudget(t *testing.T) {
 		{"bytes", 0, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, paths, _ := segmented(t, 12, 2*time.Second, writer.SegmentOptions{KeepFiles: tc.files, KeepBytes: tc.bytes})
+			s, paths, _ := segmented(t, 12, 2*time.Second, segment.Options{KeepFiles: tc.files, KeepBytes: tc.bytes})
 			have, _ := filepath.Glob(filepath.Join(filepath.Dir(paths[0]), "*"))
 			if !slices.Equal(have, paths[len(paths)-tc.keep:]) {
 				t.Errorf("kept %v, want the newest %d of %v", have, tc.keep, paths)
@@ -325,18 +357,18 @@ func TestSegmentBudget(t *testing.T) {
 }
 
 // TestSegmentBudgetOthers checks that the budget never deletes a file the
-// Segmenter did not write.
+// Writer did not write.
 func TestSegmentBudgetOthers(t *testing.T) {
 	dir := t.TempDir()
-	other := filepath.Join(dir, writer.SegmentName("profile", "", segStart-1e9, 1))
+	other := filepath.Join(dir, segment.Name("profile", "", segStart-1e9, 1))
 	if err := os.WriteFile(other, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := writer.NewSegmenter(writer.SegmentOptions{Dir: dir, StartTime: segStart, Period: time.Second, KeepFiles: 1})
+	s, err := segment.New(segment.Options{Dir: dir, StartTime: segStart, Period: time.Second, KeepFiles: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, s, 5)
+	drive(t, segSink(s), 5)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +380,7 @@ func TestSegmentBudgetOthers(t *testing.T) {
 // TestSegmentName checks the documented naming.
 func TestSegmentName(t *testing.T) {
 	start := uint64(time.Date(2026, 11, 23, 4, 50, 0, 123_456_000, time.UTC).UnixMicro())
-	if got, want := writer.SegmentName("profile", "", start, 1), "profile-20261123T045000.123Z-000001.tachyon"; got != want {
+	if got, want := segment.Name("profile", "", start, 1), "profile-20261123T045000.123Z-000001.tachyon"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -359,7 +391,7 @@ func TestSegmentsReferenceTool(t *testing.T) {
 	ref := testutil.Shared(t, "tools", "tachyon_ref.py")
 	py := testutil.Tool(t, "python3")
 	testutil.Tool(t, "zstd")
-	_, paths, _ := segmented(t, 8, 2*time.Second, writer.SegmentOptions{})
+	_, paths, _ := segmented(t, 8, 2*time.Second, segment.Options{})
 	for _, p := range paths {
 		if out, err := exec.Command(py, ref, "validate", p).CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", filepath.Base(p), err, out)

@@ -4,14 +4,42 @@ import (
 	"fmt"
 
 	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
-// WriteThreadStack writes one sample of t whose frames are indices
-// returned by the Segmenter's Frame, innermost first, into the segment
-// its timestamp belongs to (rolling over first if it is past the open
-// segment's end).
-func (s *Segmenter) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status, stack []uint32) error {
-	if err := s.check(t); err != nil {
+// threadKey identifies a thread: (thread id, interpreter id).
+type threadKey struct {
+	id     uint64
+	interp uint32
+}
+
+// Thread is the handle of one thread of a Writer (see Writer.Thread),
+// valid across segments: in each segment it writes through that segment's
+// writer.Writer thread, which it takes at its first sample there.
+type Thread struct {
+	s         *Writer
+	key       threadKey
+	lastTS    uint64   // the latest of its samples written or dropped
+	stack     []uint32 // its latest stack, in the Writer's frame indices
+	started   bool     // has a stack: it has written a sample
+	forgotten bool
+	// inner is the thread in the open segment's file once it has a sample
+	// there, which holds while gen is the Writer's (inner is stale after a
+	// rollover).
+	inner *writer.Thread
+	gen   uint64
+}
+
+// ID returns the thread id t was made for.
+func (t *Thread) ID() uint64 { return t.key.id }
+
+// Write writes one sample of t whose frames are indices returned by the
+// Writer's Frame, innermost first, into the segment its timestamp belongs
+// to (rolling over first if it is past the open segment's end). Stacks
+// deeper than tachyon.MaxWriteDepth keep their innermost frames.
+func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	s := t.s
+	if err := t.check(); err != nil {
 		return err
 	}
 	if len(stack) > tachyon.MaxWriteDepth {
@@ -34,13 +62,31 @@ func (s *Segmenter) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status
 		delete(s.dirty, t)
 	}
 	s.advance(t, ts, ts)
-	return s.cur.w.WriteThreadStack(s.inner(t), ts, status, local)
+	return t.write(ts, status, local)
 }
+
+// write writes one sample of t into the open segment, its stack in the
+// segment's frame indices.
+func (t *Thread) write(ts uint64, status tachyon.Status, local []uint32) error {
+	w := t.s.cur.w
+	in := t.inner
+	if !t.here() {
+		in = w.Thread(t.key.id, t.key.interp)
+	}
+	if err := w.WriteThreadStack(in, ts, status, local); err != nil {
+		return err
+	}
+	t.inner, t.gen = in, t.s.gen
+	return nil
+}
+
+// here reports whether t has a sample in the open segment.
+func (t *Thread) here() bool { return t.inner != nil && t.gen == t.s.gen }
 
 // full reports whether the bytes the directory refused reached the
 // bound: samples are then dropped. Meanwhile it tries again, once a retry
 // period, to write the open segment's.
-func (s *Segmenter) full() bool {
+func (s *Writer) full() bool {
 	if s.held.Load() < s.opts.HoldBytes {
 		return false
 	}
@@ -50,26 +96,29 @@ func (s *Segmenter) full() bool {
 
 // drop counts n samples of t, the latest at last, as dropped; t's next
 // sample written is written as a change from its stack in the segment.
-func (s *Segmenter) drop(t *Thread, last uint64, n int) {
+func (s *Writer) drop(t *Thread, last uint64, n int) {
 	t.lastTS = max(t.lastTS, last)
 	s.dirty[t] = true
 	s.dropped(uint64(n))
 }
 
 // RepeatEvery writes n samples of t with its previous stack at ts,
-// ts+step, ...: a run that crosses the open segment's end is split there,
-// the rest going to the next segment, where the thread's first sample is
-// written as a full stack.
-func (s *Segmenter) RepeatEvery(t *Thread, ts, step uint64, n int, status tachyon.Status) error {
+// ts+step, ... (see writer.Writer.RepeatEvery): a run that crosses the
+// open segment's end is split there, the rest going to the next segment,
+// where the thread's first sample is written as a full stack. Like
+// writer.Writer's, it fails with writer.ErrNoStack before t's first
+// sample.
+func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
 	if n <= 0 {
 		return nil
 	}
-	if err := s.check(t); err != nil {
+	if err := t.check(); err != nil {
 		return err
 	}
 	if !t.started {
-		return ErrNoStack
+		return writer.ErrNoStack
 	}
+	s := t.s
 	if ts >= s.deadline {
 		s.roll(ts, ts+uint64(n-1)*step)
 	}
@@ -78,18 +127,18 @@ func (s *Segmenter) RepeatEvery(t *Thread, ts, step uint64, n int, status tachyo
 		return nil
 	}
 	if k := s.before(ts, step, n); k < n {
-		if err := s.repeat(t, ts, step, k, status); err != nil {
+		if err := t.repeat(ts, step, k, status); err != nil {
 			return err
 		}
 		ts, n = ts+uint64(k)*step, n-k
 		s.roll(ts, ts+uint64(n-1)*step)
 	}
-	return s.repeat(t, ts, step, n, status)
+	return t.repeat(ts, step, n, status)
 }
 
 // before returns how many of the n samples at ts, ts+step, ... fall before
 // the open segment's end (ts itself does).
-func (s *Segmenter) before(ts, step uint64, n int) int {
+func (s *Writer) before(ts, step uint64, n int) int {
 	if step == 0 {
 		return n
 	}
@@ -98,43 +147,45 @@ func (s *Segmenter) before(ts, step uint64, n int) int {
 }
 
 // repeat writes n samples of t's stack into the open segment, the first as
-// a full stack if t has none there yet.
-func (s *Segmenter) repeat(t *Thread, ts, step uint64, n int, status tachyon.Status) error {
+// a full stack if t has none there yet; the rest are the segment's
+// writer.Writer's RepeatEvery.
+func (t *Thread) repeat(ts, step uint64, n int, status tachyon.Status) error {
 	if n <= 0 {
 		return nil
 	}
+	s := t.s
 	s.advance(t, ts, ts+uint64(n-1)*step)
-	in := s.inner(t)
-	if !in.started || (len(s.dirty) > 0 && s.dirty[t]) {
+	if !t.here() || (len(s.dirty) > 0 && s.dirty[t]) {
 		delete(s.dirty, t)
 		local, err := s.local(t.stack)
 		if err != nil {
 			return err
 		}
-		if err := s.cur.w.WriteThreadStack(in, ts, status, local); err != nil {
+		if err := t.write(ts, status, local); err != nil {
 			return err
 		}
 		ts, n = ts+step, n-1
 	}
-	return s.cur.w.RepeatEvery(in, ts, step, n, status)
+	return s.cur.w.RepeatEvery(t.inner, ts, step, n, status)
 }
 
-// FlushThread ends t's pending run in the open segment (see
-// Writer.FlushThread).
-func (s *Segmenter) FlushThread(t *Thread) {
-	if s.closed || t.forgotten || t.gen != s.gen || t.inner == nil {
+// Flush ends t's pending run in the open segment (see
+// writer.Writer.FlushThread).
+func (t *Thread) Flush() {
+	if t.s.closed || t.forgotten || !t.here() {
 		return
 	}
-	s.cur.w.FlushThread(t.inner)
+	t.s.cur.w.FlushThread(t.inner)
 }
 
-// Forget tells the Segmenter that t will write no more samples (see
-// Writer.Forget).
-func (s *Segmenter) Forget(t *Thread) {
+// Forget tells the Writer that t will write no more samples (see
+// writer.Writer.Forget).
+func (t *Thread) Forget() {
+	s := t.s
 	if s.closed || t.forgotten {
 		return
 	}
-	if t.gen == s.gen && t.inner != nil {
+	if t.here() {
 		s.cur.w.Forget(t.inner)
 	}
 	t.forgotten, t.inner, t.stack = true, nil, nil
@@ -142,13 +193,14 @@ func (s *Segmenter) Forget(t *Thread) {
 	delete(s.dirty, t)
 }
 
-// check returns the error that stops t from writing.
-func (s *Segmenter) check(t *Thread) error {
+// check returns the error that stops t from writing: writer.ErrClosed
+// once the Writer is closed, writer.ErrForgotten after Forget.
+func (t *Thread) check() error {
 	switch {
-	case s.closed:
-		return ErrClosed
+	case t.s.closed:
+		return writer.ErrClosed
 	case t.forgotten:
-		return ErrForgotten
+		return writer.ErrForgotten
 	}
 	return nil
 }
@@ -156,8 +208,8 @@ func (s *Segmenter) check(t *Thread) error {
 // advance counts a first sample of t in the open segment that is older
 // than the segment's start (the writer records it at the start), and
 // moves t's clock to last, the latest of the samples being written.
-func (s *Segmenter) advance(t *Thread, first, last uint64) {
-	if first < s.cur.start && (t.gen != s.gen || t.inner == nil || !t.inner.started) {
+func (s *Writer) advance(t *Thread, first, last uint64) {
+	if first < s.cur.start && !t.here() {
 		s.mu.Lock()
 		s.stats.Early++
 		s.mu.Unlock()
@@ -165,23 +217,15 @@ func (s *Segmenter) advance(t *Thread, first, last uint64) {
 	t.lastTS = max(t.lastTS, last)
 }
 
-// inner returns t's thread in the open segment.
-func (s *Segmenter) inner(t *Thread) *Thread {
-	if t.gen != s.gen || t.inner == nil {
-		t.inner, t.gen = s.cur.w.Thread(t.key.id, t.key.interp), s.gen
-	}
-	return t.inner
-}
-
-// local maps a stack of Segmenter frame indices onto the open segment's,
-// interning the frames it has not seen. The result is valid until the
-// next call.
-func (s *Segmenter) local(stack []uint32) ([]uint32, error) {
+// local maps a stack of the Writer's frame indices onto the open
+// segment's, interning the frames it has not seen. The result is valid
+// until the next call.
+func (s *Writer) local(stack []uint32) ([]uint32, error) {
 	s.scratch = s.scratch[:0]
 	cur := s.cur
 	for _, g := range stack {
 		if int(g) >= len(s.frmTab) {
-			return nil, fmt.Errorf("%w: %d (have %d frames)", ErrFrameIndex, g, len(s.frmTab))
+			return nil, fmt.Errorf("%w: %d (have %d frames)", writer.ErrFrameIndex, g, len(s.frmTab))
 		}
 		if int(g) >= len(cur.local) {
 			cur.local = growZeroed(cur.local, len(s.frmTab))

@@ -98,10 +98,6 @@ type Thread struct {
 	sameID    *Thread
 	started   bool // has written a sample
 	forgotten bool
-	// For a Segmenter's handle: the thread in the segment of generation
-	// gen (nil or stale when gen is not the open segment's).
-	inner *Thread
-	gen   uint64
 }
 
 // Writer streams samples into a Tachyon v2 file. It is not safe for

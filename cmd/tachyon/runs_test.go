@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // threeRuns writes into one directory the segments of three runs, one
@@ -20,7 +20,7 @@ func threeRuns(t *testing.T) string {
 	start := uint64(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC).UnixMicro())
 	for run := range 3 {
 		t0 := start + uint64(run)*60e6
-		s, err := writer.NewSegmenter(writer.SegmentOptions{Dir: dir, StartTime: t0, Period: time.Second, Interval: 10_000})
+		s, err := segment.New(segment.Options{Dir: dir, StartTime: t0, Period: time.Second, Interval: 10_000})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -28,7 +28,7 @@ func threeRuns(t *testing.T) string {
 		for g := range uint64(4) {
 			h := s.Thread(g+1, 0)
 			for tick := range uint64(300) {
-				if err := s.WriteThreadStack(h, t0+tick*10_000, 0, []uint32{fr}); err != nil {
+				if err := h.Write(t0+tick*10_000, 0, []uint32{fr}); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // Run is one profiling run's segments among a list of files, told apart
-// by their names (see writer.SegmentName).
+// by their names (see segment.Name).
 type Run struct {
 	// ID is the run id the names carry. Names without one (written by
 	// earlier versions) get "old1", "old2"...: in each directory and
@@ -44,7 +44,7 @@ func Runs(paths []string) []Run {
 	lastSeq := map[seqKey]int{}
 	olds := 0
 	for _, p := range paths {
-		f, ok := writer.ParseSegmentName(filepath.Base(p))
+		f, ok := segment.ParseName(filepath.Base(p))
 		if !ok {
 			continue
 		}
@@ -106,7 +106,7 @@ func SelectRuns(paths []string, sel string) ([]string, error) {
 		keep[p] = true
 	}
 	return slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
-		_, ok := writer.ParseSegmentName(filepath.Base(p))
+		_, ok := segment.ParseName(filepath.Base(p))
 		return ok && !keep[p]
 	}), nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/merge"
-	"github.com/gotachyon/profiler/writer"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // names returns the paths in dir of segments of run from start, seqs
@@ -18,7 +18,7 @@ func names(dir, run string, start time.Time, from, to int) []string {
 	var out []string
 	for seq := from; seq <= to; seq++ {
 		ts := uint64(start.Add(time.Duration(seq) * time.Second).UnixMicro())
-		out = append(out, filepath.Join(dir, writer.SegmentName("profile", run, ts, seq)))
+		out = append(out, filepath.Join(dir, segment.Name("profile", run, ts, seq)))
 	}
 	return out
 }
