@@ -3,27 +3,33 @@
 //
 //	import _ "github.com/gotachyon/profiler/auto"
 //
-// When PROFILE_OUT names a file, the package's init starts a profile into it
-// (PROFILE_MODE "wall" or "cpu", PROFILE_RATE in Hz, PROFILE_CHECKPOINT and
-// the segment variables are optional; see profiler.EnvOptions). Without
-// PROFILE_OUT it does nothing at all.
+// When PROFILE_OUT is set, the package's init starts a profile with the
+// options of profiler.EnvOptions (PROFILE_MODE "wall" or "cpu",
+// PROFILE_RATE in Hz, PROFILE_CHECKPOINT, and the segment variables
+// PROFILE_SEGMENT, PROFILE_KEEP and PROFILE_KEEP_BYTES are optional).
+// PROFILE_OUT names the profile's file or, with PROFILE_SEGMENT, the
+// directory of its segments, created if missing (see
+// profiler.WithSegment). Without PROFILE_OUT it does nothing at all; a
+// malformed variable is reported on stderr, and nothing starts.
 //
-// Call Stop at the end of main, before any os.Exit, to write the finished
-// profile to PROFILE_OUT:
+// Call Stop at the end of main, before any os.Exit, to finish the
+// profile: the file PROFILE_OUT, or with segments the last one:
 //
 //	func main() {
 //		defer auto.Stop()
 //		// ...
 //	}
 //
-// Nothing is lost when a process ends otherwise. Until Stop, the samples
-// go to finished checkpoint files, one every few seconds, in the directory
-// PROFILE_OUT.part (profiler.PartDir): a process that returns from main
-// without Stop, calls os.Exit or log.Fatal, panics, or dies by a signal,
-// SIGKILL or the OOM killer leaves every checkpoint finished before it
-// ended, and loses only the last few seconds. The tachyon command reads
+// A process that ends otherwise loses only the end of its profile. To a
+// file, until Stop, the samples go to finished checkpoint files, one every
+// few seconds, in the directory PROFILE_OUT.part (profiler.PartDir): a
+// process that returns from main without Stop, calls os.Exit or
+// log.Fatal, panics, or dies by a signal, SIGKILL or the OOM killer leaves
+// every checkpoint finished before it ended. The tachyon command reads
 // PROFILE_OUT.part where PROFILE_OUT is missing, and the next run with
-// the same PROFILE_OUT recovers it into a finished file beside it.
+// the same PROFILE_OUT recovers it into a finished file beside it. With
+// segments, the finished segments are in the directory and such a process
+// loses only its open segment.
 //
 // The package does not touch signals: the program's own handlers, and the
 // default actions when it has none, stay exactly as without the import.

@@ -11,10 +11,15 @@
 // gzip.Writer and zip.Writer, Close finalizes the format but does not close
 // the underlying file (except for a Writer made by Create, which owns it).
 //
-// There are two ways in. WriteSample takes frames as (file, function, line)
-// and interns them itself. The fast path interns frames once with Frame and
-// then passes frame indices to WriteStack, which allocates nothing per sample
-// in steady state.
+// There are three ways in. WriteSample takes frames as (file, function,
+// line) and interns them itself. WriteStack takes frame indices that Frame
+// returned (each distinct frame interned once), and allocates nothing per
+// sample in steady state. A caller that writes many samples per thread (a
+// sampler, with one handle per goroutine) takes the thread's handle once
+// with Thread and writes through it: WriteThreadStack, Repeat for the
+// thread's previous stack again, RepeatEvery for a run of such samples a
+// step apart; FlushThread ends the thread's pending run and Forget
+// releases a thread that ended.
 //
 // # Encoding rules
 //
@@ -52,15 +57,7 @@
 // with concurrency 1, lower-memory mode and a 128 KiB window, measured at
 // about 3 MiB of heap (see BenchmarkEncoderMemory).
 //
-// # Segments
-//
-// A Segmenter writes the same samples as a series of finalized files, one
-// per period, each a complete Tachyon file with its own tables; see its
-// documentation for the split, the naming and the disk budget. While its
-// directory refuses writes, a Segmenter also holds what was refused: up
-// to SegmentOptions.HoldBytes (DefaultHoldBytes) of encoded samples, past
-// which it drops samples, plus the tables of the segments waiting to be
-// finalized, a bounded number (past it the oldest is given up).
+// # Timestamps
 //
 // Timestamps are microseconds. A thread's timestamps are taken as
 // non-decreasing: one earlier than the thread's previous sample (or, for the

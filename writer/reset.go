@@ -17,9 +17,9 @@ var ErrNotClosed = errors.New("writer: Reset before Close")
 // Reset makes a closed Writer start a new Tachyon file at dst's current
 // offset, as New does, keeping the memory it grew for the last one: the
 // record buffer, the compressor, the tables' capacity and the thread
-// records. A Segmenter that rolls over every few seconds so allocates
-// nothing once its first segments are written. Every handle of the last
-// file is invalid after Reset.
+// records. A caller that writes a series of files with one Writer (a new
+// file every few seconds) so allocates nothing once the first files are
+// written. Every handle of the last file is invalid after Reset.
 func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	if !w.closed {
 		return ErrNotClosed

@@ -66,8 +66,8 @@ func TestResetSameBytes(t *testing.T) {
 }
 
 // BenchmarkResetFile measures a file written by a Writer reset from the
-// previous one, as a Segmenter's rollover does; what it allocates is the
-// output buffer's growth.
+// previous one, as a caller writing one file after another does; what it
+// allocates is the output buffer's growth.
 func BenchmarkResetFile(b *testing.B) {
 	opts := writer.Options{StartTime: 1_000_000, Interval: 10_000, Compression: tachyon.CompressionZstd}
 	var buf seekbuf.Buffer

@@ -1,0 +1,37 @@
+// Package segment writes a profile as a series of finalized Tachyon files
+// in a directory, one per period: rolling segments, each a complete file
+// with its own tables, written by a writer.Writer that package segment
+// composes through writer's exported API.
+//
+// New opens the first segment and starts the goroutine that finalizes the
+// closed ones. Samples go in as into a writer.Writer: Frame interns a frame
+// once and returns the Writer's own index for it, and Writer.Thread
+// returns a thread's handle, valid across segments, whose Write,
+// RepeatEvery, Flush and Forget are the writer's thread-handle calls; each
+// segment interns the frames its samples use, and starts each thread with a
+// full stack. A sample at or past the open segment's end rolls over: on the
+// writing goroutine, the writer.Writer finalizes the segment and starts
+// anew (writer.Writer.Reset) in the next file, opened ahead; the
+// finalizing goroutine then renames the closed file to its final name, so
+// that only complete files end in Ext. Watermark tells when late samples
+// can no longer come, which lets a segment's header start at its nominal
+// boundary. Close finalizes the open segment and waits for the others.
+//
+// The names (Name, ParseName) sort by start time and carry the run's id
+// (NewRunID), so that the segments of several runs sharing a directory can
+// be told apart. A budget (Options.KeepFiles, KeepBytes) deletes the
+// oldest finalized segments of the prefix, and at its start a Writer
+// removes the open files (PartExt) that dead processes left.
+//
+// While the directory refuses writes, a Writer holds what was refused in
+// memory: up to Options.HoldBytes (DefaultHoldBytes) of encoded samples,
+// past which it drops samples and counts them (Stats.Dropped), plus the
+// segments waiting to be finalized, a bounded number (past it the oldest
+// is given up, and counted in Stats.Lost); it tries again every
+// DefaultRetry. Close's error says what was lost.
+//
+// The errors a handle returns are writer's: writer.ErrClosed after Close,
+// writer.ErrForgotten after Forget, writer.ErrNoStack for RepeatEvery
+// before the thread's first sample, writer.ErrFrameIndex for an index
+// Frame did not return, and the errors of the segment's writer.Writer.
+package segment
