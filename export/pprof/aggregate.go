@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
@@ -91,8 +92,8 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 
 // slot returns the index of k's count, adding it if new, or an error past
 // the bounds: busiest.ErrTooMany past 4*limit keys when unfolded (the
-// goroutines are folded first, on a second reading), ErrTooManySamples
-// past maxSamples.
+// goroutines are folded first, on a second reading), a *limits.Error
+// (limits.Samples) past maxSamples.
 func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, error) {
 	if j, ok := a.index[k]; ok {
 		return j, nil
@@ -101,7 +102,7 @@ func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, erro
 		return 0, busiest.ErrTooMany
 	}
 	if len(a.keys) >= maxSamples {
-		return 0, fmt.Errorf("%w: more than %d (stack, goroutine, state), the limit (Options.MaxSamples, --max-samples); raise it, or fold goroutines (--max-goroutines)", ErrTooManySamples, maxSamples)
+		return 0, fmt.Errorf("pprof: %w", &limits.Error{Limit: limits.Samples, Max: int64(maxSamples), Value: int64(len(a.keys) + 1)})
 	}
 	j := len(a.keys)
 	a.index[k] = j
