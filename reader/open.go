@@ -38,7 +38,10 @@ func Open(name string) (*File, error) {
 	return f, nil
 }
 
-// ErrNotRegular is returned by Open for a FIFO, a device or a directory.
+// ErrNotRegular is returned, wrapped, for a path that is a FIFO, a
+// device, a socket or a directory: by Open, and wherever this module
+// refuses a path that is not a regular file (nytprof.SourceFiles, the
+// profiler's output).
 var ErrNotRegular = regfile.ErrNotRegular
 
 type closerFunc func() error

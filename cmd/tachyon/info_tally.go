@@ -18,7 +18,10 @@ import (
 // off the CPU. The runtime's system goroutines (samples under
 // tachyon.RuntimeRoot) are one group, "runtime", after the program's, and
 // stay out of the top lists, unless runtime is set: then they count as the
-// program's own, grouped by their outermost frame under the root.
+// program's own, grouped by their outermost frame under the root. This is
+// not the HTML report's grouping (report.Group), which puts goroutines of
+// one outermost function in different groups when the stacks they spent
+// most samples in differ.
 type tally struct {
 	runtime   bool // --runtime: the runtime's goroutines in full
 	states    [tachyon.NumStates]uint64

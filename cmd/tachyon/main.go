@@ -154,8 +154,9 @@ func usageError(fs *flag.FlagSet, format string, args ...any) int {
 // fail prints err and returns the exit code for bad input. A message
 // that is not one plain line (a file name in it holds a line break or
 // another control character, and no quoteName quoted it) is printed
-// quoted, so that it cannot forge a line.
+// quoted, so that it cannot forge a line. An export's limit error is
+// followed by the flags that move the limit.
 func fail(stderr io.Writer, err error) int {
-	fmt.Fprintf(stderr, "tachyon: %s\n", quoteName(err.Error()))
+	fmt.Fprintf(stderr, "tachyon: %s%s\n", quoteName(err.Error()), limitHint(err))
 	return exitBad
 }

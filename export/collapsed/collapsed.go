@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -124,8 +125,9 @@ func (fd *folder) newLine(s *reader.Sample) (int32, error) {
 	need := len(text)
 	for _, i := range s.Stack {
 		fr := fd.f.Frame(i)
-		if need += len(fr.File) + len(fr.Func) + 16; fd.held+len(fd.key)+need > fd.limit {
-			return 0, errMaxBytes(fd.limit)
+		need += len(fr.File) + len(fr.Func) + 16
+		if held := fd.held + len(fd.key) + need; held > fd.limit {
+			return 0, fmt.Errorf("collapsed: %w", &limits.Error{Limit: limits.FoldedBytes, Max: int64(fd.limit), Value: int64(held)})
 		}
 	}
 	text = slices.Grow(text, need-len(text))
@@ -161,11 +163,6 @@ func mergeLines(lines []Line) []Line {
 func sortLines(lines []Line) []Line {
 	slices.SortStableFunc(lines, func(a, b Line) int { return cmp.Compare(b.Count, a.Count) })
 	return lines
-}
-
-// errMaxBytes is Lines's error past its limit.
-func errMaxBytes(limit int) error {
-	return fmt.Errorf("collapsed: the profile's distinct folded stacks take more than %d bytes, the limit on what the export keeps in memory (raise it with --max-bytes)", limit)
 }
 
 // Write writes f's folded stacks to w, as Lines finds them with o.

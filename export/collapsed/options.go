@@ -58,6 +58,7 @@ type Options struct {
 	States []tachyon.State
 	// MaxBytes bounds the bytes kept for the distinct folded stacks (their
 	// text and key), and so the export's memory; 0 means DefaultMaxBytes.
+	// Past it Lines fails with a *limits.Error (limits.FoldedBytes).
 	MaxBytes int
 }
 

@@ -2,9 +2,8 @@ package nytprof
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/gotachyon/profiler/internal/self"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -14,18 +13,18 @@ import (
 //	profiler.Start(profiler.WithExport("nytprof.out", nytprof.AtStop(nytprof.Options{})))
 //
 // Unless opt says otherwise, subs get their declaration lines from the
-// running executable's line table and the report is titled with the
-// program's name.
+// running executable's line table (read at Stop) and the report is titled
+// with the program's name.
 func AtStop(opt Options) func(f *reader.File, w io.Writer) error {
+	if opt.Application == "" {
+		opt.Application = self.Name()
+	}
 	return func(f *reader.File, w io.Writer) error {
 		o := opt
 		if o.DeclLine == nil {
-			if decl, err := DeclLines("/proc/self/exe"); err == nil {
-				o.DeclLine = decl
+			if exe, err := self.Executable(); err == nil {
+				o.DeclLine, _ = DeclLines(exe)
 			}
-		}
-		if o.Application == "" && len(os.Args) > 0 {
-			o.Application = filepath.Base(os.Args[0])
 		}
 		return Write(w, f, o)
 	}

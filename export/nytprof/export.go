@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -32,13 +33,14 @@ type Options struct {
 	Application string
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
-	// stacktab.DefaultMaxFrames (4 M frames).
+	// stacktab.DefaultMaxFrames (4 M frames). Past it the export fails
+	// with a *limits.Error (limits.StackFrames).
 	MaxStackFrames int
 	// MaxNameBytes bounds the bytes of sub names the file holds: the
 	// format repeats a sub's name in each call-tree node and caller edge,
 	// so a long name in a deep stack is multiplied (a 1 MiB name 65,536
-	// frames deep is 64 GiB). Past it Export fails before writing; 0 means
-	// DefaultMaxNameBytes.
+	// frames deep is 64 GiB). Past it Export fails before writing, with a
+	// *limits.Error (limits.NameBytes); 0 means DefaultMaxNameBytes.
 	MaxNameBytes int64
 }
 
@@ -96,7 +98,7 @@ func (m *model) checkNames(r *result) error {
 		n += int64(len(m.callerName(r.edges[i].key)) + len(m.subs[r.edges[i].key.callee].name))
 	}
 	if n > limit {
-		return fmt.Errorf("nytprof: the file would hold %d bytes of sub names (NYTProf repeats a name in each call-tree node), more than the limit of %d (raise it with --max-name-bytes)", n, limit)
+		return fmt.Errorf("nytprof: %w", &limits.Error{Limit: limits.NameBytes, Max: limit, Value: n})
 	}
 	return nil
 }

@@ -31,13 +31,13 @@ type SourceLimits struct {
 // MaxSourceTotal is the default cap on the source bytes one export reads.
 const MaxSourceTotal = 256 << 20
 
-// Errors of SourceFiles; the export treats each as "no source" for the file.
+// Errors of SourceFiles; the export treats each as "no source" for the
+// file. A path that is not a regular file gives reader.ErrNotRegular.
 var (
-	ErrSourceNotRegular = regfile.ErrNotRegular
-	ErrSourceSystem     = errors.New("nytprof: source: a system file (/proc, /sys, /dev or a pseudo file system)")
-	ErrSourceOutside    = errors.New("nytprof: source: outside the source root")
-	ErrSourceTooLarge   = errors.New("nytprof: source: larger than the per-file cap")
-	ErrSourceBudget     = errors.New("nytprof: source: the total cap is spent")
+	ErrSourceSystem   = errors.New("nytprof: source: a system file (/proc, /sys, /dev or a pseudo file system)")
+	ErrSourceOutside  = errors.New("nytprof: source: outside the source root")
+	ErrSourceTooLarge = errors.New("nytprof: source: larger than the per-file cap")
+	ErrSourceBudget   = errors.New("nytprof: source: the total cap is spent")
 )
 
 // SourceFiles returns a ReadSource that reads source files from disk within

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gotachyon/profiler/reader"
 )
 
 func TestSourceFilesRefusesSystemFiles(t *testing.T) {
@@ -35,8 +37,8 @@ func TestSourceFilesRefusesFIFOWithoutBlocking(t *testing.T) {
 		go func() { _, err := SourceFiles(lim)(fifo); done <- err }()
 		select {
 		case err := <-done:
-			if !errors.Is(err, ErrSourceNotRegular) {
-				t.Errorf("root %q: %v, want ErrSourceNotRegular", lim.Root, err)
+			if !errors.Is(err, reader.ErrNotRegular) {
+				t.Errorf("root %q: %v, want reader.ErrNotRegular", lim.Root, err)
 			}
 		case <-time.After(10 * time.Second):
 			t.Fatalf("root %q: reading a FIFO blocked", lim.Root)

@@ -1,10 +1,9 @@
 package pprof
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 
+	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
@@ -37,19 +36,16 @@ func aggregateFor(f *reader.File, o Options) (*agg, error) {
 	if o.MaxGoroutines < 0 {
 		return aggregateOnce(f, o.MaxStackFrames, map[busiest.Key]bool{}, 0, maxSamples)
 	}
-	keep := cmp0(o.MaxGoroutines, DefaultMaxGoroutines)
-	a, err := aggregate(f, o.MaxStackFrames, keep, maxSamples)
-	if err != nil {
-		return nil, err
-	}
-	a.foldGoroutines(keep)
-	return a, nil
+	return aggregate(f, o.MaxStackFrames, cmp0(o.MaxGoroutines, DefaultMaxGoroutines), maxSamples)
 }
 
 // aggregate aggregates f's samples, with the goroutines past the keep
-// busiest under "other". A file of more goroutines than that is read twice
-// (busiest.Read): once to find the busiest, once to aggregate, so that
-// memory grows with the goroutines kept, not with the file's.
+// busiest (busiest.BySamples) under "other". A file of more goroutines
+// than that is read twice (busiest.Read): once to find the busiest, once
+// to aggregate, so that memory grows with the goroutines kept, not with
+// the file's. A file whose header counts at most keep is read once, with
+// every goroutine's label: the reader refuses a file of more threads than
+// its header counts, so none is folded.
 func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
 	return busiest.Read(f, keep, keep, busiest.BySamples, func(fold map[busiest.Key]bool, _ int) (*agg, error) {
 		return aggregateOnce(f, maxFrames, fold, keep, maxSamples)
@@ -91,8 +87,8 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 
 // slot returns the index of k's count, adding it if new, or an error past
 // the bounds: busiest.ErrTooMany past 4*limit keys when unfolded (the
-// goroutines are folded first, on a second reading), ErrTooManySamples
-// past maxSamples.
+// goroutines are folded first, on a second reading), a *limits.Error
+// (limits.Samples) past maxSamples.
 func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, error) {
 	if j, ok := a.index[k]; ok {
 		return j, nil
@@ -101,7 +97,7 @@ func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, erro
 		return 0, busiest.ErrTooMany
 	}
 	if len(a.keys) >= maxSamples {
-		return 0, fmt.Errorf("%w: more than %d (stack, goroutine, state), the limit (Options.MaxSamples, --max-samples); raise it, or fold goroutines (--max-goroutines)", ErrTooManySamples, maxSamples)
+		return 0, fmt.Errorf("pprof: %w", &limits.Error{Limit: limits.Samples, Max: int64(maxSamples), Value: int64(len(a.keys) + 1)})
 	}
 	j := len(a.keys)
 	a.index[k] = j
@@ -118,58 +114,4 @@ func (a *agg) add(j int, r reader.Run, st tachyon.State) {
 		a.onCPU += r.Count
 	}
 	a.last = max(a.last, r.Last)
-}
-
-// foldGoroutines keeps the n busiest goroutines (by samples, then id) and
-// merges the samples of the others, per stack and state, under "other".
-func (a *agg) foldGoroutines(n int) {
-	perG := map[uint64]int64{}
-	for i, k := range a.keys {
-		if !k.other { // else already merged by aggregate
-			perG[k.tid] += a.counts[i]
-		}
-	}
-	if len(perG) <= n {
-		return
-	}
-	type gc struct {
-		tid uint64
-		n   int64
-	}
-	gs := make([]gc, 0, len(perG))
-	for tid, c := range perG {
-		gs = append(gs, gc{tid, c})
-	}
-	slices.SortFunc(gs, func(x, y gc) int {
-		if c := cmp.Compare(y.n, x.n); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.tid, y.tid)
-	})
-	keep := make(map[uint64]bool, n)
-	for _, g := range gs[:n] {
-		keep[g.tid] = true
-	}
-	a.merge(keep)
-}
-
-// merge moves the samples of the goroutines not in keep under "other",
-// merging those that then share a key.
-func (a *agg) merge(keep map[uint64]bool) {
-	index := make(map[sampleKey]int, len(a.keys))
-	keys, counts := a.keys[:0], a.counts[:0] // compacted in place: entry i is read before any write reaches it
-	for i, k := range a.keys {
-		c := a.counts[i]
-		if !k.other && !keep[k.tid] {
-			k.tid, k.other = 0, true
-		}
-		if j, ok := index[k]; ok {
-			counts[j] += c
-			continue
-		}
-		index[k] = len(keys)
-		keys = append(keys, k)
-		counts = append(counts, c)
-	}
-	a.keys, a.counts, a.index = keys, counts, index
 }

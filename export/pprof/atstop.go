@@ -3,8 +3,8 @@ package pprof
 import (
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/gotachyon/profiler/internal/self"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -19,7 +19,7 @@ import (
 func AtStop(o Options) func(f *reader.File, w io.Writer) error {
 	return func(f *reader.File, w io.Writer) error {
 		if o.Binary == "" {
-			exe, err := os.Executable()
+			exe, err := self.Executable()
 			if err != nil {
 				return fmt.Errorf("pprof: the running executable: %w", err)
 			}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/export/pprof"
 	"github.com/gotachyon/profiler/internal/hostile"
 	"github.com/gotachyon/profiler/reader"
@@ -32,14 +33,15 @@ func TestFoldGoroutines(t *testing.T) {
 }
 
 // TestMaxSamples: a profile of more distinct samples than MaxSamples is
-// refused with ErrTooManySamples, not converted in unbounded memory.
+// refused with a *limits.Error, not converted in unbounded memory.
 func TestMaxSamples(t *testing.T) {
 	f, err := reader.NewFileBytes(hostile.ManyFrames(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pprof.Convert(f, pprof.Options{MaxSamples: 10}); !errors.Is(err, pprof.ErrTooManySamples) {
-		t.Fatalf("err = %v, want ErrTooManySamples", err)
+	_, err = pprof.Convert(f, pprof.Options{MaxSamples: 10})
+	if le, ok := errors.AsType[*limits.Error](err); !ok || le.Limit != limits.Samples {
+		t.Fatalf("err = %v, want a *limits.Error (Samples)", err)
 	}
 	if _, err := pprof.Convert(f, pprof.Options{MaxSamples: 100}); err != nil {
 		t.Fatal(err)

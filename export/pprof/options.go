@@ -1,9 +1,6 @@
 package pprof
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // Type chooses the kind of profile: wall-clock or CPU.
 type Type uint8
@@ -40,7 +37,8 @@ type Options struct {
 	Binary string
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
-	// stacktab.DefaultMaxFrames (4 M frames).
+	// stacktab.DefaultMaxFrames (4 M frames). Past it Convert fails with
+	// a *limits.Error (limits.StackFrames).
 	MaxStackFrames int
 	// MaxGoroutines bounds the goroutines that keep their own goroutine
 	// label (each costs a pprof sample per stack and state, about half a
@@ -52,16 +50,13 @@ type Options struct {
 	MaxGoroutines int
 	// MaxSamples bounds the profile's distinct samples (stack, goroutine
 	// and state), some 400 bytes each while converting; past it Convert
-	// fails with ErrTooManySamples. 0 means DefaultMaxSamples.
+	// fails with a *limits.Error (limits.Samples). 0 means
+	// DefaultMaxSamples.
 	MaxSamples int
 }
 
 // DefaultMaxSamples is the default Options.MaxSamples.
 const DefaultMaxSamples = 250_000
-
-// ErrTooManySamples is Convert's error for a profile of more distinct
-// samples than Options.MaxSamples.
-var ErrTooManySamples = errors.New("pprof: too many distinct samples")
 
 // MaxLocations bounds the profile's distinct (function, line) locations,
 // some 250 bytes each in memory: past it, the further lines of a function

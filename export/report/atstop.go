@@ -2,9 +2,8 @@ package report
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 
+	"github.com/gotachyon/profiler/internal/self"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -15,11 +14,8 @@ import (
 //
 // Unless opt says otherwise, the page is titled with the program's name.
 func AtStop(opt Options) func(f *reader.File, w io.Writer) error {
-	return func(f *reader.File, w io.Writer) error {
-		o := opt
-		if o.Title == "" && len(os.Args) > 0 {
-			o.Title = "Tachyon profile of " + filepath.Base(os.Args[0])
-		}
-		return Write(w, f, o)
+	if opt.Title == "" && self.Name() != "" {
+		opt.Title = "Tachyon profile of " + self.Name()
 	}
+	return func(f *reader.File, w io.Writer) error { return Write(w, f, opt) }
 }

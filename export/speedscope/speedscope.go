@@ -31,7 +31,8 @@ type Options struct {
 	Name string
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the export's memory; 0 means
-	// stacktab.DefaultMaxFrames (4 M frames).
+	// stacktab.DefaultMaxFrames (4 M frames). Past it the export fails
+	// with a *limits.Error (limits.StackFrames).
 	MaxStackFrames int
 }
 

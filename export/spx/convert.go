@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/reader"
 )
@@ -74,7 +75,8 @@ type Options struct {
 	Dir         string // its working directory
 	// MaxStackFrames bounds the frames kept across the profile's distinct
 	// stacks, and so the conversion's memory; 0 means
-	// stacktab.DefaultMaxFrames (4 M frames).
+	// stacktab.DefaultMaxFrames (4 M frames). Past it the conversion fails
+	// with a *limits.Error (limits.StackFrames).
 	MaxStackFrames int
 }
 
@@ -104,13 +106,15 @@ func step(ts, next uint64, hasNext bool, iv uint64) (own, gap uint64) {
 }
 
 // MaxReports is the most reports the per-goroutine layout writes: a report
-// per goroutine of a file of a million goroutines is a million files.
+// per goroutine of a file of a million goroutines is a million files. For
+// more goroutines, unless Top chooses the busiest, WriteDir fails with a
+// *limits.Error (limits.Reports).
 const MaxReports = 10_000
 
 // tooManyReports is the error for a per-goroutine conversion of n
 // goroutines asked to write them all.
 func tooManyReports(n int) error {
-	return fmt.Errorf("spx: %d goroutines: the per-goroutine layout writes at most %d reports (spx.MaxReports); choose the busiest with Top (--top N) or use the sequential layout", n, MaxReports)
+	return fmt.Errorf("spx: %w", &limits.Error{Limit: limits.Reports, Max: MaxReports, Value: int64(n)})
 }
 
 // manyThreads is the thread count above which the per-goroutine layout

@@ -26,16 +26,16 @@ const (
 	ByOnCPU               // most on-CPU samples, then most samples
 )
 
-// ErrTooMany is returned by a pass of Read that meets more threads than it
-// keeps detail for in one reading.
-var ErrTooMany = errors.New("busiest: more threads than one reading keeps")
+// ErrTooMany is returned by a pass of Read that keeps every thread's
+// detail when that detail outgrows what one reading keeps.
+var ErrTooMany = errors.New("busiest: more detail than one reading keeps")
 
 // Read runs pass over f. When f's header declares at most limit threads it
-// first runs pass(nil, 0), which keeps every thread's detail and may give
-// up with ErrTooMany (a header can understate its threads). Otherwise, or
-// then, it finds the n busiest threads by rank and runs pass(keep, threads)
-// with them and f's thread count: a second reading, whose memory grows with
-// n, not with the threads.
+// first runs pass(nil, 0), which keeps every thread's detail (the reader
+// refuses a file of more threads than its header counts) and may give up
+// with ErrTooMany. Otherwise, or then, it finds the n busiest threads by
+// rank and runs pass(keep, threads) with them and f's thread count: a
+// second reading, whose memory grows with n, not with the threads.
 func Read[T any](f *reader.File, limit, n int, rank Rank, pass func(keep map[Key]bool, threads int) (T, error)) (T, error) {
 	if int(f.Header.ThreadCount) <= limit {
 		v, err := pass(nil, 0)

@@ -15,7 +15,6 @@
 package runlock
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -25,9 +24,6 @@ import (
 // MinAge is the age below which a file is never abandoned, whether or not
 // it is held.
 const MinAge = 10 * time.Second
-
-// ErrNotRegular is returned by Remove for a path that is not a regular file.
-var ErrNotRegular = errors.New("not a regular file")
 
 // Create creates the file at path, which must not exist, with mode perm
 // (less the umask), and holds it for as long as the returned file is open.

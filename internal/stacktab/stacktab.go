@@ -6,7 +6,8 @@ package stacktab
 
 import (
 	"encoding/binary"
-	"fmt"
+
+	"github.com/gotachyon/profiler/export/limits"
 )
 
 // DefaultMaxFrames bounds the frames an export keeps across its distinct
@@ -19,14 +20,6 @@ import (
 // stacks some 30 frames deep.
 const DefaultMaxFrames = 4 << 20
 
-// LimitError is returned when a new stack would take a Budget past its
-// limit.
-type LimitError struct{ Limit int }
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("the profile's distinct stacks hold more than %d frames in all, the limit on what the export keeps in memory (raise it with --max-stack-frames)", e.Limit)
-}
-
 // Budget counts the frames an export keeps across its distinct stacks
 // against a limit. The zero value allows DefaultMaxFrames.
 type Budget struct {
@@ -34,15 +27,15 @@ type Budget struct {
 	held  int
 }
 
-// Add counts n more frames, or returns a *LimitError if they would pass
-// the limit.
+// Add counts n more frames, or returns a *limits.Error (StackFrames) if
+// they would pass the limit.
 func (b *Budget) Add(n int) error {
 	limit := b.Limit
 	if limit <= 0 {
 		limit = DefaultMaxFrames
 	}
 	if b.held+n > limit {
-		return &LimitError{limit}
+		return &limits.Error{Limit: limits.StackFrames, Max: int64(limit), Value: int64(b.held + n)}
 	}
 	b.held += n
 	return nil
@@ -59,8 +52,8 @@ type Table struct {
 }
 
 // ID returns the id of stack, adding a copy of it if it is new, or a
-// *LimitError if that would pass the frame limit. It does not allocate for a
-// stack already in the table.
+// *limits.Error if that would pass the frame limit. It does not allocate
+// for a stack already in the table.
 func (t *Table) ID(stack []uint32) (uint32, error) {
 	if t.ids == nil {
 		t.ids = make(map[string]uint32)

@@ -3,6 +3,8 @@ package stacktab
 import (
 	"errors"
 	"testing"
+
+	"github.com/gotachyon/profiler/export/limits"
 )
 
 // id returns tab.ID(stack), failing the test on a limit error.
@@ -35,8 +37,8 @@ func TestTableLimit(t *testing.T) {
 	id(t, &tab, []uint32{1, 2, 3})
 	id(t, &tab, []uint32{1, 2})
 	id(t, &tab, []uint32{1, 2, 3}) // known: no new frames
-	var le *LimitError
-	if _, err := tab.ID([]uint32{4}); !errors.As(err, &le) || le.Limit != 5 {
+	var le *limits.Error
+	if _, err := tab.ID([]uint32{4}); !errors.As(err, &le) || le.Limit != limits.StackFrames || le.Max != 5 || le.Value != 6 {
 		t.Fatalf("past the limit: %v", err)
 	}
 }
