@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"testing"
@@ -98,29 +101,67 @@ type demoResult struct {
 	}
 }
 
-// profileDemo profiles the demo workload with an idle pool of goroutines
-// for d, in wall mode, and returns the file's path.
+// profileDemo runs the demo workload with an idle pool of goroutines,
+// profiles it in wall mode for d once every idle goroutine is parked, and
+// returns the file's path. The window leaves out the pool's start and
+// exit: 5,000 goroutines starting and ending really run on a CPU, in
+// demo.idleWorker, for longer than the steady state's hotA and hotB under
+// the race detector on a busy machine; this test is about the steady state.
 func profileDemo(t *testing.T, goroutines int, d time.Duration) string {
 	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() {
+		_, err := demo.Run(ctx, demo.Config{Goroutines: goroutines})
+		ran <- err
+	}()
+	defer func() {
+		cancel()
+		if err := <-ran; err != nil {
+			t.Error(err)
+		}
+	}()
+	waitParked(t, "demo.idleWorker", goroutines)
 	path := filepath.Join(t.TempDir(), "demo.bin")
 	p := profiler.Start(profiler.WithPath(path), profiler.WithQuiet(true))
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	_, err := demo.Run(ctx, demo.Config{Goroutines: goroutines})
-	cancel()
-	if serr := p.Stop(); serr != nil {
-		t.Fatal(serr)
-	}
-	if err != nil {
+	time.Sleep(d)
+	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
+// waitParked waits until the runtime's goroutine profile shows n
+// goroutines stopped at one place in fn (runtime frames are left out of
+// it): for demo.idleWorker, parked in its select.
+func waitParked(t *testing.T, fn string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	var buf bytes.Buffer
+	for {
+		buf.Reset()
+		if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(buf.String(), "\n")
+		for i, line := range lines[:len(lines)-1] {
+			var count int
+			if _, err := fmt.Sscanf(line, "%d @", &count); err == nil && count >= n && strings.Contains(lines[i+1], fn+"+") {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines of %s not parked in a select after a minute", n, fn)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestBrowserDemo profiles the demo with 5,000 idle goroutines for two
-// seconds and checks its report in headless Chromium: the default view
+// seconds of its steady state and checks its report in headless Chromium: the default view
 // is on CPU and its widest user frames (the flame graph's plateaus: self
 // width, outside the runtime and the standard library) are demo.hotA and
 // demo.hotB; the CPU-bound goroutine's group is among the first 3 lanes;
