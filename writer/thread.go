@@ -26,6 +26,7 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	t := w.lookup(id, interp)
 	if t == nil {
 		t = w.newThread(id, interp)
+		t.w = w
 		t.sameID = w.threads[id]
 		w.threads[id] = t
 	}
@@ -34,6 +35,32 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 
 // ID returns the thread id t was made for.
 func (t *Thread) ID() uint64 { return t.key.id }
+
+// The methods below write through the Writer that made t, so that a caller
+// can keep the handle alone, as a sampler keeps one per goroutine. They are
+// for a handle from Writer.Thread only: a Segmenter's handle goes through
+// the Segmenter's methods.
+
+// Write is Writer.WriteThreadStack of t.
+func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	return t.w.WriteThreadStack(t, ts, status, stack)
+}
+
+// Repeat is Writer.Repeat of t.
+func (t *Thread) Repeat(ts uint64, status tachyon.Status) error {
+	return t.w.Repeat(t, ts, status)
+}
+
+// RepeatEvery is Writer.RepeatEvery of t.
+func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	return t.w.RepeatEvery(t, ts, step, n, status)
+}
+
+// Flush is Writer.FlushThread of t.
+func (t *Thread) Flush() { t.w.FlushThread(t) }
+
+// Forget is Writer.Forget of t.
+func (t *Thread) Forget() { t.w.Forget(t) }
 
 // Repeat writes a sample of t with the same stack as t's previous sample:
 // the cheapest way in, for a thread the caller knows has not moved. It costs

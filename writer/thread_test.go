@@ -1,6 +1,7 @@
 package writer_test
 
 import (
+	"bytes"
 	"errors"
 	"maps"
 	"slices"
@@ -79,6 +80,52 @@ func TestThreadHandles(t *testing.T) {
 	f, _ := reader.NewFileBytes(viaHandles.Bytes())
 	if f.Header.ThreadCount != 2 || f.Header.SampleCount != 6 {
 		t.Fatalf("header: %d threads %d samples", f.Header.ThreadCount, f.Header.SampleCount)
+	}
+}
+
+// TestThreadMethods writes one stream through a handle's own methods and
+// through the Writer's methods on the handle: the files are identical, and
+// the handle's methods write nothing after Forget.
+func TestThreadMethods(t *testing.T) {
+	var viaThread, viaWriter seekbuf.Buffer
+	wt, _ := writer.New(&viaThread, writer.Options{StartTime: 10, Compression: tachyon.CompressionNone})
+	ww, _ := writer.New(&viaWriter, writer.Options{StartTime: 10, Compression: tachyon.CompressionNone})
+	for _, w := range []*writer.Writer{wt, ww} {
+		w.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+		w.Frame(tachyon.Frame{File: "b.go", Func: "b", Line: 2})
+	}
+	a, b := wt.Thread(1, 0), wt.Thread(2, 0)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(a.Write(20, 1, []uint32{0, 1}))
+	must(b.Write(21, 0, []uint32{1}))
+	must(a.Repeat(30, 1))
+	must(a.RepeatEvery(40, 10, 5, 1))
+	a.Flush()
+	must(b.RepeatEvery(41, 10, 3, 0))
+	b.Forget()
+	if err := b.Write(90, 0, []uint32{1}); !errors.Is(err, writer.ErrForgotten) {
+		t.Fatalf("Write after Forget: %v", err)
+	}
+	must(a.Write(90, 1, []uint32{1}))
+
+	a, b = ww.Thread(1, 0), ww.Thread(2, 0)
+	must(ww.WriteThreadStack(a, 20, 1, []uint32{0, 1}))
+	must(ww.WriteThreadStack(b, 21, 0, []uint32{1}))
+	must(ww.Repeat(a, 30, 1))
+	must(ww.RepeatEvery(a, 40, 10, 5, 1))
+	ww.FlushThread(a)
+	must(ww.RepeatEvery(b, 41, 10, 3, 0))
+	ww.Forget(b)
+	must(ww.WriteThreadStack(a, 90, 1, []uint32{1}))
+	must(wt.Close())
+	must(ww.Close())
+	if !bytes.Equal(viaThread.Bytes(), viaWriter.Bytes()) {
+		t.Fatal("a handle's methods and the Writer's methods wrote different files")
 	}
 }
 

@@ -85,6 +85,7 @@ type threadKey struct {
 
 // Thread is a handle on one thread's encoder state (see Writer.Thread).
 type Thread struct {
+	w       *Writer // the Writer whose Thread made it; nil for a Segmenter's handle
 	key     threadKey
 	lastTS  uint64
 	stack   []uint32 // previous stack, innermost first
