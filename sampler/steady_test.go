@@ -101,7 +101,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 			// has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
+				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
 				switch {
 				case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
 				case em.samples == at.samples:
@@ -115,7 +115,7 @@ func steadyAllocs(t *testing.T) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), tb.grown, em.goroutines}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines}
 			}
 		}
 		tb.handle(&ev)
