@@ -131,7 +131,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 			return nil, err
 		}
 		p.seg = seg
-		return seg, nil
+		return segmenterSink(seg), nil
 	}
 	w, err := writer.New(p.out, writer.Options{
 		StartTime:   uint64(start.UnixMicro()),
@@ -142,7 +142,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 		return nil, fmt.Errorf("profiler: starting %s: %w", p.outName(), err)
 	}
 	p.w = w
-	return w, nil
+	return writerSink(w), nil
 }
 
 // open creates the output, or checks the caller's.

@@ -9,12 +9,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// The Segmenter is a sampler sink like the Writer.
-var _ sampler.Sink = (*writer.Segmenter)(nil)
 
 // errSegmentOutput refuses WithSegment with what it cannot write to.
 var errSegmentOutput = errors.New("profiler: WithSegment writes files in a directory: it cannot be combined with WithOutput or WithExport")

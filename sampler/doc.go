@@ -1,10 +1,14 @@
 // Package sampler samples every goroutine of the running process, on and off
-// CPU, with its id, state and stack, into a Sink such as *writer.Writer.
+// CPU, with its id, state and stack, into a Sink: the stream it defines
+// (sink.go), one Goroutine handle per goroutine id. Package profiler gives
+// it a Tachyon writer, each goroutine a thread of interpreter 0.
 //
 // Start begins sampling and Stop ends it; only one Sampler runs per process.
-// Samples reach the Sink from a single sampler goroutine: thread id =
-// goroutine id, interpreter id = 0, timestamps in wall-clock microseconds
-// since the Unix epoch, stacks innermost first, at most 256 frames.
+// Samples reach the Sink from one goroutine at a time: the running
+// backend's (Auto replaces the backend, and with it the goroutine, when it
+// switches), then Stop's. Timestamps are wall-clock microseconds since the
+// Unix epoch, stacks are frame indices innermost first, at most
+// tachyon.MaxWriteDepth (256) of them.
 //
 // # Backends
 //
@@ -68,11 +72,11 @@
 // (where it blocks again, most often where it was blocked) and take it.
 // So every goroutine alive at Start has a sample at the first tick. A tick
 // costs nothing by itself: a goroutine's ticks are written as one run of
-// identical samples (Sink.RepeatEvery) when its stack over them is known:
-// when it changes state, every fourth generation (a quarter of the
-// goroutines at each) and at Stop, so 10,000 parked goroutines at 100 Hz
-// cost a few bytes of copying per sample and the sink sees runs of about
-// four seconds.
+// identical samples (Goroutine.RepeatEvery) when its stack over them is
+// known: when it changes state, every fourth generation (a quarter of the
+// goroutines at each, each flushed after: Goroutine.Flush) and at Stop,
+// so 10,000 parked goroutines at 100 Hz cost a few bytes of copying per
+// sample and the sink sees runs of about four seconds.
 //
 // Goroutines already blocked when tracing starts come without a wait
 // reason; it is inferred from their stack's top runtime frames
@@ -233,8 +237,8 @@
 // outermost 50 frames. A stack cut before its root (64 frames or more and
 // no runtime.goexit at the bottom) ends in a "[truncated]" frame, and the
 // gap runtime.Stack leaves is a "[frames elided]" frame, so that a flame
-// graph never shows a cut as a root. The sink keeps at most
-// tachyon.MaxWriteDepth (256) frames.
+// graph never shows a cut as a root. A stack deeper than
+// tachyon.MaxWriteDepth (256) frames keeps its innermost ones.
 //
 // A CPU sample cut short inside the runtime (a stack of hidden runtime
 // frames only, such as [runtime.nanotime1]) says nothing of where a
@@ -243,16 +247,16 @@
 //
 // # Safety
 //
-// A Sink that has a Watermark(ts uint64) method (writer.Segmenter) is told,
-// once a generation (trace backend, from the third) or after each dump
-// (snapshot backend), that no sample older than ts will be written.
+// A Sink that is a Watermarker is told, once a generation (trace backend,
+// from the third) or after each dump (snapshot backend), that no sample
+// older than ts will be written.
 //
-// Panics in the sampler goroutine (from the parser or the Sink) are
+// Panics in a sampler goroutine (from the parser or the Sink) are
 // recovered into Stats.Err; whatever ends the parser, the pipe is closed so
-// the runtime's trace writer never blocks. The first error the Sink returns
-// stops the writing (the parser stops, the samples not written are counted
-// in Stats.Dropped) and is Stop's error, wrapped once. Both backends forget
-// goroutines that end (Sink.Forget), so their state is bounded by the live
-// goroutines. Stop is idempotent and safe from any goroutine except the
-// Sink's caller.
+// the runtime's trace writer never blocks. The first error a Goroutine
+// returns stops the writing (the parser stops, the samples not written are
+// counted in Stats.Dropped) and is Stop's error, wrapped once. Both
+// backends forget goroutines that end (Goroutine.Forget), so their state
+// is bounded by the live goroutines. Stop is idempotent and safe from any
+// goroutine, but not from inside the Sink.
 package sampler

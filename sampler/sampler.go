@@ -7,9 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // Mode selects what a sample means.
@@ -83,24 +80,6 @@ func ParseBackend(s string) (Backend, error) {
 		return Snapshot, nil
 	}
 	return 0, fmt.Errorf("sampler: unknown backend %q (want auto, trace or snapshot)", s)
-}
-
-// Sink receives the samples, from one goroutine at a time; *writer.Writer
-// satisfies it. The sampler keeps a handle per goroutine (Thread, with
-// thread id = goroutine id and interpreter id 0), writes a goroutine's
-// sample with WriteThreadStack when its stack changes and the unchanged
-// ticks that follow as one RepeatEvery, flushes each goroutine's run once a
-// generation (FlushThread), and calls Forget when the goroutine ends. It
-// caches the indices returned by Frame, so that a steady-state sample
-// interns nothing. The first error the Sink returns stops the
-// sampling: nothing more is written, and Stop returns that error.
-type Sink interface {
-	Frame(f tachyon.Frame) uint32
-	Thread(id uint64, interp uint32) *writer.Thread
-	WriteThreadStack(t *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error
-	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status tachyon.Status) error
-	FlushThread(t *writer.Thread)
-	Forget(t *writer.Thread)
 }
 
 // Config configures a Sampler. The zero value samples wall time at 100 Hz

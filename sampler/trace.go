@@ -327,9 +327,7 @@ func (tb *traceBackend) settleShare() {
 			continue
 		}
 		tb.settle(g)
-		if g.h != nil && !tb.em.failed() {
-			tb.em.sink.FlushThread(g.h)
-		}
+		tb.em.flush(&g.track)
 	}
 }
 
