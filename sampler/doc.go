@@ -118,10 +118,10 @@
 // most 1 % of wall time, and Stats.AchievedHz drops accordingly. A dump
 // whose estimated pause exceeds MaxSnapshotPause is not taken
 // (Stats.Refused says how many and why), and the buffer is sized from the
-// previous dump so that one dump stops the world once. It cannot tell running goroutines
-// from runnable ones (the dump preempts them first) and has no PCs, so
-// Config.LeafPC is never called. In CPU mode it samples only goroutines that
-// are running, runnable or in a system call. Start never fails because the
+// previous dump so that one dump stops the world once. It cannot tell
+// running goroutines from runnable ones (the dump preempts them first) and
+// has no PCs, so it tells the Observer of no on-CPU sample. In CPU mode it
+// samples only goroutines that are running, runnable or in a system call. Start never fails because the
 // trace is unavailable; Sampler.Backend and Stats say which backend ran and
 // Stats.Fallback why.
 //
@@ -244,6 +244,16 @@
 // frames only, such as [runtime.nanotime1]) says nothing of where a
 // goroutine runs: wall mode does not take it as evidence, and CPU mode
 // writes it with its innermost frame, so that the time is still counted.
+//
+// # Observers
+//
+// Config.Observer is told of what the sampler sees beside the samples it
+// writes, by the goroutine that writes them, right after each write: the
+// innermost PC of every on-CPU sample (Observer.OnCPU), such as a
+// PC-level export counts. Samples left out as the profiler's own are not
+// told. Other kinds of events come through optional interfaces, which
+// Start checks once, so that an Observer need not change as kinds are
+// added; Tee tells several observers.
 //
 // # Safety
 //

@@ -38,6 +38,8 @@ type emitter struct {
 	cfg     Config
 	sink    Sink
 	wm      Watermarker       // the sink, if it takes watermarks
+	obs     Observer          // Config.Observer
+	own     *ownSink          // the sink, if it leaves the profiler's goroutines out
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
@@ -77,7 +79,7 @@ type emitter struct {
 
 func newEmitter(cfg Config, sink Sink) *emitter {
 	wm, _ := sink.(Watermarker)
-	return &emitter{cfg: cfg, sink: sink, wm: wm, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
+	return &emitter{cfg: cfg, sink: sink, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
 }
 
 // watermark passes ts to the sink, if it takes watermarks.
@@ -101,10 +103,10 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if t.h == nil {
 		t.h = e.sink.Goroutine(t.id)
 	}
-	n := sp.n
+	all := sp
 	if t.last != s {
 		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
-			e.sinkFailed(err, n)
+			e.sinkFailed(err, sp.n)
 			return
 		}
 		t.last = s
@@ -120,20 +122,21 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		e.samples += uint64(sp.n)
 	}
 	e.count(t)
-	e.leaf(st, s, n)
+	e.onCPU(t, all, st, s)
 }
 
-// leaf passes the leaf PC of n on-CPU samples to Config.LeafPC: every CPU
-// sample in CPU mode, the ticks of running goroutines in wall mode.
-func (e *emitter) leaf(st tachyon.Status, s *stack, n int) {
-	if e.cfg.LeafPC == nil || s.leafPC == 0 {
+// onCPU tells the Observer of the on-CPU samples of sp, just written for t
+// with status st and stack s: all of them in CPU mode, those of a running
+// goroutine in wall mode; none if they were left out as the profiler's.
+func (e *emitter) onCPU(t *track, sp span, st tachyon.Status, s *stack) {
+	if e.obs == nil || s.leafPC == 0 || e.own != nil && e.own.hid {
 		return
 	}
 	if e.cfg.Mode == Wall && st.State() != tachyon.Running {
 		return
 	}
-	for range n {
-		e.cfg.LeafPC(uintptr(s.leafPC))
+	for i := range uint64(sp.n) {
+		e.obs.OnCPU(t.id, sp.ts+i*sp.step, uintptr(s.leafPC))
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 // backend met before it was registered (one own.Go started, in the
 // moment before it ran; a connection's goroutine before the httpprof
 // handler it runs called own.Enter), and a goroutine while it is the
-// profiler's for a while only. The emitter calls it, its handles and
-// LeafPC from one goroutine at a time.
+// profiler's for a while only. The emitter calls it and its handles from
+// one goroutine at a time.
 type ownSink struct {
 	Sink
 	em *emitter
@@ -24,8 +24,8 @@ type ownSink struct {
 	// sample left out, and has not shown a sample of since.
 	hidden    uint64
 	uncounted map[uint64]struct{}
-	// hid says the latest write was left out: the emitter passes the leaf
-	// PCs of a write to LeafPC right after it.
+	// hid says the latest write was left out: the emitter tells the
+	// Observer of a write's samples right after it, unless it was.
 	hid bool
 	// free holds handles of goroutines that ended, for reuse: under churn
 	// they would otherwise be garbage at every goroutine's end.
@@ -62,18 +62,6 @@ type ownWatermarker struct {
 
 // Watermark passes ts on.
 func (w ownWatermarker) Watermark(ts uint64) { w.wm.Watermark(ts) }
-
-// leafPC returns f, called only for the writes not left out.
-func (o *ownSink) leafPC(f func(pc uintptr)) func(pc uintptr) {
-	if f == nil {
-		return nil
-	}
-	return func(pc uintptr) {
-		if !o.hid {
-			f(pc)
-		}
-	}
-}
 
 // Goroutine returns the handle of goroutine id, wrapping the sink's.
 func (o *ownSink) Goroutine(id uint64) Goroutine {

@@ -101,6 +101,25 @@ func TestOwnSinkRepeatsLost(t *testing.T) {
 	}
 }
 
+// TestOwnSinkHidesCPU: the Observer is not told of the on-CPU samples of
+// a write left out, and is told of the others.
+func TestOwnSinkHidesCPU(t *testing.T) {
+	obs := new(cpuSeen)
+	o, sink := newOwnSink(newMemSink())
+	em := newEmitter(Config{Mode: CPU, Observer: obs}, sink)
+	o.em, em.own = em, o
+	s := &stack{frames: []uint32{sink.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
+	leave := own.Enter()
+	mine := &track{id: goid.Current()}
+	em.write(mine, span{ts: 10, step: 10, n: 2}, tachyon.StatusOnCPU, s)
+	leave()
+	theirs := &track{id: 1 << 62}
+	em.write(theirs, span{ts: 10, step: 10, n: 2}, tachyon.StatusOnCPU, s)
+	if obs.count() != 2 || obs.at[[2]uint64{1 << 62, 10}] != 1 || obs.at[[2]uint64{1 << 62, 20}] != 1 {
+		t.Fatalf("the Observer was told of %v, want g%d at 10 and 20", obs.at, uint64(1<<62))
+	}
+}
+
 // BenchmarkOwnSink measures what leaving the profiler's goroutines out
 // adds to a write of the program's goroutine: a sink that keeps nothing,
 // alone and through ownSink, with a few ids in own's set.

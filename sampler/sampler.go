@@ -106,15 +106,9 @@ type Config struct {
 	// and CPU time is the time on a P. See the package doc. CPU mode
 	// always runs the CPU profiler.
 	NoCPUSamples bool
-	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
-	// sample with the PC of its innermost real frame (used for DCPI
-	// histograms): the innermost frame kept by the normalisation described
-	// in the package doc, so time in hidden runtime functions counts at
-	// their caller's call site. CPU mode calls it for every sample; wall
-	// mode for every sample of a running goroutine (the leaf of the stack
-	// its tick took). The snapshot backend has no
-	// PCs and never calls it.
-	LeafPC func(pc uintptr)
+	// Observer, if set, is told of what the sampler sees beside the
+	// samples it writes (see Observer; Tee tells several).
+	Observer Observer
 	// Log, if set, is called from a sampler goroutine, one call at a time,
 	// with a line the operator should see at once, while the profile runs:
 	// that the sampler shares the CPU profile the application runs, and
@@ -233,10 +227,8 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
 	o, osink := newOwnSink(sink)
-	ecfg := cfg
-	ecfg.LeafPC = o.leafPC(cfg.LeafPC)
-	s.em = newEmitter(ecfg, osink)
-	o.em, s.own = s.em, o
+	s.em = newEmitter(cfg, osink)
+	o.em, s.em.own, s.own = s.em, o, o
 	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
 	var fallback string
 	switch cfg.Backend {

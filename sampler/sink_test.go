@@ -173,3 +173,28 @@ func (s memSample) hasFunc(suffix string) bool {
 	}
 	return false
 }
+
+// cpuSeen is the tests' Observer: it counts the on-CPU samples it is told
+// of, by goroutine and timestamp.
+type cpuSeen struct {
+	mu sync.Mutex
+	at map[[2]uint64]int
+	n  int
+}
+
+func (c *cpuSeen) OnCPU(g, ts uint64, leafPC uintptr) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil {
+		c.at = make(map[[2]uint64]int)
+	}
+	c.at[[2]uint64{g, ts}]++
+	c.n++
+}
+
+// count returns how many samples c was told of.
+func (c *cpuSeen) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
