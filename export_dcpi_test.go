@@ -14,7 +14,7 @@ import (
 )
 
 // TestDCPIAtStopLive builds export/dcpi/testdata/spin (plain and PIE), which profiles
-// itself with WithLeafPC(dcpi.AtStop(...)) while spinning in main.spin, and checks its DCPI file
+// itself with WithObserver(dcpi.AtStop(...)) while spinning in main.spin, and checks its DCPI file
 // with the shared validator, against the Tachyon file of the same run, the
 // binary's ELF text section and go tool objdump. Under the race detector the
 // program is built with it too (its CPU samples once marked main excluded).

@@ -16,8 +16,9 @@ import (
 const DefaultRate = sampler.DefaultRate
 
 // An Option configures Start. Options are applied in order; a later option
-// overrides an earlier one of the same kind (WithExport and WithPath/WithOutput
-// excepted: exports accumulate, and the last output option wins).
+// overrides an earlier one of the same kind (WithExport, WithObserver and
+// WithPath/WithOutput excepted: exports and observers accumulate, and the
+// last output option wins).
 type Option func(*config) error
 
 type export struct {
@@ -37,8 +38,7 @@ type config struct {
 	quiet       bool
 	logger      *log.Logger
 	exports     []export
-	leafPC      func(pc uintptr)
-	leafFinish  func() error
+	observers   []sampler.Observer
 	segment     time.Duration
 	keepFiles   int
 	keepBytes   int64
@@ -204,19 +204,21 @@ func WithExport(path string, fn func(f *reader.File, w io.Writer) error) Option 
 	}
 }
 
-// WithLeafPC calls add with the innermost PC of every on-CPU sample (in wall
-// mode, of every running goroutine's tick; only the trace backend sees
-// PCs), from the sampler's goroutine, and runs finish at Stop once the
-// sampler has stopped; finish's error joins into Stop's error. It is the
-// hook of PC-level exports such as package dcpi's AtStop:
+// WithObserver has o told of what the sampler sees beside the samples it
+// writes, such as the innermost PC of every on-CPU sample (see
+// sampler.Observer), from the sampler's goroutine. Observers accumulate:
+// each is told in the order given. An observer that also has a
+// Close() error method (an io.Closer) is closed at Stop, once the sampling
+// has ended, and its error joins into Stop's error. It is the hook of
+// PC-level exports such as package dcpi's AtStop:
 //
-//	profiler.Start(profiler.WithLeafPC(dcpi.AtStop("cpu.dcpi", 100)))
-func WithLeafPC(add func(pc uintptr), finish func() error) Option {
+//	profiler.Start(profiler.WithObserver(dcpi.AtStop("cpu.dcpi", 100)))
+func WithObserver(o sampler.Observer) Option {
 	return func(c *config) error {
-		if add == nil {
-			return errors.New("profiler: WithLeafPC: nil function")
+		if o == nil {
+			return errors.New("profiler: WithObserver: nil observer")
 		}
-		c.leafPC, c.leafFinish = add, finish
+		c.observers = append(c.observers, o)
 		return nil
 	}
 }

@@ -107,7 +107,7 @@ func Start(opts ...Option) (p *Profile) {
 		Backend:            p.cfg.backend,
 		NoWaitReasonFrames: !p.cfg.waitFrames,
 		NoCPUSamples:       !p.cfg.wallCPU,
-		LeafPC:             p.cfg.leafPC,
+		Observer:           sampler.Tee(p.cfg.observers...),
 		// What the sampler must say at once (the app's CPU profile was
 		// shared or taken back) is said even when quiet.
 		Log: func(m string) { p.logf("profiler: %s", m) },
@@ -132,7 +132,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 			return nil, err
 		}
 		p.seg = seg
-		return newSegmentSink(seg), nil // glue until sampler.Sink takes handles
+		return segmentSink(seg), nil
 	}
 	w, err := writer.New(p.out, writer.Options{
 		StartTime:   uint64(start.UnixMicro()),
@@ -143,7 +143,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 		return nil, fmt.Errorf("profiler: starting %s: %w", p.outName(), err)
 	}
 	p.w = w
-	return w, nil
+	return writerSink(w), nil
 }
 
 // open creates the output, or checks the caller's.
@@ -285,9 +285,11 @@ func (p *Profile) stop() (err error) {
 	p.statsMu.Lock()
 	p.stats = st
 	p.statsMu.Unlock()
-	if p.cfg.leafFinish != nil {
-		if err := callSafely(p.cfg.leafFinish); err != nil {
-			errs = append(errs, fmt.Errorf("profiler: leaf PC histogram: %w", err))
+	for _, o := range p.cfg.observers {
+		if c, ok := o.(io.Closer); ok {
+			if err := callSafely(c.Close); err != nil {
+				errs = append(errs, fmt.Errorf("profiler: closing an observer: %w", err))
+			}
 		}
 	}
 	werr := p.closeSink()

@@ -239,15 +239,28 @@ func TestExports(t *testing.T) {
 	}
 }
 
-// TestLeafPC checks that CPU mode with the trace backend calls LeafPC for
-// a busy goroutine and runs the finish function once, whose error Stop
-// returns. A run in which a loaded machine gave the busy goroutine no CPU
-// sample is retried longer.
-func TestLeafPC(t *testing.T) {
+// counter is an Observer that counts the on-CPU samples it is told of
+// and is closed with err.
+type counter struct {
+	cpu, closed atomic.Int64
+	err         error
+}
+
+func (c *counter) OnCPU(g, ts uint64, leafPC uintptr) { c.cpu.Add(1) }
+
+func (c *counter) Close() error { c.closed.Add(1); return c.err }
+
+// TestObserver checks that CPU mode with the trace backend tells both
+// observers of a busy goroutine's samples, as many each, and that Stop
+// closes each once and returns the error of the one that fails, while an
+// observer that cannot be closed is told all the same. A run in which a
+// loaded machine gave the busy goroutine no CPU sample is retried longer.
+func TestObserver(t *testing.T) {
 	testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
-		var pcs, finished atomic.Int64
+		failing, ok := &counter{err: errors.New("dcpi")}, &counter{}
+		var plain atomic.Int64
 		p := Start(WithOutput(new(seekbuf.Buffer)), quiet, WithMode(sampler.CPU),
-			WithLeafPC(func(uintptr) { pcs.Add(1) }, func() error { finished.Add(1); return errors.New("dcpi") }))
+			WithObserver(failing), WithObserver(onCPU(func() { plain.Add(1) })), WithObserver(ok))
 		stop := make(chan struct{})
 		wg := busy(stop)
 		time.Sleep(d)
@@ -255,17 +268,29 @@ func TestLeafPC(t *testing.T) {
 		close(stop)
 		wg.Wait()
 		if err == nil || !strings.Contains(err.Error(), "dcpi") {
-			t.Errorf("Stop = %v, want the finish error", err)
+			t.Errorf("Stop = %v, want the failing observer's error", err)
 		}
-		if finished.Load() != 1 {
-			t.Errorf("finish ran %d times", finished.Load())
+		if failing.closed.Load() != 1 || ok.closed.Load() != 1 {
+			t.Errorf("observers closed %d and %d times, want once each", failing.closed.Load(), ok.closed.Load())
 		}
-		if p.Backend() == sampler.Trace && pcs.Load() == 0 { // snapshots have no PCs
-			return fmt.Errorf("LeafPC never called in %v of CPU mode with a busy goroutine", d)
+		n := failing.cpu.Load()
+		if ok.cpu.Load() != n || plain.Load() != n {
+			t.Errorf("observers told of %d, %d and %d samples, want as many each", n, plain.Load(), ok.cpu.Load())
+		}
+		if p.Backend() == sampler.Trace && n == 0 { // snapshots have no PCs
+			return fmt.Errorf("no on-CPU sample told in %v of CPU mode with a busy goroutine", d)
 		}
 		return nil
 	})
+	if err := Start(WithObserver(nil)).Err(); err == nil {
+		t.Error("WithObserver(nil) accepted")
+	}
 }
+
+// onCPU is an Observer without Close.
+type onCPU func()
+
+func (f onCPU) OnCPU(g, ts uint64, leafPC uintptr) { f() }
 
 // TestStartStopLoop starts and stops 1,000 times and checks that neither
 // goroutines nor memory leak.

@@ -9,11 +9,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/seekbuf"
-	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/segment"
-	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // errSegmentOutput refuses WithSegment with what it cannot write to.
@@ -172,70 +168,4 @@ func (p *Profile) segmentSummary() string {
 		s += fmt.Sprintf(", %d samples older than their segment written at its start", st.Early)
 	}
 	return s + ")"
-}
-
-// glue until sampler.Sink takes handles
-//
-// segmentSink is a segment.Writer as the sampler's Sink, whose calls take
-// *writer.Thread handles: it hands out those of keys, a writer.Writer
-// that writes no sample, so that a handle's ID is its goroutine's (the
-// sampler leaves out its own goroutines by it), each standing for the
-// segment.Thread of the same thread.
-type segmentSink struct {
-	*segment.Writer
-	keys    *writer.Writer
-	threads map[*writer.Thread]*segment.Thread
-}
-
-var _ sampler.Sink = (*segmentSink)(nil)
-
-func newSegmentSink(s *segment.Writer) *segmentSink {
-	keys, err := writer.New(new(seekbuf.Buffer), writer.Options{})
-	if err != nil {
-		panic(err) // the options are valid, and a seekbuf.Buffer takes every write
-	}
-	return &segmentSink{Writer: s, keys: keys, threads: make(map[*writer.Thread]*segment.Thread)}
-}
-
-// Thread returns the handle standing for the thread's segment.Thread.
-func (g *segmentSink) Thread(id uint64, interp uint32) *writer.Thread {
-	k := g.keys.Thread(id, interp)
-	if g.threads[k] == nil {
-		g.threads[k] = g.Writer.Thread(id, interp)
-	}
-	return k
-}
-
-// WriteThreadStack is segment.Thread.Write.
-func (g *segmentSink) WriteThreadStack(k *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error {
-	t := g.threads[k]
-	if t == nil {
-		return writer.ErrForgotten
-	}
-	return t.Write(ts, status, stack)
-}
-
-// RepeatEvery is segment.Thread.RepeatEvery.
-func (g *segmentSink) RepeatEvery(k *writer.Thread, ts, step uint64, n int, status tachyon.Status) error {
-	t := g.threads[k]
-	if t == nil {
-		return writer.ErrForgotten
-	}
-	return t.RepeatEvery(ts, step, n, status)
-}
-
-// FlushThread is segment.Thread.Flush.
-func (g *segmentSink) FlushThread(k *writer.Thread) {
-	if t := g.threads[k]; t != nil {
-		t.Flush()
-	}
-}
-
-// Forget is segment.Thread.Forget; it lets the handle go.
-func (g *segmentSink) Forget(k *writer.Thread) {
-	if t := g.threads[k]; t != nil {
-		t.Forget()
-		delete(g.threads, k)
-		g.keys.Forget(k)
-	}
 }

@@ -116,14 +116,14 @@ func mixedRepeats(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	must(w.WriteThreadStack(a, 10, run, []uint32{fr}))
-	must(w.WriteThreadStack(b, 10, blocked, []uint32{fr}))
+	must(a.Write(10, run, []uint32{fr}))
+	must(b.Write(10, blocked, []uint32{fr}))
 	for i, st := range []tachyon.Status{run, run, blocked, blocked, blocked, run, blocked} {
-		must(w.Repeat(a, uint64(20+10*i), st))
+		must(a.Repeat(uint64(20+10*i), st))
 	}
-	must(w.RepeatEvery(b, 20, 10, 500, blocked))
-	w.FlushThread(a)
-	must(w.RepeatEvery(a, 100, 10, 3, run))
+	must(b.RepeatEvery(20, 10, 500, blocked))
+	a.Flush()
+	must(a.RepeatEvery(100, 10, 3, run))
 	must(w.Close())
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ func TestAutoTrialsBackOff(t *testing.T) {
 	stopChurn := benchload.Churn(60000)
 	defer stopChurn()
 	time.Sleep(50 * time.Millisecond)
-	s, err := Start(Config{Backend: Auto}, &discardSink{})
+	s, err := Start(Config{Backend: Auto}, newDropSink())
 	if err != nil {
 		t.Fatal(err)
 	}

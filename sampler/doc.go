@@ -1,10 +1,14 @@
 // Package sampler samples every goroutine of the running process, on and off
-// CPU, with its id, state and stack, into a Sink such as *writer.Writer.
+// CPU, with its id, state and stack, into a Sink: the stream it defines
+// (sink.go), one Goroutine handle per goroutine id. Package profiler gives
+// it a Tachyon writer, each goroutine a thread of interpreter 0.
 //
 // Start begins sampling and Stop ends it; only one Sampler runs per process.
-// Samples reach the Sink from a single sampler goroutine: thread id =
-// goroutine id, interpreter id = 0, timestamps in wall-clock microseconds
-// since the Unix epoch, stacks innermost first, at most 256 frames.
+// Samples reach the Sink from one goroutine at a time: the running
+// backend's (Auto replaces the backend, and with it the goroutine, when it
+// switches), then Stop's. Timestamps are wall-clock microseconds since the
+// Unix epoch, stacks are frame indices innermost first, at most
+// tachyon.MaxWriteDepth (256) of them.
 //
 // # Backends
 //
@@ -68,11 +72,11 @@
 // (where it blocks again, most often where it was blocked) and take it.
 // So every goroutine alive at Start has a sample at the first tick. A tick
 // costs nothing by itself: a goroutine's ticks are written as one run of
-// identical samples (Sink.RepeatEvery) when its stack over them is known:
-// when it changes state, every fourth generation (a quarter of the
-// goroutines at each) and at Stop, so 10,000 parked goroutines at 100 Hz
-// cost a few bytes of copying per sample and the sink sees runs of about
-// four seconds.
+// identical samples (Goroutine.RepeatEvery) when its stack over them is
+// known: when it changes state, every fourth generation (a quarter of the
+// goroutines at each, each flushed after: Goroutine.Flush) and at Stop,
+// so 10,000 parked goroutines at 100 Hz cost a few bytes of copying per
+// sample and the sink sees runs of about four seconds.
 //
 // Goroutines already blocked when tracing starts come without a wait
 // reason; it is inferred from their stack's top runtime frames
@@ -114,10 +118,10 @@
 // most 1 % of wall time, and Stats.AchievedHz drops accordingly. A dump
 // whose estimated pause exceeds MaxSnapshotPause is not taken
 // (Stats.Refused says how many and why), and the buffer is sized from the
-// previous dump so that one dump stops the world once. It cannot tell running goroutines
-// from runnable ones (the dump preempts them first) and has no PCs, so
-// Config.LeafPC is never called. In CPU mode it samples only goroutines that
-// are running, runnable or in a system call. Start never fails because the
+// previous dump so that one dump stops the world once. It cannot tell
+// running goroutines from runnable ones (the dump preempts them first) and
+// has no PCs, so it tells the Observer of no on-CPU sample. In CPU mode it
+// samples only goroutines that are running, runnable or in a system call. Start never fails because the
 // trace is unavailable; Sampler.Backend and Stats say which backend ran and
 // Stats.Fallback why.
 //
@@ -233,26 +237,36 @@
 // outermost 50 frames. A stack cut before its root (64 frames or more and
 // no runtime.goexit at the bottom) ends in a "[truncated]" frame, and the
 // gap runtime.Stack leaves is a "[frames elided]" frame, so that a flame
-// graph never shows a cut as a root. The sink keeps at most
-// tachyon.MaxWriteDepth (256) frames.
+// graph never shows a cut as a root. A stack deeper than
+// tachyon.MaxWriteDepth (256) frames keeps its innermost ones.
 //
 // A CPU sample cut short inside the runtime (a stack of hidden runtime
 // frames only, such as [runtime.nanotime1]) says nothing of where a
 // goroutine runs: wall mode does not take it as evidence, and CPU mode
 // writes it with its innermost frame, so that the time is still counted.
 //
+// # Observers
+//
+// Config.Observer is told of what the sampler sees beside the samples it
+// writes, by the goroutine that writes them, right after each write: the
+// innermost PC of every on-CPU sample (Observer.OnCPU), such as a
+// PC-level export counts. Samples left out as the profiler's own are not
+// told. Other kinds of events come through optional interfaces, which
+// Start checks once, so that an Observer need not change as kinds are
+// added; Tee tells several observers.
+//
 // # Safety
 //
-// A Sink that has a Watermark(ts uint64) method (writer.Segmenter) is told,
-// once a generation (trace backend, from the third) or after each dump
-// (snapshot backend), that no sample older than ts will be written.
+// A Sink that is a Watermarker is told, once a generation (trace backend,
+// from the third) or after each dump (snapshot backend), that no sample
+// older than ts will be written.
 //
-// Panics in the sampler goroutine (from the parser or the Sink) are
+// Panics in a sampler goroutine (from the parser or the Sink) are
 // recovered into Stats.Err; whatever ends the parser, the pipe is closed so
-// the runtime's trace writer never blocks. The first error the Sink returns
-// stops the writing (the parser stops, the samples not written are counted
-// in Stats.Dropped) and is Stop's error, wrapped once. Both backends forget
-// goroutines that end (Sink.Forget), so their state is bounded by the live
-// goroutines. Stop is idempotent and safe from any goroutine except the
-// Sink's caller.
+// the runtime's trace writer never blocks. The first error a Goroutine
+// returns stops the writing (the parser stops, the samples not written are
+// counted in Stats.Dropped) and is Stop's error, wrapped once. Both
+// backends forget goroutines that end (Goroutine.Forget), so their state
+// is bounded by the live goroutines. Stop is idempotent and safe from any
+// goroutine, but not from inside the Sink.
 package sampler

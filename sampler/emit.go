@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // maxDepth caps the stacks handed to the sink (innermost frames kept).
@@ -22,7 +21,7 @@ const maxDepth = tachyon.MaxWriteDepth
 // its latest sample.
 type track struct {
 	id      uint64
-	h       *writer.Thread
+	h       Goroutine // nil until the first write
 	last    *stack
 	counted bool
 }
@@ -38,7 +37,9 @@ type span struct {
 type emitter struct {
 	cfg     Config
 	sink    Sink
-	wm      watermarker       // the sink, if it takes watermarks
+	wm      Watermarker       // the sink, if it takes watermarks
+	obs     Observer          // Config.Observer
+	own     *ownSink          // the sink, if it leaves the profiler's goroutines out
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
@@ -77,15 +78,9 @@ type emitter struct {
 }
 
 func newEmitter(cfg Config, sink Sink) *emitter {
-	wm, _ := sink.(watermarker)
-	return &emitter{cfg: cfg, sink: sink, wm: wm, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
+	wm, _ := sink.(Watermarker)
+	return &emitter{cfg: cfg, sink: sink, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
 }
-
-// watermarker is a Sink that wants to know how late samples may come, such
-// as writer.Segmenter, which starts a new segment's header at the oldest
-// sample still to come: Watermark(ts) says that no sample older than ts
-// will be written from now on.
-type watermarker interface{ Watermark(ts uint64) }
 
 // watermark passes ts to the sink, if it takes watermarks.
 func (e *emitter) watermark(ts uint64) {
@@ -95,8 +90,8 @@ func (e *emitter) watermark(ts uint64) {
 }
 
 // write writes the samples of sp for t, all with status st and stack s: the
-// first through WriteThreadStack unless s is t's latest stack, the rest as
-// one RepeatEvery.
+// first through Write unless s is t's latest stack, the rest as one
+// RepeatEvery.
 func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if sp.n <= 0 {
 		return
@@ -106,12 +101,12 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		return
 	}
 	if t.h == nil {
-		t.h = e.sink.Thread(t.id, 0)
+		t.h = e.sink.Goroutine(t.id)
 	}
-	n := sp.n
+	all := sp
 	if t.last != s {
-		if err := e.sink.WriteThreadStack(t.h, sp.ts, st, s.frames); err != nil {
-			e.sinkFailed(err, n)
+		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
+			e.sinkFailed(err, sp.n)
 			return
 		}
 		t.last = s
@@ -120,27 +115,28 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		sp.n--
 	}
 	if sp.n > 0 {
-		if err := e.sink.RepeatEvery(t.h, sp.ts, sp.step, sp.n, st); err != nil {
+		if err := t.h.RepeatEvery(sp.ts, sp.step, sp.n, st); err != nil {
 			e.sinkFailed(err, sp.n)
 			return
 		}
 		e.samples += uint64(sp.n)
 	}
 	e.count(t)
-	e.leaf(st, s, n)
+	e.onCPU(t, all, st, s)
 }
 
-// leaf passes the leaf PC of n on-CPU samples to Config.LeafPC: every CPU
-// sample in CPU mode, the ticks of running goroutines in wall mode.
-func (e *emitter) leaf(st tachyon.Status, s *stack, n int) {
-	if e.cfg.LeafPC == nil || s.leafPC == 0 {
+// onCPU tells the Observer of the on-CPU samples of sp, just written for t
+// with status st and stack s: all of them in CPU mode, those of a running
+// goroutine in wall mode; none if they were left out as the profiler's.
+func (e *emitter) onCPU(t *track, sp span, st tachyon.Status, s *stack) {
+	if e.obs == nil || s.leafPC == 0 || e.own != nil && e.own.hid {
 		return
 	}
 	if e.cfg.Mode == Wall && st.State() != tachyon.Running {
 		return
 	}
-	for range n {
-		e.cfg.LeafPC(uintptr(s.leafPC))
+	for i := range uint64(sp.n) {
+		e.obs.OnCPU(t.id, sp.ts+i*sp.step, uintptr(s.leafPC))
 	}
 }
 
@@ -177,8 +173,15 @@ func (e *emitter) forget(t *track) {
 	// Not only if t.counted: another backend may have counted the id.
 	delete(e.seen, t.id) // ids are never reused
 	if t.h != nil {
-		e.sink.Forget(t.h)
+		t.h.Forget()
 		t.h = nil
+	}
+}
+
+// flush tells the sink that a batch of t's samples has been written.
+func (e *emitter) flush(t *track) {
+	if t.h != nil && !e.failed() {
+		t.h.Flush()
 	}
 }
 

@@ -52,7 +52,7 @@ func BenchmarkSlot(b *testing.B) {
 		for k := range 2 {
 			j := (k + i) % 2
 			frSlot = j == 1
-			s, err := Start(Config{Backend: Trace}, &discardSink{})
+			s, err := Start(Config{Backend: Trace}, newDropSink())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -16,8 +16,6 @@ import (
 	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // TestAppTraceWhileSampling: the sampler reads the trace through the
@@ -135,7 +133,7 @@ func blockLate(ch chan struct{}) { <-ch }
 func TestFlightRecorderFeedBehind(t *testing.T) {
 	defer func(d, a time.Duration) { frEvery, frMinAge = d, a }(frEvery, frMinAge)
 	frEvery, frMinAge = 20*time.Millisecond, 50*time.Millisecond
-	sink := &gateSink{discardSink: &discardSink{}, held: make(chan struct{}), open: make(chan struct{})}
+	sink := newGate()
 	s, err := Start(Config{Backend: Trace}, sink)
 	if err != nil {
 		t.Fatal(err)
@@ -169,27 +167,26 @@ func TestFlightRecorderFeedBehind(t *testing.T) {
 	t.Log(err)
 }
 
-// gateSink holds its first write until open is closed.
-type gateSink struct {
-	*discardSink
+// gate is a sink that keeps nothing and holds its first write until open
+// is closed.
+type gate struct {
+	*memSink
 	once   sync.Once
 	held   chan struct{}
 	open   chan struct{}
 	writes atomic.Int64
 }
 
-func (g *gateSink) hold() {
+// newGate returns a gate, closed.
+func newGate() *gate {
+	g := &gate{memSink: newDropSink(), held: make(chan struct{}), open: make(chan struct{})}
+	g.hook = g.hold
+	return g
+}
+
+func (g *gate) hold() error {
 	g.writes.Add(1)
 	g.once.Do(func() { close(g.held); <-g.open })
-}
-
-func (g *gateSink) WriteThreadStack(h *writer.Thread, ts uint64, st tachyon.Status, stack []uint32) error {
-	g.hold()
-	return nil
-}
-
-func (g *gateSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, st tachyon.Status) error {
-	g.hold()
 	return nil
 }
 
@@ -203,7 +200,7 @@ func TestFlightRecorderFeedBehindAuto(t *testing.T) {
 	// No switch for the costs: the trace's first moments can look dear.
 	defer func(d time.Duration) { firstDwell = d }(firstDwell)
 	firstDwell = time.Hour
-	sink := &gateSink{discardSink: &discardSink{}, held: make(chan struct{}), open: make(chan struct{})}
+	sink := newGate()
 	s, err := Start(Config{Backend: Auto}, sink)
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	rtrace "runtime/trace"
@@ -14,9 +13,6 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/testutil"
-	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // TestFallbackWhenAppTraces: with the application holding both of the
@@ -121,19 +117,18 @@ func TestBadConfig(t *testing.T) {
 	}
 }
 
-// failSink rejects every sample, or panics when asked.
-type failSink struct {
-	*memSink
-	panics bool
-}
-
 var errSink = errors.New("disk full")
 
-func (f failSink) WriteThreadStack(*writer.Thread, uint64, tachyon.Status, []uint32) error {
-	if f.panics {
-		panic("sink exploded")
+// failSink returns a sink that rejects every sample, or panics when asked.
+func failSink(panics bool) *memSink {
+	m := newMemSink()
+	m.hook = func() error {
+		if panics {
+			panic("sink exploded")
+		}
+		return errSink
 	}
-	return errSink
+	return m
 }
 
 // TestSinkFailures: a sink that fails makes Stop return its error and count
@@ -143,7 +138,7 @@ func (f failSink) WriteThreadStack(*writer.Thread, uint64, tachyon.Status, []uin
 func TestSinkFailures(t *testing.T) {
 	for _, b := range []Backend{Trace, Snapshot} {
 		testutil.Retry(t, 50*time.Millisecond, 4, func(d time.Duration) error {
-			s, err := Start(Config{Backend: b}, failSink{memSink: newMemSink()})
+			s, err := Start(Config{Backend: b}, failSink(false))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -159,7 +154,7 @@ func TestSinkFailures(t *testing.T) {
 		})
 
 		testutil.Retry(t, 50*time.Millisecond, 4, func(d time.Duration) error {
-			s, err := Start(Config{Backend: b}, failSink{memSink: newMemSink(), panics: true})
+			s, err := Start(Config{Backend: b}, failSink(true))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,37 +171,32 @@ func TestSinkFailures(t *testing.T) {
 	}
 }
 
-// TestWriterFileVerifies samples into a real Tachyon file in both modes and
-// backends, then validates it strictly and finds the blocked goroutine (in
-// CPU mode, the spinner). Finding it is statistical: a loaded machine may
-// give a 200 ms run too few samples, or the spinner too little CPU, so such
-// a run is retried with a longer one.
-func TestWriterFileVerifies(t *testing.T) {
+// TestStatsCountSamples samples a workload in both modes and backends and
+// checks that Stats.Samples counts what the sink holds, that each
+// goroutine's timestamps go forward, and that the blocked
+// goroutine (in CPU mode, the spinner) is found. Finding it is
+// statistical: a loaded machine may give a 200 ms run too few samples, or
+// the spinner too little CPU, so such a run is retried with a longer one.
+func TestStatsCountSamples(t *testing.T) {
 	for _, tc := range []struct {
 		mode Mode
 		b    Backend
 	}{{Wall, Trace}, {CPU, Trace}, {Wall, Snapshot}} {
 		testutil.Retry(t, 200*time.Millisecond, 4, func(d time.Duration) error {
-			return writeAndVerify(t, tc.mode, tc.b, d)
+			return countAndFind(t, tc.mode, tc.b, d)
 		})
 	}
 }
 
-// writeAndVerify samples a workload for d in mode with backend b into a
-// Tachyon file and checks it. It fails t if the file is invalid or does not
-// hold what Stop counted, and returns an error if the run was too thin to
-// judge: no sample at all, or none with the leaf the mode must show.
-func writeAndVerify(t *testing.T, mode Mode, b Backend, d time.Duration) error {
+// countAndFind samples a workload for d in mode with backend b and checks
+// the samples. It fails t if the sink does not hold what Stop counted, and
+// returns an error if the run was too thin to judge: no sample at all, or
+// none with the leaf the mode must show.
+func countAndFind(t *testing.T, mode Mode, b Backend, d time.Duration) error {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "p.tachyon")
-	w, err := writer.Create(path, writer.Options{
-		StartTime: uint64(time.Now().UnixMicro()), Interval: 10000, Compression: tachyon.CompressionZstd,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sink := newMemSink()
 	wl := startWorkload(t, true)
-	s, err := Start(Config{Mode: mode, Backend: b}, w)
+	s, err := Start(Config{Mode: mode, Backend: b}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,20 +206,11 @@ func writeAndVerify(t *testing.T, mode Mode, b Backend, d time.Duration) error {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
+	samples := sink.all()
+	if uint64(len(samples)) != st.Samples {
+		t.Fatalf("%v/%v: the sink has %d samples, stats say %d", mode, b, len(samples), st.Samples)
 	}
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Verify(); err != nil {
-		t.Fatalf("%v/%v: %v", mode, b, err)
-	}
-	if uint64(f.Header.SampleCount) != st.Samples {
-		t.Fatalf("%v/%v: file has %d samples, stats say %d", mode, b, f.Header.SampleCount, st.Samples)
-	}
+	checkTimestamps(t, sink)
 	if st.Samples == 0 {
 		return fmt.Errorf("%v/%v: no samples; stats %+v", mode, b, st)
 	}
@@ -237,23 +218,12 @@ func writeAndVerify(t *testing.T, mode Mode, b Backend, d time.Duration) error {
 	if mode == CPU {
 		want = "sampler.spinWork"
 	}
-	found := false
-	it := f.Samples()
-	defer it.Close()
-	var fr []tachyon.Frame
-	for it.Next() {
-		fr = it.Frames(fr[:0])
-		if len(fr) > 0 && strings.HasSuffix(fr[0].Func, want) {
-			found = true
+	for _, sm := range samples {
+		if len(sm.stack) > 0 && strings.HasSuffix(sm.stack[0].Func, want) {
+			return nil
 		}
 	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if !found {
-		return fmt.Errorf("%v/%v: no sample with leaf %s among %d; stats %+v", mode, b, want, st.Samples, st)
-	}
-	return nil
+	return fmt.Errorf("%v/%v: no sample with leaf %s among %d; stats %+v", mode, b, want, st.Samples, st)
 }
 
 func TestParseModeBackend(t *testing.T) {

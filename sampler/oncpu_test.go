@@ -13,12 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unsafe"
 
 	"github.com/google/pprof/profile"
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/tachyon"
-	"golang.org/x/sys/unix"
 )
 
 // The running-time fidelity tests: for goroutines whose code the
@@ -57,12 +55,6 @@ func yieldG() { burnFor(20_000); runtime.Gosched() }
 
 //go:noinline
 func rawWork() { burnFor(20_000) }
-
-//go:noinline
-func rawClock() {
-	var ts unix.Timespec
-	syscall.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_THREAD_CPUTIME_ID, uintptr(unsafe.Pointer(&ts)), 0)
-}
 
 //go:noinline
 func jobA() { burnFor(400_000) }

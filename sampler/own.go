@@ -3,7 +3,6 @@ package sampler
 import (
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // ownSink is the sink as the emitter sees it: it leaves out the samples of
@@ -15,29 +14,41 @@ import (
 // backend met before it was registered (one own.Go started, in the
 // moment before it ran; a connection's goroutine before the httpprof
 // handler it runs called own.Enter), and a goroutine while it is the
-// profiler's for a while only. The emitter calls it, and LeafPC, from one
-// goroutine at a time.
+// profiler's for a while only. The emitter calls it and its handles from
+// one goroutine at a time.
 type ownSink struct {
 	Sink
 	em *emitter
-	// lost holds the stack left out last of each thread whose samples are
-	// left out no longer: the emitter repeats it without writing it again.
-	lost map[*writer.Thread][]uint32
 	// hidden counts the samples left out, for Stats.Samples; uncounted
 	// holds the goroutines the emitter counted in Stats.Goroutines on a
 	// sample left out, and has not shown a sample of since.
 	hidden    uint64
 	uncounted map[uint64]struct{}
-	// hid says the latest write was left out: the emitter passes the leaf
-	// PCs of a write to LeafPC right after it.
+	// hid says the latest write was left out: the emitter tells the
+	// Observer of a write's samples right after it, unless it was.
 	hid bool
+	// free holds handles of goroutines that ended, for reuse: under churn
+	// they would otherwise be garbage at every goroutine's end.
+	free []*ownGoroutine
+}
+
+// ownGoroutine is the handle ownSink gives out: the sink's handle of the
+// goroutine, which it writes to unless the goroutine is the profiler's.
+type ownGoroutine struct {
+	Goroutine
+	o  *ownSink
+	id uint64
+	// lost is the stack left out last, if the samples since have all been
+	// left out too: the emitter, which took it as written, repeats it
+	// without writing it again once the goroutine is the program's.
+	lost []uint32
 }
 
 // newOwnSink returns sink wrapped, and the sink the emitter is to take:
-// the wrapper, a watermarker if sink is one.
+// the wrapper, a Watermarker if sink is one.
 func newOwnSink(sink Sink) (*ownSink, Sink) {
-	o := &ownSink{Sink: sink, lost: make(map[*writer.Thread][]uint32), uncounted: make(map[uint64]struct{})}
-	if wm, ok := sink.(watermarker); ok {
+	o := &ownSink{Sink: sink, uncounted: make(map[uint64]struct{})}
+	if wm, ok := sink.(Watermarker); ok {
 		return o, ownWatermarker{o, wm}
 	}
 	return o, o
@@ -46,65 +57,65 @@ func newOwnSink(sink Sink) (*ownSink, Sink) {
 // ownWatermarker is an ownSink of a sink that takes watermarks.
 type ownWatermarker struct {
 	*ownSink
-	wm watermarker
+	wm Watermarker
 }
 
 // Watermark passes ts on.
 func (w ownWatermarker) Watermark(ts uint64) { w.wm.Watermark(ts) }
 
-// leafPC returns f, called only for the writes not left out.
-func (o *ownSink) leafPC(f func(pc uintptr)) func(pc uintptr) {
-	if f == nil {
+// Goroutine returns the handle of goroutine id, wrapping the sink's.
+func (o *ownSink) Goroutine(id uint64) Goroutine {
+	var g *ownGoroutine
+	if n := len(o.free); n > 0 {
+		g = o.free[n-1]
+		o.free[n-1] = nil
+		o.free = o.free[:n-1]
+	} else {
+		g = new(ownGoroutine)
+	}
+	*g = ownGoroutine{Goroutine: o.Sink.Goroutine(id), o: o, id: id}
+	return g
+}
+
+// Write writes the sample unless g is the profiler's.
+func (g *ownGoroutine) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	if g.o.hide(g.id, 1) {
+		g.lost = stack
 		return nil
 	}
-	return func(pc uintptr) {
-		if !o.hid {
-			f(pc)
+	g.lost = nil // a new stack: the one left out is not repeated
+	return g.Goroutine.Write(ts, status, stack)
+}
+
+// RepeatEvery writes the samples unless g is the profiler's; the first
+// after a stack left out carries that stack.
+func (g *ownGoroutine) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	if n <= 0 || g.o.hide(g.id, n) {
+		return nil
+	}
+	if stack := g.lost; stack != nil {
+		g.lost = nil
+		if err := g.Goroutine.Write(ts, status, stack); err != nil || n == 1 {
+			return err
 		}
+		ts, n = ts+step, n-1
+	}
+	return g.Goroutine.RepeatEvery(ts, step, n, status)
+}
+
+// Forget forgets g, and keeps the handle for reuse.
+func (g *ownGoroutine) Forget() {
+	g.Goroutine.Forget()
+	o := g.o
+	*g = ownGoroutine{}
+	if len(o.free) < maxFree {
+		o.free = append(o.free, g)
 	}
 }
 
-// WriteThreadStack writes the sample unless t's goroutine is the
-// profiler's.
-func (o *ownSink) WriteThreadStack(t *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error {
-	if o.hide(t, 1) {
-		o.lost[t] = stack
-		return nil
-	}
-	if len(o.lost) > 0 {
-		delete(o.lost, t) // a new stack: the one left out is not repeated
-	}
-	return o.Sink.WriteThreadStack(t, ts, status, stack)
-}
-
-// RepeatEvery writes the samples unless t's goroutine is the profiler's;
-// the first of a thread whose stack was left out carries that stack.
-func (o *ownSink) RepeatEvery(t *writer.Thread, ts, step uint64, n int, status tachyon.Status) error {
-	if n <= 0 || o.hide(t, n) {
-		return nil
-	}
-	if len(o.lost) > 0 {
-		if stack, ok := o.lost[t]; ok {
-			delete(o.lost, t)
-			if err := o.Sink.WriteThreadStack(t, ts, status, stack); err != nil || n == 1 {
-				return err
-			}
-			ts, n = ts+step, n-1
-		}
-	}
-	return o.Sink.RepeatEvery(t, ts, step, n, status)
-}
-
-// Forget forgets t.
-func (o *ownSink) Forget(t *writer.Thread) {
-	delete(o.lost, t)
-	o.Sink.Forget(t)
-}
-
-// hide reports whether the n samples of t about to be written are to be
-// left out, and keeps the counts.
-func (o *ownSink) hide(t *writer.Thread, n int) bool {
-	id := t.ID()
+// hide reports whether the n samples of goroutine id about to be written
+// are to be left out, and keeps the counts.
+func (o *ownSink) hide(id uint64, n int) bool {
 	o.hid = own.Has(id)
 	if !o.hid {
 		if len(o.uncounted) > 0 {

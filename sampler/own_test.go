@@ -1,16 +1,12 @@
 package sampler
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/own"
-	"github.com/gotachyon/profiler/internal/seekbuf"
-	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // ownParked and ownEntered are where TestOwnAfterFirstSight's goroutine
@@ -21,13 +17,9 @@ func ownEntered(c chan struct{}) { <-c }
 // TestOwnAfterFirstSight: a goroutine the trace backend met before it
 // became the profiler's (own.Enter, as an httpprof handler calls it on a
 // connection's goroutine) has no sample written while it is, and the
-// Stats count what the file holds.
+// Stats count what the sink holds.
 func TestOwnAfterFirstSight(t *testing.T) {
-	var out seekbuf.Buffer
-	w, err := writer.New(&out, writer.Options{StartTime: uint64(time.Now().UnixMicro()), Interval: 10_000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sink := newMemSink()
 	ids, enter, done := make(chan uint64), make(chan struct{}), make(chan struct{})
 	go func() {
 		ids <- goid.Current()
@@ -37,7 +29,7 @@ func TestOwnAfterFirstSight(t *testing.T) {
 		ownEntered(done)
 	}()
 	id := <-ids
-	s, err := Start(Config{Backend: Trace, Rate: 100}, w)
+	s, err := Start(Config{Backend: Trace, Rate: 100}, sink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,29 +45,17 @@ func TestOwnAfterFirstSight(t *testing.T) {
 	if st.Backend != Trace {
 		t.Skipf("backend %v", st.Backend)
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := reader.NewFileBytes(out.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Samples != uint64(f.Header.SampleCount) || st.Goroutines != int(f.Header.ThreadCount) {
-		t.Errorf("Stats: %d samples of %d goroutines; the file %d of %d", st.Samples, st.Goroutines, f.Header.SampleCount, f.Header.ThreadCount)
-	}
-	it := f.Samples()
+	samples := sink.all()
+	gs := map[uint64]bool{}
 	entered := 0
-	for it.Next() {
-		sm := it.Sample()
-		for _, i := range sm.Stack {
-			if sm.ThreadID == id && strings.HasSuffix(f.Frame(i).Func, ".ownEntered") {
-				entered++
-				break
-			}
+	for _, sm := range samples {
+		gs[sm.gid] = true
+		if sm.gid == id && sm.hasFunc(".ownEntered") {
+			entered++
 		}
 	}
-	if err := it.Err(); err != nil {
-		t.Fatal(err)
+	if st.Samples != uint64(len(samples)) || st.Goroutines != len(gs) {
+		t.Errorf("Stats: %d samples of %d goroutines; the sink %d of %d", st.Samples, st.Goroutines, len(samples), len(gs))
 	}
 	if entered > 0 {
 		t.Errorf("%d samples of goroutine %d in ownEntered, where it was the profiler's", entered, id)
@@ -86,20 +66,16 @@ func TestOwnAfterFirstSight(t *testing.T) {
 // the profiler's, and that is the program's again, has its first repeat
 // written with that stack; the samples left out are counted.
 func TestOwnSinkRepeatsLost(t *testing.T) {
-	var out seekbuf.Buffer
-	w, err := writer.New(&out, writer.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, sink := newOwnSink(w)
+	mem := newMemSink()
+	o, sink := newOwnSink(mem)
 	o.em = newEmitter(Config{}, sink)
-	stack := []uint32{w.Frame(tachyon.Frame{Func: "f"})}
+	stack := []uint32{mem.Frame(tachyon.Frame{Func: "f"})}
 	leave := own.Enter()
-	mine := sink.Thread(goid.Current(), 0)
-	if err := sink.WriteThreadStack(mine, 10, 0, stack); err != nil {
+	mine := sink.Goroutine(goid.Current())
+	if err := mine.Write(10, 0, stack); err != nil {
 		t.Fatal(err)
 	}
-	if err := sink.RepeatEvery(mine, 20, 10, 3, 0); err != nil {
+	if err := mine.RepeatEvery(20, 10, 3, 0); err != nil {
 		t.Fatal(err)
 	}
 	leave()
@@ -108,62 +84,68 @@ func TestOwnSinkRepeatsLost(t *testing.T) {
 	}
 	// A goroutine that is the program's again (simulated: its grace has
 	// not passed), with the stack it had while it was not.
-	theirs := sink.Thread(1<<62, 0)
-	o.lost[theirs] = stack
-	if err := sink.RepeatEvery(theirs, 30, 10, 3, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	f, err := reader.NewFileBytes(out.Bytes())
-	if err != nil {
+	theirs := sink.Goroutine(1 << 62)
+	theirs.(*ownGoroutine).lost = stack
+	if err := theirs.RepeatEvery(30, 10, 3, 0); err != nil {
 		t.Fatal(err)
 	}
 	var got []uint64
-	it := f.Samples()
-	for it.Next() {
-		sm := it.Sample()
-		if sm.ThreadID != 1<<62 || len(sm.Stack) != 1 || f.Frame(sm.Stack[0]).Func != "f" {
-			t.Errorf("sample %+v", sm)
+	for _, sm := range mem.all() {
+		if sm.gid != 1<<62 || len(sm.stack) != 1 || sm.stack[0].Func != "f" {
+			t.Errorf("sample %v", sm)
 		}
-		got = append(got, sm.Timestamp)
+		got = append(got, sm.ts)
 	}
-	if err := it.Err(); err != nil || len(got) != 3 || got[0] != 30 || got[2] != 50 {
-		t.Errorf("samples at %v (%v), want 30, 40, 50", got, err)
+	if len(got) != 3 || got[0] != 30 || got[2] != 50 {
+		t.Errorf("samples at %v, want 30, 40, 50", got)
+	}
+}
+
+// TestOwnSinkHidesCPU: the Observer is not told of the on-CPU samples of
+// a write left out, and is told of the others.
+func TestOwnSinkHidesCPU(t *testing.T) {
+	obs := new(cpuSeen)
+	o, sink := newOwnSink(newMemSink())
+	em := newEmitter(Config{Mode: CPU, Observer: obs}, sink)
+	o.em, em.own = em, o
+	s := &stack{frames: []uint32{sink.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
+	leave := own.Enter()
+	mine := &track{id: goid.Current()}
+	em.write(mine, span{ts: 10, step: 10, n: 2}, tachyon.StatusOnCPU, s)
+	leave()
+	theirs := &track{id: 1 << 62}
+	em.write(theirs, span{ts: 10, step: 10, n: 2}, tachyon.StatusOnCPU, s)
+	if obs.count() != 2 || obs.at[[2]uint64{1 << 62, 10}] != 1 || obs.at[[2]uint64{1 << 62, 20}] != 1 {
+		t.Fatalf("the Observer was told of %v, want g%d at 10 and 20", obs.at, uint64(1<<62))
 	}
 }
 
 // BenchmarkOwnSink measures what leaving the profiler's goroutines out
-// adds to a write of the program's goroutine: the sink alone, and through
-// ownSink, with a few ids in own's set.
+// adds to a write of the program's goroutine: a sink that keeps nothing,
+// alone and through ownSink, with a few ids in own's set.
 func BenchmarkOwnSink(b *testing.B) {
 	for range 8 {
 		stop := make(chan struct{})
 		defer close(stop)
 		own.Go(func() { <-stop })
 	}
-	for _, name := range []string{"writer", "ownSink"} {
+	for _, name := range []string{"sink", "ownSink"} {
 		b.Run(name, func(b *testing.B) {
-			var out seekbuf.Buffer
-			w, err := writer.New(&out, writer.Options{Compression: tachyon.CompressionNone})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var sink Sink = w
+			mem := newDropSink()
+			var sink Sink = mem
 			if name == "ownSink" {
 				var o *ownSink
-				o, sink = newOwnSink(w)
+				o, sink = newOwnSink(mem)
 				o.em = newEmitter(Config{}, sink)
 			}
-			th := sink.Thread(1<<62, 0)
-			if err := sink.WriteThreadStack(th, 1, 0, []uint32{w.Frame(tachyon.Frame{Func: "f"})}); err != nil {
+			g := sink.Goroutine(1 << 62)
+			if err := g.Write(1, 0, []uint32{mem.Frame(tachyon.Frame{Func: "f"})}); err != nil {
 				b.Fatal(err)
 			}
 			ts := uint64(1)
 			for b.Loop() {
 				ts += 10
-				if err := sink.RepeatEvery(th, ts, 10, 1, 0); err != nil {
+				if err := g.RepeatEvery(ts, 10, 1, 0); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,9 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // Mode selects what a sample means.
@@ -85,24 +82,6 @@ func ParseBackend(s string) (Backend, error) {
 	return 0, fmt.Errorf("sampler: unknown backend %q (want auto, trace or snapshot)", s)
 }
 
-// Sink receives the samples, from one goroutine at a time; *writer.Writer
-// satisfies it. The sampler keeps a handle per goroutine (Thread, with
-// thread id = goroutine id and interpreter id 0), writes a goroutine's
-// sample with WriteThreadStack when its stack changes and the unchanged
-// ticks that follow as one RepeatEvery, flushes each goroutine's run once a
-// generation (FlushThread), and calls Forget when the goroutine ends. It
-// caches the indices returned by Frame, so that a steady-state sample
-// interns nothing. The first error the Sink returns stops the
-// sampling: nothing more is written, and Stop returns that error.
-type Sink interface {
-	Frame(f tachyon.Frame) uint32
-	Thread(id uint64, interp uint32) *writer.Thread
-	WriteThreadStack(t *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error
-	RepeatEvery(t *writer.Thread, ts, step uint64, n int, status tachyon.Status) error
-	FlushThread(t *writer.Thread)
-	Forget(t *writer.Thread)
-}
-
 // Config configures a Sampler. The zero value samples wall time at 100 Hz
 // with the trace backend when available.
 type Config struct {
@@ -127,15 +106,9 @@ type Config struct {
 	// and CPU time is the time on a P. See the package doc. CPU mode
 	// always runs the CPU profiler.
 	NoCPUSamples bool
-	// LeafPC, if set, is called (from the sampler goroutine) once per on-CPU
-	// sample with the PC of its innermost real frame (used for DCPI
-	// histograms): the innermost frame kept by the normalisation described
-	// in the package doc, so time in hidden runtime functions counts at
-	// their caller's call site. CPU mode calls it for every sample; wall
-	// mode for every sample of a running goroutine (the leaf of the stack
-	// its tick took). The snapshot backend has no
-	// PCs and never calls it.
-	LeafPC func(pc uintptr)
+	// Observer, if set, is told of what the sampler sees beside the
+	// samples it writes (see Observer; Tee tells several).
+	Observer Observer
 	// Log, if set, is called from a sampler goroutine, one call at a time,
 	// with a line the operator should see at once, while the profile runs:
 	// that the sampler shares the CPU profile the application runs, and
@@ -254,10 +227,8 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
 	o, osink := newOwnSink(sink)
-	ecfg := cfg
-	ecfg.LeafPC = o.leafPC(cfg.LeafPC)
-	s.em = newEmitter(ecfg, osink)
-	o.em, s.own = s.em, o
+	s.em = newEmitter(cfg, osink)
+	o.em, s.em.own, s.own = s.em, o, o
 	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
 	var fallback string
 	switch cfg.Backend {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -118,6 +117,21 @@ func checkTimestamps(t *testing.T, sink *memSink) {
 	}
 }
 
+// TestTee: Tee leaves nil observers out, and tells each of the others.
+func TestTee(t *testing.T) {
+	if Tee() != nil || Tee(nil, nil) != nil {
+		t.Fatal("Tee of no observer is not nil")
+	}
+	a, b := new(cpuSeen), new(cpuSeen)
+	if Tee(nil, a) != Observer(a) {
+		t.Fatal("Tee of one observer is not that observer")
+	}
+	Tee(a, nil, b).OnCPU(7, 10, 0x1234)
+	if a.at[[2]uint64{7, 10}] != 1 || b.at[[2]uint64{7, 10}] != 1 {
+		t.Fatalf("told %v and %v, want g7 at 10 once each", a.at, b.at)
+	}
+}
+
 func TestNoWaitReasonFrames(t *testing.T) {
 	sink, _, ids, _ := sampleFor(t, Config{Backend: Trace, NoWaitReasonFrames: true}, 100*time.Millisecond, false, false)
 	wantState(t, sink, ids, "chan", 0, "github.com/gotachyon/profiler/sampler.blockChan", "blockChan")
@@ -159,18 +173,26 @@ func TestSameStacksBothBackends(t *testing.T) {
 	})
 }
 
+// TestCPUModeSpinner: CPU mode samples a spinning goroutine, every sample
+// on CPU, and tells the Observer of samples the sink holds.
 func TestCPUModeSpinner(t *testing.T) {
 	testutil.Retry(t, 300*time.Millisecond, 4, func(d time.Duration) error {
-		var mu sync.Mutex
-		pcs := 0
-		cfg := Config{Mode: CPU, Backend: Trace, LeafPC: func(uintptr) { mu.Lock(); pcs++; mu.Unlock() }}
+		obs := new(cpuSeen)
+		cfg := Config{Mode: CPU, Backend: Trace, Observer: obs}
 		sink, st, ids, b := sampleFor(t, cfg, d, false, true)
 		if b != Trace {
 			t.Fatalf("backend %v", b)
 		}
+		written := map[[2]uint64]int{}
 		for _, s := range sink.all() {
 			if !s.status.OnCPU() {
 				t.Fatalf("CPU-mode sample not on CPU: %v", s)
+			}
+			written[[2]uint64{s.gid, s.ts}]++
+		}
+		for k, n := range obs.at {
+			if n > written[k] {
+				t.Fatalf("the Observer was told of %d samples of g%d at %d, the sink holds %d", n, k[0], k[1], written[k])
 			}
 		}
 		spinSamples := 0
@@ -179,9 +201,7 @@ func TestCPUModeSpinner(t *testing.T) {
 				spinSamples++
 			}
 		}
-		mu.Lock()
-		n := pcs
-		mu.Unlock()
+		n := obs.count()
 		if spinSamples < 5 || n == 0 {
 			return fmt.Errorf("only %d spinner CPU samples (%d leaf PCs); stats %+v", spinSamples, n, st)
 		}

@@ -6,21 +6,28 @@ import (
 	"sync"
 
 	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
-// memSink is an in-memory Sink that keeps every sample, resolved. Like the
-// writer, it refuses a thread that was forgotten.
+// memSink is the tests' Sink: it keeps every sample, resolved, and checks
+// the stream as a writer would: stacks of the frame indices it gave out, no
+// repeat before a goroutine's first sample, nothing written to a goroutine
+// it was told ended. With drop set it checks but keeps no sample, and
+// allocates nothing per sample (benchmarks, allocation counts). hook, if
+// set, is called first by every write, and its error returned.
 type memSink struct {
-	mu      sync.Mutex
+	drop bool
+	hook func() error
+
 	frames  []tachyon.Frame
 	index   map[tachyon.Frame]uint32
+	mu      sync.Mutex // guards samples and gs
 	samples []memSample
-	threads map[*writer.Thread]*memThread
+	gs      []*memGoroutine // every handle given out, unless drop
 }
 
-// memThread is a thread handle's state.
-type memThread struct {
+// memGoroutine is a memSink's handle of a goroutine.
+type memGoroutine struct {
+	m         *memSink
 	id        uint64
 	stack     []tachyon.Frame
 	started   bool
@@ -34,8 +41,13 @@ type memSample struct {
 	stack  []tachyon.Frame
 }
 
-func newMemSink() *memSink {
-	return &memSink{index: make(map[tachyon.Frame]uint32), threads: make(map[*writer.Thread]*memThread)}
+func newMemSink() *memSink { return &memSink{index: make(map[tachyon.Frame]uint32)} }
+
+// newDropSink returns a memSink that keeps no sample.
+func newDropSink() *memSink {
+	m := newMemSink()
+	m.drop = true
+	return m
 }
 
 func (m *memSink) Frame(f tachyon.Frame) uint32 {
@@ -48,51 +60,70 @@ func (m *memSink) Frame(f tachyon.Frame) uint32 {
 	return i
 }
 
-func (m *memSink) Thread(id uint64, interp uint32) *writer.Thread {
-	h := new(writer.Thread)
-	m.threads[h] = &memThread{id: id}
-	return h
+func (m *memSink) Goroutine(id uint64) Goroutine {
+	g := &memGoroutine{m: m, id: id}
+	if !m.drop {
+		m.mu.Lock()
+		m.gs = append(m.gs, g)
+		m.mu.Unlock()
+	}
+	return g
 }
 
-func (m *memSink) WriteThreadStack(h *writer.Thread, ts uint64, status tachyon.Status, stack []uint32) error {
-	t := m.threads[h]
-	if t == nil || t.forgotten {
-		return fmt.Errorf("write to an unknown or forgotten thread")
+func (g *memGoroutine) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	m := g.m
+	if m.hook != nil {
+		if err := m.hook(); err != nil {
+			return err
+		}
 	}
-	fr := make([]tachyon.Frame, len(stack))
-	for i, idx := range stack {
+	if g.forgotten {
+		return fmt.Errorf("write to a forgotten goroutine %d", g.id)
+	}
+	for _, idx := range stack {
 		if int(idx) >= len(m.frames) {
 			return fmt.Errorf("frame index %d out of range", idx)
 		}
+	}
+	g.started = true
+	if m.drop {
+		return nil
+	}
+	fr := make([]tachyon.Frame, len(stack))
+	for i, idx := range stack {
 		fr[i] = m.frames[idx]
 	}
-	t.stack, t.started = fr, true
+	g.stack = fr
 	m.mu.Lock()
-	m.samples = append(m.samples, memSample{t.id, ts, status, fr})
+	m.samples = append(m.samples, memSample{g.id, ts, status, fr})
 	m.mu.Unlock()
 	return nil
 }
 
-func (m *memSink) RepeatEvery(h *writer.Thread, ts, step uint64, n int, status tachyon.Status) error {
-	t := m.threads[h]
-	if t == nil || t.forgotten || !t.started {
-		return fmt.Errorf("repeat of an unknown, forgotten or empty thread")
+func (g *memGoroutine) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	m := g.m
+	if m.hook != nil {
+		if err := m.hook(); err != nil {
+			return err
+		}
+	}
+	if g.forgotten || !g.started {
+		return fmt.Errorf("repeat of a forgotten or empty goroutine %d", g.id)
+	}
+	if m.drop {
+		return nil
 	}
 	m.mu.Lock()
 	for i := range uint64(n) {
-		m.samples = append(m.samples, memSample{t.id, ts + i*step, status, t.stack})
+		m.samples = append(m.samples, memSample{g.id, ts + i*step, status, g.stack})
 	}
 	m.mu.Unlock()
 	return nil
 }
 
-func (m *memSink) FlushThread(*writer.Thread) {}
+func (g *memGoroutine) Flush() {}
 
-func (m *memSink) Forget(h *writer.Thread) {
-	if t := m.threads[h]; t != nil {
-		t.forgotten = true
-	}
-}
+func (g *memGoroutine) Forget() { g.forgotten = true }
 
 func (m *memSink) all() []memSample {
 	m.mu.Lock()
@@ -109,6 +140,19 @@ func (m *memSink) of(gid uint64) []memSample {
 		}
 	}
 	return out
+}
+
+// forgotten counts the goroutines the sink was told ended.
+func (m *memSink) forgotten() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, g := range m.gs {
+		if g.forgotten {
+			n++
+		}
+	}
+	return n
 }
 
 func (s memSample) String() string {
@@ -130,24 +174,27 @@ func (s memSample) hasFunc(suffix string) bool {
 	return false
 }
 
-// discardSink numbers frames and drops samples, for benchmarks.
-type discardSink struct {
-	n uint32
-	h writer.Thread
+// cpuSeen is the tests' Observer: it counts the on-CPU samples it is told
+// of, by goroutine and timestamp.
+type cpuSeen struct {
+	mu sync.Mutex
+	at map[[2]uint64]int
+	n  int
 }
 
-func (d *discardSink) Frame(tachyon.Frame) uint32 { d.n++; return d.n - 1 }
-
-func (d *discardSink) Thread(uint64, uint32) *writer.Thread { return &d.h }
-
-func (d *discardSink) WriteThreadStack(*writer.Thread, uint64, tachyon.Status, []uint32) error {
-	return nil
+func (c *cpuSeen) OnCPU(g, ts uint64, leafPC uintptr) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at == nil {
+		c.at = make(map[[2]uint64]int)
+	}
+	c.at[[2]uint64{g, ts}]++
+	c.n++
 }
 
-func (d *discardSink) RepeatEvery(*writer.Thread, uint64, uint64, int, tachyon.Status) error {
-	return nil
+// count returns how many samples c was told of.
+func (c *cpuSeen) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
 }
-
-func (d *discardSink) FlushThread(*writer.Thread) {}
-
-func (d *discardSink) Forget(*writer.Thread) {}

@@ -123,13 +123,7 @@ func TestSnapshotForgets(t *testing.T) {
 	if len(sb.gs) != 1 || sb.gs[7] == nil {
 		t.Fatalf("kept %v after a dump of g7 alone", slices.Collect(maps.Keys(sb.gs)))
 	}
-	forgotten := 0
-	for _, th := range sink.threads {
-		if th.forgotten {
-			forgotten++
-		}
-	}
-	if forgotten != 8 {
+	if forgotten := sink.forgotten(); forgotten != 8 {
 		t.Fatalf("the sink was told of %d ended goroutines, want 8", forgotten)
 	}
 }
@@ -201,7 +195,7 @@ func BenchmarkSnapshotParse(b *testing.B) {
 	time.Sleep(50 * time.Millisecond)
 	buf := make([]byte, 8<<20)
 	dump := buf[:runtime.Stack(buf, true)]
-	st := newEmitter(Config{Rate: 100}, &discardSink{})
+	st := newEmitter(Config{Rate: 100}, newDropSink())
 	sb := newSnapshot(st)
 	sb.parse(dump, 1) // warm the caches
 	b.SetBytes(int64(len(dump)))

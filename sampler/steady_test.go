@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -15,8 +13,6 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/tachyon"
-	"github.com/gotachyon/profiler/writer"
 )
 
 // recordIdleTrace records d of execution trace with CPU samples while n
@@ -33,11 +29,13 @@ func recordIdleTrace(tb testing.TB, n int, d time.Duration) []byte {
 
 // TestSteadyStateAllocs checks that, once a program's goroutines and
 // stacks have been seen, reading its trace, folding it and writing the
-// samples into a file allocates nothing: an idle program with 1,000 parked
-// goroutines, each generation from the fifth on. A generation in which the
-// test process starts a goroutine or shows a new stack (a timer, the test
-// runner) is not the steady state and is not judged; if no generation is
-// steady, the trace is recorded again.
+// samples allocates nothing: an idle program with 1,000 parked goroutines,
+// each generation from the fifth on. The sink keeps nothing (package
+// writer's benchmarks, and the root package's TestIdleAllocatesNothing
+// for the whole profiler, count a writer's allocations). A generation in
+// which the test process starts a goroutine or shows a new stack (a timer,
+// the test runner) is not the steady state and is not judged; if no
+// generation is steady, the trace is recorded again.
 func TestSteadyStateAllocs(t *testing.T) {
 	// Every allocation is recorded with its stack, so that the process's
 	// others (the test runner, the runtime) are told apart from ours.
@@ -60,23 +58,11 @@ func TestSteadyStateAllocs(t *testing.T) {
 // it holds the reading of the next generation.
 func steadyAllocs(t *testing.T) (judged int) {
 	data := recordIdleTrace(t, 1000, 6500*time.Millisecond)
-	f, err := os.Create(filepath.Join(t.TempDir(), "t.bin"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	// Uncompressed: klauspost's zstd encoder grows its tables on demand,
-	// a one-time allocation that can fall in any generation.
-	w, err := writer.New(f, writer.Options{Compression: tachyon.CompressionNone})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
 	src, err := newSource(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	em := newEmitter(Config{Mode: Wall, Rate: 100}, w)
+	em := newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink())
 	tb := newTraceBackend(em, src, time.Now())
 	type mark struct {
 		allocs                     map[string]int64
@@ -96,26 +82,24 @@ func steadyAllocs(t *testing.T) (judged int) {
 		}
 		if ev.Kind == gotrace.Sync {
 			gen++
-			// Four generations in, the writer has flushed its record
-			// buffer (300 KB of samples per generation) and every stack
-			// has been seen.
+			// Four generations in, every stack has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && len(tb.gs) == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
+				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
 				switch {
 				case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
 				case em.samples == at.samples:
 					t.Fatalf("generation %d wrote no samples", gen-1)
 				case n > 0:
 					judged++
-					t.Errorf("generation %d: %d allocations in the sampler, its trace reader or the writer, writing %d samples, want 0:%s",
+					t.Errorf("generation %d: %d allocations in the sampler or its trace reader, writing %d samples, want 0:%s",
 						gen-1, n, em.samples-at.samples, where)
 				default:
 					judged++
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), len(tb.gs), tb.grown, em.goroutines}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines}
 			}
 		}
 		tb.handle(&ev)
@@ -145,9 +129,9 @@ func stacks(tb *traceBackend) int {
 }
 
 // ownAllocs returns the number of objects allocated so far (as of a
-// collection it runs) by the sampler's, its trace reader's and the
-// writer's code (allocations whose stack holds one of their methods), by
-// allocating stack.
+// collection it runs) by the sampler's and its trace reader's code
+// (allocations whose stack holds one of their methods), by allocating
+// stack.
 func ownAllocs(t *testing.T) map[string]int64 {
 	runtime.GC()
 	var buf bytes.Buffer
@@ -187,8 +171,9 @@ func allocsSince(before, now map[string]int64) (n int64, where string) {
 	return n, where
 }
 
-// ours reports whether a sample's stack holds a method of the sampler's or
-// the writer's (the test's own functions are plain functions).
+// ours reports whether a sample's stack holds a method of the sampler's,
+// its test sink's included, or of its trace reader's (the test's own
+// functions are plain functions).
 func ours(s *profile.Sample) bool {
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
@@ -198,8 +183,7 @@ func ours(s *profile.Sample) bool {
 			name := l.Function.Name
 			if strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.(") ||
 				strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.stackTable.") ||
-				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") ||
-				strings.HasPrefix(name, "github.com/gotachyon/profiler/writer.") {
+				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") {
 				return true
 			}
 		}

@@ -52,13 +52,12 @@ type traceBackend struct {
 
 	self    uint64
 	pcs     map[uint64]pcFrame
-	stacks  []*stack   // this generation's, by stack id
-	known   stackTable // across generations, by content
-	scratch []uint32   // frames of the stack being built
-	gs      map[uint64]*tgor
+	stacks  []*stack           // this generation's, by stack id
+	known   stackTable         // across generations, by content
+	scratch []uint32           // frames of the stack being built
+	gs      gotrace.ByID[tgor] // live goroutines
 	live    []*tgor
-	recent  [1 << 14]*tgor // goroutines found lately, by id (see find)
-	free    []*tgor        // records of ended goroutines, for reuse
+	free    []*tgor // records of ended goroutines, for reuse
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
 	// be counted twice by the sink). A table, not a map: under churn a
@@ -195,7 +194,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
-		gs:        make(map[uint64]*tgor),
+		gs:        gotrace.NewByID[tgor](14),
 		startWall: start,
 	}
 	tb.ticks.stepUS = uint64(1e6 / em.cfg.Rate)
@@ -328,9 +327,7 @@ func (tb *traceBackend) settleShare() {
 			continue
 		}
 		tb.settle(g)
-		if g.h != nil && !tb.em.failed() {
-			tb.em.sink.FlushThread(g.h)
-		}
+		tb.em.flush(&g.track)
 	}
 }
 

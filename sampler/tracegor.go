@@ -90,7 +90,7 @@ func goState(s gotrace.GoState) gstate {
 // goroutine returns the goroutine id, creating it if new. The backends' own
 // goroutines are hidden by identity.
 func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
-	if g = tb.find(id); g != nil {
+	if g = tb.gs.Find(id); g != nil {
 		return g, false
 	}
 	g = tb.newTgor()
@@ -105,25 +105,9 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 		g.stack = s // where the previous backend last saw it
 		delete(tb.em.handover, id)
 	}
-	tb.gs[id] = g
+	tb.gs.Add(id, g)
 	tb.live = append(tb.live, g)
-	tb.recent[id%uint64(len(tb.recent))] = g
 	return g, true
-}
-
-// find returns the goroutine id if it is live. A busy program's events
-// name a few hundred goroutines over and over (a server's connections), so
-// a small table of recent ones, by id, is checked before the map.
-func (tb *traceBackend) find(id uint64) *tgor {
-	slot := &tb.recent[id%uint64(len(tb.recent))]
-	if g := *slot; g != nil && g.id == id {
-		return g
-	}
-	g := tb.gs[id]
-	if g != nil {
-		*slot = g
-	}
-	return g
 }
 
 // newTgor returns a goroutine record, reusing one that ended: under churn
@@ -159,7 +143,7 @@ func (tb *traceBackend) gstack(g *tgor, h uint64) *stack {
 func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	id, from, to := ev.G, ev.From, ev.To
 	if to == gotrace.GoNotExist {
-		if g := tb.find(id); g != nil {
+		if g := tb.gs.Find(id); g != nil {
 			s := tb.gstack(g, ev.Stack)
 			tb.learn(g, s, false)
 			tb.cut(g)
@@ -240,7 +224,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	if id == gotrace.NoGoroutine {
 		return
 	}
-	if tb.ended[id%uint64(len(tb.ended))] == id && tb.find(id) == nil {
+	if tb.ended[id%uint64(len(tb.ended))] == id && tb.gs.Find(id) == nil {
 		return
 	}
 	s := tb.stack(ev.Stack)
@@ -419,7 +403,7 @@ func (tb *traceBackend) close(g *tgor) {
 func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
 	tb.em.forget(&g.track)
-	delete(tb.gs, g.id)
+	tb.gs.Delete(g.id)
 	tb.ended[g.id%uint64(len(tb.ended))] = g.id
 	tb.endedGen++
 	last := tb.live[len(tb.live)-1]
@@ -427,9 +411,6 @@ func (tb *traceBackend) remove(g *tgor) {
 	last.pos = g.pos
 	tb.live[len(tb.live)-1] = nil
 	tb.live = tb.live[:len(tb.live)-1]
-	if slot := &tb.recent[g.id%uint64(len(tb.recent))]; *slot == g {
-		*slot = nil
-	}
 	if len(tb.free) < maxFree {
 		clear(g.pend[:cap(g.pend)])
 		clear(g.cpu[:cap(g.cpu)])

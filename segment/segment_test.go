@@ -20,7 +20,7 @@ import (
 )
 
 // handle is a thread handle as drive writes through it: a
-// *segment.Thread, or a writer.Writer's thread (writerThread).
+// *segment.Thread or a *writer.Thread.
 type handle interface {
 	Write(ts uint64, status tachyon.Status, stack []uint32) error
 	RepeatEvery(ts, step uint64, n int, status tachyon.Status) error
@@ -41,26 +41,8 @@ func segSink(s *segment.Writer) sink {
 }
 
 func writerSink(w *writer.Writer) sink {
-	return sink{frame: w.Frame, thread: func(id uint64) handle { return writerThread{w, w.Thread(id, 0)} }}
+	return sink{frame: w.Frame, thread: func(id uint64) handle { return w.Thread(id, 0) }}
 }
-
-// writerThread gives a writer.Writer's thread handle the methods of a
-// segment.Thread.
-type writerThread struct {
-	w *writer.Writer
-	t *writer.Thread
-}
-
-func (h writerThread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
-	return h.w.WriteThreadStack(h.t, ts, status, stack)
-}
-
-func (h writerThread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
-	return h.w.RepeatEvery(h.t, ts, step, n, status)
-}
-
-func (h writerThread) Flush()  { h.w.FlushThread(h.t) }
-func (h writerThread) Forget() { h.w.Forget(h.t) }
 
 const (
 	segStart = uint64(1_795_000_000_000_000) // 2026-11-18, µs

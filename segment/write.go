@@ -73,7 +73,7 @@ func (t *Thread) write(ts uint64, status tachyon.Status, local []uint32) error {
 	if !t.here() {
 		in = w.Thread(t.key.id, t.key.interp)
 	}
-	if err := w.WriteThreadStack(in, ts, status, local); err != nil {
+	if err := in.Write(ts, status, local); err != nil {
 		return err
 	}
 	t.inner, t.gen = in, t.s.gen
@@ -166,7 +166,7 @@ func (t *Thread) repeat(ts, step uint64, n int, status tachyon.Status) error {
 		}
 		ts, n = ts+step, n-1
 	}
-	return s.cur.w.RepeatEvery(t.inner, ts, step, n, status)
+	return t.inner.RepeatEvery(ts, step, n, status)
 }
 
 // Flush ends t's pending run in the open segment (see
@@ -175,7 +175,7 @@ func (t *Thread) Flush() {
 	if t.s.closed || t.forgotten || !t.here() {
 		return
 	}
-	t.s.cur.w.FlushThread(t.inner)
+	t.inner.Flush()
 }
 
 // Forget tells the Writer that t will write no more samples (see
@@ -186,7 +186,7 @@ func (t *Thread) Forget() {
 		return
 	}
 	if t.here() {
-		s.cur.w.Forget(t.inner)
+		t.inner.Forget()
 	}
 	t.forgotten, t.inner, t.stack = true, nil, nil
 	delete(s.threads, t.key)

@@ -16,10 +16,10 @@
 // returned (each distinct frame interned once), and allocates nothing per
 // sample in steady state. A caller that writes many samples per thread (a
 // sampler, with one handle per goroutine) takes the thread's handle once
-// with Thread and writes through it: WriteThreadStack, Repeat for the
-// thread's previous stack again, RepeatEvery for a run of such samples a
-// step apart; FlushThread ends the thread's pending run and Forget
-// releases a thread that ended.
+// with Thread and writes through the handle's methods: Write, Repeat for
+// the thread's previous stack again, RepeatEvery for a run of such samples
+// a step apart; Flush ends the thread's pending run and Forget releases a
+// thread that ended.
 //
 // # Encoding rules
 //
@@ -38,7 +38,7 @@
 //
 // Stacks deeper than tachyon.MaxWriteDepth (256) keep their innermost 256
 // frames. A pending REPEAT run is written out once its (delta, status) pairs
-// reach MaxRunBytes (16 KiB), or when the caller ends it (FlushThread: a
+// reach MaxRunBytes (16 KiB), or when the caller ends it (Thread.Flush: a
 // sampler writing in batches ends each thread's run once per batch). A
 // run's trailing copies of one pair (a parked goroutine's run is nothing
 // else) are kept as the pair and a count, and are expanded only into the

@@ -18,10 +18,10 @@ func resetFile(tb testing.TB, w *writer.Writer, k int) {
 	for id := uint64(1); id <= 50; id++ {
 		t := w.Thread(id+uint64(k), 0)
 		stack := []uint32{w.Frame(tachyon.Frame{File: "a.go", Func: fmt.Sprintf("f%d", (int(id)+k)%7), Line: int32(id)}), w.Frame(tachyon.Frame{File: "m.go", Func: "main", Line: 1})}
-		if err := w.WriteThreadStack(t, start, tachyon.Status(0), stack); err != nil {
+		if err := t.Write(start, tachyon.Status(0), stack); err != nil {
 			tb.Fatal(err)
 		}
-		if err := w.RepeatEvery(t, start+10_000, 10_000, 100+k, tachyon.Status(0)); err != nil {
+		if err := t.RepeatEvery(start+10_000, 10_000, 100+k, tachyon.Status(0)); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -19,13 +19,14 @@ var (
 // Thread returns the handle of a thread (thread id, interpreter id),
 // creating its state if needed. A caller that writes many samples per
 // thread, such as a sampler keeping one handle per goroutine, saves a lookup
-// per sample with WriteThreadStack and Repeat. A thread counts in the header
+// per sample with its Write and Repeat. A thread counts in the header
 // only once it has written a sample. Handles stay valid until Close or
 // Forget.
 func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	t := w.lookup(id, interp)
 	if t == nil {
 		t = w.newThread(id, interp)
+		t.w = w
 		t.sameID = w.threads[id]
 		w.threads[id] = t
 	}
@@ -38,7 +39,8 @@ func (t *Thread) ID() uint64 { return t.key.id }
 // Repeat writes a sample of t with the same stack as t's previous sample:
 // the cheapest way in, for a thread the caller knows has not moved. It costs
 // one (delta, status) pair in the thread's pending run.
-func (w *Writer) Repeat(t *Thread, ts uint64, status tachyon.Status) error {
+func (t *Thread) Repeat(ts uint64, status tachyon.Status) error {
+	w := t.w
 	if err := w.check(t); err != nil {
 		return err
 	}
@@ -57,7 +59,8 @@ func (w *Writer) Repeat(t *Thread, ts uint64, status tachyon.Status) error {
 // writes nothing. Like Repeat, it fails with ErrNoStack before t's first
 // sample; if the file's sample limit is reached, it writes what fits and
 // returns ErrTooManySamples.
-func (w *Writer) RepeatEvery(t *Thread, ts, step uint64, n int, status tachyon.Status) error {
+func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	w := t.w
 	if n <= 0 {
 		return nil
 	}
@@ -91,11 +94,12 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status)
 	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], step), byte(status)), n)
 }
 
-// FlushThread writes t's pending REPEAT run now, as one record. A caller
+// Flush writes t's pending REPEAT run now, as one record. A caller
 // that writes a thread's samples in batches (a sampler, once a second)
 // flushes each batch's run, so that the thread's buffer keeps its size and
 // is reused instead of growing across batches; the samples are the same.
-func (w *Writer) FlushThread(t *Thread) {
+func (t *Thread) Flush() {
+	w := t.w
 	if w.closed || t.forgotten {
 		return
 	}
@@ -108,7 +112,8 @@ func (w *Writer) FlushThread(t *Thread) {
 // thread id must not be used again in this file, or the header would count
 // it twice; goroutine ids are never reused, so a sampler may forget every
 // goroutine that exits.
-func (w *Writer) Forget(t *Thread) {
+func (t *Thread) Forget() {
+	w := t.w
 	if w.closed || t.forgotten {
 		return
 	}

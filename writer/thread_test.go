@@ -1,6 +1,7 @@
 package writer_test
 
 import (
+	"bytes"
 	"errors"
 	"maps"
 	"slices"
@@ -26,7 +27,7 @@ func TestThreadHandles(t *testing.T) {
 	unused := wh.Thread(99, 0) // a handle that never writes does not count
 	_ = unused
 	h1, h2 := wh.Thread(1, 0), wh.Thread(1, 7)
-	if err := wh.Repeat(h1, 20, 0); !errors.Is(err, writer.ErrNoStack) {
+	if err := h1.Repeat(20, 0); !errors.Is(err, writer.ErrNoStack) {
 		t.Fatalf("Repeat before a stack: %v", err)
 	}
 	steps := []struct {
@@ -47,16 +48,16 @@ func TestThreadHandles(t *testing.T) {
 	for _, s := range steps {
 		var err error
 		if s.repeat {
-			err = wh.Repeat(s.h, s.ts, 3)
+			err = s.h.Repeat(s.ts, 3)
 		} else {
-			err = wh.WriteThreadStack(s.h, s.ts, 3, s.stack)
+			err = s.h.Write(s.ts, 3, s.stack)
 		}
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	wh.Forget(h2)
-	if err := wh.Repeat(h2, 60, 0); !errors.Is(err, writer.ErrForgotten) {
+	h2.Forget()
+	if err := h2.Repeat(60, 0); !errors.Is(err, writer.ErrForgotten) {
 		t.Fatalf("Repeat after Forget: %v", err)
 	}
 	if err := wh.Close(); err != nil {
@@ -82,6 +83,52 @@ func TestThreadHandles(t *testing.T) {
 	}
 }
 
+// TestThreadMethods writes one stream through a handle's own methods and
+// through the Writer's methods on the handle: the files are identical, and
+// the handle's methods write nothing after Forget.
+func TestThreadMethods(t *testing.T) {
+	var viaThread, viaWriter seekbuf.Buffer
+	wt, _ := writer.New(&viaThread, writer.Options{StartTime: 10, Compression: tachyon.CompressionNone})
+	ww, _ := writer.New(&viaWriter, writer.Options{StartTime: 10, Compression: tachyon.CompressionNone})
+	for _, w := range []*writer.Writer{wt, ww} {
+		w.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+		w.Frame(tachyon.Frame{File: "b.go", Func: "b", Line: 2})
+	}
+	a, b := wt.Thread(1, 0), wt.Thread(2, 0)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(a.Write(20, 1, []uint32{0, 1}))
+	must(b.Write(21, 0, []uint32{1}))
+	must(a.Repeat(30, 1))
+	must(a.RepeatEvery(40, 10, 5, 1))
+	a.Flush()
+	must(b.RepeatEvery(41, 10, 3, 0))
+	b.Forget()
+	if err := b.Write(90, 0, []uint32{1}); !errors.Is(err, writer.ErrForgotten) {
+		t.Fatalf("Write after Forget: %v", err)
+	}
+	must(a.Write(90, 1, []uint32{1}))
+
+	a, b = ww.Thread(1, 0), ww.Thread(2, 0)
+	must(a.Write(20, 1, []uint32{0, 1}))
+	must(b.Write(21, 0, []uint32{1}))
+	must(a.Repeat(30, 1))
+	must(a.RepeatEvery(40, 10, 5, 1))
+	a.Flush()
+	must(b.RepeatEvery(41, 10, 3, 0))
+	b.Forget()
+	must(a.Write(90, 1, []uint32{1}))
+	must(wt.Close())
+	must(ww.Close())
+	if !bytes.Equal(viaThread.Bytes(), viaWriter.Bytes()) {
+		t.Fatal("a handle's methods and the Writer's methods wrote different files")
+	}
+}
+
 // TestForgetBoundsState: a stream of short-lived goroutines, each forgotten
 // when it ends, keeps only the live ones in the writer.
 func TestForgetBoundsState(t *testing.T) {
@@ -90,9 +137,9 @@ func TestForgetBoundsState(t *testing.T) {
 	f := w.Frame(tachyon.Frame{File: "g.go", Func: "g", Line: 1})
 	for g := range uint64(100000) {
 		h := w.Thread(g+1, 0)
-		w.WriteThreadStack(h, g, 0, []uint32{f})
-		w.Repeat(h, g+1, 0)
-		w.Forget(h)
+		h.Write(g, 0, []uint32{f})
+		h.Repeat(g+1, 0)
+		h.Forget()
 	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -122,7 +169,7 @@ func BenchmarkWallTickHandles(b *testing.B) {
 			stacks[g] = append(stacks[g], w.Frame(tachyon.Frame{File: "f.go", Func: "fn", Line: int32((g%50)*20 + j)}))
 		}
 		hs[g] = w.Thread(uint64(g)*7+1000, 0)
-		w.WriteThreadStack(hs[g], 0, 0, stacks[g])
+		hs[g].Write(0, 0, stacks[g])
 	}
 	ts := uint64(0)
 	b.ReportAllocs()
@@ -135,9 +182,9 @@ func BenchmarkWallTickHandles(b *testing.B) {
 		var err error
 		if i%97 == 0 {
 			stacks[g][0] ^= 1
-			err = w.WriteThreadStack(hs[g], ts, tachyon.StatusOnCPU, stacks[g])
+			err = hs[g].Write(ts, tachyon.StatusOnCPU, stacks[g])
 		} else {
-			err = w.Repeat(hs[g], ts, tachyon.StatusOnCPU)
+			err = hs[g].Repeat(ts, tachyon.StatusOnCPU)
 		}
 		if err != nil {
 			b.Fatal(err)
@@ -163,21 +210,21 @@ func TestRepeatEvery(t *testing.T) {
 				fb := wb.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i)})
 				f1 := w1.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i)})
 				hb[i], h1[i] = wb.Thread(uint64(i+1), 0), w1.Thread(uint64(i+1), 0)
-				if err := wb.RepeatEvery(hb[i], 6, step, 3, 0); !errors.Is(err, writer.ErrNoStack) {
+				if err := hb[i].RepeatEvery(6, step, 3, 0); !errors.Is(err, writer.ErrNoStack) {
 					t.Fatalf("RepeatEvery before a stack: %v", err)
 				}
-				wb.WriteThreadStack(hb[i], 7, 1, []uint32{fb})
-				w1.WriteThreadStack(h1[i], 7, 1, []uint32{f1})
+				hb[i].Write(7, 1, []uint32{fb})
+				h1[i].Write(7, 1, []uint32{f1})
 			}
 			ts := uint64(9)
 			for round, n := range []int{0, 1, 2, 5461, 5462, 20000, 3} {
 				for i := range hb {
 					st := tachyon.Status(round + i)
-					if err := wb.RepeatEvery(hb[i], ts, step, n, st); err != nil {
+					if err := hb[i].RepeatEvery(ts, step, n, st); err != nil {
 						t.Fatal(err)
 					}
 					for j := range n {
-						w1.Repeat(h1[i], ts+uint64(j)*step, st)
+						h1[i].Repeat(ts+uint64(j)*step, st)
 					}
 				}
 				ts += uint64(n)*step + 1
@@ -211,11 +258,11 @@ func TestParkedRunsHoldNoBuffer(t *testing.T) {
 	hs := make([]*writer.Thread, threads)
 	for i := range hs {
 		hs[i] = w.Thread(uint64(i+1), 0)
-		w.WriteThreadStack(hs[i], step, 0, []uint32{f})
+		hs[i].Write(step, 0, []uint32{f})
 	}
 	for round := range 2 {
 		for _, h := range hs {
-			if err := w.RepeatEvery(h, step*uint64(2+round*n), step, n, 0); err != nil {
+			if err := h.RepeatEvery(step*uint64(2+round*n), step, n, 0); err != nil {
 				t.Fatal(err)
 			}
 		}

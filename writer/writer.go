@@ -85,6 +85,7 @@ type threadKey struct {
 
 // Thread is a handle on one thread's encoder state (see Writer.Thread).
 type Thread struct {
+	w       *Writer // the Writer whose Thread made it
 	key     threadKey
 	lastTS  uint64
 	stack   []uint32 // previous stack, innermost first
@@ -243,12 +244,13 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ta
 	if w.closed {
 		return ErrClosed
 	}
-	return w.WriteThreadStack(w.Thread(threadID, interp), ts, status, stack)
+	return w.Thread(threadID, interp).Write(ts, status, stack)
 }
 
-// WriteThreadStack is WriteStack for a thread handle from Thread: it saves
+// Write is WriteStack for the thread of handle t: it saves
 // the lookup of the thread on every sample.
-func (w *Writer) WriteThreadStack(t *Thread, ts uint64, status tachyon.Status, stack []uint32) error {
+func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	w := t.w
 	if err := w.check(t); err != nil {
 		return err
 	}

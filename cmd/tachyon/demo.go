@@ -80,7 +80,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		}
 		defer d.discard()
 		// The histogram is written by name, to the temporary file.
-		opts = append(opts, profiler.WithLeafPC(dcpi.AtStop(d.Name(), *rate)))
+		opts = append(opts, profiler.WithObserver(dcpi.AtStop(d.Name(), *rate)))
 	}
 	p := profiler.Start(opts...)
 	if err := p.Err(); err != nil {

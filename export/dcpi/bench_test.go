@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkHistogramAdd measures the per-sample cost of the live hook
-// (sampler.Config.LeafPC → Histogram.Add).
+// (Recorder.OnCPU → Histogram.Add).
 func BenchmarkHistogramAdd(b *testing.B) {
 	var h Histogram
 	b.ReportAllocs()

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,5 +222,33 @@ func TestFromTachyon(t *testing.T) {
 	all, st2, _ := FromTachyon(f, img, true)
 	if st2.Samples != st.Samples+1 || len(all) != len(counts) {
 		t.Errorf("all samples: %+v", st2)
+	}
+}
+
+// TestAtStop: a Recorder told of three samples at one PC of this program
+// writes a profile of one address with three samples when closed.
+func TestAtStop(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/self/maps")
+	}
+	path := filepath.Join(t.TempDir(), "p.dcpi")
+	r := AtStop(path, 100)
+	pc := reflect.ValueOf(TestAtStop).Pointer()
+	for ts := range uint64(3) {
+		r.OnCPU(1, ts, pc)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 8 {
+		t.Fatalf("%d bytes", len(b))
+	}
+	foot := b[len(b)-8:]
+	if a, n := binary.LittleEndian.Uint32(foot), binary.LittleEndian.Uint32(foot[4:]); a != 1 || n != 3 {
+		t.Fatalf("footer: %d addresses, %d samples; want 1, 3", a, n)
 	}
 }

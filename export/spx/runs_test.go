@@ -26,12 +26,12 @@ func TestLoadKeepsRuns(t *testing.T) {
 	hs := make([]*writer.Thread, threads)
 	for i := range hs {
 		hs[i] = w.Thread(uint64(i+1), 0)
-		w.WriteThreadStack(hs[i], 10000, 0, []uint32{f0})
+		hs[i].Write(10000, 0, []uint32{f0})
 	}
 	for done := 1; done < per; done += 400 {
 		for _, h := range hs {
-			w.RepeatEvery(h, uint64(done+1)*10000, 10000, min(400, per-done), 0)
-			w.FlushThread(h)
+			h.RepeatEvery(uint64(done+1)*10000, 10000, min(400, per-done), 0)
+			h.Flush()
 		}
 	}
 	if err := w.Close(); err != nil {

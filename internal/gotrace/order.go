@@ -66,7 +66,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 	a, m := &c.args, c.m
 	switch c.typ {
 	case evGoStart:
-		g := r.find(a[0])
+		g := r.gs.Find(a[0])
 		if g == nil || g.state != GoRunnable || !r.succeeds(g, a[1]) {
 			return false, nil
 		}
@@ -74,7 +74,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		r.set(g, GoRunning, c.time, 0, 0)
 		m.g = g.id
 	case evGoUnblock:
-		g := r.find(a[0])
+		g := r.gs.Find(a[0])
 		if g == nil || g.state != GoWaiting || !r.succeeds(g, a[1]) {
 			return false, nil
 		}
@@ -150,7 +150,7 @@ func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason uint32)
 
 // current returns the goroutine running on c's thread.
 func (r *Reader) current(c *cursor) (*gState, error) {
-	if g := r.find(c.m.g); g != nil {
+	if g := r.gs.Find(c.m.g); g != nil {
 		return g, nil
 	}
 	return nil, fmt.Errorf("gotrace: generation %d: event type %d on a thread without a goroutine", r.gen.num, c.typ)
@@ -159,7 +159,7 @@ func (r *Reader) current(c *cursor) (*gState, error) {
 // goSwitch handles a coroutine switch: the named goroutine is unblocked
 // and runs in place of the current one, which blocks or ends.
 func (r *Reader) goSwitch(c *cursor) (bool, error) {
-	next := r.find(c.args[0])
+	next := r.gs.Find(c.args[0])
 	if next == nil || next.state != GoWaiting || !r.succeeds(next, c.args[1]) {
 		return false, nil
 	}
@@ -225,7 +225,7 @@ func (r *Reader) mid(c *cursor) uint64 { return r.gen.batches[c.bi].m }
 
 // create adds a goroutine created in state to at t, to start at stack.
 func (r *Reader) create(id uint64, to GoState, t Time, stack uint64) {
-	g := r.find(id)
+	g := r.gs.Find(id)
 	if g == nil {
 		g = r.add(id, to)
 	}
@@ -236,11 +236,8 @@ func (r *Reader) create(id uint64, to GoState, t Time, stack uint64) {
 // end removes goroutine g, which ended at t.
 func (r *Reader) end(g *gState, t Time) {
 	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: g.state, To: GoNotExist})
-	delete(r.gs, g.id)
-	if slot := &r.recent[g.id%uint64(len(r.recent))]; *slot == g {
-		*slot = nil
-	}
-	g.id = 0 // no longer matches in prev or recent
+	r.gs.Delete(g.id)
+	g.id = 0 // no longer matches in prev
 	if len(r.freeG) < 1<<12 {
 		r.freeG = append(r.freeG, g)
 	}
@@ -252,8 +249,8 @@ func (r *Reader) end(g *gState, t Time) {
 // where a new goroutine takes an ended one's place), so the last
 // generation's order is looked at before the map: at 10k parked goroutines
 // the map lookups were a fifth of the trace reader's time. Statuses
-// reported out of that order (a goroutine first met on a thread) fall back
-// to find.
+// reported out of that order (a goroutine first met on a thread) are
+// looked up in r.gs.
 func (r *Reader) statusG(id uint64) *gState {
 	for k := r.pos; k < min(r.pos+4, len(r.prev)); k++ { // a few ended ones skipped
 		if g := r.prev[k]; id != 0 && g.id == id {
@@ -261,20 +258,7 @@ func (r *Reader) statusG(id uint64) *gState {
 			return g
 		}
 	}
-	return r.find(id)
-}
-
-// find returns goroutine id's record, nil if it is not live.
-func (r *Reader) find(id uint64) *gState {
-	slot := &r.recent[id%uint64(len(r.recent))]
-	if g := *slot; g != nil && g.id == id {
-		return g
-	}
-	g := r.gs[id]
-	if g != nil {
-		*slot = g
-	}
-	return g
+	return r.gs.Find(id)
 }
 
 // add records a new goroutine.
@@ -286,8 +270,7 @@ func (r *Reader) add(id uint64, state GoState) *gState {
 		g = new(gState)
 	}
 	*g = gState{id: id, state: state}
-	r.gs[id] = g
-	r.recent[id%uint64(len(r.recent))] = g
+	r.gs.Add(id, g)
 	return g
 }
 

@@ -26,8 +26,7 @@ type Reader struct {
 	gen generation
 
 	ms     map[uint64]*mState // threads, by M id
-	gs     map[uint64]*gState // live goroutines, by id
-	recent [1 << 12]*gState   // goroutines found lately, by id
+	gs     ByID[gState]       // live goroutines
 	freeG  []*gState          // records of ended goroutines, for reuse
 	curs   []cursor           // one per thread with events in this generation
 	heap   []*cursor          // curs with events left, by the time of the next
@@ -96,7 +95,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	return &Reader{
 		br:      br,
 		ms:      make(map[uint64]*mState),
-		gs:      make(map[uint64]*gState),
+		gs:      NewByID[gState](12),
 		byM:     make(map[uint64]int),
 		intern:  make(map[string]string),
 		reasons: []string{""},

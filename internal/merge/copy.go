@@ -103,7 +103,7 @@ func (m *merger) sample(f *reader.File, path string, n uint64, s *reader.Sample)
 	if len(s.Stack) > tachyon.MaxWriteDepth {
 		m.cut++
 	}
-	return m.w.WriteThreadStack(t.h, s.Timestamp, s.Status, m.outStack(f, s.Stack))
+	return t.h.Write(s.Timestamp, s.Status, m.outStack(f, s.Stack))
 }
 
 // thread returns the state of thread (id, interp), creating it.
@@ -167,7 +167,7 @@ func (m *merger) flush() error {
 		return nil
 	}
 	m.run = pending{}
-	return m.w.RepeatEvery(r.t.h, r.first, r.step, r.n, r.status)
+	return r.t.h.RepeatEvery(r.first, r.step, r.n, r.status)
 }
 
 // outStack maps an input stack to the output's frame indices, interning

@@ -89,13 +89,13 @@ func at(k int) uint64 { return wallStart + uint64(k)*wallInterval }
 // moves to stack wake half way, and is runnable for its last ten ticks
 // (a status change inside a run).
 func (b *wallBuilder) park(h *writer.Thread, stack, wake []uint32, ticks int, wakes bool) error {
-	if err := b.w.WriteThreadStack(h, at(0), parked, stack); err != nil {
+	if err := h.Write(at(0), parked, stack); err != nil {
 		return err
 	}
 	half := ticks / 2
 	for tick := 1; tick < ticks; {
 		if wakes && tick == half {
-			if err := b.w.WriteThreadStack(h, at(tick), parked, wake); err != nil {
+			if err := h.Write(at(tick), parked, wake); err != nil {
 				return err
 			}
 			tick++
@@ -111,11 +111,11 @@ func (b *wallBuilder) park(h *writer.Thread, stack, wake []uint32, ticks int, wa
 		case wakes:
 			end = min(end, ticks-10)
 		}
-		if err := b.w.RepeatEvery(h, at(tick), wallInterval, end-tick, status); err != nil {
+		if err := h.RepeatEvery(at(tick), wallInterval, end-tick, status); err != nil {
 			return err
 		}
 		if end%wallFlush == 0 || end == ticks {
-			b.w.FlushThread(h)
+			h.Flush()
 		}
 		tick = end
 	}
@@ -138,7 +138,7 @@ func (b *wallBuilder) busy(ticks int) error {
 			if tick%11 == 5 {
 				status = runnable
 			}
-			if err := b.w.WriteThreadStack(h, at(tick), status, st); err != nil {
+			if err := h.Write(at(tick), status, st); err != nil {
 				return err
 			}
 		}

@@ -41,7 +41,7 @@ func main() {
 		profiler.WithMode(sampler.CPU),
 		profiler.WithBackend(sampler.Trace),
 		profiler.WithRate(250),
-		profiler.WithLeafPC(dcpi.AtStop(filepath.Join(os.Args[1], "spin.dcpi"), 250)))
+		profiler.WithObserver(dcpi.AtStop(filepath.Join(os.Args[1], "spin.dcpi"), 250)))
 	if err := p.Err(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

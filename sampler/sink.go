@@ -1,0 +1,57 @@
+package sampler
+
+import "github.com/gotachyon/profiler/tachyon"
+
+// A Sink receives the samples. The sampler calls a Sink, and the
+// Goroutines it gives out, from one goroutine at a time: the running
+// backend's, which may change (Auto switches backends), then Stop's.
+//
+// The sampler interns frames through Frame and caches the indices by
+// where it met each frame (a PC of the trace, a line of a dump), so that
+// steady-state sampling seldom calls Frame; it may intern a frame it met
+// before (the same line at another PC), and Frame must then return the
+// same index. A stack is those indices, innermost first. It asks for a goroutine's handle with
+// Goroutine when it first writes a sample of it and keeps the handle until
+// the goroutine ends; it may ask again for a goroutine it has a handle of
+// (a backend that starts under Auto takes the goroutines as new). The first
+// error a Goroutine's method returns stops the sampling: nothing more is
+// written, and Stop returns that error.
+type Sink interface {
+	// Frame interns f and returns its index, one for equal frames.
+	Frame(f tachyon.Frame) uint32
+	// Goroutine returns the handle of goroutine id's samples. Goroutine
+	// ids are never reused in a process.
+	Goroutine(id uint64) Goroutine
+}
+
+// A Goroutine is one goroutine's stream of samples, a handle a Sink gives
+// out. The sampler writes a goroutine's sample with Write when its stack
+// changes and the unchanged samples that follow as one RepeatEvery.
+// Timestamps are microseconds since the Unix epoch, non-decreasing for a
+// goroutine.
+type Goroutine interface {
+	// Write writes a sample at ts with status and stack (indices from the
+	// Sink's Frame, innermost first), which it must not retain.
+	Write(ts uint64, status tachyon.Status, stack []uint32) error
+	// RepeatEvery writes n samples at ts, ts+step, ..., ts+(n-1)*step,
+	// with status and the stack of the goroutine's latest sample.
+	RepeatEvery(ts, step uint64, n int, status tachyon.Status) error
+	// Flush says that a batch of the goroutine's samples has been written:
+	// the trace backend writes each goroutine's samples in batches, one
+	// every few generations (a second each), and flushes the goroutine
+	// after each, so that a sink holding a run of repeats can write it out
+	// and reuse its buffer for the next batch.
+	Flush()
+	// Forget says that the goroutine ended: the sampler uses the handle
+	// no more, and the sink can release its state.
+	Forget()
+}
+
+// Watermarker is an optional interface of a Sink that wants to know how
+// late samples may come, such as a sink that splits the samples into
+// files by time: Watermark(ts) says that no sample older than ts will be
+// written from now on. The trace backend calls it once a generation from
+// the third on; the snapshot backend after each dump.
+type Watermarker interface {
+	Watermark(ts uint64)
+}
