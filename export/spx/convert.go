@@ -21,7 +21,7 @@ const (
 	// PerGoroutine writes one report per goroutine with real timestamps:
 	// a sample owns the time up to the goroutine's next sample, or one
 	// interval followed by a NotSampled call when the next sample is more
-	// than GapFactor intervals away; the last sample owns one interval.
+	// than 2 intervals away; the last sample owns one interval.
 	PerGoroutine Layout = iota
 	// Sequential writes one report with the goroutines (by id) laid end to
 	// end, each sample lasting one interval: wt is sampled goroutine time
@@ -54,15 +54,15 @@ const (
 	// NotSampled names the synthetic call covering a gap in a goroutine's
 	// samples (PerGoroutine layout).
 	NotSampled = "[not sampled]"
-	// GapFactor: a step between two samples longer than GapFactor
+	// gapFactor: a step between two samples longer than gapFactor
 	// intervals is a gap.
-	GapFactor = 2
-	// MaxStep caps every duration (a sample's or a gap's), so that absurd
+	gapFactor = 2
+	// maxStep caps every duration (a sample's or a gap's), so that absurd
 	// timestamp jumps do not push wt past float64 precision.
-	MaxStep = uint64(time.Hour / time.Microsecond)
-	// DefaultInterval (µs) is used when the file's interval is 0 in the
+	maxStep = uint64(time.Hour / time.Microsecond)
+	// defaultInterval (µs) is used when the file's interval is 0 in the
 	// Sequential layout.
-	DefaultInterval = 10000
+	defaultInterval = 10000
 )
 
 // Options configures Convert.
@@ -93,16 +93,16 @@ type Written struct {
 // given the next sample's time (hasNext false for the last).
 func step(ts, next uint64, hasNext bool, iv uint64) (own, gap uint64) {
 	if !hasNext {
-		return min(iv, MaxStep), 0
+		return min(iv, maxStep), 0
 	}
 	d := uint64(0)
 	if next > ts {
 		d = next - ts
 	}
-	if iv == 0 || d/GapFactor <= iv {
-		return min(d, MaxStep), 0
+	if iv == 0 || d/gapFactor <= iv {
+		return min(d, maxStep), 0
 	}
-	return min(iv, MaxStep), min(d-iv, MaxStep)
+	return min(iv, maxStep), min(d-iv, maxStep)
 }
 
 // MaxReports is the most reports the per-goroutine layout writes: a report
@@ -208,15 +208,15 @@ func usTime(us uint64) time.Time {
 	return time.Unix(int64(us/1e6), int64(us%1e6)*1000)
 }
 
-// emitter feeds a Report, mapping profile name ids to report indices.
+// emitter feeds a report, mapping profile name ids to report indices.
 type emitter struct {
 	p     *profile
-	r     *Report
+	r     *report
 	local []uint32
 	stack []uint32
 }
 
-func newEmitter(p *profile, r *Report) *emitter {
+func newEmitter(p *profile, r *report) *emitter {
 	e := &emitter{p: p, r: r, local: make([]uint32, len(p.names))}
 	for i := range e.local {
 		e.local[i] = ^uint32(0)
@@ -241,9 +241,9 @@ func (p *profile) goroutine(dir string, opt Options, t *thread) (Written, error)
 	if t.interp != 0 {
 		rand += "." + strconv.FormatUint(uint64(t.interp), 10)
 	}
-	key := Key(start, opt.Host, opt.PID, rand)
+	key := reportKey(start, opt.Host, opt.PID, rand)
 	custom := fmt.Sprintf("gotachyon goroutine %d: %d samples, real timestamps; a sample lasts until the next one, gaps over %d intervals show as %s",
-		t.id, t.n, GapFactor, NotSampled)
+		t.id, t.n, gapFactor, NotSampled)
 	return p.write(dir, opt, key, start, t.id, t.interp, custom, int(t.n), func(e *emitter) error {
 		return p.timeline(e, t)
 	})
@@ -334,15 +334,15 @@ func (p *profile) sequential(dir string, opt Options) (Written, error) {
 	})
 	iv := p.iv
 	if iv == 0 {
-		iv = DefaultInterval
+		iv = defaultInterval
 	}
-	iv = min(iv, MaxStep) * 1000
+	iv = min(iv, maxStep) * 1000
 	n := 0
 	for _, t := range ts {
 		n += int(t.n)
 	}
 	start := usTime(p.start)
-	key := Key(start, opt.Host, opt.PID, "0")
+	key := reportKey(start, opt.Host, opt.PID, "0")
 	custom := fmt.Sprintf("gotachyon: %d goroutines laid end to end (by id), %d samples of %d us each; the time axis is synthetic",
 		len(ts), n, iv/1000)
 	return p.write(dir, opt, key, start, 0, 0, custom, n, func(e *emitter) error {
@@ -369,7 +369,7 @@ func (p *profile) write(dir string, opt Options, key string, start time.Time, ti
 	if err != nil {
 		return w, fmt.Errorf("spx: %w", err)
 	}
-	r := NewReport(gz, p.states)
+	r := newReport(gz, p.states)
 	err = body(newEmitter(p, r))
 	sum, cerr := r.Close()
 	if err == nil {
@@ -387,9 +387,9 @@ func (p *profile) write(dir string, opt Options, key string, start time.Time, ti
 	if err != nil {
 		return w, fmt.Errorf("spx: %w", err)
 	}
-	m := Meta{Key: key, Start: start, Host: opt.Host, PID: opt.PID, TID: tid, Dir: opt.Dir,
+	m := reportMeta{Key: key, Start: start, Host: opt.Host, PID: opt.PID, TID: tid, Dir: opt.Dir,
 		CommandLine: opt.CommandLine, Custom: custom}
-	err = WriteMeta(js, m, sum)
+	err = writeMeta(js, m, sum)
 	if cerr := js.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("spx: %w", cerr)
 	}

@@ -4,7 +4,7 @@
 //
 // The event log is a single-threaded timeline of properly nested call start
 // and end events carrying cumulative metric values (wall time "wt" and, when
-// known, CPU time "ct", both in nanoseconds). Report turns a sequence of
+// known, CPU time "ct", both in nanoseconds). The exporter turns a sequence of
 // sampled stacks into such events the way SPX's own sampling mode does: at
 // each sample the frames that disappeared from the previous stack are closed
 // (innermost first) and the new ones opened (outermost first), and Close ends
@@ -13,7 +13,7 @@
 // Convert maps a Tachyon file onto reports: one per goroutine (real
 // timestamps) for the busiest goroutines, or one report with the goroutines
 // laid end to end (each sample lasting one sampling interval). Function names
-// are Go symbols written as pkg::symbol and escaped for the UI (FuncName).
+// are Go symbols written as pkg::symbol and escaped for the UI.
 //
 // SPX's "Called" counts are artefacts of the stack diff: a function present in
 // consecutive samples is one call.

@@ -178,7 +178,7 @@ func (l *loader) name(fi uint32) int32 {
 	if n := l.frameName[fi]; n >= 0 {
 		return n
 	}
-	name := FuncName(l.f.Frame(fi).Func)
+	name := funcName(l.f.Frame(fi).Func)
 	n, ok := l.nameIdx[name]
 	if !ok {
 		n = int32(len(l.p.names))

@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// Meta is the context of a report written into KEY.json.
-type Meta struct {
-	Key         string    // report key = base name of both files (see Key)
+// reportMeta is the context of a report written into KEY.json.
+type reportMeta struct {
+	Key         string    // report key = base name of both files (see reportKey)
 	Start       time.Time // profile start (exec_ts)
 	Host        string
 	PID         int
@@ -43,9 +43,9 @@ type meta struct {
 	EnabledMetrics      []string `json:"enabled_metrics"`
 }
 
-// WriteMeta writes KEY.json for a report summarized by s. wall_time_ms
+// writeMeta writes KEY.json for a report summarized by s. wall_time_ms
 // holds microseconds, as SPX writes it (the UI formats value×1000 as ns).
-func WriteMeta(w io.Writer, m Meta, s Summary) error {
+func writeMeta(w io.Writer, m reportMeta, s Summary) error {
 	var custom *string
 	if m.Custom != "" {
 		c := m.Custom
@@ -69,11 +69,11 @@ func WriteMeta(w io.Writer, m Meta, s Summary) error {
 	return nil
 }
 
-// Key returns a report key in SPX's form spx-full-YYYYMMDD_HHMMSS-HOST-PID-RAND
+// reportKey returns a report key in SPX's form spx-full-YYYYMMDD_HHMMSS-HOST-PID-RAND
 // (local time), with every character outside [A-Za-z0-9._-] of host and
 // rand replaced by '_' so the key survives the UI's unencoded ?key= URL.
 // SPX's RAND is a random decimal number; any distinguishing string works.
-func Key(start time.Time, host string, pid int, rand string) string {
+func reportKey(start time.Time, host string, pid int, rand string) string {
 	return fmt.Sprintf("spx-full-%s-%s-%d-%s", start.Local().Format("20060102_150405"), keySafe(host, "localhost"), pid, keySafe(rand, "0"))
 }
 

@@ -6,13 +6,13 @@ import (
 	"unicode/utf8"
 )
 
-// FuncName returns the SPX name of a Go function symbol as
+// funcName returns the SPX name of a Go function symbol as
 // runtime.Frame.Function spells it: the package path and the symbol are
 // joined by "::" like PHP's Class::method ("net/http.(*conn).serve" becomes
 // "net/http::(*conn).serve"; "main.main.func1" becomes "main::main.func1"),
-// and the result is escaped for the UI (see Escape). A name without a package
+// and the result is escaped for the UI (see escape). A name without a package
 // qualifier is only escaped; an empty name becomes "[unknown]".
-func FuncName(sym string) string {
+func funcName(sym string) string {
 	if sym == "" {
 		return "[unknown]"
 	}
@@ -25,16 +25,16 @@ func FuncName(sym string) string {
 		i := start + dot
 		sym = sym[:i] + "::" + sym[i+1:]
 	}
-	return Escape(sym)
+	return escape(sym)
 }
 
-// Escape makes s safe for the SPX UI, which decodes names as windows-1252,
+// escape makes s safe for the SPX UI, which decodes names as windows-1252,
 // pastes them into HTML unescaped and reads one name per line: '<' and '>'
 // become '{' and '}' (Python's "<module>" reads like PHP's "{closure}"), '&'
 // becomes '+', a double quote becomes an apostrophe, and every other byte
 // outside printable ASCII
 // becomes a \uXXXX escape of its rune (\xNN for an invalid UTF-8 byte).
-func Escape(s string) string {
+func escape(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f || c == '<' || c == '>' || c == '&' || c == '"' {

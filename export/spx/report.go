@@ -16,9 +16,9 @@ const MaxValue = 1 << 53
 // ErrTooLong reports a metric value beyond MaxValue.
 var ErrTooLong = errors.New("spx: metric value exceeds 2^53 (float64 precision of the UI)")
 
-// Report writes the KEY.txt.gz part of an SPX report: events as stacks
+// report writes the KEY.txt.gz part of an SPX report: events as stacks
 // change, then the function names. It is not safe for concurrent use.
-type Report struct {
+type report struct {
 	gz      *gzip.Writer
 	bw      *bufio.Writer
 	ct      bool
@@ -35,7 +35,7 @@ type Report struct {
 	done    bool
 }
 
-// Summary describes a finished report; WriteMeta needs it.
+// Summary describes a finished report; writeMeta needs it.
 type Summary struct {
 	WallTime  uint64   // final cumulative wt, ns
 	CPUTime   uint64   // final cumulative ct, ns (0 without ct)
@@ -45,20 +45,20 @@ type Summary struct {
 	Metrics   []string // enabled metrics, canonical order
 }
 
-// NewReport starts a report written gzip-compressed to w. With ct set the
+// newReport starts a report written gzip-compressed to w. With ct set the
 // events carry CPU time after wall time.
-func NewReport(w io.Writer, ct bool) *Report {
+func newReport(w io.Writer, ct bool) *report {
 	gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // level is valid
-	r := &Report{gz: gz, ct: ct, index: make(map[string]uint32)}
+	r := &report{gz: gz, ct: ct, index: make(map[string]uint32)}
 	r.bw = bufio.NewWriterSize(gz, 64<<10)
 	r.bw.WriteString("[events]\n")
 	return r
 }
 
 // Func returns the function index of name, interning it. name is written
-// as given: pass it through FuncName or Escape first. A name holding a
+// as given: pass it through funcName or escape first. A name holding a
 // newline would break the file and is escaped here.
-func (r *Report) Func(name string) uint32 {
+func (r *report) Func(name string) uint32 {
 	if i, ok := r.index[name]; ok {
 		return i
 	}
@@ -67,7 +67,7 @@ func (r *Report) Func(name string) uint32 {
 	clean := name
 	for j := 0; j < len(name); j++ {
 		if name[j] == '\n' || name[j] == '\r' {
-			clean = Escape(name)
+			clean = escape(name)
 			break
 		}
 	}
@@ -82,7 +82,7 @@ func (r *Report) Func(name string) uint32 {
 // ones are raised to them, so metrics never decrease. Like SPX, the report
 // subtracts the values of its first event from every event, so a report
 // starts at 0 even when the first stacks are empty.
-func (r *Report) Move(stack []uint32, wt, ct uint64) error {
+func (r *report) Move(stack []uint32, wt, ct uint64) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -119,7 +119,7 @@ func (r *Report) Move(stack []uint32, wt, ct uint64) error {
 	return r.err
 }
 
-func (r *Report) event(fn uint32, start bool) {
+func (r *report) event(fn uint32, start bool) {
 	b := strconv.AppendUint(r.line[:0], uint64(fn), 10)
 	if start {
 		b = append(b, " 1 "...)
@@ -142,7 +142,7 @@ func (r *Report) event(fn uint32, start bool) {
 // Close ends every open call at the current time, writes the function
 // names and finishes the gzip stream (it does not close the underlying
 // writer).
-func (r *Report) Close() (Summary, error) {
+func (r *report) Close() (Summary, error) {
 	if r.done {
 		return r.summary(), r.err
 	}
@@ -166,7 +166,7 @@ func (r *Report) Close() (Summary, error) {
 	return r.summary(), r.err
 }
 
-func (r *Report) summary() Summary {
+func (r *report) summary() Summary {
 	s := Summary{WallTime: r.wt, Functions: len(r.names), Calls: r.ends, Events: 2 * r.ends, Metrics: []string{"wt"}}
 	if r.ct {
 		s.CPUTime = r.cpu

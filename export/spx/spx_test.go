@@ -19,11 +19,11 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// TestWorkedExample writes spx-format.md §9 through Report and checks the
+// TestWorkedExample writes spx-format.md §9 through report and checks the
 // exact text and what the UI derives from it.
 func TestWorkedExample(t *testing.T) {
 	var gz bytes.Buffer
-	r := NewReport(&gz, false)
+	r := newReport(&gz, false)
 	m, a, b, c := r.Func("main.main"), r.Func("main.a"), r.Func("main.b"), r.Func("main.c")
 	steps := []struct {
 		stack []uint32
@@ -55,7 +55,7 @@ func TestWorkedExample(t *testing.T) {
 	key := "spx-full-20250101_120000-gohost-1234-1"
 	os.WriteFile(filepath.Join(dir, key+".txt.gz"), gzipped(t, text), 0o644)
 	f, _ := os.Create(filepath.Join(dir, key+".json"))
-	if err := WriteMeta(f, Meta{Key: key, Host: "gohost", PID: 1234, CommandLine: "./app -serve"}, sum); err != nil {
+	if err := writeMeta(f, reportMeta{Key: key, Host: "gohost", PID: 1234, CommandLine: "./app -serve"}, sum); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()
@@ -97,8 +97,8 @@ func TestFuncName(t *testing.T) {
 		"bad\xff":                          "bad\\xff",
 		"gopkg.in/yaml.v3.(*parser).parse": "gopkg.in/yaml::v3.(*parser).parse",
 	} {
-		if got := FuncName(in); got != want {
-			t.Errorf("FuncName(%q) = %q, want %q", in, got, want)
+		if got := funcName(in); got != want {
+			t.Errorf("funcName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
@@ -108,7 +108,7 @@ func TestFuncName(t *testing.T) {
 // are refused.
 func TestReportTraps(t *testing.T) {
 	var gz bytes.Buffer
-	r := NewReport(&gz, true)
+	r := newReport(&gz, true)
 	a, b := r.Func("a"), r.Func("line\nbreak")
 	r.Move(nil, 2, 0)            // before the first call: not in the report
 	r.Move([]uint32{a, b}, 5, 1) // origin
@@ -123,7 +123,7 @@ func TestReportTraps(t *testing.T) {
 	if string(text) != want {
 		t.Fatalf("got %q", text)
 	}
-	r = NewReport(io.Discard, false)
+	r = newReport(io.Discard, false)
 	if err := r.Move([]uint32{r.Func("x")}, MaxValue+1, 0); err == nil {
 		t.Fatal("no error past 2^53")
 	}
@@ -155,7 +155,7 @@ func readThreads(t *testing.T, f *reader.File) (map[[2]uint64][]tsample, []uint6
 		s := it.Sample()
 		var names []string
 		for j := len(s.Stack) - 1; j >= 0; j-- {
-			names = append(names, FuncName(f.Frame(s.Stack[j]).Func))
+			names = append(names, funcName(f.Frame(s.Stack[j]).Func))
 		}
 		k := [2]uint64{s.ThreadID, uint64(s.InterpreterID)}
 		threads[k] = append(threads[k], tsample{s.Timestamp, s.Status, names})
@@ -199,7 +199,7 @@ func newExpected() *expected {
 }
 
 // goroutineExpected applies the PerGoroutine rule: a sample lasts until
-// the next one unless that is more than GapFactor intervals away; then it
+// the next one unless that is more than gapFactor intervals away; then it
 // lasts one interval and the rest is NotSampled; the last lasts one interval.
 func goroutineExpected(ss []tsample, iv uint64) *expected {
 	e := newExpected()
@@ -208,13 +208,13 @@ func goroutineExpected(ss []tsample, iv uint64) *expected {
 		own, gap := iv, uint64(0)
 		if i+1 < len(ss) {
 			d := ss[i+1].ts - s.ts
-			if iv == 0 || d <= GapFactor*iv || d/GapFactor <= iv {
+			if iv == 0 || d <= gapFactor*iv || d/gapFactor <= iv {
 				own = d
 			} else {
 				gap = d - iv
 			}
 		}
-		own, gap = min(own, MaxStep), min(gap, MaxStep)
+		own, gap = min(own, maxStep), min(gap, maxStep)
 		e.add(prev, s.names, float64(own)*1000, s.status.OnCPU())
 		prev = s.names
 		if gap > 0 {
@@ -309,7 +309,7 @@ func checkProfile(t *testing.T, base string, f *reader.File) {
 	}
 	iv := f.Header.Interval
 	if iv == 0 {
-		iv = DefaultInterval
+		iv = defaultInterval
 	}
 	e := newExpected()
 	keys := slices.SortedFunc(maps.Keys(threads), func(a, b [2]uint64) int {
@@ -319,7 +319,7 @@ func checkProfile(t *testing.T, base string, f *reader.File) {
 		ss := threads[k]
 		var prev []string
 		for _, s := range ss {
-			e.add(prev, s.names, float64(min(iv, MaxStep))*1000, s.status.OnCPU())
+			e.add(prev, s.names, float64(min(iv, maxStep))*1000, s.status.OnCPU())
 			prev = s.names
 		}
 	}
