@@ -22,7 +22,7 @@
 //     not its samples. Ticks are split so no record exceeds 2^31-1 (extra
 //     records are DISCOUNTed);
 //   - every function becomes a sub named "<import path>::<rest of the
-//     symbol>" (see SubName), with SUB_INFO first line = declaration line when
+//     symbol>", with SUB_INFO first line = declaration line when
 //     known, else the smallest sampled line, and last line = the largest;
 //   - caller edges (SUB_CALLERS) per call site: count = observed call
 //     instances (a new activation starts when a frame appears where the

@@ -24,9 +24,6 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(string(out.Bytes()[:12]))
-	fmt.Println(nytprof.SubName("github.com/x/y.(*T).Method"))
 	// Output:
 	// NYTProf 5 0
-	//
-	// github.com/x/y::(*T).Method
 }

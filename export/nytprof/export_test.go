@@ -407,8 +407,8 @@ func TestSubName(t *testing.T) {
 		"naïve_résumé":               "main::naïve_résumé",
 		"runtime.gopark":             "runtime::gopark",
 	} {
-		if got := SubName(in); got != want {
-			t.Errorf("SubName(%q) = %q, want %q", in, got, want)
+		if got := subName(in); got != want {
+			t.Errorf("subName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

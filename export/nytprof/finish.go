@@ -214,14 +214,14 @@ func (m *model) callerName(k edgeKey) string {
 	return m.subs[k.caller].name
 }
 
-// nameSubs gives every sub a unique NYTProf name: SubName of its symbol,
+// nameSubs gives every sub a unique NYTProf name: subName of its symbol,
 // then "@<file>" and finally "#<n>" appended on a clash.
 func (m *model) nameSubs() {
 	order := make([]int32, len(m.subs))
 	base := make([]string, len(m.subs))
 	for i := range m.subs {
 		order[i] = int32(i)
-		base[i] = SubName(m.subs[i].sym)
+		base[i] = subName(m.subs[i].sym)
 	}
 	sort.Slice(order, func(a, b int) bool {
 		ia, ib := order[a], order[b]
@@ -234,9 +234,9 @@ func (m *model) nameSubs() {
 	for _, i := range order {
 		name := base[i]
 		if taken[name] {
-			name = base[i] + "@" + Sanitize(m.files[m.subs[i].file].name)
+			name = base[i] + "@" + sanitize(m.files[m.subs[i].file].name)
 			for n := 2; taken[name]; n++ {
-				name = base[i] + "@" + Sanitize(m.files[m.subs[i].file].name) + "#" + itoa(n)
+				name = base[i] + "@" + sanitize(m.files[m.subs[i].file].name) + "#" + itoa(n)
 			}
 		}
 		taken[name] = true

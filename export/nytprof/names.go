@@ -2,15 +2,15 @@ package nytprof
 
 import "strings"
 
-// SubName turns a function symbol into an NYTProf sub name
+// subName turns a function symbol into an NYTProf sub name
 // "<import path>::<rest of the symbol>": the symbol is split at the first
 // '.' after the last '/' of its package path (type parameters in brackets
 // are not searched for '/'), and "%2e" in the path becomes '.' again, so
 // "github.com/x/y.(*T).Method" gives "github.com/x/y::(*T).Method" and
 // "gopkg.in/yaml%2ev3.F" gives "gopkg.in/yaml.v3::F". A symbol without a
 // package (e.g. a Python function) is put in package main. The result is
-// sanitised with Sanitize.
-func SubName(sym string) string {
+// sanitised with sanitize.
+func subName(sym string) string {
 	if sym == "" {
 		return "main::__ANON__"
 	}
@@ -21,18 +21,18 @@ func SubName(sym string) string {
 	start := strings.LastIndexByte(head, '/') + 1
 	dot := strings.IndexByte(head[start:], '.')
 	if dot < 0 || start+dot == 0 || start+dot == len(sym)-1 {
-		return Sanitize("main::" + sym)
+		return sanitize("main::" + sym)
 	}
 	dot += start
 	pkg := strings.ReplaceAll(sym[:dot], "%2e", ".")
-	return Sanitize(pkg + "::" + sym[dot+1:])
+	return sanitize(pkg + "::" + sym[dot+1:])
 }
 
-// Sanitize replaces the characters that break NYTProf's tools in a name:
+// sanitize replaces the characters that break NYTProf's tools in a name:
 // ';' and spaces (nytprofcalls and the flame graph split stacks on them),
 // '"' and control characters such as newlines, each by '_'. Other bytes,
 // UTF-8 included, are kept.
-func Sanitize(s string) string {
+func sanitize(s string) string {
 	bad := func(r rune) bool {
 		return r == ';' || r == ' ' || r == '"' || r < 0x20 || r == 0x7f
 	}

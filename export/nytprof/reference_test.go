@@ -14,7 +14,7 @@ import (
 // (statements: the times a goroutine arrived at a stack sampled at the
 // line). A sample standing for Count samples weighs Count.
 
-type refKey struct{ file, name string } // name: SubName of the symbol
+type refKey struct{ file, name string } // name: subName of the symbol
 
 type refSub struct{ calls, incl, excl uint64 }
 
@@ -55,7 +55,7 @@ func reference(t testing.TB, src Source, onCPU bool) *refResult {
 			if l < 1 || l > 65535 {
 				l = 0
 			}
-			cur = append(cur, refFrame{refKey{file, SubName(f.Func)}, l})
+			cur = append(cur, refFrame{refKey{file, subName(f.Func)}, l})
 		}
 		p := prev[g]
 		prev[g] = cur
@@ -110,7 +110,7 @@ func ticks(sec float64) uint64 { return uint64(math.Round(sec * 1e7)) }
 // baseName strips the "@<file>[#n]" suffix the exporter adds to make names
 // unique.
 func baseName(name, file string) string {
-	if i := strings.LastIndex(name, "@"+Sanitize(file)); i > 0 {
+	if i := strings.LastIndex(name, "@"+sanitize(file)); i > 0 {
 		return name[:i]
 	}
 	return name

@@ -27,7 +27,7 @@ func TestStatesAgree(t *testing.T) {
 		}
 		for v := range proftest.NumStatuses {
 			want := !cpu || tachyon.Status(v).OnCPU()
-			if got := called[SubName(proftest.StatusFunc(v))]; got != want {
+			if got := called[subName(proftest.StatusFunc(v))]; got != want {
 				t.Errorf("OnCPU %v: status %#x (%v) called = %v, want %v", cpu, v, tachyon.Status(v).State(), got, want)
 			}
 		}
