@@ -7,7 +7,7 @@ import "time"
 // sampler's (OnCPU), to pass to profiler.WithObserver, which closes it at
 // Stop; Close writes the profile. Make one with AtStop.
 type Recorder struct {
-	h      Histogram
+	h      histogram
 	path   string
 	start  time.Time
 	rateHz int
@@ -18,8 +18,8 @@ type Recorder struct {
 //
 //	profiler.Start(profiler.WithObserver(dcpi.AtStop("cpu.dcpi", 100)))
 //
-// It counts the leaf PC of every on-CPU sample in a Histogram; Close
-// writes it with WriteSelf: image id from the executable's mtime and build
+// It counts the leaf PC of every on-CPU sample in a histogram; Close
+// writes it as a DCPI file: image id from the executable's mtime and build
 // id, epoch = the call to AtStop, event "cycles", period from this CPU's
 // clock and rateHz (the profiler's sampling rate: pass the same as
 // WithRate, 100 by default), tstart and tsize of the executable's .text,
@@ -36,6 +36,6 @@ func (r *Recorder) OnCPU(g, ts uint64, leafPC uintptr) { r.h.Add(leafPC) }
 
 // Close writes the profile to the path given to AtStop.
 func (r *Recorder) Close() error {
-	_, err := WriteSelf(r.path, &r.h, SelfOptions{Start: r.start, RateHz: float64(r.rateHz)})
+	_, err := writeSelf(r.path, &r.h, selfOptions{Start: r.start, RateHz: float64(r.rateHz)})
 	return err
 }

@@ -9,9 +9,9 @@ import (
 )
 
 // BenchmarkHistogramAdd measures the per-sample cost of the live hook
-// (Recorder.OnCPU → Histogram.Add).
+// (Recorder.OnCPU → histogram.Add).
 func BenchmarkHistogramAdd(b *testing.B) {
-	var h Histogram
+	var h histogram
 	b.ReportAllocs()
 	for i := range b.N {
 		h.Add(uintptr(0x401000 + (i*7919)%4096))
@@ -31,7 +31,7 @@ func BenchmarkWrite(b *testing.B) {
 	h.TextSize = 1 << 24
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := WriteCounts(io.Discard, h, counts); err != nil {
+		if _, err := writeCounts(io.Discard, h, counts); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -51,7 +51,7 @@ func BenchmarkFromTachyonWall(b *testing.B) {
 	f := proftest.Wall(b, 1000, 6000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := FromTachyon(f, img, true); err != nil {
+		if _, _, err := fromTachyon(f, img, true); err != nil {
 			b.Fatal(err)
 		}
 	}

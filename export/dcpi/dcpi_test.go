@@ -21,7 +21,7 @@ import (
 )
 
 // example is the worked example of dcpi-format.md §3.
-var example = Header{
+var example = profileHeader{
 	Image: "20250101120000588c74", Epoch: time.Date(2025, 1, 1, 12, 0, 30, 0, time.UTC),
 	Platform: "gohost", Event: "cycles", Period: 30000000, TextStart: 0x401000,
 	TextSize: 940977, CPUSpeed: 3000, Path: "/usr/local/bin/app",
@@ -29,7 +29,7 @@ var example = Header{
 
 func TestWorkedExample(t *testing.T) {
 	var b bytes.Buffer
-	st, err := WriteCounts(&b, example, map[uint64]uint64{0xe53c4: 29, 0xe53b7: 4, 0x10: 0})
+	st, err := writeCounts(&b, example, map[uint64]uint64{0xe53c4: 29, 0xe53b7: 4, 0x10: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,32 +76,32 @@ func TestWorkedExample(t *testing.T) {
 
 func TestWriteErrors(t *testing.T) {
 	for name, tc := range map[string]struct {
-		mod    func(*Header)
+		mod    func(*profileHeader)
 		counts map[uint64]uint64
 	}{
-		"image not hex":    {func(h *Header) { h.Image = "0xabc" }, nil},
-		"period 0":         {func(h *Header) { h.Period = 0 }, nil},
-		"empty platform":   {func(h *Header) { h.Platform = " \n" }, nil},
-		"offset past text": {func(h *Header) {}, map[uint64]uint64{940977: 1}},
-		"bad extra":        {func(h *Header) { h.Extra = [][2]string{{"a b", "c"}} }, nil},
-		"total overflow":   {func(h *Header) {}, map[uint64]uint64{1: 1 << 31, 2: 1 << 31}},
+		"image not hex":    {func(h *profileHeader) { h.Image = "0xabc" }, nil},
+		"period 0":         {func(h *profileHeader) { h.Period = 0 }, nil},
+		"empty platform":   {func(h *profileHeader) { h.Platform = " \n" }, nil},
+		"offset past text": {func(h *profileHeader) {}, map[uint64]uint64{940977: 1}},
+		"bad extra":        {func(h *profileHeader) { h.Extra = [][2]string{{"a b", "c"}} }, nil},
+		"total overflow":   {func(h *profileHeader) {}, map[uint64]uint64{1: 1 << 31, 2: 1 << 31}},
 	} {
 		h := example
 		tc.mod(&h)
-		if _, err := WriteCounts(&bytes.Buffer{}, h, tc.counts); err == nil {
+		if _, err := writeCounts(&bytes.Buffer{}, h, tc.counts); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
 	h := example
-	st, err := WriteCounts(&bytes.Buffer{}, h, map[uint64]uint64{1: 1 << 33})
+	st, err := writeCounts(&bytes.Buffer{}, h, map[uint64]uint64{1: 1 << 33})
 	if err != nil || st.Saturated != 1 || st.Samples != 1<<32-1 {
 		t.Errorf("saturation: %+v %v", st, err)
 	}
-	_, err = WriteCounts(&bytes.Buffer{}, h, map[uint64]uint64{1: 1 << 32, 2: 1})
+	_, err = writeCounts(&bytes.Buffer{}, h, map[uint64]uint64{1: 1 << 32, 2: 1})
 	if !errors.Is(err, ErrTotal) {
 		t.Errorf("want ErrTotal, got %v", err)
 	}
-	if p := Period(3000, 100); p != 30000000 {
+	if p := period(3000, 100); p != 30000000 {
 		t.Errorf("Period(3000, 100) = %d", p)
 	}
 }
@@ -111,16 +111,16 @@ func TestRuntimeTextStart(t *testing.T) {
 	nonPIE := "00400000-00401000 r--p 00000000 08:01 12 /usr/bin/app\n" +
 		"00401000-00406000 r-xp 00001000 08:01 12 /usr/bin/app\n" +
 		"7fff0000-7fff2000 r-xp 00000000 00:00 0 [vdso]\n"
-	if got, err := RuntimeTextStart(strings.NewReader(nonPIE), img); err != nil || got != 0x401000 {
+	if got, err := runtimeTextStart(strings.NewReader(nonPIE), img); err != nil || got != 0x401000 {
 		t.Errorf("non-PIE: %#x %v", got, err)
 	}
 	pie := "55d0c0000000-55d0c0001000 r--p 00000000 08:01 12 /usr/bin/app\n" +
 		"55d0c0001000-55d0c0006000 r-xp 00001000 08:01 12 /usr/bin/app (deleted)\n"
-	if got, err := RuntimeTextStart(strings.NewReader(pie), img); err != nil || got != 0x55d0c0001000 {
+	if got, err := runtimeTextStart(strings.NewReader(pie), img); err != nil || got != 0x55d0c0001000 {
 		t.Errorf("PIE: %#x %v", got, err)
 	}
 	other := "00401000-00406000 r-xp 00001000 08:01 12 /usr/bin/other\n"
-	if _, err := RuntimeTextStart(strings.NewReader(other), img); !errors.Is(err, ErrNotMapped) {
+	if _, err := runtimeTextStart(strings.NewReader(other), img); !errors.Is(err, ErrNotMapped) {
 		t.Errorf("want ErrNotMapped, got %v", err)
 	}
 }
@@ -137,10 +137,10 @@ func TestFromTachyon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer img.Close()
-	if len(img.ID()) != 20 || !isHex(img.ID()) {
-		t.Errorf("image id %q", img.ID())
+	if len(img.id()) != 20 || !isHex(img.id()) {
+		t.Errorf("image id %q", img.id())
 	}
-	tab, err := img.LineTable()
+	tab, err := img.lineTable()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestFromTachyon(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	counts, st, err := FromTachyon(f, img, false)
+	counts, st, err := fromTachyon(f, img, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestFromTachyon(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "p.dcpi")
-	if _, err := WriteFile(out, img.Header(time.Now(), 250), counts); err != nil {
+	if _, err := writeFile(out, img.header(time.Now(), 250), counts); err != nil {
 		t.Fatal(err)
 	}
 	got, footer, hdr := refDump(t, out)
@@ -219,7 +219,7 @@ func TestFromTachyon(t *testing.T) {
 	if hdr["tstart"] != strconv.FormatUint(img.TextAddr, 16) || hdr["path"] != bin {
 		t.Errorf("header %v", hdr)
 	}
-	all, st2, _ := FromTachyon(f, img, true)
+	all, st2, _ := fromTachyon(f, img, true)
 	if st2.Samples != st.Samples+1 || len(all) != len(counts) {
 		t.Errorf("all samples: %+v", st2)
 	}

@@ -8,12 +8,12 @@
 // A Go program is one image, its executable. Image reads what the header
 // needs from the ELF file (the .text section's link-time address, size and
 // file offset, an image id from the file's mtime and build id);
-// RuntimeTextStart finds where .text is mapped in a running process, so that
-// offsets stay right for position-independent executables; Histogram counts
+// the exporter finds where .text is mapped in a running process, so that
+// offsets stay right for position-independent executables; a histogram counts
 // samples per text offset; Write writes the file, one chunk per sampled
 // address so that the file means the same under any slot stride.
 //
-// FromTachyon approximates a histogram from a Tachyon file, which stores no
+// Write approximates a histogram from a Tachyon file, which stores no
 // PCs: each on-CPU leaf (function, file, line) is mapped to the first
 // instruction of that line in the binary's line table.
 package dcpi

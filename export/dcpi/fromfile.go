@@ -23,7 +23,7 @@ type FileStats struct {
 	UnmappedLines int    // distinct leaf frames without an address
 }
 
-// FromTachyon approximates a DCPI histogram (counts per .text offset) from
+// fromTachyon approximates a DCPI histogram (counts per .text offset) from
 // the leaf frames of f's samples, which store no PCs: each leaf (function,
 // file, line) is mapped to the first instruction of that line, looked up
 // in img's Go line table within the named function, else anywhere in the
@@ -32,9 +32,9 @@ type FileStats struct {
 // by its count. The
 // result is one representative address per source line, not the sampled
 // instructions, and is only meaningful if img is the profiled binary.
-func FromTachyon(f *reader.File, img *Image, all bool) (map[uint64]uint64, FileStats, error) {
+func fromTachyon(f *reader.File, img *Image, all bool) (map[uint64]uint64, FileStats, error) {
 	var st FileStats
-	tab, err := img.LineTable()
+	tab, err := img.lineTable()
 	if err != nil {
 		return nil, st, err
 	}

@@ -94,10 +94,10 @@ func note(s *elf.Section, bo binary.ByteOrder, name string, typ uint32) ([]byte,
 // Close closes the ELF file.
 func (img *Image) Close() error { return img.f.Close() }
 
-// ID returns the 20-hex-digit image id: the file's mtime (UTC
+// id returns the 20-hex-digit image id: the file's mtime (UTC
 // YYYYMMDDHHMMSS) and the first 6 hex digits of the GNU build id, or of the
 // SHA-256 of the Go build id when there is no GNU build id.
-func (img *Image) ID() string {
+func (img *Image) id() string {
 	tag := img.BuildID
 	if len(tag) < 6 {
 		src := img.GoBuildID
@@ -110,8 +110,8 @@ func (img *Image) ID() string {
 	return img.ModTime.UTC().Format("20060102150405") + strings.ToLower(tag[:6])
 }
 
-// LineTable returns the Go symbol and line table of the image (.gopclntab).
-func (img *Image) LineTable() (*gosym.Table, error) {
+// lineTable returns the Go symbol and line table of the image (.gopclntab).
+func (img *Image) lineTable() (*gosym.Table, error) {
 	t, err := elfsym.Table(img.f)
 	if err != nil {
 		return nil, fmt.Errorf("dcpi: %s: %w", img.Path, err)
@@ -122,12 +122,12 @@ func (img *Image) LineTable() (*gosym.Table, error) {
 // ErrNotMapped reports that no executable mapping of the image covers .text.
 var ErrNotMapped = errors.New("dcpi: image text not found in the process mappings")
 
-// RuntimeTextStart returns the run-time address of img's .text in a
+// runtimeTextStart returns the run-time address of img's .text in a
 // process, from its /proc/PID/maps text (maps): the executable mapping of
 // img.Path whose file range covers .text's file offset gives
 // start + (text offset − mapping offset). For a non-PIE binary this is
 // img.TextAddr; for a PIE it includes the load bias.
-func RuntimeTextStart(maps io.Reader, img *Image) (uint64, error) {
+func runtimeTextStart(maps io.Reader, img *Image) (uint64, error) {
 	sc := bufio.NewScanner(maps)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for sc.Scan() {
@@ -159,10 +159,10 @@ func RuntimeTextStart(maps io.Reader, img *Image) (uint64, error) {
 	return 0, fmt.Errorf("%w (%s)", ErrNotMapped, img.Path)
 }
 
-// CPUSpeed returns the CPU clock in MHz from /proc/cpuinfo's first
+// cpuSpeed returns the CPU clock in MHz from /proc/cpuinfo's first
 // "cpu MHz" line, rounded, or 1000 when unknown (then the period is the
 // number of ns per sample).
-func CPUSpeed() uint64 {
+func cpuSpeed() uint64 {
 	b, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		return 1000

@@ -14,16 +14,16 @@ import (
 	"time"
 )
 
-// Version names the documented binary layout the files use.
-const Version = "pdb-0.07"
+// version names the documented binary layout the files use.
+const version = "pdb-0.07"
 
-// Header holds the header lines of a profile.
-type Header struct {
-	Image     string    // image id, hex digits (see Image.ID)
+// profileHeader holds the header lines of a profile.
+type profileHeader struct {
+	Image     string    // image id, hex digits (see Image.id)
 	Epoch     time.Time // profile start; written as UTC YYMMDDHHMM
 	Platform  string    // machine name
 	Event     string    // event sampled, e.g. "cycles"
-	Period    uint64    // events per sample (see Period)
+	Period    uint64    // events per sample (see period)
 	TextStart uint64    // link-time address of .text (offsets are relative to it)
 	TextSize  uint64    // byte size of .text
 	CPUSpeed  uint64    // CPU clock, MHz
@@ -37,10 +37,10 @@ type Header struct {
 // ErrTotal reports more samples than the 32-bit footer can hold.
 var ErrTotal = errors.New("dcpi: more than 2^32-1 samples in one profile (split it into several epochs)")
 
-// Period returns the events (cycles) per sample for a CPU clock in MHz and
+// period returns the events (cycles) per sample for a CPU clock in MHz and
 // a sampling rate in Hz: round(mhz·10⁶ / hz), at least 1, so that
 // samples × period / (mhz·10⁶) is the sampled time.
-func Period(mhz uint64, hz float64) uint64 {
+func period(mhz uint64, hz float64) uint64 {
 	if hz <= 0 {
 		return max(1, mhz*10000) // 100 Hz
 	}
@@ -73,7 +73,7 @@ func isHex(s string) bool {
 }
 
 // header returns the ASCII header, padded so its length is a multiple of 4.
-func (h *Header) header() ([]byte, error) {
+func (h *profileHeader) header() ([]byte, error) {
 	if !isHex(h.Image) {
 		return nil, fmt.Errorf("dcpi: image id %q is not hex digits", h.Image)
 	}
@@ -93,7 +93,7 @@ func (h *Header) header() ([]byte, error) {
 	}
 	var b strings.Builder
 	line := func(k, v string) { b.WriteString(k + " " + v + "\n") }
-	line("version", Version)
+	line("version", version)
 	line("image", strings.ToLower(h.Image))
 	line("epoch", h.Epoch.UTC().Format("0601021504"))
 	line("platform", platform)
@@ -135,10 +135,10 @@ type Stats struct {
 	Saturated int    // addresses whose count was capped at 2^32-1
 }
 
-// WriteCounts writes a profile with header h and the sample counts per text
+// writeCounts writes a profile with header h and the sample counts per text
 // offset to w: one chunk (offset, 1, count) per non-zero count in increasing
 // offset order, then the footer. Offsets must be below h.TextSize.
-func WriteCounts(w io.Writer, h Header, counts map[uint64]uint64) (Stats, error) {
+func writeCounts(w io.Writer, h profileHeader, counts map[uint64]uint64) (Stats, error) {
 	var st Stats
 	head, err := h.header()
 	if err != nil {

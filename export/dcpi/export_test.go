@@ -1,0 +1,4 @@
+package dcpi
+
+// FromTachyon lets the external fuzz test reach fromTachyon.
+var FromTachyon = fromTachyon
