@@ -16,10 +16,12 @@
 //	if err := p.Err(); err != nil { ... }
 //	defer p.Stop()
 //
-// Stop finalizes the file; it is idempotent, safe from any goroutine, and
-// returns (and logs once) the first problems met while sampling, writing or
-// exporting. Only one profile runs at a time: a second Start fails with
-// ErrRunning.
+// Until Stop, a profile written to a path is kept in finished checkpoint
+// files (PartDir, see WithCheckpoint), which a process that dies leaves
+// behind; Stop merges them into the file. Stop is idempotent, safe from
+// any goroutine, and returns (and logs once) the first problems met while
+// sampling, writing or exporting. Only one profile runs at a time: a
+// second Start fails with ErrRunning.
 //
 // Other ways in: package auto starts profiling from the PROFILE_OUT
 // environment variable with a blank import; RunTests does the same for a
@@ -28,12 +30,14 @@
 //
 // # Which backend ran
 //
-// The sampler reads the execution trace unless another component already
-// runs runtime/trace (or the trace parser does not know this Go version), in
-// which case it falls back to runtime.Stack snapshots. The Tachyon header has
-// no field for this, and the profiler does not invent one (no synthetic frame
-// or thread): Profile.Backend reports it, and so do the log lines written at
-// Start and Stop ("backend trace" or "backend snapshot"). With the default
+// The sampler reads the execution trace, through whichever of the runtime's
+// two trace slots (a flight recorder's, or trace.Start's) the application
+// leaves free. It falls back to runtime.Stack snapshots when the
+// application holds both, or when no trace reader it has reads this Go
+// version's trace. The Tachyon header has no field for this, and the
+// profiler does not invent one (no synthetic frame or thread):
+// Profile.Backend reports it, and so do the log lines written at Start and
+// Stop ("backend trace" or "backend snapshot"). With the default
 // sampler.Auto, the sampler also moves to snapshots while the trace would
 // cost more (goroutines switching hundreds of thousands of times a second);
 // Stats.Switches and the Stop log line list those switches.
@@ -41,18 +45,21 @@
 // # Memory
 //
 // The profiler's heap is bounded by what the program has, not by how long
-// it runs: about 12 MiB (the writer's record buffer, pending runs and zstd
-// encoder, the pipe and tables of the trace reader), plus 2 KiB per live
-// goroutine (its record in the sampler, its thread in the writer, its state
-// in the trace parser), plus 1 KiB per distinct frame (strings, frame and
-// stack tables), plus three times one generation of the runtime's trace
-// (about a second of it, held whole by the trace reader while it is
-// parsed: some 25 bytes per scheduler event). Ended goroutines are
-// forgotten; TestHeapBoundedUnderChurn checks the bound under churn. The
-// runtime allocates while it writes the trace; the sampler, its trace
-// reader and the writer allocate nothing per event, tick or generation once
-// a program's goroutines and stacks are known
-// (sampler.TestSteadyStateAllocs).
+// it runs: a fixed part (the writer's record buffer, pending runs and zstd
+// encoder, the pipe and tables of the trace reader), plus a part per live
+// goroutine (its record in the sampler, its thread in the writer and the
+// segment writer, its state in the trace reader), plus a part per distinct
+// frame (strings, frame and stack tables), plus three times one generation
+// of the runtime's trace (about a second of it, held whole by the trace
+// reader while it is read, and so growing with the scheduler's events).
+// Ended goroutines are forgotten. TestHeapBoundedUnderChurn checks the
+// bound under churn; the figures of each part, and what was measured, are
+// in bench/MEASUREMENTS.md. The runtime allocates while it writes the
+// trace; the sampler, its trace reader and the writer allocate nothing per
+// event, tick or generation once a program's goroutines and stacks are
+// known (sampler.TestSteadyStateAllocs; TestIdleAllocatesNothing for the
+// whole profiler, where a checkpoint's rollover allocates a few bytes for
+// the files it creates and renames).
 //
 // # Samples
 //
@@ -60,6 +67,8 @@
 // time of Start (µs since the Unix epoch) and its interval is 1e6/rate µs;
 // every sample carries its real timestamp, because an in-process sampler
 // cannot always keep its rate under load. Status bits follow package
-// sampler's table (running: ON_CPU|HAS_GIL; runnable: GIL_REQUESTED;
-// syscall: ON_CPU|UNKNOWN; blocked: none).
+// sampler's table, through tachyon.StatusOf (running: ON_CPU|HAS_GIL;
+// runnable: GIL_REQUESTED, or HAS_GIL alone for a goroutine holding a P
+// without CPU samples; syscall: UNKNOWN|GIL_REQUESTED; blocked: none;
+// panicking adds HAS_EXCEPTION).
 package profiler

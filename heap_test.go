@@ -19,8 +19,9 @@ func liveHeap() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// heapBound is the documented bound on the profiler's heap (see the package
-// documentation, Memory): 12 MiB, plus 2 KiB per live goroutine and 1 KiB
+// heapBound is the bound on the profiler's heap whose structure the
+// package documentation gives (Memory) and whose figures are in
+// bench/MEASUREMENTS.md: 12 MiB, plus 2 KiB per live goroutine and 1 KiB
 // per distinct frame, plus three times a generation of trace.
 func heapBound(goroutines, frames, traceBytes int) uint64 {
 	return 12<<20 + uint64(goroutines)*2<<10 + uint64(frames)<<10 + 3*uint64(traceBytes)

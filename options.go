@@ -206,11 +206,11 @@ func WithExport(path string, fn func(f *reader.File, w io.Writer) error) Option 
 
 // WithObserver has o told of what the sampler sees beside the samples it
 // writes, such as the innermost PC of every on-CPU sample (see
-// sampler.Observer), from the sampler's goroutine. Observers accumulate:
-// each is told in the order given. An observer that also has a
-// Close() error method (an io.Closer) is closed at Stop, once the sampling
-// has ended, and its error joins into Stop's error. It is the hook of
-// PC-level exports such as package dcpi's AtStop:
+// sampler.Observer), from the goroutine that writes the samples, one call
+// at a time. Observers accumulate: each is told in the order given. An
+// observer that also has a Close() error method (an io.Closer) is closed at
+// Stop, once the sampling has ended, and its error joins into Stop's error.
+// It is the hook of PC-level exports such as package dcpi's AtStop:
 //
 //	profiler.Start(profiler.WithObserver(dcpi.AtStop("cpu.dcpi", 100)))
 func WithObserver(o sampler.Observer) Option {

@@ -10,7 +10,8 @@
 // PROFILE_OUT names the profile's file or, with PROFILE_SEGMENT, the
 // directory of its segments, created if missing (see
 // profiler.WithSegment). Without PROFILE_OUT it does nothing at all; a
-// malformed variable is reported on stderr, and nothing starts.
+// malformed profiling variable is reported on stderr, and nothing starts
+// (a malformed PROFILE_SIGNALS is reported, and signals are left alone).
 //
 // Call Stop at the end of main, before any os.Exit, to finish the
 // profile: the file PROFILE_OUT, or with segments the last one:

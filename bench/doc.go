@@ -1,5 +1,7 @@
 // Package bench holds the profiler's overhead and fidelity benchmarks, with
-// fgprof as the peer in the same process. It has no code of its own; run
+// fgprof as the peer in the same process. The figures they gave, with the
+// commands and dates, and those behind the code's tunables, are in
+// MEASUREMENTS.md beside this file. It has no code of its own; run
 //
 //	go test ./bench -run '^$' -bench Overhead -benchtime 5x -window 5s
 //
@@ -14,19 +16,20 @@
 //	                goroutines / seconds)
 //	p99late-us      p99 lateness of a goroutine looping time.Sleep(1ms),
 //	                over all the profiled windows pooled (a single window's
-//	                p99 swings by hundreds of µs on a VM)
+//	                p99 swings widely on a shared machine)
 //	base-p99late-us the same over all the baseline windows
 //	base-ops/s      the load's ops per wall second without profiling (for
 //	                pingpong, goroutine switches: 2 per op)
 //
-// Flags: -window (1s; Start and Stop are inside the window, and at 10k
-// goroutines Stop alone costs about 50 ms of CPU, so 5s is closer to a real
-// profile), -backend (auto), -wallcpu (true: tachyon's wall mode runs the
-// CPU profiler, its default; -wallcpu=false leaves it off),
-// -workers (GOMAXPROCS: saturated, as in the table; with every P
-// busy the 1 ms sleeper waits for preemption, so its lateness is tens of ms
-// on a loaded host: use -workers 1 on 2 CPUs to measure the lateness the
-// profiler adds), -hopspin (5000).
+// Flags: -window (1s; Start and Stop are inside the window, and Stop's
+// cost grows with the goroutines, so 5s is closer to a real profile),
+// -backend (auto), -wallcpu (true: tachyon's wall mode runs the CPU
+// profiler, its default; -wallcpu=false leaves it off), -workers
+// (GOMAXPROCS: saturated, as in the table; with every P busy the
+// 1 ms sleeper waits for preemption, so its lateness measures the load more
+// than the profiler: use -workers 1 on 2 CPUs to measure the lateness the
+// profiler adds), -hopspin (5000), and for BenchmarkIdle -idle (10000) and
+// -settle (7s).
 //
 // Loads: cpu-N is the CPU-bound workers plus N goroutines parked in a channel
 // receive ten frames deep; pingpong is goroutine pairs bouncing a token over
@@ -66,4 +69,13 @@
 //
 // (three windows of 20 s per iteration; -backend applies to tachyon,
 // -wallcpu does not: both settings are run).
+//
+// BenchmarkIdle measures what profiling costs a process that does
+// nothing: -idle goroutines parked ten frames deep, under no profiler,
+// trace-floor, trace+cpu-floor and tachyon in turn, each measured for one
+// -window after -settle. It reports each one's CPU in ms per second and
+// heap allocation in KB per second, and tachyon's paired excess over
+// trace+cpu-floor:
+//
+//	go test ./bench -run '^$' -bench Idle -benchtime 5x -window 5s
 package bench

@@ -4,9 +4,10 @@ import "encoding/binary"
 
 // A stringTable holds the file's string table as one copy of its bytes and
 // the position of every stringStride-th entry: 0.25 bytes per string over
-// the table's size on disk, where a []string would cost 16 (a table of
-// 60 M one-byte strings took 2 GB). A lookup reads at most stringStride-1
-// length varints past the nearest indexed entry.
+// the table's size on disk, where a []string would cost a 16-byte header
+// per string besides its bytes (bench/MEASUREMENTS.md has what that came
+// to). A lookup reads at most stringStride-1 length varints past the
+// nearest indexed entry.
 type stringTable struct {
 	all string   // the table's bytes: (length varint, bytes) per entry
 	idx []uint32 // offset in all of entries 0, stringStride, 2*stringStride, ...

@@ -26,11 +26,13 @@ import (
 // spends dumping and parsing.
 
 const (
-	// nsPerSwitch is the CPU time the trace costs per goroutine switch,
-	// written by the runtime and read by gotrace: 8.2-8.3 % of a 2-core
-	// machine at 444k switches/s, 368 and 373 ns in two runs of
-	//   go test ./bench -run '^$' -bench 'Overhead/pingpong/(tachyon|trace\+cpu-floor)$' -benchtime 5x -window 5s -backend trace
-	// (450 ns with golang.org/x/exp/trace).
+	// nsPerSwitch is a tunable: the CPU time, in nanoseconds, that the
+	// trace is taken to cost per goroutine switch, the runtime writing
+	// the events and gotrace reading them. The trace's estimated cost is
+	// the switch rate times nsPerSwitch, over the machine's CPUs: too high
+	// a value makes Auto leave the trace for snapshots early, too low a
+	// value late. Its evidence, and the benchmark that measures it, are in
+	// bench/MEASUREMENTS.md.
 	nsPerSwitch = 370
 	// maxTrialGoroutines bounds the trial dumps: with more goroutines a
 	// dump stops the world too long for snapshots to be cheaper.
@@ -44,8 +46,8 @@ const (
 	checkEvery = 100 * time.Millisecond
 	// quietCheckEvery is the longest interval between checks: while the
 	// trace costs less than half of switchAbove, the interval doubles up
-	// to it (each check is a wake-up, a few tens of µs of CPU: idle, a
-	// tenth of the profiler's cost at 10 checks a second).
+	// to it. Each check is a wake-up, which an idle profiler pays for at
+	// every check (bench/MEASUREMENTS.md).
 	quietCheckEvery = 800 * time.Millisecond
 	// schedTrackingPeriod is the runtime's gTrackingPeriod: one goroutine
 	// switch in 8 is recorded in /sched/latencies:seconds.

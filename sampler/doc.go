@@ -3,12 +3,12 @@
 // (sink.go), one Goroutine handle per goroutine id. Package profiler gives
 // it a Tachyon writer, each goroutine a thread of interpreter 0.
 //
-// Start begins sampling and Stop ends it; only one Sampler runs per process.
-// Samples reach the Sink from one goroutine at a time: the running
+// Start begins sampling and Stop ends it; only one Sampler runs per
+// process. Samples reach the Sink from one goroutine at a time: the running
 // backend's (Auto replaces the backend, and with it the goroutine, when it
-// switches), then Stop's. Timestamps are wall-clock microseconds since the
-// Unix epoch, stacks are frame indices innermost first, at most
-// tachyon.MaxWriteDepth (256) of them.
+// switches); Stop returns once the last of them has ended. Timestamps are
+// wall-clock microseconds since the Unix epoch, stacks are frame indices
+// innermost first, at most tachyon.MaxWriteDepth (256) of them.
 //
 // # Backends
 //
@@ -17,10 +17,10 @@
 // alongside (its samples reach the trace with goroutine ids). It takes
 // the runtime's flight-recorder slot if free, else its trace.Start slot
 // (see Sharing the tracer below). The reader is internal/gotrace, which
-// reads only what goroutines need from a Go 1.26 trace, at about a third of
-// golang.org/x/exp/trace's cost and with its events, time for time (its
-// differential test); a trace of another version is read with
-// golang.org/x/exp/trace (source.go). A state
+// reads only what goroutines need from a Go 1.26 trace, at a fraction of
+// golang.org/x/exp/trace's cost (bench/MEASUREMENTS.md) and with its
+// events, time for time (its differential test); a trace of another
+// version is read with golang.org/x/exp/trace (source.go). A state
 // machine per goroutine (tracegor.go) keeps its state, wait reason and the
 // stack of its last transition. The runtime hands the trace over in
 // generations of about one second, so samples are written in batches, for
@@ -89,41 +89,45 @@
 // kind of wait has one tail whether the goroutine blocked before tracing
 // began or after, and whichever backend sampled it.
 //
-// The trace costs about 370 ns of CPU per goroutine switch (the runtime
-// writes the events with stacks, gotrace reads them; 450 ns with
-// golang.org/x/exp/trace). Under Auto, a
-// supervisor goroutine watches the scheduler's switch rate (runtime metric
-// /sched/latencies:seconds) from 20 ms after Start and every 100 ms (the
-// interval doubles, up to 800 ms, while the trace costs under 0.5 %): while
-// the trace would cost more than 1 % of the machine and two trial dumps show
-// the snapshot backend would cost less than half of that, at no less than a
-// quarter of the rate, it runs the snapshot backend instead (a ping-pong of
-// goroutine pairs at 440k switches/s pays about 8 % of a 2-core machine for
-// the trace, where a dump of its dozen goroutines takes about 0.1 ms). It
-// switches back when the estimated
-// trace cost falls under 1 % or under half the snapshots' measured cost.
-// Each switch doubles the time before the next one may happen; Stop's
-// Stats.Switches lists them with the estimates that decided. The outgoing
-// backend emits everything before the next one starts, and both normalise
-// stacks alike, so a goroutine reads the same across a switch.
+// The trace costs CPU per goroutine switch (the runtime writes the events
+// with stacks, gotrace reads them), not per sample: Auto takes it to be a
+// fixed cost a switch (nsPerSwitch in adaptive.go, a tunable whose evidence
+// is in bench/MEASUREMENTS.md). Under Auto, a supervisor goroutine watches
+// the scheduler's switch rate (runtime metric /sched/latencies:seconds)
+// from 20 ms after Start and every 100 ms (the interval doubles, up to
+// 800 ms, while the trace costs under 0.5 %): while the trace would cost
+// more than 1 % of the machine, the process has at most 1,000 goroutines
+// and two trial dumps show the snapshot backend would cost less than half
+// of that, at no less than a quarter of the rate, it runs the snapshot
+// backend instead. That is a program bouncing work between a few goroutines
+// hundreds of thousands of times a second, whose dozen goroutines dump in a
+// fraction of what their switches cost the trace. A trial that keeps the
+// trace is not repeated for a second, then for twice as long after each (up
+// to a minute), while the trace's cost has not doubled. It switches back
+// when the estimated trace cost falls under 1 % or under half the
+// snapshots' measured cost. Each switch doubles the time before the next
+// one may happen; Stop's Stats.Switches lists them with the estimates that
+// decided. The outgoing backend emits everything before the next one
+// starts, and both normalise stacks alike, so a goroutine reads the same
+// across a switch.
 //
 // The snapshot backend is the fallback when the trace cannot be used: the
 // application holds both of the runtime's trace slots (its traces are left
-// alone; Stats.Fallback says so), or the trace
-// parser rejects this Go's trace. It parses runtime.Stack(buf, true) dumps
-// (one reused, growing buffer; no allocation per dump in steady state).
-// runtime.Stack stops the world for the whole dump (1.2 µs per goroutine one
-// frame deep, 5 µs ten frames deep), so a governor stretches the interval
-// to 100 times the last dump's duration: the world stays stopped for at
-// most 1 % of wall time, and Stats.AchievedHz drops accordingly. A dump
-// whose estimated pause exceeds MaxSnapshotPause is not taken
-// (Stats.Refused says how many and why), and the buffer is sized from the
-// previous dump so that one dump stops the world once. It cannot tell
-// running goroutines from runnable ones (the dump preempts them first) and
-// has no PCs, so it tells the Observer of no on-CPU sample. In CPU mode it
-// samples only goroutines that are running, runnable or in a system call. Start never fails because the
-// trace is unavailable; Sampler.Backend and Stats say which backend ran and
-// Stats.Fallback why.
+// alone; Stats.Fallback says so), or neither trace reader reads this Go's
+// trace. It parses runtime.Stack(buf, true) dumps (one reused buffer; no
+// allocation per dump in steady state). runtime.Stack stops the world for
+// the whole dump, for a time that grows with the goroutines and their
+// depth (bench/MEASUREMENTS.md), so a governor stretches the interval to
+// 100 times the last dump's pause: the world stays stopped for at most 1 %
+// of wall time, and Stats.AchievedHz drops accordingly. A dump whose
+// estimated pause exceeds MaxSnapshotPause is not taken (Stats.Refused
+// says how many and why), and the buffer is sized from the previous dump
+// so that one dump stops the world once. It cannot tell running goroutines
+// from runnable ones (the dump preempts them first) and has no PCs, so it
+// tells the Observer of no on-CPU sample. In CPU mode it samples only
+// goroutines that are running, runnable or in a system call. Start never
+// fails because the trace is unavailable; Sampler.Backend and Stats say
+// which backend ran and Stats.Fallback why.
 //
 // # Sharing the tracer
 //
@@ -216,20 +220,20 @@
 //     outermost tachyon.RuntimeRoot frame, "[runtime]", which views show
 //     as one group after the program's goroutines (the trace backend; the
 //     snapshot backend's runtime.Stack does not list them);
-//   - the profiler's own goroutines are left out: by id, the parser's and
-//     the snapshot loop's, and every goroutine package own says is the
-//     profiler's (the supervisor, the watchers, and the goroutines of the
-//     rest of the profiler: segmenter, uploader, auto, httpprof); the
-//     goroutines runtime/trace and runtime/pprof start for it by their
+//   - the profiler's own goroutines are left out: by id, the parser's and the
+//     snapshot loop's, and every goroutine package own says is the profiler's
+//     (the supervisor, the watchers, the flight recorder's poller, and the
+//     goroutines of the rest of the profiler: the segment writer's, the crash
+//     recovery's, the uploader's, auto's signal handler, httpprof's handler);
+//     the goroutines runtime/trace and runtime/pprof start for it by their
 //     start function. The trace backend asks own when it first meets a
 //     goroutine, the snapshot backend at every dump, and every sample of a
-//     goroutine that is the profiler's when it is written is left out too
-//     (one the trace backend met before it was registered, one that is the
-//     profiler's for a while only). A goroutine is
-//     known by its start function, read off the one-frame stack of its
-//     creation or the frame above runtime.goexit in a complete stack; never
-//     by the functions it calls, so a goroutine inside trace.WithRegion is
-//     sampled like any other.
+//     goroutine that is the profiler's when it is written is left out too (one
+//     the trace backend met before it was registered, one that is the
+//     profiler's for a while only). A goroutine is known by its start
+//     function, read off the one-frame stack of its creation or the frame
+//     above runtime.goexit in a complete stack; never by the functions it
+//     calls, so a goroutine inside trace.WithRegion is sampled like any other.
 //
 // Stack depth. The runtime hands the trace backend at most 128 frames of a
 // goroutine's stack where it changes state, and 64 of a CPU sample; the
@@ -251,9 +255,9 @@
 // writes, by the goroutine that writes them, right after each write: the
 // innermost PC of every on-CPU sample (Observer.OnCPU), such as a
 // PC-level export counts. Samples left out as the profiler's own are not
-// told. Other kinds of events come through optional interfaces, which
-// Start checks once, so that an Observer need not change as kinds are
-// added; Tee tells several observers.
+// told. OnCPU is the only kind of event today; other kinds are to come
+// through optional interfaces of an Observer, so that an Observer need
+// not change as kinds are added. Tee tells several observers.
 //
 // # Safety
 //

@@ -5,9 +5,9 @@ package sampler
 // It must not block: the sampling waits for it. Samples of the profiler's
 // own goroutines, which are not written, are not told either.
 //
-// Events of other kinds come through optional interfaces an Observer may
-// implement besides, which Start checks once: an Observer keeps working,
-// unchanged, as kinds are added.
+// OnCPU is the only kind of event today. Events of other kinds are to
+// come through optional interfaces an Observer may implement besides, so
+// that an Observer keeps working, unchanged, as kinds are added.
 type Observer interface {
 	// OnCPU is told of every on-CPU sample written: goroutine g's at ts
 	// (microseconds since the Unix epoch, the sample's timestamp), with

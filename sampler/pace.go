@@ -7,10 +7,9 @@ import (
 
 // The runtime hands the trace over one generation (about a second) at a
 // time, and the parser can read a generation's events only once the next
-// has begun. Parsed flat out, a busy service's generation (half a million
-// events a second at 30k requests/s) is a burst of tens of milliseconds of
-// CPU that takes a P from the application and shows
-// in its tail latency. The pacer spreads that work: after each chunk of
+// has begun. Parsed flat out, a busy service's generation is a burst of
+// parsing that takes a P from the application and shows in its tail
+// latency (bench/MEASUREMENTS.md has a service's figures). The pacer spreads that work: after each chunk of
 // events it sleeps, so that the parser uses at most paceDuty of a CPU while
 // it keeps up. It never lets the parser fall behind: once the events being
 // parsed are older than paceBehind it stops sleeping until it has caught
@@ -18,12 +17,12 @@ import (
 // last generation's parse.
 
 const (
-	// paceChunk is the number of events parsed between two looks at the
-	// clock: about 35 µs of work. With 2048, a service under a churn of
-	// 60k goroutines a second showed a p99 with queueing of 6.6 and 6.7 ms
-	// against 5.9 and 5.9 ms with 512 (bench/service, two runs each, the
-	// floor at 4.6-5.1 ms); an idle 10k goroutines paid about 0.25 ms/s
-	// more for the extra naps.
+	// paceChunk is a tunable: the number of events parsed between two
+	// looks at the clock, each followed by a nap while the parser keeps
+	// up. A smaller chunk makes shorter bursts of parsing, and so a lower
+	// tail latency under a busy trace, at the cost of more naps. Its
+	// evidence, and the benchmark that measures it, are in
+	// bench/MEASUREMENTS.md.
 	paceChunk = 512
 	// paceDuty is the share of one CPU the parser aims at, in percent.
 	paceDuty = 25

@@ -4,7 +4,8 @@ import "github.com/gotachyon/profiler/tachyon"
 
 // A Sink receives the samples. The sampler calls a Sink, and the
 // Goroutines it gives out, from one goroutine at a time: the running
-// backend's, which may change (Auto switches backends), then Stop's.
+// backend's, which may change (Auto switches backends). Stop returns once
+// the last call has returned.
 //
 // The sampler interns frames through Frame and caches the indices by
 // where it met each frame (a PC of the trace, a line of a dump), so that

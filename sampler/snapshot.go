@@ -19,20 +19,24 @@ const (
 	snapInitialBuf = 64 << 10
 	snapMaxBuf     = 64 << 20
 	// stwBudget is the largest share of wall time the dumps may stop the
-	// world for: the governor stretches the interval to stwTime/stwBudget.
+	// world for: the governor stretches the interval to the last dump's
+	// pause over stwBudget.
 	stwBudget = 0.01
-	// pausePerG is the first guess of a dump's pause per goroutine, before
-	// a dump has measured it: a goroutine ten frames deep (1.2 µs for one
-	// frame, 5 µs for ten, formatting included, on the 2-vCPU VM).
+	// pausePerG is a tunable: the first guess of a dump's pause per
+	// goroutine, before a dump has measured it, taken for a goroutine
+	// about ten frames deep. It decides whether a dump is taken (see
+	// MaxSnapshotPause) only until one has been; bench/MEASUREMENTS.md has
+	// the pauses measured and how.
 	pausePerG = 5 * time.Microsecond
 )
 
 // MaxSnapshotPause is the longest the snapshot backend stops the world for
-// one dump. Before each dump it estimates the pause from the goroutine
-// count and the previous dump's pause per goroutine (the first from 5 µs a
-// goroutine, ten frames deep); a dump that would stop the world longer is
-// not taken, and Stats.Refused says so. The bound falls near 20,000
-// goroutines ten frames deep, 80,000 one frame deep.
+// one dump. Before each dump it estimates the pause as the goroutine count
+// times the previous dump's pause per goroutine (before the first dump, a
+// guess for goroutines about ten frames deep); a dump that would stop the world longer is not taken, and
+// Stats.Refused says so. The goroutine count at which the bound bites is
+// MaxSnapshotPause over the machine's pause per goroutine, which grows
+// with the goroutines' depth (bench/MEASUREMENTS.md).
 const MaxSnapshotPause = 100 * time.Millisecond
 
 // snapFrame is a cached frame of the text traceback.

@@ -60,8 +60,9 @@ type traceBackend struct {
 	free    []*tgor // records of ended goroutines, for reuse
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
-	// be counted twice by the sink). A table, not a map: under churn a
-	// map of the ended was a sixth of the parse.
+	// be counted twice by the sink). A table, not a map: under churn, a
+	// map cleared every generation was a large share of the parse
+	// (bench/MEASUREMENTS.md).
 	ended    [1 << 12]uint64
 	endedGen int    // goroutines ended in this generation
 	unknown  *stack // "[stack unknown]", for a goroutine never seen with a stack

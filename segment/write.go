@@ -103,10 +103,10 @@ func (s *Writer) drop(t *Thread, last uint64, n int) {
 }
 
 // RepeatEvery writes n samples of t with its previous stack at ts,
-// ts+step, ... (see writer.Writer.RepeatEvery): a run that crosses the
+// ts+step, ... (see writer.Thread.RepeatEvery): a run that crosses the
 // open segment's end is split there, the rest going to the next segment,
 // where the thread's first sample is written as a full stack. Like
-// writer.Writer's, it fails with writer.ErrNoStack before t's first
+// writer.Thread's, it fails with writer.ErrNoStack before t's first
 // sample.
 func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
 	if n <= 0 {
@@ -170,7 +170,7 @@ func (t *Thread) repeat(ts, step uint64, n int, status tachyon.Status) error {
 }
 
 // Flush ends t's pending run in the open segment (see
-// writer.Writer.FlushThread).
+// writer.Thread.Flush).
 func (t *Thread) Flush() {
 	if t.s.closed || t.forgotten || !t.here() {
 		return
@@ -179,7 +179,7 @@ func (t *Thread) Flush() {
 }
 
 // Forget tells the Writer that t will write no more samples (see
-// writer.Writer.Forget).
+// writer.Thread.Forget).
 func (t *Thread) Forget() {
 	s := t.s
 	if s.closed || t.forgotten {

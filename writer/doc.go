@@ -48,14 +48,14 @@
 // run takes one, so that threads written in batches share a few buffers.
 // The capacity of the buffers the threads hold is capped at
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
-// run is written first. With T threads the writer thus holds at most:
-// the 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free
-// ones, per thread a
-// previous stack of up to 1 KiB plus about 100 bytes of state (10,000 threads
-// with 40-frame stacks: about 2.6 MB), the string and frame tables of what
-// was seen, and with zstd one encoder: level 5 (klauspost's SpeedDefault)
-// with concurrency 1, lower-memory mode and a 128 KiB window, measured at
-// about 3 MiB of heap (see BenchmarkEncoderMemory).
+// run is written first. With T threads the writer thus holds at most: the
+// 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
+// thread its previous stack (4 bytes a frame, in a buffer of at least 32
+// frames, up to 1 KiB) and its Thread record with its map entry; the
+// string and frame tables of what was seen; and with zstd one encoder:
+// level 5 (klauspost's SpeedDefault) with concurrency 1, lower-memory mode
+// and a 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
+// Writer; bench/MEASUREMENTS.md has that figure and a thread's.
 //
 // # Timestamps
 //

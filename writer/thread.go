@@ -10,7 +10,8 @@ import (
 
 // Errors of the thread-handle API.
 var (
-	// ErrNoStack is returned by Repeat for a thread that has no sample yet.
+	// ErrNoStack is returned by Repeat and RepeatEvery for a thread that
+	// has no sample yet.
 	ErrNoStack = errors.New("writer: Repeat before the thread's first sample")
 	// ErrForgotten is returned for a handle passed to Forget.
 	ErrForgotten = errors.New("writer: thread was forgotten")

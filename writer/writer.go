@@ -38,8 +38,8 @@ var (
 	// ErrTooManySamples is returned once the header's 32-bit sample count
 	// would overflow.
 	ErrTooManySamples = errors.New("writer: more than 2^32-1 samples")
-	// ErrFrameIndex is returned by WriteStack for an index that Frame did not
-	// return.
+	// ErrFrameIndex is returned by WriteStack and Thread.Write for an index
+	// that Frame did not return.
 	ErrFrameIndex = errors.New("writer: frame index out of range")
 )
 

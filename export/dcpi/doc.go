@@ -5,15 +5,22 @@
 // chunks (offset, number, counts) in increasing offset order and an 8-byte
 // footer (addresses with samples, total samples).
 //
-// A Go program is one image, its executable. Image reads what the header
-// needs from the ELF file (the .text section's link-time address, size and
-// file offset, an image id from the file's mtime and build id);
-// the exporter finds where .text is mapped in a running process, so that
-// offsets stay right for position-independent executables; a histogram counts
-// samples per text offset; Write writes the file, one chunk per sampled
-// address so that the file means the same under any slot stride.
+// A Go program is one image, its executable. OpenImage reads what the
+// header needs from the ELF file into an Image (the .text section's
+// link-time address, size and file offset, an image id from the file's
+// mtime and build id); the exporter finds where .text is mapped in a
+// running process, so that offsets stay right for position-independent
+// executables; a histogram counts sampled PCs as text offsets, and the
+// file is written with one chunk per sampled address so that it means
+// the same under any slot stride.
+//
+// AtStop profiles the running executable: its Recorder is an observer of
+// the sampler's on-CPU samples (profiler.WithObserver) that counts the
+// leaf PC of each, and writes the profile when the profiler closes it at
+// Stop.
 //
 // Write approximates a histogram from a Tachyon file, which stores no
-// PCs: each on-CPU leaf (function, file, line) is mapped to the first
-// instruction of that line in the binary's line table.
+// PCs: each on-CPU leaf (function, file, line; or every sample's, with
+// Options.All) is mapped to the first instruction of that line in
+// the binary's line table, and writes it as a file.
 package dcpi

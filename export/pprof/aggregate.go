@@ -52,12 +52,12 @@ func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
 	})
 }
 
-// aggregateOnce reads f once, a run of samples at a time (reader.NextRun):
-// a run is one stack, thread and status, weighed by its count, so that the
-// work follows the file's records, not its samples. With keep nil every
-// goroutine keeps its label, and it gives up with busiest.ErrTooMany past
-// 4*limit keys or maxSamples (the goroutines are folded first, on a second
-// reading); else only those in keep do.
+// aggregateOnce reads f once, a run of samples at a time
+// (reader.Samples.NextRun): a run is one stack, thread and status, weighed
+// by its count, so that the work follows the file's records, not its
+// samples. With keep nil every goroutine keeps its label, and it gives up
+// with busiest.ErrTooMany past 4*limit keys or maxSamples (the goroutines
+// are folded first, on a second reading); else only those in keep do.
 func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}}
 	a.stacks.Frames.Limit = maxFrames

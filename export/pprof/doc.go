@@ -7,8 +7,12 @@
 // to the goroutine id), "state" (running, runnable, blocked, syscall or
 // unknown; see tachyon.Status.State) and, where the Go sampler recorded
 // one as a synthetic innermost frame such as "[chan receive]",
-// "wait_reason". That frame is removed from the stack. Label filters then
-// work as usual, and -tagleaf makes frames of them:
+// "wait_reason". That frame is removed from the stack. Past
+// Options.MaxGoroutines goroutines, only the busiest keep a goroutine
+// label of their own and the others share goroutine="other"; a negative
+// MaxGoroutines drops the label, adding up the samples that differed only
+// by it. Label filters then work as usual, and -tagleaf makes frames of
+// them:
 //
 //	go tool pprof -tagfocus state=blocked -sample_index=wall profile.pb.gz
 //	go tool pprof -sample_index=wall -tagleaf=wait_reason,state profile.pb.gz
@@ -26,6 +30,8 @@
 // Functions carry their file, and with Options.Binary (AtStop: the
 // running executable) their start line, which go build -pgo needs.
 // Tachyon frames record no addresses, so every frame, an inlined one too,
-// is a location of its own, one per (function, line). The main mapping is
+// is a location of its own, one per (function, line), up to MaxLocations;
+// past it a function's further lines share one location at line 0. The
+// main mapping is
 // named after the profiled program (see Options.Binary).
 package pprof

@@ -4,7 +4,8 @@
 //
 // Every goroutine (thread id) among the Options.Top busiest becomes one
 // "sampled" profile of its own, named "goroutine N"; the other goroutines
-// are merged into one profile named "other goroutines". Busiest means most
+// are merged into one profile named "other goroutines (N)", unless there
+// is only one, which keeps a profile of its own. Busiest means most
 // samples on a CPU (tachyon.Status.OnCPU: running, not in a system call),
 // then most samples, then the lowest id. A profile lists its goroutine's
 // samples in time order, each run of equal consecutive stacks as one

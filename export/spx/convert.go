@@ -65,7 +65,7 @@ const (
 	defaultInterval = 10000
 )
 
-// Options configures Convert.
+// Options configures WriteDir.
 type Options struct {
 	Layout      Layout
 	Top         int    // PerGoroutine: reports for this many busiest goroutines; 0 (the default) or negative: all, up to MaxReports
@@ -80,7 +80,7 @@ type Options struct {
 	MaxStackFrames int
 }
 
-// Written describes one report written by Convert.
+// Written describes one report written by WriteDir.
 type Written struct {
 	Key       string
 	Goroutine uint64 // PerGoroutine: the goroutine; Sequential: 0

@@ -10,9 +10,10 @@
 // (innermost first) and the new ones opened (outermost first), and Close ends
 // every call still open, so the log is always balanced.
 //
-// Convert maps a Tachyon file onto reports: one per goroutine (real
-// timestamps) for the busiest goroutines, or one report with the goroutines
-// laid end to end (each sample lasting one sampling interval). Function names
+// WriteDir maps a Tachyon file onto reports in a directory: one per
+// goroutine (real timestamps; all of them up to MaxReports, or the
+// Options.Top busiest), or one report with the goroutines laid end to end
+// (each sample lasting one sampling interval). Function names
 // are Go symbols written as pkg::symbol and escaped for the UI.
 //
 // SPX's "Called" counts are artefacts of the stack diff: a function present in

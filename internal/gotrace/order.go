@@ -244,13 +244,13 @@ func (r *Reader) end(g *gState, t Time) {
 }
 
 // statusG returns the record of live goroutine id, whose status the
-// generation reports. The runtime reports the statuses of all goroutines
-// at each generation's start in the same order (its list of goroutines,
-// where a new goroutine takes an ended one's place), so the last
-// generation's order is looked at before the map: at 10k parked goroutines
-// the map lookups were a fifth of the trace reader's time. Statuses
-// reported out of that order (a goroutine first met on a thread) are
-// looked up in r.gs.
+// generation reports. The runtime reports the statuses of all goroutines at
+// each generation's start in the same order (its list of goroutines, where
+// a new goroutine takes an ended one's place), so the last generation's
+// order is looked at before the map, whose lookups were a large share of
+// the trace reader's time with many parked goroutines
+// (bench/MEASUREMENTS.md). Statuses reported out of that order (a goroutine
+// first met on a thread) are looked up in r.gs.
 func (r *Reader) statusG(id uint64) *gState {
 	for k := r.pos; k < min(r.pos+4, len(r.prev)); k++ { // a few ended ones skipped
 		if g := r.prev[k]; id != 0 && g.id == id {

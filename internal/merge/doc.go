@@ -21,6 +21,6 @@
 //
 // Memory is bounded by the threads and the distinct frames of the inputs,
 // not by their samples: the inputs are read one at a time, and a REPEAT run
-// of a parked goroutine is written as one run (writer.Writer.RepeatEvery)
+// of a parked goroutine is written as one run (writer.Thread.RepeatEvery)
 // however many samples it holds.
 package merge

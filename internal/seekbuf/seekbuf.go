@@ -1,6 +1,8 @@
 // Package seekbuf provides Buffer, an in-memory io.WriteSeeker that is also an
-// io.ReaderAt, for writing a Tachyon file without touching the disk (the HTTP
-// handler, tests, exports of a profile written to a plain io.WriteSeeker).
+// io.ReaderAt, for tests that write a Tachyon file without touching the
+// disk. (The HTTP handler writes to a temporary file, and WithExport
+// refuses a WithOutput writer that is not an io.ReaderAt, so no code of
+// the profiler's uses it.)
 package seekbuf
 
 import (

@@ -13,7 +13,8 @@
 // it.
 //
 // A problem with the upload configuration is logged and leaves profiling
-// as it is, without uploads. So is a profiler built without the segment
-// hook: the registration goes through an interface, so this package builds
-// against it and uploads once profiler.Profile has OnSegment.
+// as it is, without uploads. Without PROFILE_SEGMENT, the hook is called
+// once, at Stop, with the finished profile, which is then uploaded whole.
+// The registration goes through an interface: a profile without
+// OnSegment would be logged and not uploaded (profiler.Profile has it).
 package auto
