@@ -15,18 +15,14 @@ import (
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/segment"
+	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
 
-// handle is a thread handle as drive writes through it: a
-// *segment.Thread or a *writer.Thread.
-type handle interface {
-	Write(ts uint64, status tachyon.Status, stack []uint32) error
-	RepeatEvery(ts, step uint64, n int, status tachyon.Status) error
-	Flush()
-	Forget()
-}
+// handle is a thread handle as drive writes through it, a goroutine's
+// stream as the sampler sees it: a *segment.Thread or a *writer.Thread.
+type handle = sampler.Goroutine
 
 // sink is what drive writes into: a segment.Writer (segSink) or a
 // writer.Writer (writerSink).
