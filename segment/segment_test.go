@@ -14,8 +14,8 @@ import (
 
 	"github.com/gotachyon/profiler/internal/testutil"
 	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
