@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/benchload"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // BenchmarkIdle measures what profiling costs a process that does nothing:

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/benchload"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestAutoSwitchesUnderPingPong: with goroutines switching hundreds of

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 var (

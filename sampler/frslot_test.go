@@ -15,7 +15,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/goid"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestAppTraceWhileSampling: the sampler reads the trace through the

@@ -17,7 +17,7 @@ import (
 	"github.com/gotachyon/profiler"
 	tpprof "github.com/gotachyon/profiler/export/pprof"
 	"github.com/gotachyon/profiler/internal/demo"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
 
