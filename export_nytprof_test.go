@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/export/nytprof"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/sampler"
 )
 

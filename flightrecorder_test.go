@@ -14,7 +14,7 @@ import (
 
 	xtrace "golang.org/x/exp/trace"
 
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/sampler"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // liveHeap returns the bytes of live heap objects, after a collection.

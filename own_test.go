@@ -13,8 +13,8 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/httpprof"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/upload"
 )
 

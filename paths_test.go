@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
 // TestOutputPathsNotOurs: a FIFO, a symbolic link to a device (as

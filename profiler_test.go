@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/seekbuf"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 	xtrace "golang.org/x/exp/trace"

@@ -14,8 +14,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // TestIdleAllocatesNothing profiles an idle program of 1,000 parked

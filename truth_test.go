@@ -17,7 +17,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/goid"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/tachyon"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestHelperProcess is the child: it runs when the test binary is started

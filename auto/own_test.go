@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestSignalGoroutineHidden: with PROFILE_SIGNALS=on, the goroutine that

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
 // TestAppProcess is a child app when AUTO_APP is set: "plain" has no

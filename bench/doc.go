@@ -52,7 +52,7 @@
 //	go test ./bench -run '^$' -bench OverheadFloor -benchtime 9x -window 5s
 //
 // BenchmarkFidelity measures accuracy instead: each iteration runs the
-// ground-truth workload of internal/groundtruth (goroutines that record their
+// ground-truth workload of internal/workload/groundtruth (goroutines that record their
 // own phases) for one -window under each of tachyon in wall mode, tachyon in
 // wall mode with WithWallCPUSamples(false), and fgprof, in rotating order,
 // and scores each profile against the record: tachyon's per goroutine

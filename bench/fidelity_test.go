@@ -12,8 +12,8 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
-	"github.com/gotachyon/profiler/internal/groundtruth"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
+	"github.com/gotachyon/profiler/internal/workload/groundtruth"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 )

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/benchload"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // BenchmarkIdle measures what profiling costs a process that does nothing:

@@ -21,7 +21,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/sampler"
 )
 

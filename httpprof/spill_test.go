@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/seekbuf"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // TestMaxBytes: a profile that passes Options.MaxBytes stops at once and

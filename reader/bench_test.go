@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/synth"
+	"github.com/gotachyon/profiler/internal/testing/synth"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"

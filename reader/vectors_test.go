@@ -12,8 +12,8 @@ import (
 
 	"github.com/gotachyon/profiler/export/collapsed"
 	"github.com/gotachyon/profiler/internal/jsonl"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 )
 

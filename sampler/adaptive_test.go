@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/benchload"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // TestAutoSwitchesUnderPingPong: with goroutines switching hundreds of

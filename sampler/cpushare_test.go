@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // appStopsCPU runs the scenario of an application that profiles the CPU

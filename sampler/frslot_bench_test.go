@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 var (

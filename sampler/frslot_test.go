@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/benchload"
 	"github.com/gotachyon/profiler/internal/goid"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // TestAppTraceWhileSampling: the sampler reads the trace through the

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestFallbackWhenAppTraces: with the application holding both of the

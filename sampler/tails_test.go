@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestOneTailPerWait checks that one kind of wait has one stack: a

@@ -14,7 +14,7 @@ import (
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // recordTrace records d of execution trace with CPU samples while n

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/testing/hostilestore"
 	"github.com/gotachyon/profiler/upload"
-	"github.com/gotachyon/profiler/upload/internal/hostile"
 )
 
 // pushMargin is what pushes to a hostile store may add to the heap beyond
@@ -33,14 +33,14 @@ func TestEndlessStore(t *testing.T) {
 		serve        http.HandlerFunc
 		want         string // in the logged error
 	}{
-		{"pyroscope-200", "http", hostile.Endless(http.StatusOK, "application/proto", nil), "resource_exhausted"},
-		{"pyroscope-headers", "http", hostile.EndlessHeaders(), "headers exceeded 65536 bytes"},
-		{"pyroscope-500", "http", hostile.Endless(http.StatusInternalServerError, "application/json", []byte(`{"code":"internal","message":"`)), "500"},
-		{"otlp", "otlp", hostile.Endless(http.StatusOK, "application/grpc", hostile.GRPCPrefix(3<<20+1<<19)), "ResourceExhausted"},
+		{"pyroscope-200", "http", hostilestore.Endless(http.StatusOK, "application/proto", nil), "resource_exhausted"},
+		{"pyroscope-headers", "http", hostilestore.EndlessHeaders(), "headers exceeded 65536 bytes"},
+		{"pyroscope-500", "http", hostilestore.Endless(http.StatusInternalServerError, "application/json", []byte(`{"code":"internal","message":"`)), "500"},
+		{"otlp", "otlp", hostilestore.Endless(http.StatusOK, "application/grpc", hostilestore.GRPCPrefix(3<<20+1<<19)), "ResourceExhausted"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			release := make(chan struct{})
-			addr, stop := hostile.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			addr, stop := hostilestore.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				select {
 				case <-release:
 					c.serve(w, r)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/upload"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/synth"
+	"github.com/gotachyon/profiler/internal/testing/synth"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/jsonl"
-	"github.com/gotachyon/profiler/internal/proftest"
 	"github.com/gotachyon/profiler/internal/seekbuf"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"

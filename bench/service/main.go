@@ -19,7 +19,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/benchload"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 var (

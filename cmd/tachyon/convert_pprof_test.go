@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestViewerExports runs the pprof and speedscope converters and the
@@ -98,12 +98,12 @@ func TestConvertPprofBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmp := t.TempDir()
-	const hotA = "github.com/gotachyon/profiler/internal/demo.hotA"
+	const hotA = "github.com/gotachyon/profiler/internal/workload/demo.hotA"
 	for _, c := range []struct {
 		binary, mapping string
 		start           int64
 	}{
-		{exe, exe, sourceLine(t, filepath.Join(testutil.RepoRoot(), "internal", "demo", "demo.go"), "func hotA(")},
+		{exe, exe, sourceLine(t, filepath.Join(testutil.RepoRoot(), "internal", "workload", "demo", "demo.go"), "func hotA(")},
 		{"", "tachyon", 0}, // recorded by tachyon demo: main.main is in cmd/tachyon
 	} {
 		out := filepath.Join(tmp, "out.pprof")

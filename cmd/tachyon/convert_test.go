@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestConvertFormats checks what every row of the formats table shares:

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/hostile"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // runCLI runs the CLI in-process and returns exit code, stdout and stderr.

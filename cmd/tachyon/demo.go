@@ -10,7 +10,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/export/dcpi"
-	"github.com/gotachyon/profiler/internal/demo"
+	"github.com/gotachyon/profiler/internal/workload/demo"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 )

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/elfsym"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestDemoDCPI runs "tachyon demo -mode cpu -dcpi" as a real binary, checks

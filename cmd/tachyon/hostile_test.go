@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/tachyon"
 )
 

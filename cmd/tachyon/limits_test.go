@@ -8,7 +8,7 @@ import (
 
 	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/export/spx"
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 )
 
 // TestLimitHints: past an export's limit the command's error names the

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestOnCPUAgrees checks, on a profile of every class of state

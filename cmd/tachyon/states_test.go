@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/gotachyon/profiler/export/report"
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/tachyon"
 )
 

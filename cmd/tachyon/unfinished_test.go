@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
 // TestUnfinishedReadsCheckpoints: a profile whose process ended without

@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/reader"
 )
 

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
 // BenchmarkHistogramAdd measures the per-sample cost of the live hook

@@ -12,7 +12,7 @@ import (
 	"github.com/gotachyon/profiler/export/pprof"
 	"github.com/gotachyon/profiler/export/speedscope"
 	"github.com/gotachyon/profiler/export/spx"
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/reader"
 )
 

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // BenchmarkExport1M exports realistic_50k repeated to 1,000,000 samples

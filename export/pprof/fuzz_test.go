@@ -6,7 +6,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/export/pprof"
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/reader"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestPGO profiles testdata/pgoprog in CPU mode with gotachyon, which

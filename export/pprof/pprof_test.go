@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
 

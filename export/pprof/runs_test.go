@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -103,7 +103,7 @@ func checkOnCPURows(t *testing.T, rows []topRow, total int64) {
 				t.Errorf("%s, parked, has %dms on_cpu", r.fn, r.flat)
 			}
 		}
-		if strings.Contains(r.fn, "/internal/demo.") {
+		if strings.Contains(r.fn, "/internal/workload/demo.") {
 			demo = append(demo, r.fn[strings.LastIndex(r.fn, "/")+1:])
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/browsertest"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/browsertest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 var tempRoot string

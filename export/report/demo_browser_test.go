@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/browsertest"
-	"github.com/gotachyon/profiler/internal/demo"
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/browsertest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/workload/demo"
 )
 
 // idleWorkers is the demo's idle pool in TestBrowserDemo.

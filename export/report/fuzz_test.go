@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/export/report"
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/reader"
 )
 

@@ -4,7 +4,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
 // BenchmarkWrite1M converts 1 M samples to speedscope JSON.

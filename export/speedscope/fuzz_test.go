@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/export/speedscope"
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/reader"
 )
 

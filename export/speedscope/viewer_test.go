@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/browsertest"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/speedscopetest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/browsertest"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/speedscopetest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestSpeedscopeViewer opens exports in the real speedscope (npm 1.25)

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/export/spx"
-	"github.com/gotachyon/profiler/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
 	"github.com/gotachyon/profiler/reader"
 )
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/busiest"
-	"github.com/gotachyon/profiler/internal/hostile"
-	"github.com/gotachyon/profiler/internal/proftest"
+	"github.com/gotachyon/profiler/internal/testing/hostile"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/reader"
 )
 

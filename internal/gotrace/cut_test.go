@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestCutAfterSamples: a trace whose next generation fails to read after

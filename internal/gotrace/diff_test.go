@@ -17,7 +17,7 @@ import (
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // The differential test: gotrace must give, event for event, what

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/merge"
-	"github.com/gotachyon/profiler/internal/segtest"
-	"github.com/gotachyon/profiler/internal/synth"
+	"github.com/gotachyon/profiler/internal/testing/segtest"
+	"github.com/gotachyon/profiler/internal/testing/synth"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/merge"
-	"github.com/gotachyon/profiler/internal/segtest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/segtest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // shortGrace sets the grace to d for the test.

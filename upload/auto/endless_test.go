@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/upload/internal/hostile"
+	"github.com/gotachyon/profiler/internal/testing/hostilestore"
 )
 
 // TestEndlessStoreProcess runs this test binary as a child that profiles
@@ -28,7 +28,7 @@ func TestEndlessStoreProcess(t *testing.T) {
 		return
 	}
 	const rssMargin = 64 << 20
-	addr, _ := hostile.Serve(t, hostile.Endless(200, "application/proto", nil))
+	addr, _ := hostilestore.Serve(t, hostilestore.Endless(200, "application/proto", nil))
 	cmd := exec.Command(os.Args[0], "-test.run=^TestEndlessStoreProcess$", "-test.v")
 	cmd.Env = append(os.Environ(), "UPLOAD_TEST_CHILD=1", "PROFILE_OUT="+filepath.Join(t.TempDir(), "p"),
 		"PROFILE_SEGMENT=300ms", "PROFILE_UPLOAD=http://"+addr)

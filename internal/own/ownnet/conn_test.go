@@ -14,7 +14,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/own"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // shortGrace sets own's grace to d for the test.

@@ -29,7 +29,7 @@ func Missing(t testing.TB, format string, args ...any) {
 // RepoRoot returns the module's root directory.
 func RepoRoot() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", "..", ".."))
 }
 
 // Shared returns the path of the shared material (../shared beside the

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // Dist returns the directory of speedscope's built web app (index.html and
@@ -17,7 +17,7 @@ func Dist(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
 	d := filepath.Join(filepath.Dir(file), "node_modules", "speedscope", "dist", "release")
 	if _, err := os.Stat(filepath.Join(d, "index.html")); err != nil {
-		testutil.Missing(t, "speedscope npm package not installed (npm ci --prefix internal/speedscopetest): %v", err)
+		testutil.Missing(t, "speedscope npm package not installed (npm ci --prefix internal/testing/speedscopetest): %v", err)
 	}
 	return d
 }

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // Timeout bounds one Run: browser start, page load, script and screenshot.
@@ -52,7 +52,7 @@ func Require(t testing.TB) (chromium, node string) {
 	node = testutil.Tool(t, "node")
 	pkg := filepath.Join(dir(), "node_modules", "playwright-core", "package.json")
 	if _, err := os.Stat(pkg); err != nil {
-		testutil.Missing(t, "playwright-core not installed (npm ci --prefix internal/browsertest): %v", err)
+		testutil.Missing(t, "playwright-core not installed (npm ci --prefix internal/testing/browsertest): %v", err)
 	}
 	return chromium, node
 }

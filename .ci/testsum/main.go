@@ -6,7 +6,7 @@
 // passing package, so without that line a skipped test would look like a
 // passed one.
 //
-//	go test -json ./... | go run ./internal/testsum
+//	go test -json ./... | go run ./.ci/testsum
 //
 // It exits with status 1 when a build or a test failed, when a package
 // started but never reported a result, when a line of its input is not an

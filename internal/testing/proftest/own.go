@@ -13,7 +13,7 @@ const module = "github.com/gotachyon/profiler"
 
 // workloads are the module's packages whose functions are test workloads,
 // sampled like a program's.
-var workloads = []string{module + "/internal/demo.", module + "/internal/testutil.", module + "/internal/benchload."}
+var workloads = []string{module + "/internal/workload/demo.", module + "/internal/testing/testutil.", module + "/internal/workload/benchload."}
 
 // ProfilerFrame reports whether fn, a frame's function, is the module's
 // product code: in one of its packages, but not a test workload's.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/gotachyon/profiler/internal/seekbuf"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"

@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/demo"
-	"github.com/gotachyon/profiler/internal/proftest"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/demo"
 	"github.com/gotachyon/profiler/reader"
 )
 

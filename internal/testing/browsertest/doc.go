@@ -5,7 +5,7 @@
 // chromium. It needs:
 //
 //	apt-get install -y chromium nodejs npm
-//	npm ci --prefix internal/browsertest
+//	npm ci --prefix internal/testing/browsertest
 //
 // When any of these is missing the test is skipped locally and fails under
 // CI=true (see testutil.Missing). The browser runs with --no-sandbox and with

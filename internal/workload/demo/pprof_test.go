@@ -16,8 +16,8 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/gotachyon/profiler"
 	tpprof "github.com/gotachyon/profiler/export/pprof"
-	"github.com/gotachyon/profiler/internal/demo"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/demo"
 	"github.com/gotachyon/profiler/reader"
 )
 

@@ -14,7 +14,7 @@ import (
 )
 
 // pkgPrefix is the prefix of the phase functions' names in a profile.
-const pkgPrefix = "github.com/gotachyon/profiler/internal/groundtruth."
+const pkgPrefix = "github.com/gotachyon/profiler/internal/workload/groundtruth."
 
 // minCPUNanos is the CPU time after which a goroutine must appear in a CPU
 // profile.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/browsertest"
+	"github.com/gotachyon/profiler/internal/testing/browsertest"
 )
 
 // TestRun drives a small page: a script clicks a button and reads the DOM,

@@ -1,6 +1,6 @@
-// Package hostile serves the answers of a hostile profile store, for the
+// Package hostilestore serves the answers of a hostile profile store, for the
 // tests of the upload packages.
-package hostile
+package hostilestore
 
 import (
 	"encoding/binary"

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/demo"
-	"github.com/gotachyon/profiler/internal/testutil"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/workload/demo"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 )
