@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 )
 
 func get(t *testing.T, srv *httptest.Server, query string) (*http.Response, []byte) {

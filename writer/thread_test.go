@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/gotachyon/profiler/internal/seekbuf"
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/jsonl"
-	"github.com/gotachyon/profiler/internal/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"

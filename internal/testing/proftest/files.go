@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/gotachyon/profiler/internal/seekbuf"
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
