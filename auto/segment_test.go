@@ -38,14 +38,25 @@ func TestSegmentHelperProcess(t *testing.T) {
 }
 
 // TestKillLosesOnlyOpenSegment profiles a child with 200 ms segments, kills
-// it with SIGKILL after about a second, and checks that every complete
+// it with SIGKILL once it has finished two segments (samples are written a
+// generation of the trace at a time, so how soon depends on the machine's
+// load, not on the period alone), and checks that every complete
 // segment (*.tachyon) verifies, with the reader tachyon verify uses and the
 // reference validator: a kill -9 loses at most the open segment,
 // left as a .part file.
 func TestKillLosesOnlyOpenSegment(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "segs")
 	cmd, _ := startChild(t, "TestSegmentHelperProcess", "AUTO_SEGMENT_HELPER=1", profiler.EnvOut+"="+dir, profiler.EnvSegment+"=200ms")
-	time.Sleep(1500 * time.Millisecond)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if done, _ := filepath.Glob(filepath.Join(dir, "*"+segment.Ext)); len(done) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the child finished no two segments in a minute")
+		}
+	}
 	cmd.Process.Kill()
 	cmd.Wait()
 	done, _ := filepath.Glob(filepath.Join(dir, "*"+segment.Ext))
