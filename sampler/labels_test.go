@@ -3,6 +3,7 @@ package sampler
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"reflect"
 	"runtime/trace"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
 
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/tracelabel"
@@ -247,4 +250,107 @@ func xreader(data []byte) (source, error) {
 		return nil, err
 	}
 	return newXSource(rd), nil
+}
+
+// recordLabelledTrace records d of execution trace in which n goroutines,
+// started once it runs, set pprof labels (one of four sets), begin a
+// task and a region and park.
+func recordLabelledTrace(tb testing.TB, n int, d time.Duration) []byte {
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		for i := range n {
+			go func() {
+				ctx := context.Background()
+				setLabels(ctx, "route", fmt.Sprintf("/r%d", i%4), "method", "GET")
+				tctx, task := trace.NewTask(ctx, "request")
+				defer task.End()
+				trace.WithRegion(tctx, "wait", func() { blockChan2(stop, i%7) })
+			}()
+		}
+	}()
+	return traceFor(tb, d)
+}
+
+// BenchmarkTraceTickLabelled is BenchmarkTraceTick over 1,000 parked
+// goroutines that carry labels (pprof labels, a task and a region): a
+// labelled goroutine's unchanged ticks cost what an unlabelled one's do.
+// It must not allocate.
+func BenchmarkTraceTickLabelled(b *testing.B) {
+	data := recordLabelledTrace(b, 1000, 200*time.Millisecond)
+	rd, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink())
+	tb := newTraceBackend(st, rd, time.Now())
+	if err := tb.consume(); err != nil {
+		b.Fatal(err)
+	}
+	labelled := 0
+	for _, g := range tb.live {
+		if g.labels != nil {
+			labelled++
+		}
+	}
+	if labelled < 1000 {
+		b.Fatalf("%d labelled goroutines, want 1000", labelled)
+	}
+	n0 := st.samples
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tb.advance(tb.ticks.first + gotrace.Time(tb.ticks.n)*tb.ticks.step())
+		if i%100 == 99 {
+			tb.settleShare()
+		}
+	}
+	for range settleEvery {
+		tb.settleShare()
+	}
+	n := st.samples - n0
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/sample")
+}
+
+// BenchmarkLabelChange changes a parked goroutine's region at every tick
+// (a region begun, a tick, the region ended, a tick) and writes its
+// ticks: the cost of a label change and of the ticks either side. It
+// must not allocate.
+func BenchmarkLabelChange(b *testing.B) {
+	data := recordLabelledTrace(b, 10, 100*time.Millisecond)
+	rd, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink())
+	tb := newTraceBackend(st, rd, time.Now())
+	if err := tb.consume(); err != nil {
+		b.Fatal(err)
+	}
+	var g *tgor
+	for _, lg := range tb.live {
+		if len(lg.regions) > 0 {
+			g = lg
+		}
+	}
+	if g == nil {
+		b.Fatal("no goroutine in a region")
+	}
+	inner := regionRec{typ: "inner"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tb.advance(tb.ticks.first + gotrace.Time(tb.ticks.n)*tb.ticks.step())
+		if i%2 == 0 {
+			g.regions = append(g.regions, inner)
+		} else {
+			g.regions = g.regions[:len(g.regions)-1]
+		}
+		tb.relabel(g)
+		if i%100 == 99 {
+			tb.settle(g)
+		}
+	}
 }
