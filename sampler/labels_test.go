@@ -354,3 +354,29 @@ func BenchmarkLabelChange(b *testing.B) {
 		}
 	}
 }
+
+// TestAutoAsksForLabelsWhileTracing: under Auto, label events are asked
+// for while the trace backend runs, not while snapshots do, and not after
+// Stop.
+func TestAutoAsksForLabelsWhileTracing(t *testing.T) {
+	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Auto}, newDropSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if s.Backend() != Trace {
+		t.Skipf("Auto runs %v", s.Backend())
+	}
+	for _, b := range []Backend{Snapshot, Trace} {
+		switchAuto(s, b)
+		if got := tracelabel.Enabled(); got != (b == Trace) {
+			t.Errorf("%v running: label events asked for = %v", b, got)
+		}
+	}
+	if _, err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if tracelabel.Enabled() {
+		t.Error("label events asked for after Stop")
+	}
+}
