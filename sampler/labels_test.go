@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,9 +78,11 @@ func labelWorker(run *labelRun, stop chan struct{}, wg *sync.WaitGroup) {
 		})
 		run.regions = append(run.regions, time.Since(t0))
 		trace.WithRegion(tctx, "burn", func() {
+			x := uint64(0)
 			for t1 := time.Now(); time.Since(t1) < 20*time.Millisecond; {
-				spinWork(i)
+				x += spinWork(i)
 			}
+			atomic.AddUint64(&spinSink, x)
 		})
 	}
 	task.End()
