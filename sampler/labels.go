@@ -218,8 +218,8 @@ func (lb *labeler) pset(msg string) *pset {
 // inherit gives a goroutine created by the goroutine creator its pprof
 // labels, as runtime/pprof does.
 func (tb *traceBackend) inherit(g *tgor, creator uint64) {
-	if creator == gotrace.NoGoroutine || creator == g.id {
-		return
+	if len(tb.labels.psets) == 0 || creator == gotrace.NoGoroutine || creator == g.id {
+		return // no label event met yet: nothing to inherit
 	}
 	if c := tb.gs.Find(creator); c != nil && c.pl != nil {
 		g.pl = c.pl
