@@ -288,3 +288,29 @@ func TestTraceRegionsExact(t *testing.T) {
 		t.Errorf("tachyon dump shows no label frame:\n%.2000s", out)
 	}
 }
+
+// BenchmarkDo measures profiler.Do with a two-label set around an empty
+// function, with no profile running and while a wall profile reads the
+// trace (each call then writes two label events).
+func BenchmarkDo(b *testing.B) {
+	set := pprof.Labels("route", "/api/items/{id}", "method", "GET")
+	f := func(context.Context) {}
+	b.Run("idle", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			Do(context.Background(), set, f)
+		}
+	})
+	b.Run("profiling", func(b *testing.B) {
+		p := Start(WithPath(filepath.Join(b.TempDir(), "p.bin")), quiet, WithBackend(sampler.Trace))
+		if err := p.Err(); err != nil {
+			b.Fatal(err)
+		}
+		defer p.Stop()
+		b.ReportAllocs()
+		b.ResetTimer()
+		for range b.N {
+			Do(context.Background(), set, f)
+		}
+	})
+}

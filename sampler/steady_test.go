@@ -16,6 +16,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // recordIdleTrace records d of execution trace with CPU samples while n
@@ -45,17 +46,19 @@ func labelTicker(stop chan struct{}) {
 		}
 		setLabels(ctx, "route", []string{"/a", "/b"}[i%2])
 		tctx, task := trace.NewTask(ctx, "request")
-		trace.WithRegion(tctx, "handle", func() { time.Sleep(15 * time.Millisecond) })
+		trace.WithRegion(tctx, "handle", func() { time.Sleep(80 * time.Millisecond) })
 		task.End()
 		setLabels(ctx)
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
 // TestSteadyStateAllocs checks that, once a program's goroutines and
 // stacks have been seen, reading its trace, folding it and writing the
 // samples allocates nothing: an idle program with 1,000 parked goroutines
-// and one that changes its labels, task and region 100 times a second,
+// and one that changes its labels, task and region 10 times a second
+// (seldom enough that its CPU samples, each a new stack, leave most
+// generations steady),
 // each generation from the fifth on. The sink keeps nothing (package
 // writer's benchmarks, and the root package's TestIdleAllocatesNothing
 // for the whole profiler, count a writer's allocations). A generation in
@@ -83,7 +86,13 @@ func TestSteadyStateAllocs(t *testing.T) {
 // judged. A generation's window runs from its Sync to the next one's, so
 // it holds the reading of the next generation.
 func steadyAllocs(t *testing.T) (judged int) {
-	data := recordIdleTrace(t, 1000, 6500*time.Millisecond)
+	d := 6500 * time.Millisecond
+	if testutil.Race {
+		// Slower code under the race detector: the labelled goroutine's
+		// queue and CPU samples reach their high water later.
+		d = 10500 * time.Millisecond
+	}
+	data := recordIdleTrace(t, 1000, d)
 	src, err := newSource(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
