@@ -65,7 +65,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	var o collapsed.Options
 	fs.Var(frameFormat{&o.Frames}, "frames", "frame text: func, func-line or file-func-line (file:func:line, the spec format)")
 	fs.BoolVar(&o.ByGoroutine, "by-goroutine", false, "add an outermost frame \"goroutine N\" per goroutine")
-	fs.BoolVar(&o.Labels, "labels", false, "keep the label frames (pprof labels, trace tasks and regions) at the root: a tower per label set; by default they are left out")
+	labelsFlag(fs, &o.Labels)
 	fs.IntVar(&o.MaxBytes, "max-bytes", collapsed.DefaultMaxBytes, "most bytes kept for the distinct folded stacks; past it the command fails")
 	states := (*stateList)(&o.States)
 	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",
