@@ -142,7 +142,7 @@
       const head = el('tr'); head.append(el('th', 'fn', st.key));
       for (const [id, name, , sub] of spec) { const th = el('th', sub ? 'sub' : null, sub ? '↳ ' + name : name); th.dataset.col = id; head.append(th); }
       table.tHead.replaceChildren(head);
-      const cell = (id, n, of) => { const td = el('td', null, fmtUs(n * M.interval)); td.dataset.col = id; td.dataset.n = n; td.title = fmtN(n) + ' samples, ' + pct(n, of) + ' of the row'; return td; };
+      const cell = (id, n, of) => { const td = el('td', null, n ? fmtUs(n * M.interval) : '–'); td.dataset.col = id; td.dataset.n = n; td.title = fmtN(n) + ' samples, ' + pct(n, of) + ' of the row'; return td; };
       const frag = document.createDocumentFragment(), sum = { total: 0, n: new Float64Array(cols) };
       shownRows = [];
       for (const r of out) {
