@@ -7,7 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 func TestReportCommand(t *testing.T) {
@@ -49,5 +52,34 @@ func TestReportCommand(t *testing.T) {
 	}
 	if code, _, _ := runCLI("report", filepath.Join(dir, "empty.bin")); code != exitUsage {
 		t.Errorf("without -o: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestReportLabels reports a file whose samples carry label frames: the
+// page has the labels' data and script; the same samples without label
+// frames give a page without them.
+func TestReportLabels(t *testing.T) {
+	for _, labelled := range []bool{true, false} {
+		var samples []writer.Sample
+		for g := range 4 {
+			frames := []tachyon.Frame{tachyon.WaitFrame("chan receive"), {File: "/src/a.go", Func: "app.handle", Line: 7}}
+			if labelled {
+				frames = append(frames, tachyon.LabelFrames([]tachyon.Label{{Key: "http.route", Value: []string{"/a", "/b"}[g%2]}})...)
+			}
+			for k := range 10 {
+				samples = append(samples, writer.Sample{ThreadID: uint64(g + 1), Timestamp: uint64(1_000_000 + k*1000), Frames: frames})
+			}
+		}
+		in := proftest.WriteSamples(t, writer.Options{StartTime: 1_000_000, Interval: 1000}, samples)
+		code, stdout, stderr := runCLI("report", in, "-o", "-")
+		if code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if has := strings.Contains(stdout, `"labels":{`) && strings.Contains(stdout, "labels-pick"); has != labelled {
+			t.Errorf("labelled %v: page has the labels' data and script: %v", labelled, has)
+		}
+		if strings.Contains(stdout, tachyon.LabelFile) {
+			t.Errorf("labelled %v: page names the label frames' file", labelled)
+		}
 	}
 }

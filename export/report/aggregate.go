@@ -118,6 +118,7 @@ type aggregator struct {
 	shared   *walker  // the walk of goroutines without their own
 	first    uint64
 	last     uint64
+	labels   labeler // the samples' label sets
 }
 
 // newAggregator returns an aggregator whose profile has f's frames and the
@@ -133,7 +134,7 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 		}
 	}
 	return &aggregator{
-		p: p, canon: canon, funcs: funcs, rtRoot: rtRoot,
+		p: p, canon: canon, funcs: funcs, rtRoot: rtRoot, labels: newLabeler(p, canon),
 		children: make(map[uint64]int32),
 		cells:    make(map[uint64]uint64),
 		grid:     newGrid(f.Header.Interval, opt.Slices),
@@ -146,10 +147,12 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 	}
 }
 
-// read takes every run of samples of f. A sample of a runtime system
-// goroutine (its outermost frame tachyon.RuntimeRoot) stays out of the
-// call tree unless Options.Runtime: its goroutine is counted, in the
-// runtime group.
+// read takes every run of samples of f. A sample's label frames (its
+// outermost run of them) are its label set, and the rest of its stack is
+// what the call tree, the groups and the runtime's detection see. A sample
+// of a runtime system goroutine (its outermost code frame
+// tachyon.RuntimeRoot) stays out of the call tree unless Options.Runtime:
+// its goroutine is counted, in the runtime group.
 func (a *aggregator) read(f *reader.File) error {
 	it := f.Samples()
 	defer it.Close()
@@ -159,7 +162,8 @@ func (a *aggregator) read(f *reader.File) error {
 		if g < 0 || a.gors[g].key.ID != s.ThreadID || a.gors[g].key.Interp != s.InterpreterID {
 			g = a.goroutine(busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID})
 		}
-		rt := len(s.Stack) > 0 && a.canon[s.Stack[len(s.Stack)-1]] == a.rtRoot
+		code, set := a.labels.split(s.Stack)
+		rt := len(code) > 0 && a.canon[code[len(code)-1]] == a.rtRoot
 		a.gors[g].runtime = a.gors[g].runtime || rt
 		leaf := int32(-1)
 		if !rt || a.p.Options.Runtime {
@@ -167,9 +171,9 @@ func (a *aggregator) read(f *reader.File) error {
 			if a.detail {
 				w = &a.details[g].walk
 			}
-			leaf = a.follow(w, s.Stack)
+			leaf = a.follow(w, code)
 		}
-		a.count(g, leaf, s.Status.State(), s.Timestamp, r.Last, r.Count)
+		a.count(g, leaf, set, s.Status.State(), s.Timestamp, r.Last, r.Count)
 	}
 	if err := it.Err(); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -197,9 +201,10 @@ func (a *aggregator) goroutine(k busiest.Key) int32 {
 }
 
 // count adds a run of n samples of one stack (leaf, -1 for a stack left
-// out of the call tree) and state, from t0 to t1, to the totals, to the
-// goroutine's and, in the tree, to the cells of its time slices.
-func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint64) {
+// out of the call tree), label set and state, from t0 to t1, to the
+// totals, to the goroutine's and, in the tree, to the cells of its time
+// slices.
+func (a *aggregator) count(g int32, leaf int32, set uint16, st tachyon.State, t0, t1, n uint64) {
 	a.first, a.last = min(a.first, t0), max(a.last, t1)
 	p := a.p
 	p.Samples += n
@@ -213,7 +218,7 @@ func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint
 		p.Shown[st] += n
 		p.Nodes[leaf].Self += n
 		gr.vote.add(leaf, n)
-		base := uint64(leaf)<<cellNodeShift | uint64(ClassOf(st))<<cellClassShift
+		base := uint64(leaf)<<cellNodeShift | uint64(set)<<cellSetShift | uint64(ClassOf(st))<<cellClassShift
 		a.grid.spread(t0, t1, n, func(k int64, c uint64) {
 			a.cells[base|uint64(k+cellBias)] += c
 		})
@@ -230,13 +235,16 @@ func (a *aggregator) count(g int32, leaf int32, st tachyon.State, t0, t1, n uint
 	d.runs = append(d.runs, run{start: t0, end: t1, n: n, state: st})
 }
 
-// A cell's key in aggregator.cells: node, class (3 bits) and slice
-// (biased to be positive).
+// A cell's key in aggregator.cells: node, label set (16 bits), class (3
+// bits) and slice (biased to be positive: a slice kept is within
+// Options.Slices of the first sample's, so within maxSlices of 0).
 const (
-	cellNodeShift  = 24
-	cellClassShift = 21
-	cellClassMask  = 1<<(cellNodeShift-cellClassShift) - 1
-	cellBias       = 1 << 20
+	cellNodeShift  = 30
+	cellSetShift   = 14
+	cellSetMask    = 1<<(cellNodeShift-cellSetShift) - 1
+	cellClassShift = 11
+	cellClassMask  = 1<<(cellSetShift-cellClassShift) - 1
+	cellBias       = 1 << 10
 	cellSliceMask  = 1<<cellClassShift - 1
 )
 
@@ -293,3 +301,6 @@ func (x *index) set(k busiest.Key, g int32) {
 	}
 	x.other[k] = g
 }
+
+// The slice bits of a cell's key hold every slice a grid keeps.
+var _ [cellBias - 2*maxSlices]struct{}

@@ -34,4 +34,17 @@
 // is a frame of its own, so the off-CPU view and its table break blocked
 // time down by wait reason. The mode shown is tachyon.InferMode's unless
 // Options.Mode says otherwise.
+//
+// Labels (tachyon.LabelOf: pprof labels, runtime/trace tasks and regions)
+// ride as a sample's outermost frames; Aggregate strips them from every
+// stack it aggregates, so the call tree, the groups and the runtime's
+// detection are those of the same samples without labels, and keeps each
+// sample's label set (Profile.LabelSets, at most MaxLabelSets, then one
+// Other set) as a dimension of the tree's cells. Profile.ByLabel counts
+// the samples the views hold by a key's value, class of state and wait
+// reason. The page of a labelled profile adds a label picker (a key, then
+// one or more values; all by default) that filters the views, the flame
+// graph and the tables, and a table by label × state that follows the
+// brushed range (labels.js, labels.css); the page of a profile without
+// labels is the same as before labels existed.
 package report

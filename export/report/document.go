@@ -24,6 +24,7 @@ type document struct {
 	Cells   []uint64   `json:"cells"`
 	Groups  []docGroup `json:"groups"`
 	Lanes   []lane     `json:"lanes"`
+	Labels  *docLabels `json:"labels,omitempty"` // only when samples carry labels
 }
 
 type meta struct {
@@ -118,8 +119,12 @@ func clip(s string) string {
 func (p *Profile) document(keep []int32) *document {
 	d := &document{Meta: p.meta()}
 	in := &interner{ids: make(map[string]int64)}
-	d.Tree, d.Cells, d.Frames = p.tree(keep, in)
+	var sets []uint16
+	d.Tree, d.Cells, sets, d.Frames = p.tree(keep, in)
 	d.Meta.NodesShown = len(d.Tree) / 3
+	if p.Labelled() {
+		d.Labels = p.docLabels(in, sets)
+	}
 	d.Groups = p.docGroups(in)
 	for _, l := range p.Lanes {
 		d.Lanes = append(d.Lanes, lane{
@@ -184,10 +189,10 @@ func (p *Profile) nodeOrder() []int32 {
 	return order
 }
 
-// tree returns the embedded tree, its cells and its frames: the nodes in
-// keep, each kept node's cut-off descendants merged into one node of frame
-// -2.
-func (p *Profile) tree(keep []int32, in *interner) (tree []int64, cells []uint64, frames []int64) {
+// tree returns the embedded tree, its cells, the label set of each cell
+// and its frames: the nodes in keep, each kept node's cut-off descendants
+// merged into one node of frame -2.
+func (p *Profile) tree(keep []int32, in *interner) (tree []int64, cells []uint64, sets []uint16, frames []int64) {
 	n := len(p.Nodes)
 	kept := make([]bool, n)
 	for _, i := range keep {
@@ -220,7 +225,7 @@ func (p *Profile) tree(keep []int32, in *interner) (tree []int64, cells []uint64
 			cut[absorb[i]] = m
 		}
 		for _, c := range p.Cells[start[i]:start[i+1]] {
-			m[p.cellKey(c)] += c.N
+			m[p.cellKey(c)<<16|uint64(c.LabelSet)] += c.N
 		}
 	}
 	kids := make(map[int32][]int32)
@@ -248,7 +253,7 @@ func (p *Profile) tree(keep []int32, in *interner) (tree []int64, cells []uint64
 		if i < 0 {
 			m := cut[-1-i]
 			tree = append(tree, -2, 0, int64(len(m)))
-			cells = appendSorted(cells, m)
+			cells, sets = appendCut(cells, sets, m)
 			continue
 		}
 		ks := kids[i]
@@ -267,12 +272,13 @@ func (p *Profile) tree(keep []int32, in *interner) (tree []int64, cells []uint64
 		tree = append(tree, fr, int64(nk), int64(start[i+1]-start[i]))
 		for _, c := range p.Cells[start[i]:start[i+1]] {
 			cells = append(cells, p.cellKey(c), c.N)
+			sets = append(sets, c.LabelSet)
 		}
 		for k := len(ks) - 1; k >= 0; k-- {
 			stk = append(stk, ks[k])
 		}
 	}
-	return tree, cells, frames
+	return tree, cells, sets, frames
 }
 
 // cellKey returns a cell's key in the page: class*slices + slice.
@@ -280,17 +286,19 @@ func (p *Profile) cellKey(c Cell) uint64 {
 	return uint64(c.Class)*uint64(p.Slices) + uint64(c.Slice)
 }
 
-// appendSorted appends m's (key, value) pairs by key.
-func appendSorted(out []uint64, m map[uint64]uint64) []uint64 {
+// appendCut appends the cells of a cut-off node, m's (key<<16 | label
+// set, samples) pairs, by key and set, to cells and their sets to sets.
+func appendCut(cells []uint64, sets []uint16, m map[uint64]uint64) ([]uint64, []uint16) {
 	keys := make([]uint64, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		out = append(out, k, m[k])
+		cells = append(cells, k>>16, m[k])
+		sets = append(sets, uint16(k))
 	}
-	return out
+	return cells, sets
 }
 
 // docGroups returns the groups' lanes.

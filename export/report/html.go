@@ -21,6 +21,12 @@ var (
 	style string
 	//go:embed report.js
 	script string
+	// The page of a profile with labels adds these: labelsScript runs
+	// before script (see labels.js).
+	//go:embed labels.css
+	labelsStyle string
+	//go:embed labels.js
+	labelsScript string
 )
 
 const (
@@ -53,11 +59,18 @@ func (p *Profile) WriteHTML(w io.Writer) error {
 		return fmt.Errorf("report: template lacks a marker")
 	}
 	bw := bufio.NewWriter(w)
+	labels := p.Labelled()
 	bw.WriteString(head)
 	bw.WriteString(style)
+	if labels {
+		bw.WriteString(labelsStyle)
+	}
 	bw.WriteString(mid)
 	bw.Write(data) // json.Marshal escapes <, > and &, so no "</script>" can occur
 	bw.WriteString(mid2)
+	if labels {
+		bw.WriteString(labelsScript)
+	}
 	bw.WriteString(script)
 	bw.WriteString(tail)
 	if err := bw.Flush(); err != nil {
@@ -72,6 +85,9 @@ func (p *Profile) WriteHTML(w io.Writer) error {
 func (p *Profile) documentJSON() ([]byte, error) {
 	order := p.nodeOrder()
 	budget := p.Options.MaxBytes - len(page) - len(style) - len(script)
+	if p.Labelled() {
+		budget -= len(labelsStyle) + len(labelsScript)
+	}
 	keep := min(p.Options.MaxNodes, len(p.Nodes))
 	for {
 		data, err := json.Marshal(p.document(order[:max(keep, 1)]))

@@ -94,14 +94,15 @@ type Node struct {
 	Total  uint64
 }
 
-// Cell is the samples of one class in one time slice that a node holds
-// as its innermost frame. Profile.Cells holds them sorted by node, class
-// and slice.
+// Cell is the samples of one class and label set in one time slice that
+// a node holds as its innermost frame. Profile.Cells holds them sorted by
+// node, class, slice and label set.
 type Cell struct {
-	Node  int32
-	Class Class
-	Slice uint16
-	N     uint64
+	Node     int32
+	Class    Class
+	Slice    uint16
+	LabelSet uint16 // index into Profile.LabelSets
+	N        uint64
 }
 
 // Function is a function's share of the samples: Self counts the samples in
@@ -195,6 +196,10 @@ type Profile struct {
 	Groups             []Group // the busiest Options.Groups groups, busiest first
 	GroupCount         int     // all groups
 	Lanes              []Lane  // goroutines with a lane, in their groups' order, busiest first
+	// LabelSets are the samples' distinct label sets, in the order first
+	// seen: LabelSets[0] is the empty set, of the samples without labels,
+	// and past MaxLabelSets one more set, Other, stands for the rest.
+	LabelSets []LabelSet
 }
 
 // BucketWidth returns the span of one timeline bucket in µs.

@@ -52,11 +52,12 @@ func (a *aggregator) slices() {
 	p.Cells = make([]Cell, 0, len(a.cells))
 	for key, n := range a.cells {
 		s := int64(key&cellSliceMask) - cellBias - g.lo
-		p.Cells = append(p.Cells, Cell{Node: int32(key >> cellNodeShift), Class: Class(key >> cellClassShift & cellClassMask), Slice: uint16(s), N: n})
+		p.Cells = append(p.Cells, Cell{Node: int32(key >> cellNodeShift), Class: Class(key >> cellClassShift & cellClassMask),
+			Slice: uint16(s), LabelSet: uint16(key >> cellSetShift & cellSetMask), N: n})
 	}
 	a.cells = nil
 	slices.SortFunc(p.Cells, func(x, y Cell) int {
-		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Class, y.Class), cmp.Compare(x.Slice, y.Slice))
+		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Class, y.Class), cmp.Compare(x.Slice, y.Slice), cmp.Compare(x.LabelSet, y.LabelSet))
 	})
 }
 
