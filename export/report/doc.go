@@ -45,6 +45,6 @@
 // reason. The page of a labelled profile adds a label picker (a key, then
 // one or more values; all by default) that filters the views, the flame
 // graph and the tables, and a table by label × state that follows the
-// brushed range (labels.js, labels.css); the page of a profile without
-// labels is the same as before labels existed.
+// brushed range (labels.js, labels.css, which work through report.js's
+// API); the page of a profile without labels carries neither.
 package report

@@ -22,7 +22,7 @@ var (
 	//go:embed report.js
 	script string
 	// The page of a profile with labels adds these: labelsScript runs
-	// before script (see labels.js).
+	// after script, through its API (see labels.js).
 	//go:embed labels.css
 	labelsStyle string
 	//go:embed labels.js
@@ -68,10 +68,10 @@ func (p *Profile) WriteHTML(w io.Writer) error {
 	bw.WriteString(mid)
 	bw.Write(data) // json.Marshal escapes <, > and &, so no "</script>" can occur
 	bw.WriteString(mid2)
+	bw.WriteString(script)
 	if labels {
 		bw.WriteString(labelsScript)
 	}
-	bw.WriteString(script)
 	bw.WriteString(tail)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)

@@ -2,27 +2,14 @@
 // labels only (labeldoc.go has the data's layout): a label picker (a key,
 // then one or more of its values; all by default) that filters the views,
 // the flame graph and the tables, and the table "by label × state", both
-// for the time range brushed. It runs just before report.js, which it
-// leaves as it is, so that the page of a profile without labels is what
-// it always was, and joins it at two points: it keeps the data object
-// report.js parses (a hook on JSON.parse that removes itself at once),
-// and it starts when report.js publishes its API (window.tachyonReport).
-// Filtering sets, in that object, the samples of the tree's cells whose
-// label set is not picked to 0, and redraws through the API; the table
-// follows every redraw of the summary. The timeline shows every goroutine.
+// for the time range brushed. It runs just after report.js, in the page
+// of a labelled profile only, and works through report.js's API
+// (window.tachyonReport): its data object and its redraws.
 (function () {
   'use strict';
-  const parse = JSON.parse;
-  let data = null;
-  JSON.parse = function (text, reviver) { JSON.parse = parse; data = parse(text, reviver); return data; };
-  Object.defineProperty(window, 'tachyonReport', {
-    configurable: true,
-    set(api) {
-      Object.defineProperty(window, 'tachyonReport', { value: api, writable: true, configurable: true, enumerable: true });
-      if (!data || !data.labels) return;
-      try { start(data, api); } catch (e) { console.error('labels:', e); }
-    },
-  });
+  const api = window.tachyonReport;
+  if (!api || !api.data || !api.data.labels) return;
+  try { start(api.data, api); } catch (e) { console.error('labels:', e); }
 
   function start(D, api) {
     const M = D.meta, S = D.strings, L = D.labels, NS = M.slices, NC = L.classes;

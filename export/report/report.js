@@ -568,6 +568,8 @@
       return out;
     },
     setView, setRange, search,
+    // The page's data, for labels.js, which filters its cells.
+    data: D,
   };
   api.renderMs = performance.now() - t0; api.readyMs = performance.now();
   window.tachyonReport = api;
