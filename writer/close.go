@@ -41,14 +41,14 @@ func (w *Writer) finish() error {
 	}
 	strOff := w.cw.n
 	for _, s := range w.strTab {
-		w.reserve(binary.MaxVarintLen64 + len(s))
+		w.reserveRaw(binary.MaxVarintLen64 + len(s))
 		w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
 		w.buf = append(w.buf, s...)
 	}
 	w.flushRaw()
 	frmOff := w.cw.n
 	for _, f := range w.frmTab {
-		w.reserve(3 * binary.MaxVarintLen64)
+		w.reserveRaw(3 * binary.MaxVarintLen64)
 		w.buf = binary.AppendUvarint(w.buf, uint64(f.file))
 		w.buf = binary.AppendUvarint(w.buf, uint64(f.fn))
 		w.buf = binary.AppendVarint(w.buf, int64(f.line))
@@ -76,6 +76,18 @@ func (w *Writer) finish() error {
 	_, err = w.dst.Seek(w.base+int64(size), io.SeekStart)
 	w.setErr(err)
 	return w.err
+}
+
+// reserveRaw is reserve for the tables, which follow the compressed
+// records uncompressed: a full buffer goes to the file, never to the
+// compressor, which is closed by then.
+func (w *Writer) reserveRaw(n int) {
+	if len(w.buf)+n > cap(w.buf) {
+		w.flushRaw()
+		if n > cap(w.buf) {
+			w.buf = make([]byte, 0, n)
+		}
+	}
 }
 
 // flushRaw writes the record buffer straight to the file (the tables are

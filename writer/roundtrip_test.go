@@ -2,8 +2,10 @@ package writer_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/testing/seekbuf"
@@ -265,4 +267,17 @@ func TestStickyError(t *testing.T) {
 	if err := w.Close(); !errors.Is(err, writer.ErrClosed) {
 		t.Fatalf("second Close: %v", err)
 	}
+}
+
+// TestTablesPastBuffer writes tables larger than the record buffer, in
+// both compressions: the tables follow the compressed records as they
+// are, so a full buffer of them must go to the file, not to the closed
+// compressor.
+func TestTablesPastBuffer(t *testing.T) {
+	var samples []tsample
+	for g := range uint64(30000) {
+		name := fmt.Sprintf("pkg.func%06d_%s", g, strings.Repeat("x", 24))
+		samples = append(samples, tsample{id: g, ts: 1000, stack: []tachyon.Frame{{File: "f.go", Func: name, Line: int32(g)}}})
+	}
+	roundTrip(t, 1000, samples, writer.Options{})
 }
