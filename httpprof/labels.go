@@ -3,10 +3,6 @@ package httpprof
 import (
 	"context"
 	"net/http"
-	"runtime/pprof"
-	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/gotachyon/profiler"
 )
@@ -67,183 +63,35 @@ const (
 // of the request's context: those of the http.Server's BaseContext, none
 // by default, whatever labels the goroutine that called Serve had.
 func Labels(h http.Handler) http.Handler {
-	l := &labeler{h: h, seen: make(map[string]string)}
+	l := &labeler{h: h}
 	l.mux, _ = h.(*http.ServeMux)
+	l.routes.m.Store(&map[string]*route{})
 	return l
 }
 
 type labeler struct {
-	h   http.Handler
-	mux *http.ServeMux
-
-	mu   sync.RWMutex
-	seen map[string]string // routes derived from paths, each its own value
+	h      http.Handler
+	mux    *http.ServeMux
+	routes routeTable
 }
 
 // ServeHTTP serves r with h under r's route and method labels.
 func (l *labeler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	labels := pprof.Labels(LabelRoute, l.route(r), LabelMethod, method(r.Method))
+	labels := l.route(r).labels[methodIndex(r.Method)]
 	profiler.Do(r.Context(), labels, func(ctx context.Context) {
 		l.h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
-// route returns r's route label.
-func (l *labeler) route(r *http.Request) string {
+// route returns r's route.
+func (l *labeler) route(r *http.Request) *route {
 	pattern := r.Pattern
 	if l.mux != nil {
 		_, pattern = l.mux.Handler(r)
 	}
 	if pattern != "" {
-		return bound(patternPath(pattern))
+		return l.routes.pattern(pattern)
 	}
-	return l.intern(bound(elide(r.URL.Path)))
-}
-
-// intern returns the value of the route rt derived from a path, and adds
-// it to the routes seen unless there are MaxRoutes already.
-func (l *labeler) intern(rt string) string {
-	l.mu.RLock()
-	v, ok := l.seen[rt]
-	l.mu.RUnlock()
-	if ok {
-		return v
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if v, ok := l.seen[rt]; ok {
-		return v
-	}
-	if len(l.seen) >= MaxRoutes {
-		return OtherRoute
-	}
-	// A copy, so that the table does not keep the request's memory.
-	rt = strings.Clone(rt)
-	l.seen[rt] = rt
-	return rt
-}
-
-// patternPath returns the path of a ServeMux pattern: from its first "/",
-// without the method and host before it.
-func patternPath(p string) string {
-	if i := strings.IndexByte(p, '/'); i >= 0 {
-		return p[i:]
-	}
-	return p
-}
-
-// methods are the methods net/http names, which label as themselves.
-var methods = [...]string{
-	http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
-	http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace,
-}
-
-// method returns the label of the request method m.
-func method(m string) string {
-	if m == "" {
-		return http.MethodGet // net/http's meaning of an empty method
-	}
-	for _, k := range methods {
-		if m == k {
-			return k
-		}
-	}
-	return OtherMethod
-}
-
-// elide returns path with each id segment replaced by "{id}", without
-// allocating when it has none.
-func elide(path string) string {
-	if path == "" {
-		return "/"
-	}
-	var b []byte // nil until a segment is elided
-	start := 0
-	for start <= len(path) {
-		end := strings.IndexByte(path[start:], '/')
-		if end < 0 {
-			end = len(path)
-		} else {
-			end += start
-		}
-		seg := path[start:end]
-		if isID(seg) {
-			if b == nil {
-				b = make([]byte, 0, len(path))
-				b = append(b, path[:start]...)
-			}
-			b = append(b, "{id}"...)
-		} else if b != nil {
-			b = append(b, seg...)
-		}
-		if end < len(path) && b != nil {
-			b = append(b, '/')
-		}
-		start = end + 1
-	}
-	if b == nil {
-		return path
-	}
-	return string(b)
-}
-
-// isID reports whether a path segment is an id: a number, a UUID, or 16
-// or more hex digits.
-func isID(s string) bool {
-	switch {
-	case s == "":
-		return false
-	case allOf(s, isDigit):
-		return true
-	case len(s) >= 16 && allOf(s, isHex):
-		return true
-	}
-	return isUUID(s)
-}
-
-// isUUID reports whether s is a UUID in its textual form,
-// 8-4-4-4-12 hex digits.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if i == 8 || i == 13 || i == 18 || i == 23 {
-			if s[i] != '-' {
-				return false
-			}
-		} else if !isHex(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func allOf(s string, f func(byte) bool) bool {
-	for i := 0; i < len(s); i++ {
-		if !f(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-func isHex(c byte) bool { return isDigit(c) || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
-
-// bound returns rt as valid UTF-8 of at most MaxRouteBytes.
-func bound(rt string) string {
-	if !utf8.ValidString(rt) {
-		rt = strings.ToValidUTF8(rt, "\uFFFD")
-	}
-	if len(rt) <= MaxRouteBytes {
-		return rt
-	}
-	const ellipsis = "…"
-	cut := MaxRouteBytes - len(ellipsis)
-	for cut > 0 && !utf8.RuneStart(rt[cut]) {
-		cut--
-	}
-	return rt[:cut] + ellipsis
+	var buf [MaxRouteBytes + 8]byte
+	return l.routes.path(appendRoute(buf[:0], r.URL.Path))
 }
