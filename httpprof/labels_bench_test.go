@@ -1,8 +1,10 @@
 package httpprof_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/trace"
 	"testing"
 
 	"github.com/gotachyon/profiler/httpprof"
@@ -12,8 +14,10 @@ import (
 // BenchmarkLabels measures what Labels adds to a request, with a mux
 // (whose pattern is looked up once more) and with a plain handler (whose
 // route is derived from the path), against the bare handler; "traced" is
-// with a profile reading the trace, which writes the labels to it. Its
-// allocs/op are per request: nothing is allocated per sample here.
+// as with a profile running: the runtime's trace on (into io.Discard) and
+// label events wanted, so that each request writes its labels to the
+// trace, and the profile's labels back as it ends. Its allocs/op are per
+// request: nothing is allocated per sample here.
 func BenchmarkLabels(b *testing.B) {
 	noop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 	mux := http.NewServeMux()
@@ -34,6 +38,10 @@ func BenchmarkLabels(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				if traced {
+					if err := trace.Start(io.Discard); err != nil {
+						b.Fatal(err)
+					}
+					defer trace.Stop()
 					tracelabel.Enable()
 					defer tracelabel.Disable()
 				}
