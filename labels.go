@@ -16,7 +16,17 @@ import (
 // goroutine's labels are ctx's again.
 //
 // A profile sees labels set while it reads the execution trace (the trace
-// backend); with runtime.Stack snapshots its samples carry none.
+// backend): every sample of the goroutine then carries them, as label
+// frames (see package tachyon), from the first tick after they were set.
+// Labels set before the profile started, or while the Auto backend ran
+// runtime.Stack snapshots, are not known to it until the goroutine sets
+// its labels again; snapshot samples carry no labels. runtime/trace
+// annotations (trace.NewTask, trace.WithRegion) label samples with their
+// task and region without any call of this package.
+//
+// A set is carried whole up to the trace's bounds (64 labels, 1 KiB of
+// keys and values, internal/tracelabel): past them, its first labels in
+// key order that fit.
 func Do(ctx context.Context, labels pprof.LabelSet, f func(context.Context)) {
 	defer SetGoroutineLabels(ctx)
 	ctx = pprof.WithLabels(ctx, labels)
@@ -32,10 +42,21 @@ func SetGoroutineLabels(ctx context.Context) {
 	if !tracelabel.Enabled() {
 		return
 	}
+	trace.Log(ctx, tracelabel.Category, labelMessage(ctx))
+}
+
+// labelMessage returns ctx's labels as a label event's message, as many
+// as fit the bounds of internal/tracelabel.
+func labelMessage(ctx context.Context) string {
 	var msg []byte
+	n := 0
 	pprof.ForLabels(ctx, func(k, v string) bool {
+		if n == tracelabel.MaxLabels || len(msg)+tracelabel.Size(k, v) > tracelabel.MaxBytes {
+			return false
+		}
 		msg = tracelabel.Append(msg, k, v)
-		return len(msg) <= tracelabel.MaxBytes
+		n++
+		return true
 	})
-	trace.Log(ctx, tracelabel.Category, string(msg))
+	return string(msg)
 }

@@ -2,10 +2,12 @@ package profiler_test
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +21,8 @@ import (
 )
 
 // TestIdleAllocatesNothing profiles an idle program of 1,000 parked
-// goroutines in wall mode, the trace backend reading and zstd writing, and
+// goroutines and one that labels itself 50 times a second (profiler.Do, a
+// trace task and region: labelTicker) in wall mode, the trace backend reading and zstd writing, and
 // checks that once every goroutine has been settled (each is every fourth
 // generation), a steady window of three generations allocates nothing but
 // the runtime's own trace: the process's allocation (runtime/metrics) is
@@ -31,6 +34,10 @@ func TestIdleAllocatesNothing(t *testing.T) {
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	runtime.MemProfileRate = 1
 	defer benchload.Park(1000)()
+	stopTicker := make(chan struct{})
+	tickerDone := make(chan struct{})
+	defer func() { close(stopTicker); <-tickerDone }()
+	go labelTicker(stopTicker, tickerDone)
 	p := profiler.Start(profiler.WithPath(filepath.Join(t.TempDir(), "p.bin")), profiler.WithQuiet(true), profiler.WithCheckpoint(time.Second))
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
@@ -65,6 +72,27 @@ func TestIdleAllocatesNothing(t *testing.T) {
 	// file names and metadata; the writers themselves are reused.
 	if n := byWho["rollover"]; n > 32<<10 {
 		t.Errorf("the checkpoints' rollovers allocated %d bytes in two seconds, want at most 32 KiB", n)
+	}
+}
+
+// labelTicker labels its goroutine as a service's handler would, until
+// stop: each round runs profiler.Do with one of two label sets around a
+// trace task and region, asleep.
+func labelTicker(stop, done chan struct{}) {
+	defer close(done)
+	sets := []pprof.LabelSet{pprof.Labels("route", "/a", "method", "GET"), pprof.Labels("route", "/b", "method", "POST")}
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		profiler.Do(context.Background(), sets[i%2], func(ctx context.Context) {
+			ctx, task := trace.NewTask(ctx, "request")
+			trace.WithRegion(ctx, "handle", func() { time.Sleep(15 * time.Millisecond) })
+			task.End()
+		})
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -126,8 +154,10 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // the files it creates and renames, which the os package allocates, and
 // the few bytes of a file's header and footer), "profiler"
 // (any other allocation by a
-// goroutine of the profiler or its zstd encoder), or "other" (the test and
-// its runner).
+// goroutine of the profiler or its zstd encoder), "label API" (the
+// program's own calls of profiler.Do and SetGoroutineLabels, which build
+// a label event's message: per call, as runtime/pprof's labels allocate,
+// never per sample), or "other" (the test and its runner).
 func allocOwner(s *profile.Sample) string {
 	owner := "other"
 	for _, loc := range s.Location {
@@ -137,6 +167,8 @@ func allocOwner(s *profile.Sample) string {
 				strings.HasSuffix(name, "sampler.(*traceBackend).frame"), strings.HasSuffix(name, "sampler.(*stack).waiting"),
 				strings.HasSuffix(name, "sampler.(*emitter).reasonFrame"),
 				strings.HasSuffix(name, "sampler.(*stack).underRuntime"), // a runtime goroutine's new stack
+				strings.HasSuffix(name, "sampler.(*traceBackend).withLabels"), strings.HasSuffix(name, "sampler.(*traceBackend).labelSet"),
+				strings.HasSuffix(name, "sampler.(*labeler).pset"), // a stack with labels, or a label set, not met before
 				strings.HasSuffix(name, "gotrace.(*generation).stack"):
 				return "new stack"
 			case strings.HasSuffix(name, "segment.growZeroed"), strings.HasSuffix(name, "segment.(*Thread).Write") && owner == "other":
@@ -167,6 +199,8 @@ func allocOwner(s *profile.Sample) string {
 				return "runtime trace"
 			case strings.HasPrefix(name, "testing."), strings.HasPrefix(name, "runtime/pprof."):
 				return "other"
+			case name == "github.com/gotachyon/profiler.SetGoroutineLabels", name == "github.com/gotachyon/profiler.Do":
+				return "label API"
 			case strings.HasPrefix(name, "github.com/gotachyon/profiler/"), strings.HasPrefix(name, "github.com/klauspost/"):
 				if owner == "slices" || owner == "other" && (strings.Contains(name, "gotrace.(*generation).") || strings.Contains(name, "gotrace.setID")) {
 					// Reused buffers and tables reaching a new size: the

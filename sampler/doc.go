@@ -249,6 +249,42 @@
 // goroutine runs: wall mode does not take it as evidence, and CPU mode
 // writes it with its innermost frame, so that the time is still counted.
 //
+// # Labels
+//
+// The trace backend writes every sample of a goroutine with the labels it
+// had at the sample's time, as label frames outermost on the stack
+// (tachyon.LabelFrames), in every state, in both modes:
+//
+//   - its pprof labels, as profiler.Do and profiler.SetGoroutineLabels
+//     write them into the trace (internal/tracelabel): the whole set of
+//     its latest label event; a goroutine it creates starts with them, as
+//     runtime/pprof's labels are inherited;
+//   - region (tachyon.LabelRegion): the type of its innermost active
+//     runtime/trace region (trace.WithRegion, StartRegion);
+//   - task (tachyon.LabelTask): the type of the task of that region if it
+//     is in one, else of the latest task (trace.NewTask) the goroutine
+//     began and has not ended. Tasks and regions are not inherited.
+//
+// A change takes effect at the first tick after it (a tick at the same
+// nanosecond sees the labels before it), so a region's samples total its
+// duration to a tick either side. The runtime's system goroutines (under
+// "[runtime]") carry none. Label frames survive the depth bound: code
+// frames make room for them.
+//
+// The trace is read from its start to its end, so a region or task that
+// spans generations labels every tick between. What began before the
+// trace backend started (before Start, or, under Auto, while snapshots
+// ran) is not in the trace, and the runtime does not report active
+// regions at a generation's start: such a region or task is not carried,
+// a region in a task whose begin the trace lacks has no task label, and
+// pprof labels set before are not known until the goroutine sets its
+// labels again. No label is written rather than one that may be wrong.
+//
+// The trace backend asks for label events (tracelabel.Enable) while it
+// runs and stops asking when it stops, Auto's switches to snapshots
+// included. The snapshot backend's samples carry no labels: a
+// runtime.Stack dump has none.
+//
 // # Observers
 //
 // Config.Observer is told of what the sampler sees beside the samples it

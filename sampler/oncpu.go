@@ -249,7 +249,7 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 				sched = tb.schedStack(g)
 			}
 			for ; si < len(p.slots) && p.slots[si].run == ri; si++ {
-				t := run{from: p.slots[si].tick, to: p.slots[si].tick + 1, state: gRunning}
+				t := run{from: p.slots[si].tick, to: p.slots[si].tick + 1, state: gRunning, labels: r.labels}
 				switch c := p.slots[si].claim; {
 				case c >= 0:
 					t.stack = p.claims[c].s
@@ -278,7 +278,7 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 				part.from, part.to = from, e.tick
 				out = appendRun(out, part)
 			}
-			out = appendRun(out, run{from: e.tick, to: e.tick + 1, state: gRunning, stack: p.claims[e.claim].s})
+			out = appendRun(out, run{from: e.tick, to: e.tick + 1, state: gRunning, stack: p.claims[e.claim].s, labels: r.labels})
 			from = e.tick + 1
 		}
 		if from < r.to {
@@ -306,7 +306,7 @@ func nearestClaim(tb *traceBackend, claims []cpuHit, i int, k uint64) int {
 func appendRun(runs []run, r run) []run {
 	if n := len(runs); n > 0 {
 		last := &runs[n-1]
-		if last.to == r.from && last.state == r.state && last.why == r.why && last.stack == r.stack && last.sched == r.sched {
+		if last.to == r.from && last.state == r.state && last.why == r.why && last.stack == r.stack && last.sched == r.sched && last.labels == r.labels {
 			last.to = r.to
 			return runs
 		}

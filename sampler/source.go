@@ -8,6 +8,7 @@ import (
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/tracelabel"
 )
 
 // source is the trace as the state machine reads it: goroutine
@@ -20,6 +21,8 @@ type source interface {
 	Stack(id uint64) []gotrace.Frame
 	// Reason returns the text of a wait reason (gotrace.Event.Reason).
 	Reason(i uint32) string
+	// String returns a string of the generation (gotrace.Event.Name).
+	String(id uint64) string
 	// Clock returns the clock snapshot of the generation the latest Sync
 	// began, if it has one.
 	Clock() (gotrace.Clock, bool)
@@ -50,6 +53,7 @@ type xsource struct {
 	stacks  []xtrace.Stack // this generation's, by id - 1
 	ids     map[xtrace.Stack]uint64
 	frames  []gotrace.Frame
+	strs    []string // this generation's strings of events, by id - 1
 	reasons []string // by index
 	reason  map[string]uint32
 	clock   gotrace.Clock
@@ -77,6 +81,8 @@ func (x *xsource) Next(out *gotrace.Event) error {
 		case xtrace.EventSync:
 			x.stacks = x.stacks[:0]
 			clear(x.ids)
+			clear(x.strs)
+			x.strs = x.strs[:0]
 			out.Kind = gotrace.Sync
 			x.clock, x.clocked = gotrace.Clock{}, false
 			if cs := ev.Sync().ClockSnapshot; cs != nil {
@@ -95,6 +101,34 @@ func (x *xsource) Next(out *gotrace.Event) error {
 			out.Kind, out.G = gotrace.Transition, uint64(tr.Resource.Goroutine())
 			out.From, out.To = xstate(from), xstate(to)
 			out.Stack, out.Reason = x.id(tr.Stack), x.reasonOf(tr.Reason)
+			if from == xtrace.GoNotExist {
+				out.Creator = uint64(ev.Goroutine())
+			}
+			return nil
+		case xtrace.EventTaskBegin, xtrace.EventTaskEnd:
+			tk := ev.Task()
+			out.Kind, out.G, out.Task = gotrace.TaskEnd, uint64(ev.Goroutine()), uint64(tk.ID)
+			if ev.Kind() == xtrace.EventTaskBegin {
+				out.Kind, out.Name = gotrace.TaskBegin, x.str(tk.Type)
+				if tk.Parent != xtrace.NoTask {
+					out.Parent = uint64(tk.Parent)
+				}
+			}
+			return nil
+		case xtrace.EventRegionBegin, xtrace.EventRegionEnd:
+			rg := ev.Region()
+			out.Kind = gotrace.RegionBegin
+			if ev.Kind() == xtrace.EventRegionEnd {
+				out.Kind = gotrace.RegionEnd
+			}
+			out.G, out.Task, out.Name = uint64(ev.Goroutine()), uint64(rg.Task), x.str(rg.Type)
+			return nil
+		case xtrace.EventLog:
+			lg := ev.Log()
+			if lg.Category != tracelabel.Category {
+				continue
+			}
+			out.Kind, out.G, out.Task, out.Name = gotrace.Log, uint64(ev.Goroutine()), uint64(lg.Task), x.str(lg.Message)
 			return nil
 		}
 	}
@@ -111,6 +145,20 @@ func (x *xsource) id(s xtrace.Stack) uint64 {
 	x.stacks = append(x.stacks, s)
 	x.ids[s] = uint64(len(x.stacks))
 	return uint64(len(x.stacks))
+}
+
+// str numbers a string of the generation's events.
+func (x *xsource) str(s string) uint64 {
+	x.strs = append(x.strs, s)
+	return uint64(len(x.strs))
+}
+
+// String returns string id of the generation's events.
+func (x *xsource) String(id uint64) string {
+	if id == 0 || id > uint64(len(x.strs)) {
+		return ""
+	}
+	return x.strs[id-1]
 }
 
 // reasonOf numbers a wait reason.

@@ -2,10 +2,13 @@ package sampler
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strings"
 	"testing"
 	"time"
@@ -13,23 +16,49 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // recordIdleTrace records d of execution trace with CPU samples while n
-// goroutines are blocked.
+// goroutines are blocked and one labels itself every few milliseconds
+// (labelTicker).
 func recordIdleTrace(tb testing.TB, n int, d time.Duration) []byte {
 	stop := make(chan struct{})
 	defer close(stop)
 	for i := range n {
 		go blockChan2(stop, i%7)
 	}
+	go labelTicker(stop)
 	time.Sleep(20 * time.Millisecond)
 	return traceFor(tb, d)
 }
 
+// labelTicker uses labels as a service does, until stop: each round sets
+// pprof labels (one of two sets), begins a task and a region in it,
+// sleeps, ends them and clears its labels.
+func labelTicker(stop chan struct{}) {
+	ctx := context.Background()
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		setLabels(ctx, "route", []string{"/a", "/b"}[i%2])
+		tctx, task := trace.NewTask(ctx, "request")
+		trace.WithRegion(tctx, "handle", func() { time.Sleep(80 * time.Millisecond) })
+		task.End()
+		setLabels(ctx)
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestSteadyStateAllocs checks that, once a program's goroutines and
 // stacks have been seen, reading its trace, folding it and writing the
-// samples allocates nothing: an idle program with 1,000 parked goroutines,
+// samples allocates nothing: an idle program with 1,000 parked goroutines
+// and one that changes its labels, task and region 10 times a second
+// (seldom enough that its CPU samples, each a new stack, leave most
+// generations steady),
 // each generation from the fifth on. The sink keeps nothing (package
 // writer's benchmarks, and the root package's TestIdleAllocatesNothing
 // for the whole profiler, count a writer's allocations). A generation in
@@ -57,7 +86,13 @@ func TestSteadyStateAllocs(t *testing.T) {
 // judged. A generation's window runs from its Sync to the next one's, so
 // it holds the reading of the next generation.
 func steadyAllocs(t *testing.T) (judged int) {
-	data := recordIdleTrace(t, 1000, 6500*time.Millisecond)
+	d := 6500 * time.Millisecond
+	if testutil.Race {
+		// Slower code under the race detector: the labelled goroutine's
+		// queue and CPU samples reach their high water later.
+		d = 10500 * time.Millisecond
+	}
+	data := recordIdleTrace(t, 1000, d)
 	src, err := newSource(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +121,9 @@ func steadyAllocs(t *testing.T) (judged int) {
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
 				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
+				if os.Getenv("STEADY_DEBUG") != "" {
+					t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
+				}
 				switch {
 				case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
 				case em.samples == at.samples:
@@ -107,13 +145,17 @@ func steadyAllocs(t *testing.T) (judged int) {
 	if gen < 7 {
 		t.Fatalf("%d generations recorded, want >= 7", gen)
 	}
+	if len(tb.labels.labelled) == 0 {
+		t.Fatal("no labelled stack written")
+	}
+	t.Logf("%d generations judged; %d labelled stacks, %d label sets", judged, len(tb.labels.labelled), len(tb.labels.sets))
 	return judged
 }
 
 // stacks counts the stacks tb has met, with their variants under a wait
-// reason.
+// reason or with labels, and the label sets.
 func stacks(tb *traceBackend) int {
-	n := len(tb.known)
+	n := len(tb.known) + len(tb.labels.labelled) + len(tb.labels.sets) + len(tb.labels.psets)
 	for _, s := range tb.known {
 		n += len(s.waits)
 		if s.rooted != nil {

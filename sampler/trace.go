@@ -9,6 +9,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/tracelabel"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -41,6 +42,7 @@ type traceBackend struct {
 	cpuProfile *cpuProfiler                // nil without CPU samples
 	cpuNow     atomic.Pointer[cpuProfiler] // cpuProfile, for the parser, which starts before it
 	released   atomic.Bool                 // the tracer and CPU profiler are stopped
+	labelling  atomic.Bool                 // tracelabel.Enable called, Disable not yet
 	done       chan struct{}
 	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
 	feed       *frFeed       // the flight recorder read, if the trace comes through one
@@ -77,6 +79,8 @@ type traceBackend struct {
 	baseWall  int64 // ns since the epoch at baseTrace
 	startWall time.Time
 
+	labels labeler // label state across goroutines (labels.go)
+
 	ticks tickGrid
 	pace  pacer
 	gen   uint64 // generations begun
@@ -100,7 +104,11 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	tb.begun = make(chan struct{})
 	ready := make(chan error, 1)
 	go tb.run(ready)
+	// Label events are asked for before the tracer starts, so that none
+	// written once it runs is missed.
+	tb.labelsOn()
 	if err := tb.startTracer(); err != nil {
+		tb.labelsOff()
 		pr.CloseWithError(err) // the parsing goroutine ends
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
@@ -120,6 +128,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	if err != nil {
 		pr.CloseWithError(err) // unblock the trace writer before stopping it
 		tb.stopTracer()
+		tb.labelsOff()
 		pw.Close()
 		if errors.Is(err, errNoHeader) {
 			return nil, fmt.Errorf("runtime/trace unusable: %w", err)
@@ -196,6 +205,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
 		gs:        gotrace.NewByID[tgor](14),
+		labels:    newLabeler(),
 		startWall: start,
 	}
 	tb.ticks.stepUS = uint64(1e6 / em.cfg.Rate)
@@ -223,6 +233,22 @@ func (tb *traceBackend) release() {
 		tb.cpuProfile.stop()
 	}
 	tb.stopTracer()
+	tb.labelsOff()
+}
+
+// labelsOn asks profiler.Do and SetGoroutineLabels to write label events
+// into the trace (internal/tracelabel), until labelsOff.
+func (tb *traceBackend) labelsOn() {
+	if tb.labelling.CompareAndSwap(false, true) {
+		tracelabel.Enable()
+	}
+}
+
+// labelsOff stops asking for label events, once.
+func (tb *traceBackend) labelsOff() {
+	if tb.labelling.CompareAndSwap(true, false) {
+		tracelabel.Disable()
+	}
 }
 
 func (tb *traceBackend) loop() {
@@ -285,6 +311,8 @@ func (tb *traceBackend) handle(ev *gotrace.Event) {
 		tb.transition(ev, t)
 	case gotrace.Sample:
 		tb.cpuSample(ev, t)
+	case gotrace.TaskBegin, gotrace.TaskEnd, gotrace.RegionBegin, gotrace.RegionEnd, gotrace.Log:
+		tb.userEvent(ev)
 	}
 }
 

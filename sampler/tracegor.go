@@ -44,6 +44,7 @@ type tgor struct {
 	carry  []cpuHit // payments no tick took yet (oncpu.go)
 	active bool
 	credit float64 // ticks owed by CPU samples, carried between generations
+	glabels
 	// hs caches the stacks of g's latest trace stack handles: a goroutine
 	// moves between a few places (its system calls, its blocks), and a
 	// hit saves a lookup in the generation's table.
@@ -66,6 +67,8 @@ type run struct {
 	// at the end of their stretch (the stack its block, system call or
 	// preemption recorded), once known.
 	sched *stack
+	// labels is the goroutine's label set over the ticks (labels.go).
+	labels *labelSet
 }
 
 // maxPend bounds a goroutine's queue; a longer one is merged into its last
@@ -94,7 +97,8 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 		return g, false
 	}
 	g = tb.newTgor()
-	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
+	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0],
+		glabels: glabels{regions: g.regions[:0], tasks: g.tasks[:0]}}
 	// The backend's own goroutines, and those package own says are the
 	// profiler's when the backend meets them, are hidden for life;
 	// ownSink catches those registered after the backend met them.
@@ -155,6 +159,9 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 		return
 	}
 	g, isNew := tb.goroutine(id)
+	if isNew && from == gotrace.GoNotExist {
+		tb.inherit(g, ev.Creator)
+	}
 	s := tb.gstack(g, ev.Stack)
 	tb.learnFromTransition(g, s, from == gotrace.GoNotExist)
 	next := goState(to)
@@ -267,6 +274,8 @@ func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	}
 	if g.role == roleRuntime {
 		s = s.underRuntime(tb.em.runtimeFrame())
+	} else {
+		s = tb.withLabels(s, g.labels)
 	}
 	// On a CPU, whatever the scheduler says: a CPU sample taken in a
 	// system call is CPU time spent in the kernel.
@@ -281,13 +290,13 @@ func (tb *traceBackend) cut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: g.why}
+	r := run{from: from, to: to, state: g.state, why: g.why, labels: g.labels}
 	if g.state != gRunning {
 		r.stack = g.stack
 	}
 	if n := len(g.pend); n > 0 {
 		last := &g.pend[n-1]
-		if n >= maxPend || last.to == r.from && last.state == r.state && last.why == r.why && last.stack == r.stack {
+		if n >= maxPend || last.to == r.from && last.state == r.state && last.why == r.why && last.stack == r.stack && last.labels == r.labels {
 			last.to = r.to
 			return
 		}
@@ -371,6 +380,8 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 	}
 	if g.role == roleRuntime {
 		s = s.underRuntime(tb.em.runtimeFrame())
+	} else {
+		s = tb.withLabels(s, r.labels)
 	}
 	tb.em.write(&g.track, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
 }
@@ -415,7 +426,9 @@ func (tb *traceBackend) remove(g *tgor) {
 		clear(g.pend[:cap(g.pend)])
 		clear(g.cpu[:cap(g.cpu)])
 		clear(g.carry[:cap(g.carry)])
-		*g = tgor{pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0]}
+		clear(g.regions[:cap(g.regions)])
+		clear(g.tasks[:cap(g.tasks)])
+		*g = tgor{pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0], glabels: glabels{regions: g.regions[:0], tasks: g.tasks[:0]}}
 		tb.free = append(tb.free, g)
 	}
 }

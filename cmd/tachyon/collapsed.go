@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "collapsed",
 		summary: "print folded stacks (outermost;...;innermost count) for flame graphs",
-		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--state S]... [--runs all|latest|ID] FILE... | DIR",
+		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--labels] [--state S]... [--runs all|latest|ID] FILE... | DIR",
 		run:     runCollapsed,
 	})
 }
@@ -65,6 +65,7 @@ func runCollapsed(args []string, stdout, stderr io.Writer) int {
 	var o collapsed.Options
 	fs.Var(frameFormat{&o.Frames}, "frames", "frame text: func, func-line or file-func-line (file:func:line, the spec format)")
 	fs.BoolVar(&o.ByGoroutine, "by-goroutine", false, "add an outermost frame \"goroutine N\" per goroutine")
+	labelsFlag(fs, &o.Labels)
 	fs.IntVar(&o.MaxBytes, "max-bytes", collapsed.DefaultMaxBytes, "most bytes kept for the distinct folded stacks; past it the command fails")
 	states := (*stateList)(&o.States)
 	fs.Var(states, "state", fmt.Sprintf("keep only samples in these states (repeatable or comma list): %s, %s, %s, %s, %s",

@@ -34,9 +34,9 @@ var formats = []struct {
 		func() converter { return new(dcpiConverter) }},
 	{"nytprof", "Devel::NYTProf 5.0 data file for nytprofhtml/nytprofcalls (--compress, --on-cpu, --source, --source-root DIR, --bin EXE, --max-name-bytes N)",
 		func() converter { return new(nytprofConverter) }},
-	{"pprof", "gzipped pprof protobuf for go tool pprof and go build -pgo, values samples, wall, on_cpu (or cpu), labels goroutine, state, wait_reason (--type wall|cpu, --binary PROG)",
+	{"pprof", "gzipped pprof protobuf for go tool pprof and go build -pgo, values samples, wall, on_cpu (or cpu), labels goroutine, state, wait_reason and the program's own (--type wall|cpu, --binary PROG)",
 		func() converter { return new(pprofConverter) }},
-	{"speedscope", "speedscope JSON, one sampled profile per goroutine for the busiest (--top N), the rest merged",
+	{"speedscope", "speedscope JSON, one sampled profile per goroutine for the busiest (--top N), the rest merged (--labels: label frames at the root)",
 		func() converter { return new(speedscopeConverter) }},
 	{"spx", "SPX (php-spx v0.4) full reports: OUT is a directory receiving KEY.json and KEY.txt.gz per report",
 		func() converter { return new(spxConverter) }},
@@ -202,4 +202,10 @@ func exportInOnePass(in input, out string, export func(io.Writer, *reader.File) 
 func maxStackFramesFlag(fs *flag.FlagSet, p *int) {
 	fs.IntVar(p, "max-stack-frames", stacktab.DefaultMaxFrames,
 		"most frames kept across the profile's distinct stacks (8 bytes each); past it the export fails")
+}
+
+// labelsFlag adds the --labels flag of the exports that leave label frames
+// out of their stacks by default.
+func labelsFlag(fs *flag.FlagSet, p *bool) {
+	fs.BoolVar(p, "labels", false, "keep the label frames (pprof labels, trace tasks and regions) at the root of each stack, \"key=value\"; by default they are left out")
 }

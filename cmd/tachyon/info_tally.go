@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gotachyon/profiler/internal/busiest"
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -21,7 +22,9 @@ import (
 // program's own, grouped by their outermost frame under the root. This is
 // not the HTML report's grouping (report.Group), which puts goroutines of
 // one outermost function in different groups when the stacks they spent
-// most samples in differ.
+// most samples in differ. Label frames (tachyon.LabelOf) are no code:
+// they change no group and no leaf, and count the samples of each label
+// by state.
 type tally struct {
 	runtime   bool // --runtime: the runtime's goroutines in full
 	states    [tachyon.NumStates]uint64
@@ -31,6 +34,8 @@ type tally struct {
 	roots     map[busiest.Key]root
 	synthetic []bool // frame index is a synthetic frame (tachyon.Synthetic)
 	rtRoot    []bool // frame index is tachyon.RuntimeRoot
+	labels    *labelframes.Frames
+	byLabel   map[uint32]*[tachyon.NumStates]uint64 // samples by label frame index, by state
 }
 
 // root is the frame a goroutine is grouped by: its first stack's
@@ -44,7 +49,7 @@ type root struct {
 func newTally(f *reader.File, runtime bool) *tally {
 	n := len(f.FrameRefs())
 	t := &tally{runtime: runtime, onCPU: make([]uint64, n), offCPU: make([]uint64, n), roots: map[busiest.Key]root{},
-		synthetic: make([]bool, n), rtRoot: make([]bool, n)}
+		synthetic: make([]bool, n), rtRoot: make([]bool, n), labels: labelframes.Of(f), byLabel: map[uint32]*[tachyon.NumStates]uint64{}}
 	for i := range n {
 		fr := f.Frame(uint32(i))
 		t.synthetic[i], t.rtRoot[i] = tachyon.Synthetic(fr), tachyon.IsRuntimeRoot(fr)
@@ -56,7 +61,15 @@ func newTally(f *reader.File, runtime bool) *tally {
 func (t *tally) add(s *reader.Sample, n uint64) {
 	st := s.Status.State()
 	t.states[st] += n
-	d := len(s.Stack)
+	d := t.labels.Code(s.Stack)
+	for _, fi := range s.Stack[d:] {
+		c := t.byLabel[fi]
+		if c == nil {
+			c = new([tachyon.NumStates]uint64)
+			t.byLabel[fi] = c
+		}
+		c[st] += n
+	}
 	if d == 0 {
 		return
 	}
@@ -108,6 +121,9 @@ func (t *tally) print(w io.Writer, f *reader.File) {
 	t.printGroups(w, f)
 	printTop(w, f, "top on CPU:", t.onCPU)
 	printTop(w, f, "top off CPU:", t.offCPU)
+	if len(t.byLabel) > 0 {
+		printLabels(w, f, t.byLabel)
+	}
 }
 
 // printGroups writes the goroutine count and the largest groups of

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,5 +38,35 @@ func TestUnfinishedReadsCheckpoints(t *testing.T) {
 	}
 	if code, _, _ := runCLI("info", filepath.Join(dir, "other.bin")); code == exitOK {
 		t.Error("info of a missing file with no checkpoints succeeded")
+	}
+}
+
+// TestUnfinishedBesideFinished: a profile that exists beside the
+// checkpoint directory of a later run that did not finish is read as it
+// is, with a note naming the directory, so that the later run's samples
+// are not mistaken for missing; and a name that is not plain is quoted in
+// the notes, as everywhere else.
+func TestUnfinishedBesideFinished(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	odd := filepath.Join(dir, "odd\nx.bin: ok")
+	for _, p := range []string{out, odd} {
+		if err := os.Mkdir(profiler.PartDir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(profiler.PartDir(p), "profile-20261123T104945.053Z-000001.tachyon"), proftest.AllStatusesBytes(t), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(out, proftest.AllStatusesBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("info", out)
+	if code != exitOK || !strings.Contains(stdout, "file:          "+out+"\n") || !strings.Contains(stderr, profiler.PartDir(out)+" holds the checkpoints of a later run") {
+		t.Errorf("info of a finished profile beside checkpoints: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI("verify", odd)
+	if code != exitOK || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, strconv.Quote(odd)+" was never finished") {
+		t.Errorf("verify of an unfinished profile with a line break in its name: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -10,7 +10,9 @@
 // status bits. The Go sampler's synthetic frames stay in the stacks: a
 // wait reason (tachyon.WaitFrame) and "[no CPU sample]" innermost,
 // "[runtime]" outermost, so the runtime's system goroutines make one
-// tower.
+// tower. Label frames (tachyon.LabelOf), the outermost frames of a
+// labelled goroutine's samples, are left out unless Options.Labels keeps
+// them at the root.
 package collapsed
 
 import (
@@ -23,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/gotachyon/profiler/export/limits"
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -60,6 +63,7 @@ func Lines(f *reader.File, o Options) ([]Line, error) {
 // folder sums samples by folded stack.
 type folder struct {
 	f    *reader.File
+	lf   *labelframes.Frames
 	o    Options
 	keep [tachyon.NumStates]bool // with o.States, the states kept
 	// One map, from a stack's frame indexes to its line. Two stacks of
@@ -72,7 +76,7 @@ type folder struct {
 }
 
 func newFolder(f *reader.File, o Options) *folder {
-	fd := &folder{f: f, o: o, byKey: make(map[string]int32), limit: o.MaxBytes}
+	fd := &folder{f: f, lf: labelframes.Of(f), o: o, byKey: make(map[string]int32), limit: o.MaxBytes}
 	if fd.limit <= 0 {
 		fd.limit = DefaultMaxBytes
 	}
@@ -86,7 +90,11 @@ func newFolder(f *reader.File, o Options) *folder {
 
 // add counts n samples of s's thread, stack and status.
 func (fd *folder) add(s *reader.Sample, n uint64) error {
-	if len(s.Stack) == 0 || (len(fd.o.States) > 0 && !fd.keep[s.Status.State()]) {
+	stack := s.Stack
+	if !fd.o.Labels {
+		stack = stack[:fd.lf.Code(stack)]
+	}
+	if len(stack) == 0 || (len(fd.o.States) > 0 && !fd.keep[s.Status.State()]) {
 		return nil
 	}
 	key := fd.key[:0]
@@ -94,7 +102,7 @@ func (fd *folder) add(s *reader.Sample, n uint64) error {
 		key = strconv.AppendUint(key, s.ThreadID, 36)
 		key = append(key, ':')
 	}
-	for _, i := range s.Stack {
+	for _, i := range stack {
 		key = strconv.AppendUint(key, uint64(i), 36)
 		key = append(key, ',')
 	}
@@ -102,7 +110,7 @@ func (fd *folder) add(s *reader.Sample, n uint64) error {
 	li, ok := fd.byKey[string(key)]
 	if !ok {
 		var err error
-		if li, err = fd.newLine(s); err != nil {
+		if li, err = fd.newLine(s.ThreadID, stack); err != nil {
 			return err
 		}
 	}
@@ -110,33 +118,40 @@ func (fd *folder) add(s *reader.Sample, n uint64) error {
 	return nil
 }
 
-// newLine adds the line of s's stack, whose key is fd.key, and returns
-// its index.
-func (fd *folder) newLine(s *reader.Sample) (int32, error) {
+// newLine adds the line of thread tid's stack, whose key is fd.key, and
+// returns its index. The "goroutine N" frame of ByGoroutine goes under
+// the stack's label frames, if any.
+func (fd *folder) newLine(tid uint64, stack []uint32) (int32, error) {
 	text := fd.text[:0]
+	var g []byte
 	if fd.o.ByGoroutine {
-		text = append(text, "goroutine "...)
-		text = strconv.AppendUint(text, s.ThreadID, 10)
-		text = append(text, ';')
+		g = append(g, "goroutine "...)
+		g = strconv.AppendUint(g, tid, 10)
+		g = append(g, ';')
 	}
 	// Measured before it is built: one stack's text can be gigabytes (a
 	// long name in a deep stack), and a buffer grown by doubling towards
 	// the limit leaves its old copies behind.
-	need := len(text)
-	for _, i := range s.Stack {
+	need := len(g)
+	for _, i := range stack {
 		fr := fd.f.Frame(i)
 		need += len(fr.File) + len(fr.Func) + 16
 		if held := fd.held + len(fd.key) + need; held > fd.limit {
 			return 0, fmt.Errorf("collapsed: %w", &limits.Error{Limit: limits.FoldedBytes, Max: int64(fd.limit), Value: int64(held)})
 		}
 	}
-	text = slices.Grow(text, need-len(text))
-	for j := len(s.Stack) - 1; j >= 0; j-- {
-		text = appendFrame(text, fd.f.Frame(s.Stack[j]), fd.o.Frames)
-		if j > 0 {
-			text = append(text, ';')
-		}
+	text = slices.Grow(text, need)
+	code := fd.lf.Code(stack)
+	for j := len(stack) - 1; j >= code; j-- { // label frames, if kept
+		text = appendFrame(text, fd.f.Frame(stack[j]), fd.o.Frames)
+		text = append(text, ';')
 	}
+	text = append(text, g...)
+	for j := code - 1; j >= 0; j-- {
+		text = appendFrame(text, fd.f.Frame(stack[j]), fd.o.Frames)
+		text = append(text, ';')
+	}
+	text = text[:len(text)-1] // the last ';'; the stack is not empty
 	fd.text = text
 	fd.held += len(fd.key) + len(text)
 	li := int32(len(fd.lines))

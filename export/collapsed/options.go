@@ -51,8 +51,17 @@ type Options struct {
 	Frames FrameFormat
 	// ByGoroutine adds an outermost frame "goroutine N" (N the sample's
 	// thread id, the goroutine id for the Go sampler), so that each
-	// goroutine gets its own tower in a flame graph.
+	// goroutine gets its own tower in a flame graph; with Labels, it goes
+	// under the label frames.
 	ByGoroutine bool
+	// Labels keeps the label frames (tachyon.LabelOf) at the root of their
+	// samples' stacks, the smallest key outermost, so that a flame graph
+	// has a tower per label set, such as one per HTTP route; without it
+	// they are left out and a labelled file folds as it would without
+	// labels. FileFuncLine writes a label frame as the file has it
+	// ("<labels>:http.route=/api:0", as every Tachyon reader reads it),
+	// FuncLine and Func as "http.route=/api".
+	Labels bool
 	// States, when not empty, keeps only the samples in one of these
 	// states.
 	States []tachyon.State
@@ -77,7 +86,7 @@ func appendFrame(b []byte, fr tachyon.Frame, ff FrameFormat) []byte {
 		return strconv.AppendInt(b, int64(fr.Line), 10)
 	}
 	b = appendSafe(b, fr.Func)
-	if tachyon.Synthetic(fr) {
+	if tachyon.Synthetic(fr) || tachyon.IsLabel(fr) {
 		return b
 	}
 	if ff != Func {

@@ -169,15 +169,23 @@ func TestFromTachyon(t *testing.T) {
 	ts := uint64(1_700_000_000_000_000)
 	wantCounts := map[uint64]uint64{}
 	k := 0
+	// Every other sample is labelled: its label frames, outermost, change
+	// no leaf.
+	labels := tachyon.LabelFrames([]tachyon.Label{{Key: "http.route", Value: "/spin"}, {Key: tachyon.LabelTask, Value: "t"}})
 	for line, pc := range first {
 		k++
-		for range k {
+		for j := range k {
 			ts += 4000
-			w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: ts, Status: tachyon.StatusOnCPU | tachyon.StatusHasGIL,
-				Frames: []tachyon.Frame{{File: file, Func: "main.spin", Line: int32(line)}, {File: file, Func: "main.main", Line: 1}}})
+			frames := []tachyon.Frame{{File: file, Func: "main.spin", Line: int32(line)}, {File: file, Func: "main.main", Line: 1}}
+			if j%2 == 1 {
+				frames = append(frames, labels...)
+			}
+			w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: ts, Status: tachyon.StatusOnCPU | tachyon.StatusHasGIL, Frames: frames})
 			wantCounts[pc-img.TextAddr]++
 		}
 	}
+	// A sample of label frames only has no code, as an empty stack.
+	w.WriteSample(&writer.Sample{ThreadID: 3, Timestamp: ts, Status: tachyon.StatusOnCPU | tachyon.StatusHasGIL, Frames: labels})
 	// Off CPU: left out; unknown line: unmapped.
 	_, entryLine, _ := tab.PCToLine(fn.Entry)
 	w.WriteSample(&writer.Sample{ThreadID: 2, Timestamp: ts, Frames: []tachyon.Frame{{File: file, Func: "main.spin", Line: int32(entryLine)}}})

@@ -22,5 +22,7 @@
 // Write approximates a histogram from a Tachyon file, which stores no
 // PCs: each on-CPU leaf (function, file, line; or every sample's, with
 // Options.All) is mapped to the first instruction of that line in
-// the binary's line table, and writes it as a file.
+// the binary's line table, and writes it as a file. Labels change nothing:
+// label frames (tachyon.LabelOf) are outermost, never a leaf, and a sample
+// of label frames alone has no leaf, as an empty stack.
 package dcpi

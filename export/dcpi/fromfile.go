@@ -3,6 +3,7 @@ package dcpi
 import (
 	"debug/gosym"
 
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -43,11 +44,13 @@ func fromTachyon(f *reader.File, img *Image, all bool) (map[uint64]uint64, FileS
 		cache[i] = unknown
 	}
 	counts := map[uint64]uint64{}
+	labels := labelframes.Of(f)
 	it := f.Samples()
 	defer it.Close()
 	for it.NextRun() { // a run of samples weighs its count
 		s, n := it.Sample(), it.Run().Count
-		if len(s.Stack) == 0 || (!all && !s.Status.OnCPU()) {
+		// Label frames are outermost: a stack of them alone has no leaf.
+		if labels.Code(s.Stack) == 0 || (!all && !s.Status.OnCPU()) {
 			continue
 		}
 		st.Samples += n

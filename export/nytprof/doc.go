@@ -34,6 +34,13 @@
 //     flame graph;
 //   - one pid whose duration is the total sampled time.
 //
+// Label frames (tachyon.LabelOf), the outermost frames of a labelled
+// goroutine's samples, are left out: they are no code, NYTProf has no
+// label of a sample, and a sub per label value would make every route a
+// caller of the program's roots. A labelled file exports what the same
+// samples without labels export; per-label views are pprof's, the
+// report's, and collapsed's and speedscope's with their Labels option.
+//
 // WriteSource writes from any Source, reading a Tachyon file (FromFile) run
 // by run; a file is validated in that same pass, before the first byte is
 // written, so a rejected file never produces output.

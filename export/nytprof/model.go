@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -105,6 +106,7 @@ type model struct {
 	buf     []int32
 	keyBuf  []byte
 	budget  stacktab.Budget // frames kept across distinct stacks
+	labels  *labelframes.Frames
 }
 
 func newModel(src Source, opt *Options) *model {
@@ -122,6 +124,7 @@ func newModel(src Source, opt *Options) *model {
 		stackIdx: map[string]int32{},
 		edgeIdx:  map[edgeKey]int32{},
 		gor:      map[gkey]*gstate{},
+		labels:   labelframes.New(n, src.Frame),
 	}
 	for i := range m.frames {
 		m.frames[i] = -1
@@ -199,7 +202,7 @@ func (m *model) add(s *Sample) error {
 		g = &gstate{stack: -1}
 		m.gor[gkey{s.Thread, s.Interp}] = g
 	}
-	n := len(s.Stack)
+	n := m.labels.Code(s.Stack) // label frames are no subs
 	if n == 0 {
 		g.stack = -1
 		return nil

@@ -17,6 +17,20 @@
 //	go tool pprof -tagfocus state=blocked -sample_index=wall profile.pb.gz
 //	go tool pprof -sample_index=wall -tagleaf=wait_reason,state profile.pb.gz
 //
+// The program's labels (tachyon.LabelOf: the label frames a sampler puts
+// outermost, for pprof labels set with profiler.Do and for runtime/trace
+// tasks and regions) become string labels of the same key and value, and
+// leave the stack, as the wait reason does; they are beside goroutine,
+// state and wait_reason, so that filters combine them:
+//
+//	go tool pprof -tagfocus http.route=/api -tagshow http.route profile.pb.gz
+//	go tool pprof -sample_index=wall -tagroot=http.route,state profile.pb.gz
+//
+// A program key that is one of the exporter's (goroutine, state,
+// wait_reason) is exported behind ProgramLabelPrefix, "label.state" for
+// "state" (again, until it names no other key of the sample), so that the
+// exporter's labels keep their meaning for every filter.
+//
 // A wall profile's samples carry three values: "samples" (count), "wall"
 // (the count times the sampling interval, in nanoseconds) and "on_cpu"
 // (the same for the samples of running goroutines, else 0: a goroutine in

@@ -13,6 +13,8 @@ import (
 
 	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // TestPGO profiles testdata/pgoprog in CPU mode with gotachyon, which
@@ -47,12 +49,50 @@ func TestPGO(t *testing.T) {
 	}
 	t.Logf("go build -pgo -gcflags=-d=pgodebug=1:\n%s", out)
 
+	// Labels are sample labels in pprof, never frames: go build -pgo
+	// reads the converted profile of a labelled file as the same profile.
+	labelled := writePprof(t, withLabels(t, tach, filepath.Join(dir, "labelled.bin")), Options{Binary: exe})
+	out = run(t, target, goCmd, "build", "-pgo="+labelled, "-gcflags=-d=pgodebug=1", "-o", filepath.Join(dir, "pgolabelled"), ".")
+	if !strings.Contains(out, "hot-budget check allows inlining for call main.mix") {
+		t.Errorf("go build -pgo of a labelled file's profile did not inline the hot call main.work -> main.mix:\n%s", out)
+	}
+
 	noLines := writePprof(t, tach, Options{})
 	cmd := exec.Command(goCmd, "build", "-pgo="+noLines, "-o", filepath.Join(dir, "nopgo"), ".")
 	cmd.Dir = target
 	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "start_line") {
 		t.Errorf("go build -pgo of a profile without start lines: %v\n%s", err, b)
 	}
+}
+
+// withLabels copies the Tachyon file in to out with the label frames of
+// route=/hot and task=pgo on every sample, and returns out.
+func withLabels(t *testing.T, in, out string) string {
+	t.Helper()
+	f := proftest.Open(t, in)
+	w, err := writer.Create(out, writer.Options{StartTime: f.Header.StartTime, Interval: f.Header.Interval, Compression: f.Header.Compression})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := tachyon.LabelFrames([]tachyon.Label{{Key: "route", Value: "/hot"}, {Key: tachyon.LabelTask, Value: "pgo"}})
+	it := f.Samples()
+	defer it.Close()
+	var frames []tachyon.Frame
+	for it.Next() {
+		s := it.Sample()
+		frames = append(it.Frames(frames[:0]), labels...)
+		ws := writer.Sample{ThreadID: s.ThreadID, InterpreterID: s.InterpreterID, Timestamp: s.Timestamp, Status: s.Status, Frames: frames}
+		if err := w.WriteSample(&ws); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // checkPGOProfile checks p, pgoprog's CPU profile: a cpu type, the main

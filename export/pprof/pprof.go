@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -29,8 +30,9 @@ func Convert(f *reader.File, o Options) (*profile.Profile, error) {
 	}
 	v := chooseValues(o.Type, a, int64(f.Header.Interval)*1000)
 	p := newProfile(f, a, v)
-	p.Mapping[0].File = programName(f, a, o.Binary)
-	b := builder{p: p, f: f, noGoroutine: o.MaxGoroutines < 0, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
+	lf := labelframes.Of(f)
+	p.Mapping[0].File = programName(f, a, lf, o.Binary)
+	b := builder{p: p, f: f, lf: lf, noGoroutine: o.MaxGoroutines < 0, funcs: map[[2]string]*profile.Function{}, locs: map[locKey]*profile.Location{},
 		byFrame: make([]*profile.Location, len(f.FrameRefs()))}
 	b.samples(a, v)
 	if bin != nil {
@@ -91,12 +93,13 @@ type labelKey struct {
 	g      string
 	state  tachyon.State
 	reason string
+	set    int // the program's labels: index into stackLabels.sets
 }
 
 // samples adds a's samples to b's profile, with their values (v) and
 // labels, skipping those v leaves out.
 func (b *builder) samples(a *agg, v values) {
-	stackLocs, reasons := b.stacks(a)
+	stackLocs, reasons, sl := b.stacks(a)
 	gids := map[uint64]string{}
 	labelSets := map[labelKey]map[string][]string{}
 	b.p.Sample = make([]*profile.Sample, 0, len(a.keys))
@@ -116,10 +119,10 @@ func (b *builder) samples(a *agg, v values) {
 		if b.noGoroutine {
 			g = ""
 		}
-		lk := labelKey{g, k.state, reasons[k.stack]}
+		lk := labelKey{g, k.state, reasons[k.stack], sl.byStack[k.stack]}
 		labels := labelSets[lk]
 		if labels == nil {
-			labels = newLabels(lk)
+			labels = newLabels(lk, sl.sets[lk.set])
 			labelSets[lk] = labels
 		}
 		b.p.Sample = append(b.p.Sample, &profile.Sample{Location: stackLocs[k.stack], Value: vals, Label: labels})
@@ -127,8 +130,9 @@ func (b *builder) samples(a *agg, v values) {
 }
 
 // newLabels returns the labels of lk: goroutine (unless none), state and,
-// if any, wait_reason.
-func newLabels(lk labelKey) map[string][]string {
+// if any, wait_reason, and the program's labels prog, each under its key
+// (programKey).
+func newLabels(lk labelKey, prog []tachyon.Label) map[string][]string {
 	labels := map[string][]string{LabelState: {lk.state.String()}}
 	if lk.g != "" {
 		labels[LabelGoroutine] = []string{lk.g}
@@ -136,17 +140,87 @@ func newLabels(lk labelKey) map[string][]string {
 	if lk.reason != "" {
 		labels[LabelWaitReason] = []string{lk.reason}
 	}
+	for _, l := range prog {
+		k := programKey(l.Key, prog)
+		labels[k] = append(labels[k], l.Value)
+	}
 	return labels
 }
 
+// ProgramLabelPrefix is put before a program's label key that is one of
+// the exporter's own (LabelGoroutine, LabelState, LabelWaitReason), so
+// that those keep their meaning: a program label state=idle becomes
+// label.state=idle.
+const ProgramLabelPrefix = "label."
+
+// programKey returns the key under which a program label of key k is
+// exported among the labels prog: k, or k behind ProgramLabelPrefix as
+// often as it takes to name neither one of the exporter's keys nor
+// another of prog's.
+func programKey(k string, prog []tachyon.Label) string {
+	if !reservedKey(k) {
+		return k
+	}
+	for {
+		k = ProgramLabelPrefix + k
+		taken := false
+		for _, l := range prog {
+			taken = taken || l.Key == k
+		}
+		if !taken {
+			return k
+		}
+	}
+}
+
+// reservedKey reports whether k is one of the exporter's label keys.
+func reservedKey(k string) bool {
+	return k == LabelGoroutine || k == LabelState || k == LabelWaitReason
+}
+
+// stackLabels are the program's labels of each stack: its label frames
+// (tachyon.LabelOf), one set for each distinct run of them.
+type stackLabels struct {
+	byStack []int             // by stack id: index into sets
+	sets    [][]tachyon.Label // sets[0] is none
+	index   map[string]int    // a run of label frames, as bytes, to its set
+}
+
+// add returns the set of the label frames lfs (frame indices).
+func (sl *stackLabels) add(f *reader.File, lfs []uint32) int {
+	if len(lfs) == 0 {
+		return 0
+	}
+	key := make([]byte, 0, 4*len(lfs))
+	for _, fi := range lfs {
+		key = append(key, byte(fi), byte(fi>>8), byte(fi>>16), byte(fi>>24))
+	}
+	if i, ok := sl.index[string(key)]; ok {
+		return i
+	}
+	set := make([]tachyon.Label, 0, len(lfs))
+	for _, fi := range lfs {
+		l, _ := tachyon.LabelOf(f.Frame(fi))
+		set = append(set, l)
+	}
+	sl.index[string(key)] = len(sl.sets)
+	sl.sets = append(sl.sets, set)
+	return len(sl.sets) - 1
+}
+
 // stacks returns the locations of each of a's stacks, innermost first,
-// and its wait reason: the Go sampler's synthetic innermost frame such as
-// "[chan receive]", removed from the stack.
-func (b *builder) stacks(a *agg) (locs [][]*profile.Location, reasons []string) {
+// its wait reason: the Go sampler's synthetic innermost frame such as
+// "[chan receive]", removed from the stack, and its labels: its label
+// frames, outermost, removed too.
+func (b *builder) stacks(a *agg) (locs [][]*profile.Location, reasons []string, sl stackLabels) {
 	locs = make([][]*profile.Location, a.stacks.Len())
 	reasons = make([]string, a.stacks.Len())
+	sl = stackLabels{byStack: make([]int, a.stacks.Len()), sets: [][]tachyon.Label{nil}, index: map[string]int{}}
 	for i := range a.stacks.Len() {
 		st := a.stacks.Stack(uint32(i))
+		code := b.lf.Code(st)
+		sl.byStack[i] = sl.add(b.f, st[code:])
+		st = st[:code]
 		if len(st) > 0 {
 			if r, ok := tachyon.WaitReason(b.f.Frame(st[0])); ok {
 				reasons[i] = r
@@ -159,7 +233,7 @@ func (b *builder) stacks(a *agg) (locs [][]*profile.Location, reasons []string) 
 		}
 		locs[i] = ls
 	}
-	return locs, reasons
+	return locs, reasons, sl
 }
 
 type locKey struct {
@@ -171,6 +245,7 @@ type locKey struct {
 type builder struct {
 	p       *profile.Profile
 	f       *reader.File
+	lf      *labelframes.Frames
 	funcs   map[[2]string]*profile.Function // (name, file)
 	locs    map[locKey]*profile.Location
 	byFrame []*profile.Location // by frame-table index

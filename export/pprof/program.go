@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
 )
 
@@ -14,7 +15,7 @@ import (
 // and the package of its busiest outermost frames); else the package of
 // the outermost user frames (those not in the standard library) that hold
 // the most samples; else "unknown".
-func programName(f *reader.File, a *agg, binary string) string {
+func programName(f *reader.File, a *agg, lf *labelframes.Frames, binary string) string {
 	if binary != "" {
 		return binary
 	}
@@ -24,7 +25,7 @@ func programName(f *reader.File, a *agg, binary string) string {
 			return dir
 		}
 	}
-	name := busiestPackage(f, a)
+	name := busiestPackage(f, a, lf)
 	switch {
 	case name == "":
 		return "unknown"
@@ -47,15 +48,15 @@ func mainMain(f *reader.File) (file string, ok bool) {
 
 // busiestPackage returns the last element of the package of each stack's
 // outermost user frame that holds the most samples, or "" if no stack has
-// a user frame.
-func busiestPackage(f *reader.File, a *agg) string {
+// a user frame. Label frames (lf) are no frames of code.
+func busiestPackage(f *reader.File, a *agg, lf *labelframes.Frames) string {
 	outer := make([]string, a.stacks.Len()) // per stack
 	// A frame's package is worked out once: stacks share frames, and a
 	// hostile file repeats one megabyte-long name 65,536 frames deep.
 	userPkg := map[uint32]string{}
 	for i := range outer {
 		st := a.stacks.Stack(uint32(i))
-		for j := len(st) - 1; j >= 0; j-- {
+		for j := lf.Code(st) - 1; j >= 0; j-- {
 			pkg, ok := userPkg[st[j]]
 			if !ok {
 				if pkg = funcPackage(f.Frame(st[j]).Func); !isUserPackage(pkg) {

@@ -17,5 +17,7 @@
 // "[chan receive]") innermost, so a parked goroutine's time shows under
 // its reason, "[no CPU sample]" innermost in a runnable sample, and
 // "[runtime]" outermost in every sample of the runtime's system
-// goroutines, which so make one group.
+// goroutines, which so make one group. Label frames (tachyon.LabelOf), the
+// outermost frames of a labelled goroutine's samples, are left out of the
+// stacks unless Options.Labels keeps them at the root.
 package speedscope

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 )
@@ -34,6 +35,11 @@ type Options struct {
 	// stacktab.DefaultMaxFrames (4 M frames). Past it the export fails
 	// with a *limits.Error (limits.StackFrames).
 	MaxStackFrames int
+	// Labels keeps the label frames (tachyon.LabelOf) at the root of their
+	// samples' stacks, the smallest key outermost, named "key=value" with
+	// the file "<labels>"; without it they are left out, and a labelled
+	// file's profiles are those of the same samples without labels.
+	Labels bool
 }
 
 // run is a run of equal consecutive stacks of one goroutine.
@@ -62,16 +68,24 @@ const maxRun = 1 << 31
 // aggregate reads f run by run (reader.Samples.NextRun): a parked
 // goroutine's thousands of samples are one step, so the work follows the
 // file's records, not its samples.
-func aggregate(f *reader.File, maxFrames int) (*agg, error) {
+func aggregate(f *reader.File, maxFrames int, labels bool) (*agg, error) {
 	a := &agg{}
 	a.stacks.Frames.Limit = maxFrames
+	var lf *labelframes.Frames
+	if !labels {
+		lf = labelframes.Of(f)
+	}
 	byID := map[uint64]*goroutine{}
 	var last *goroutine
 	it := f.Samples()
 	defer it.Close()
 	for it.NextRun() {
 		s := it.Sample()
-		id, err := a.stacks.ID(s.Stack)
+		stack := s.Stack
+		if lf != nil {
+			stack = stack[:lf.Code(stack)]
+		}
+		id, err := a.stacks.ID(stack)
 		if err != nil {
 			return nil, fmt.Errorf("speedscope: %w", err)
 		}
@@ -136,7 +150,7 @@ type frame struct {
 // Write converts f and writes the speedscope JSON file to w. It returns
 // the reader's error, if any, before writing anything.
 func Write(w io.Writer, f *reader.File, o Options) error {
-	a, err := aggregate(f, o.MaxStackFrames)
+	a, err := aggregate(f, o.MaxStackFrames, o.Labels)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -21,7 +22,9 @@ import (
 // in headless Chromium, served from 127.0.0.1 and loaded through the
 // #profileURL= hash, and checks that the page names the file and the
 // busiest goroutine's profile, lists every profile and logs no error. A
-// screenshot lands in the test's output directory.
+// labelled file exported with Labels shows its label frames in the
+// sandwich view's table. A screenshot lands in the test's output
+// directory.
 func TestSpeedscopeViewer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives speedscope in headless Chromium")
@@ -31,11 +34,20 @@ func TestSpeedscopeViewer(t *testing.T) {
 	inputs := []string{testutil.Vectors(t, "tachyon", "threads_8.bin")}
 	demo, _ := filepath.Glob(filepath.Join(testutil.RepoRoot(), "testdata", "demo", "*.bin"))
 	inputs = append(inputs, demo...)
+	labelled := filepath.Join(t.TempDir(), "labelled.bin")
+	if err := os.WriteFile(labelled, proftest.LabelledBytes(t, proftest.LabelledSpans), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs = append(inputs, labelled)
 	for _, in := range inputs {
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			var b bytes.Buffer
 			const name = "tachyon-viewer-test"
-			if err := Write(&b, proftest.Open(t, in), Options{Top: 3, Name: name}); err != nil {
+			var sandwich []string // text the sandwich view must show
+			if in == labelled {
+				sandwich = []string{"http.route=/api/cpu", "http.method=GET", "main.hash"}
+			}
+			if err := Write(&b, proftest.Open(t, in), Options{Top: 3, Name: name, Labels: in == labelled}); err != nil {
 				t.Fatal(err)
 			}
 			var doc struct {
@@ -70,6 +82,11 @@ func TestSpeedscopeViewer(t *testing.T) {
 				await page.waitForTimeout(500);
 				state.switcher = await page.evaluate(() => document.body.innerText);
 				await page.keyboard.press('Escape');
+				if (` + strconv.FormatBool(sandwich != nil) + `) {
+					await page.getByText('Sandwich').filter({visible: true}).first().click({timeout: 10000});
+					await page.waitForTimeout(500);
+					state.sandwich = await page.evaluate(() => document.body.innerText);
+				}
 				return state;
 			}`
 			res, consoleErrors := browsertest.Run(t, page, script, shot)
@@ -82,6 +99,7 @@ func TestSpeedscopeViewer(t *testing.T) {
 				Text     string `json:"text"`
 				Canvases int    `json:"canvases"`
 				Switcher string `json:"switcher"`
+				Sandwich string `json:"sandwich"`
 			}
 			if err := json.Unmarshal(res, &got); err != nil {
 				t.Fatal(err)
@@ -102,6 +120,11 @@ func TestSpeedscopeViewer(t *testing.T) {
 			}
 			if got.Canvases == 0 {
 				t.Errorf("no flame chart canvas")
+			}
+			for _, w := range sandwich {
+				if !strings.Contains(got.Sandwich, w) {
+					t.Errorf("the sandwich view does not list %q:\n%s", w, got.Sandwich)
+				}
 			}
 		})
 	}

@@ -14,7 +14,11 @@
 // goroutine (real timestamps; all of them up to MaxReports, or the
 // Options.Top busiest), or one report with the goroutines laid end to end
 // (each sample lasting one sampling interval). Function names
-// are Go symbols written as pkg::symbol and escaped for the UI.
+// are Go symbols written as pkg::symbol and escaped for the UI. Label
+// frames (tachyon.LabelOf), the outermost frames of a labelled goroutine's
+// samples, are left out: SPX has no labels, and as functions they would
+// open and close a call at the root on every change of labels. A labelled
+// file converts as its samples without labels.
 //
 // SPX's "Called" counts are artefacts of the stack diff: a function present in
 // consecutive samples is one call.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gotachyon/profiler/internal/busiest"
+	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -91,6 +92,7 @@ type loader struct {
 	last      *thread     // its thread, nil if not kept
 	any       bool        // a sample was read
 	names     []uint32    // the current sample's stack of name ids
+	labels    *labelframes.Frames
 }
 
 // load reads f; with keep not nil, only the samples of the threads in it.
@@ -110,6 +112,7 @@ func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool, untimed bool
 		frameName: make([]int32, len(f.FrameRefs())),
 		nameIdx:   map[string]int32{},
 		threads:   map[busiest.Key]*thread{},
+		labels:    labelframes.Of(f),
 	}
 	l.p.stacks.Frames.Limit = maxFrames
 	for i := range l.frameName {
@@ -164,10 +167,11 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 }
 
 // nameStack returns the name ids of stack (frame indices, innermost
-// first), root first; the slice is reused by the next call.
+// first), root first, without its label frames, which are no functions;
+// the slice is reused by the next call.
 func (l *loader) nameStack(stack []uint32) []uint32 {
 	l.names = l.names[:0]
-	for j := len(stack) - 1; j >= 0; j-- {
+	for j := l.labels.Code(stack) - 1; j >= 0; j-- {
 		l.names = append(l.names, uint32(l.name(stack[j])))
 	}
 	return l.names

@@ -2,6 +2,7 @@ package gotrace_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	rtrace "runtime/trace"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/internal/tracelabel"
 )
 
 // The differential test: gotrace must give, event for event, what
@@ -96,6 +99,25 @@ func record(t testing.TB, d time.Duration) []byte {
 		os.Getpid()
 		runtime.Gosched()
 	})
+	loop(func() {
+		ctx, task := rtrace.NewTask(context.Background(), "job")
+		rtrace.WithRegion(ctx, "outer", func() {
+			r := rtrace.StartRegion(ctx, "inner")
+			rtrace.Log(ctx, tracelabel.Category, string(tracelabel.Append(nil, "k", "v")))
+			rtrace.Log(ctx, "other", "not returned")
+			r.End()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				rtrace.WithRegion(ctx, "child", func() { rtrace.Log(ctx, tracelabel.Category, "") })
+			}()
+			<-done
+		})
+		sub, subTask := rtrace.NewTask(ctx, "sub")
+		rtrace.WithRegion(sub, "in-sub", func() {})
+		subTask.End()
+		task.End()
+	})
 	time.Sleep(20 * time.Millisecond)
 	return testutil.Trace(t, d)
 }
@@ -109,6 +131,9 @@ type line struct {
 	reason   string
 	stack    string
 	clock    string
+	// creations, tasks, regions, logs
+	creator, task, parent uint64
+	name                  string
 }
 
 var states = [...]string{"Undetermined", "NotExist", "Runnable", "Running", "Waiting", "Syscall"}
@@ -174,8 +199,31 @@ func xLines(t testing.TB, data []byte) []line {
 				continue
 			}
 			from, to := tr.Goroutine()
-			out = append(out, line{kind: "go", time: int64(ev.Time()), g: uint64(tr.Resource.Goroutine()),
-				from: xState(from), to: xState(to), reason: tr.Reason, stack: xStack(tr.Stack, seen)})
+			l := line{kind: "go", time: int64(ev.Time()), g: uint64(tr.Resource.Goroutine()),
+				from: xState(from), to: xState(to), reason: tr.Reason, stack: xStack(tr.Stack, seen)}
+			if from == xtrace.GoNotExist {
+				l.creator = uint64(ev.Goroutine())
+			}
+			out = append(out, l)
+		case xtrace.EventTaskBegin, xtrace.EventTaskEnd:
+			tk := ev.Task()
+			l := line{kind: "taskend", time: int64(ev.Time()), g: uint64(ev.Goroutine()), task: uint64(tk.ID)}
+			if ev.Kind() == xtrace.EventTaskBegin {
+				l.kind, l.name = "taskbegin", tk.Type
+				if tk.Parent != xtrace.NoTask {
+					l.parent = uint64(tk.Parent)
+				}
+			}
+			out = append(out, l)
+		case xtrace.EventRegionBegin, xtrace.EventRegionEnd:
+			rg := ev.Region()
+			kind := map[xtrace.EventKind]string{xtrace.EventRegionBegin: "regionbegin", xtrace.EventRegionEnd: "regionend"}[ev.Kind()]
+			out = append(out, line{kind: kind, time: int64(ev.Time()), g: uint64(ev.Goroutine()), task: uint64(rg.Task), name: rg.Type})
+		case xtrace.EventLog:
+			lg := ev.Log()
+			if lg.Category == tracelabel.Category {
+				out = append(out, line{kind: "log", time: int64(ev.Time()), g: uint64(ev.Goroutine()), task: uint64(lg.Task), name: lg.Message})
+			}
 		}
 	}
 }
@@ -219,8 +267,21 @@ func ourLines(t testing.TB, data []byte) []line {
 		case gotrace.Sample:
 			out = append(out, line{kind: "sample", time: int64(ev.Time), g: ev.G, stack: stack(ev.Stack)})
 		case gotrace.Transition:
-			out = append(out, line{kind: "go", time: int64(ev.Time), g: ev.G,
-				from: states[ev.From], to: states[ev.To], reason: rd.Reason(ev.Reason), stack: stack(ev.Stack)})
+			l := line{kind: "go", time: int64(ev.Time), g: ev.G,
+				from: states[ev.From], to: states[ev.To], reason: rd.Reason(ev.Reason), stack: stack(ev.Stack)}
+			if ev.From == gotrace.GoNotExist {
+				l.creator = ev.Creator
+			}
+			out = append(out, l)
+		case gotrace.TaskBegin:
+			out = append(out, line{kind: "taskbegin", time: int64(ev.Time), g: ev.G, task: ev.Task, parent: ev.Parent, name: rd.String(ev.Name)})
+		case gotrace.TaskEnd:
+			out = append(out, line{kind: "taskend", time: int64(ev.Time), g: ev.G, task: ev.Task})
+		case gotrace.RegionBegin, gotrace.RegionEnd:
+			kind := map[gotrace.Kind]string{gotrace.RegionBegin: "regionbegin", gotrace.RegionEnd: "regionend"}[ev.Kind]
+			out = append(out, line{kind: kind, time: int64(ev.Time), g: ev.G, task: ev.Task, name: rd.String(ev.Name)})
+		case gotrace.Log:
+			out = append(out, line{kind: "log", time: int64(ev.Time), g: ev.G, task: ev.Task, name: rd.String(ev.Name)})
 		}
 	}
 }
@@ -236,6 +297,7 @@ func covered(t *testing.T, lines []line) {
 		"go Undetermined>Waiting", "go Undetermined>Running", "go NotExist>Runnable",
 		"go Runnable>Running", "go Running>Runnable", "go Running>Waiting", "go Waiting>Runnable",
 		"go Running>Syscall", "go Syscall>Running", "go Running>NotExist", "sample >", "sync >",
+		"taskbegin >", "taskend >", "regionbegin >", "regionend >", "log >",
 	} {
 		if !seen[k] {
 			t.Errorf("the trace has no %q", k)

@@ -1,9 +1,11 @@
 // Package gotrace reads the Go runtime's execution trace (the wire format of
 // Go 1.26, "go 1.26 trace") for a goroutine sampler: goroutine state
-// transitions with their stacks and wait reasons, CPU samples, and the start
-// of each generation with its clock snapshot. Everything else the trace
-// holds (processors, GC, user annotations, metrics) is decoded only to be
-// stepped over.
+// transitions with their stacks, wait reasons and creators, CPU samples,
+// the start of each generation with its clock snapshot, and the
+// runtime/trace annotations that label a goroutine's samples: tasks,
+// regions, and logs in the category of internal/tracelabel (other logs
+// are stepped over). Everything else the trace holds (processors, GC,
+// metrics) is decoded only to be stepped over.
 //
 // golang.org/x/exp/trace reads every trace version and checks every event
 // against the runtime's whole scheduling model; on a busy service that is

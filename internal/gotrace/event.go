@@ -28,13 +28,29 @@ const (
 	Transition
 	// Sample is a CPU profile sample.
 	Sample
+	// TaskBegin is a runtime/trace task's start (trace.NewTask) on
+	// goroutine G: Task, its Parent (0: none) and its type, Name.
+	TaskBegin
+	// TaskEnd is task Task's end, on goroutine G.
+	TaskEnd
+	// RegionBegin is the start of a region of type Name on goroutine G,
+	// in task Task (0: none).
+	RegionBegin
+	// RegionEnd is the end of a region of type Name on goroutine G, in
+	// task Task.
+	RegionEnd
+	// Log is a trace.Log of goroutine G in the category
+	// tracelabel.Category (the only category returned), in task Task,
+	// with the message Name.
+	Log
 )
 
 // NoGoroutine is the goroutine of a CPU sample taken outside any.
 const NoGoroutine = ^uint64(0)
 
 // Event is one event of the trace. It holds no pointers, so that
-// passing one on costs a plain copy.
+// passing one on costs a plain copy: strings are ids, read with
+// Reader.String until the next Sync.
 type Event struct {
 	Kind     Kind
 	From, To GoState // Transition
@@ -42,13 +58,24 @@ type Event struct {
 	// index for Reader.Reason (0: none).
 	Reason uint32
 	Time   Time
-	// G is the goroutine the transition is of, or the goroutine a CPU
-	// sample was taken in (NoGoroutine for none).
+	// G is the goroutine the transition is of, the goroutine a CPU
+	// sample was taken in (NoGoroutine for none), or the goroutine a
+	// task, region or log event was written on.
 	G uint64
 	// Stack is the event's stack in this generation's table (0 for none):
 	// where a goroutine stopped, blocked or entered a system call, where a
 	// created goroutine will start, where a CPU sample was taken.
 	Stack uint64
+	// Creator is, for a goroutine's creation (From GoNotExist), the
+	// goroutine that created it: NoGoroutine if none did (a goroutine
+	// made for a cgo callback).
+	Creator uint64
+	// Task is the task of a task, region or log event; Parent a
+	// TaskBegin's parent task (0: none).
+	Task, Parent uint64
+	// Name is a string id (Reader.String): the type of a task or region,
+	// the message of a Log.
+	Name uint64
 }
 
 // Clock relates trace time to wall time.
@@ -87,6 +114,11 @@ const (
 	evGoSyscallEnd      = 23
 	evGoSyscallEndBlock = 24
 	evGoStatus          = 25
+	evUserTaskBegin     = 40
+	evUserTaskEnd       = 41
+	evUserRegionBegin   = 42
+	evUserRegionEnd     = 43
+	evUserLog           = 44
 	evGoSwitch          = 45
 	evGoSwitchDestroy   = 46
 	evGoCreateBlocked   = 47

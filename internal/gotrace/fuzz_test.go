@@ -28,6 +28,9 @@ func FuzzReader(f *testing.F) {
 			if ev.Stack != 0 {
 				rd.Stack(ev.Stack)
 			}
+			if ev.Kind >= gotrace.TaskBegin {
+				rd.String(ev.Name)
+			}
 		}
 		t.Fatal("a million events from a fuzz input")
 	})

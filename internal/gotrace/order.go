@@ -1,6 +1,10 @@
 package gotrace
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gotachyon/profiler/internal/tracelabel"
+)
 
 // The order of events: each thread's events are in order in its batches;
 // the threads' are merged by time, except that an event about a goroutine
@@ -89,9 +93,9 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		if c.typ == evGoCreateBlocked {
 			to = GoWaiting
 		}
-		r.create(a[0], to, c.time, a[1])
+		r.create(a[0], to, c.time, a[1], m.g)
 	case evGoCreateSyscall:
-		r.create(a[0], GoSyscall, c.time, 0)
+		r.create(a[0], GoSyscall, c.time, 0, NoGoroutine)
 		m.g = a[0]
 	case evGoStatus, evGoStatusStack:
 		return true, r.status(c)
@@ -130,10 +134,36 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 			r.set(g, GoRunnable, c.time, 0, 0)
 			m.g = NoGoroutine
 		}
+	case evUserTaskBegin:
+		r.emit(Event{Kind: TaskBegin, Time: c.time, G: m.g, Task: a[0], Parent: a[1], Name: a[2]})
+	case evUserTaskEnd:
+		r.emit(Event{Kind: TaskEnd, Time: c.time, G: m.g, Task: a[0]})
+	case evUserRegionBegin, evUserRegionEnd:
+		k := RegionBegin
+		if c.typ == evUserRegionEnd {
+			k = RegionEnd
+		}
+		r.emit(Event{Kind: k, Time: c.time, G: m.g, Task: a[0], Name: a[1]})
+	case evUserLog:
+		if !r.labelCategory(a[1]) {
+			r.bump(c.time)
+			break
+		}
+		r.emit(Event{Kind: Log, Time: c.time, G: m.g, Task: a[0], Name: a[2]})
 	default:
 		r.bump(c.time)
 	}
 	return true, nil
+}
+
+// labelCategory reports whether string id of the generation is
+// tracelabel.Category, the one category of log events returned.
+func (r *Reader) labelCategory(id uint64) bool {
+	if id >= uint64(len(r.gen.strings)) {
+		return false
+	}
+	sp := r.gen.strings[id]
+	return string(r.gen.data[sp.off:sp.end]) == tracelabel.Category
 }
 
 // succeeds reports whether seq is g's next sequence number.
@@ -223,14 +253,15 @@ func (r *Reader) status(c *cursor) error {
 // mid returns the M id of c's thread.
 func (r *Reader) mid(c *cursor) uint64 { return r.gen.batches[c.bi].m }
 
-// create adds a goroutine created in state to at t, to start at stack.
-func (r *Reader) create(id uint64, to GoState, t Time, stack uint64) {
+// create adds a goroutine created by goroutine by in state to at t, to
+// start at stack.
+func (r *Reader) create(id uint64, to GoState, t Time, stack, by uint64) {
 	g := r.gs.Find(id)
 	if g == nil {
 		g = r.add(id, to)
 	}
 	g.state, g.seqGen, g.seq = to, r.gen.num, 0
-	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack})
+	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by})
 }
 
 // end removes goroutine g, which ended at t.

@@ -124,6 +124,10 @@ func (r *Reader) Stack(id uint64) []Frame {
 	return r.frames
 }
 
+// String returns string id of the current generation (an Event's Name),
+// "" if there is no such string.
+func (r *Reader) String(id uint64) string { return r.str(id) }
+
 // Clock returns the current generation's clock snapshot: after a Sync, the
 // one the Sync starts.
 func (r *Reader) Clock() (Clock, bool) { return r.gen.clock, r.gen.hasSync }

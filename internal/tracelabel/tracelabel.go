@@ -11,10 +11,12 @@ import (
 const Category = "gotachyon.labels"
 
 // Bounds of one label set: Parse refuses a message past them, and Append's
-// callers leave out what would pass them.
+// callers leave out what would pass them. MaxBytes is the runtime's own
+// bound on a string of the execution trace (a longer message would reach
+// the trace cut off, and might read as a well-formed set missing labels).
 const (
 	MaxLabels = 64   // labels in one set
-	MaxBytes  = 4096 // bytes of one message
+	MaxBytes  = 1024 // bytes of one message
 )
 
 var readers atomic.Int32
@@ -35,6 +37,20 @@ func Append(msg []byte, key, value string) []byte {
 	msg = append(msg, key...)
 	msg = binary.AppendUvarint(msg, uint64(len(value)))
 	return append(msg, value...)
+}
+
+// Size returns the bytes Append adds for one label.
+func Size(key, value string) int {
+	return uvarintLen(len(key)) + len(key) + uvarintLen(len(value)) + len(value)
+}
+
+// uvarintLen is the length of n as a uvarint.
+func uvarintLen(n int) int {
+	l := 1
+	for ; n >= 0x80; n >>= 7 {
+		l++
+	}
+	return l
 }
 
 // Parse appends the labels of msg to dst and returns it, with false if msg

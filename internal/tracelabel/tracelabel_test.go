@@ -23,6 +23,14 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+func TestSize(t *testing.T) {
+	for _, kv := range [][2]string{{"", ""}, {"k", "v"}, {strings.Repeat("k", 127), strings.Repeat("v", 128)}, {"a", strings.Repeat("v", 20000)}} {
+		if got, want := Size(kv[0], kv[1]), len(Append(nil, kv[0], kv[1])); got != want {
+			t.Errorf("Size(%d, %d bytes) = %d, Append adds %d", len(kv[0]), len(kv[1]), got, want)
+		}
+	}
+}
+
 func TestParseBad(t *testing.T) {
 	keep := []tachyon.Label{{Key: "k", Value: "v"}}
 	for _, msg := range []string{

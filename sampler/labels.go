@@ -1,0 +1,309 @@
+package sampler
+
+import (
+	"slices"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/tracelabel"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Labels (trace backend only). Each goroutine's labels at a moment are
+// made of three things the trace tells:
+//
+//   - its pprof labels: the whole set of its latest log event in the
+//     category tracelabel.Category (profiler.Do, SetGoroutineLabels), an
+//     empty message clearing it; a goroutine created by one that has a
+//     set starts with that set, as runtime/pprof's labels are inherited;
+//   - its active regions (trace.WithRegion, StartRegion): the innermost
+//     one's type is the label tachyon.LabelRegion;
+//   - its task, tachyon.LabelTask: the type of its innermost region's
+//     task if that region is in one, else of the latest task it began
+//     (trace.NewTask) and has not ended. Tasks and regions are not
+//     inherited: a goroutine is in a task by its own regions in it.
+//
+// The combination is interned once per distinct set (labelSet), with its
+// label frames interned in the sink, so that a change costs a map lookup
+// and a tick nothing. A change cuts the goroutine's queued ticks, so that
+// the ticks after it carry the new set and those before the old (a tick
+// at the very nanosecond of the change sees the set before it), exactly
+// as a change of state does; each run of ticks carries its set, and the
+// emitter appends the set's frames outermost to the run's stack.
+//
+// The trace is read continuously from its start, so a region or task
+// begun in one generation and ended in a later one labels every tick
+// between. What began before the trace (before the profile started, or
+// before the trace backend took over under Auto) is not in it, and the
+// runtime does not report active regions at a generation's start: such a
+// region or task is not carried (its end, met without its begin, is
+// stepped over), a region in a task whose begin the trace does not hold
+// carries no task label, and pprof labels set before the trace are not
+// known until the goroutine sets its labels again. Nothing is carried
+// rather than a label that may be wrong.
+
+// labelSet is one distinct set of labels, with its frames.
+type labelSet struct {
+	frames []uint32 // the label frames' indices, innermost first
+}
+
+// pset is one distinct pprof label set, as a label log's message gave it.
+type pset struct {
+	labels []tachyon.Label
+}
+
+// setKey identifies a labelSet: the pprof set and the trace's task and
+// region types.
+type setKey struct {
+	p            *pset
+	task, region string
+}
+
+// labelledKey identifies a stack with a label set.
+type labelledKey struct {
+	s  *stack
+	ls *labelSet
+}
+
+// taskRec is a task the trace saw begin and not yet end.
+type taskRec struct {
+	id  uint64
+	typ string
+	g   uint64 // the goroutine that began it
+}
+
+// regionRec is one of a goroutine's active regions.
+type regionRec struct {
+	task    uint64
+	typ     string
+	taskTyp string // its task's type, "" if none or not known
+}
+
+// glabels is a goroutine's label state.
+type glabels struct {
+	labels  *labelSet // the set now; nil: none
+	pl      *pset     // pprof labels; nil: none
+	regions []regionRec
+	deep    int       // regions begun past maxRegions, not kept
+	tasks   []taskRec // tasks it began and has not ended, latest last
+}
+
+// Bounds of the label state: a goroutine's regions and tasks kept, and
+// the distinct sets, messages and labelled stacks remembered (each table
+// starts afresh when full: the sets in use stay valid).
+const (
+	maxRegions   = 64
+	maxTasks     = 64
+	maxLabelSets = 1 << 12
+	maxTaskIDs   = 1 << 16
+)
+
+// labeler is the trace backend's label state across goroutines.
+type labeler struct {
+	psets    map[string]*pset
+	sets     map[setKey]*labelSet
+	tasks    map[uint64]taskRec // tasks begun and not ended
+	labelled map[labelledKey]*stack
+	scratch  []tachyon.Label
+}
+
+func newLabeler() labeler {
+	return labeler{
+		psets:    make(map[string]*pset),
+		sets:     make(map[setKey]*labelSet),
+		tasks:    make(map[uint64]taskRec),
+		labelled: make(map[labelledKey]*stack),
+	}
+}
+
+// userEvent folds a task, region or label log event at time t.
+func (tb *traceBackend) userEvent(ev *gotrace.Event) {
+	lb := &tb.labels
+	switch ev.Kind {
+	case gotrace.TaskBegin:
+		g := tb.gs.Find(ev.G)
+		if g == nil || len(lb.tasks) >= maxTaskIDs {
+			return
+		}
+		rec := taskRec{id: ev.Task, typ: tb.rd.String(ev.Name), g: g.id}
+		lb.tasks[ev.Task] = rec
+		if len(g.tasks) == maxTasks {
+			g.tasks = append(g.tasks[:0], g.tasks[1:]...)
+		}
+		g.tasks = append(g.tasks, rec)
+		tb.relabel(g)
+	case gotrace.TaskEnd:
+		rec, ok := lb.tasks[ev.Task]
+		if !ok {
+			return // begun before the trace
+		}
+		delete(lb.tasks, ev.Task)
+		g := tb.gs.Find(rec.g)
+		if g == nil {
+			return
+		}
+		for i := len(g.tasks) - 1; i >= 0; i-- {
+			if g.tasks[i].id == ev.Task {
+				g.tasks = append(g.tasks[:i], g.tasks[i+1:]...)
+				tb.relabel(g)
+				break
+			}
+		}
+	case gotrace.RegionBegin:
+		g := tb.gs.Find(ev.G)
+		if g == nil {
+			return
+		}
+		if len(g.regions) == maxRegions {
+			g.deep++
+			return
+		}
+		r := regionRec{task: ev.Task, typ: tb.rd.String(ev.Name)}
+		if ev.Task != 0 {
+			r.taskTyp = lb.tasks[ev.Task].typ
+		}
+		g.regions = append(g.regions, r)
+		tb.relabel(g)
+	case gotrace.RegionEnd:
+		g := tb.gs.Find(ev.G)
+		if g == nil {
+			return
+		}
+		if g.deep > 0 {
+			g.deep--
+			return
+		}
+		typ := tb.rd.String(ev.Name)
+		for i := len(g.regions) - 1; i >= 0; i-- {
+			if g.regions[i].typ == typ && g.regions[i].task == ev.Task {
+				clear(g.regions[i:])
+				g.regions = g.regions[:i]
+				tb.relabel(g)
+				break
+			}
+		}
+		// Not found: it began before the trace.
+	case gotrace.Log:
+		g := tb.gs.Find(ev.G)
+		if g == nil {
+			return
+		}
+		g.pl = lb.pset(tb.rd.String(ev.Name))
+		tb.relabel(g)
+	}
+}
+
+// pset returns the interned pprof set of a label log's message; nil for
+// none, and for a message that does not parse (nothing rather than a
+// label that may be wrong).
+func (lb *labeler) pset(msg string) *pset {
+	if msg == "" {
+		return nil
+	}
+	if p, ok := lb.psets[msg]; ok {
+		return p
+	}
+	ls, ok := tracelabel.Parse(msg, lb.scratch[:0])
+	lb.scratch = ls[:0]
+	if !ok || len(ls) == 0 {
+		return nil
+	}
+	if len(lb.psets) >= maxLabelSets {
+		clear(lb.psets)
+	}
+	p := &pset{labels: slices.Clone(ls)}
+	lb.psets[msg] = p
+	return p
+}
+
+// inherit gives a goroutine created by the goroutine creator its pprof
+// labels, as runtime/pprof does.
+func (tb *traceBackend) inherit(g *tgor, creator uint64) {
+	if len(tb.labels.psets) == 0 || creator == gotrace.NoGoroutine || creator == g.id {
+		return // no label event met yet: nothing to inherit
+	}
+	if c := tb.gs.Find(creator); c != nil && c.pl != nil {
+		g.pl = c.pl
+		tb.relabel(g)
+	}
+}
+
+// relabel sets g's label set from its state, first queuing the ticks
+// passed with the set they had.
+func (tb *traceBackend) relabel(g *tgor) {
+	k := setKey{p: g.pl}
+	if n := len(g.regions); n > 0 {
+		k.region = g.regions[n-1].typ
+	}
+	if n := len(g.regions); n > 0 && g.regions[n-1].task != 0 {
+		k.task = g.regions[n-1].taskTyp // "" if its begin is not in the trace
+	} else if n := len(g.tasks); n > 0 {
+		k.task = g.tasks[n-1].typ
+	}
+	ls := tb.labelSet(k)
+	if ls == g.labels {
+		return
+	}
+	tb.cut(g)
+	g.labels = ls
+}
+
+// labelSet returns the interned set of k, nil if it holds no label.
+func (tb *traceBackend) labelSet(k setKey) *labelSet {
+	if k.p == nil && k.task == "" && k.region == "" {
+		return nil
+	}
+	lb := &tb.labels
+	if ls, ok := lb.sets[k]; ok {
+		return ls
+	}
+	all := lb.scratch[:0]
+	if k.p != nil {
+		all = append(all, k.p.labels...)
+	}
+	// The trace's own keys win over pprof labels of the same name.
+	if k.task != "" {
+		all = append(all, tachyon.Label{Key: tachyon.LabelTask, Value: k.task})
+	}
+	if k.region != "" {
+		all = append(all, tachyon.Label{Key: tachyon.LabelRegion, Value: k.region})
+	}
+	frames := tachyon.LabelFrames(all)
+	lb.scratch = all[:0]
+	ls := &labelSet{frames: make([]uint32, 0, min(len(frames), maxDepth/2))}
+	for _, f := range frames[max(0, len(frames)-maxDepth/2):] { // the outermost kept
+		ls.frames = append(ls.frames, tb.em.sink.Frame(f))
+	}
+	if len(lb.sets) >= maxLabelSets {
+		clear(lb.sets)
+	}
+	lb.sets[k] = ls
+	return ls
+}
+
+// withLabels returns s with the frames of ls outermost, made once per
+// (stack, set): code frames past the depth bound go, label frames stay.
+func (tb *traceBackend) withLabels(s *stack, ls *labelSet) *stack {
+	if ls == nil {
+		return s
+	}
+	lb := &tb.labels
+	k := labelledKey{s, ls}
+	if w, ok := lb.labelled[k]; ok {
+		return w
+	}
+	w := *s
+	w.waits, w.rooted = nil, nil
+	room := maxDepth - len(ls.frames)
+	w.frames = make([]uint32, 0, min(len(s.frames), room)+len(ls.frames))
+	if len(s.frames) <= room {
+		w.frames = append(w.frames, s.frames...)
+	} else {
+		w.frames = append(append(w.frames, s.frames[:room-1]...), tb.markFrame(truncatedFrame))
+	}
+	w.frames = append(w.frames, ls.frames...)
+	if len(lb.labelled) >= maxStacks {
+		clear(lb.labelled)
+	}
+	lb.labelled[k] = &w
+	return &w
+}
