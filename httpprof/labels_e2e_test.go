@@ -108,20 +108,25 @@ func TestLabelsEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		time.Sleep(300 * time.Millisecond)
-		svc.from.Store(time.Now().UnixNano())
+		from := time.Now()
+		svc.from.Store(from.UnixNano())
 		time.Sleep(d)
 		svc.from.Store(0)
+		to := time.Now()
 		if err := p.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		return checkRoutes(t, path, svc)
+		return checkRoutes(t, path, svc, from, to)
 	})
 }
 
-// checkRoutes reads the profile at path and compares each route's shares
-// with the service's measurement: a hard failure for samples that mix the
-// routes, an error (for a longer run) for shares out of bounds.
-func checkRoutes(t *testing.T, path string, svc *service) error {
+// checkRoutes reads the samples of the profile at path taken between from
+// and to, the window the service measured (a request in flight when the
+// profile starts has no labels until its next profiler.Do), and compares
+// each route's shares with the service's measurement: a hard failure for
+// samples that mix the routes or lose them, an error (for a longer run)
+// for shares out of bounds.
+func checkRoutes(t *testing.T, path string, svc *service, from, to time.Time) error {
 	f, err := reader.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +139,9 @@ func checkRoutes(t *testing.T, path string, svc *service) error {
 	defer it.Close()
 	var frames []tachyon.Frame
 	for it.Next() {
+		if ts := int64(it.Sample().Timestamp); ts < from.UnixMicro() || ts > to.UnixMicro() {
+			continue
+		}
 		frames = it.Frames(frames[:0])
 		code := tachyon.SplitLabels(len(frames), func(i int) bool { return tachyon.IsLabel(frames[i]) })
 		route := ""
@@ -149,7 +157,11 @@ func checkRoutes(t *testing.T, path string, svc *service) error {
 		rs := routes[route]
 		switch {
 		case rs == nil && (in["/cpu"] || in["/slow/{id}"]):
-			unlabelled++
+			if unlabelled++; unlabelled <= 5 {
+				sm := it.Sample()
+				t.Logf("a handler's sample without its route: goroutine %d at %d µs, %v, in %s",
+					sm.ThreadID, sm.Timestamp, sm.Status.State(), frames[0].Func)
+			}
 			continue
 		case rs == nil:
 			continue
