@@ -14,4 +14,11 @@
 // it, on a listener that is not public or behind authentication, as
 // Handler's documentation explains: a profile exposes the program's stacks
 // and source paths.
+//
+// Labels is the other half: a middleware that labels each request's
+// goroutine with its route and method (the pprof labels http.route and
+// http.method), so that a profile of a net/http service, wall or CPU, has
+// each route's time, on CPU and off it:
+//
+//	http.ListenAndServe(addr, httpprof.Labels(mux))
 package httpprof

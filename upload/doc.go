@@ -15,13 +15,23 @@
 //
 // A pushed profile carries the sample types of the pprof export (samples,
 // wall and on_cpu for a wall profile; samples and cpu for a CPU profile),
-// the sample labels state and wait_reason, and nothing of unbounded
-// cardinality: the goroutine label is dropped and the samples that differed
-// only by it are added together, as Pyroscope makes a series of each
-// distinct label set. The service name and the static Config.Labels are
-// the series labels (Pyroscope: service_name and the labels, with __name__
-// "wall" or "process_cpu") or the resource attributes (OTLP: service.name
-// and the labels).
+// the sample labels state and wait_reason, and the program's labels as
+// the export writes them: pprof labels set with profiler.Do (such as
+// http.route and http.method of httpprof.Labels) and runtime/trace's task
+// and region. The goroutine label, of unbounded cardinality, is dropped
+// and the samples that differed only by it are added together, as
+// Pyroscope makes a series of each distinct label set: the program keeps
+// its own labels bounded (httpprof.Labels bounds its routes). The service
+// name and the static Config.Labels are the series labels (Pyroscope:
+// service_name and the labels, with __name__ "wall" or "process_cpu") or
+// the resource attributes (OTLP: service.name and the labels).
+//
+// Pyroscope's distributor splits a pushed profile by its sample labels,
+// each distinct set a series with the push's labels beside it (the push's
+// win on a clash), as with pyroscope-go's tags: a route's time is a
+// series of its own. Sample label names reach it as Prometheus label
+// names (http.route as http_route), which every server version takes.
+// OTLP has each sample's labels as its attributes, under their own names.
 //
 // # Safety
 //

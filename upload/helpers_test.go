@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gotachyon/profiler/reader"
@@ -13,10 +15,26 @@ import (
 )
 
 // totals are a profile's sample counts and wall nanoseconds per label set
-// (state and wait reason), the figures a store must receive.
+// (state, wait reason and the program's labels), the figures a store must
+// receive.
 type totals map[labels]value
 
-type labels struct{ state, reason string }
+// labels are a sample's state, wait reason, and other labels as set
+// (labelSet).
+type labels struct{ state, reason, set string }
+
+// labelSet returns kv's labels but those named in skip in one string:
+// "k=v" sorted, space-separated.
+func labelSet(kv map[string]string, skip ...string) string {
+	var out []string
+	for k, v := range kv {
+		if !slices.Contains(skip, k) {
+			out = append(out, k+"="+v)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, " ")
+}
 
 type value struct{ samples, wall, onCPU int64 }
 
@@ -26,9 +44,15 @@ func (t totals) add(ls labels, v value) {
 	t[ls] = value{old.samples + v.samples, old.wall + v.wall, old.onCPU + v.onCPU}
 }
 
-// fileTotals reads the Tachyon file at path: its samples per state and
-// wait reason (the synthetic innermost frame such as "[chan receive]").
+// fileTotals reads the Tachyon file at path: its samples per state, wait
+// reason (the synthetic innermost frame such as "[chan receive]") and
+// labels (the label frames).
 func fileTotals(t *testing.T, path string) totals {
+	return fileTotalsNamed(t, path, func(k string) string { return k })
+}
+
+// fileTotalsNamed is fileTotals with the label names as name gives them.
+func fileTotalsNamed(t *testing.T, path string, name func(string) string) totals {
 	t.Helper()
 	f, err := reader.Open(path)
 	if err != nil {
@@ -45,6 +69,13 @@ func fileTotals(t *testing.T, path string) totals {
 		if len(s.Stack) > 0 {
 			ls.reason, _ = tachyon.WaitReason(f.Frame(s.Stack[0]))
 		}
+		code := tachyon.SplitLabels(len(s.Stack), func(i int) bool { return tachyon.IsLabel(f.Frame(s.Stack[i])) })
+		set := map[string]string{}
+		for _, fi := range s.Stack[code:] {
+			l, _ := tachyon.LabelOf(f.Frame(fi))
+			set[name(l.Key)] = l.Value
+		}
+		ls.set = labelSet(set)
 		v := value{samples: n, wall: n * interval}
 		if s.Status.State() == tachyon.Running {
 			v.onCPU = n * interval

@@ -3,6 +3,7 @@ package upload_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -24,6 +25,7 @@ import (
 type received struct {
 	series    map[string]string
 	totals    totals
+	split     totals          // Pyroscope: the totals of each series its distributor makes, by labels.set
 	labelKeys map[string]bool // every sample label (attribute) name seen
 }
 
@@ -145,16 +147,23 @@ func (h pyroscopeHandler) Push(_ context.Context, req *connect.Request[pushv1.Pu
 
 // pprofReceived sums p's samples per label set.
 func pprofReceived(series map[string]string, p *profile.Profile) received {
-	rec := received{series: series, totals: totals{}, labelKeys: map[string]bool{}}
+	rec := received{series: series, totals: totals{}, split: totals{}, labelKeys: map[string]bool{}}
 	idx := map[string]int{}
 	for i, st := range p.SampleType {
 		idx[st.Type] = i
 	}
 	for _, s := range p.Sample {
-		for k := range s.Label {
+		kv := map[string]string{}
+		for k, vs := range s.Label {
 			rec.labelKeys[k] = true
+			kv[k] = first(vs)
 		}
-		ls := labels{state: first(s.Label["state"]), reason: first(s.Label["wait_reason"])}
+		ls := labels{state: kv["state"], reason: kv["wait_reason"], set: labelSet(kv, "state", "wait_reason")}
+		// The series Pyroscope's distributor makes of the sample: the
+		// push's labels, and the sample's where the push has none.
+		series := maps.Clone(kv)
+		maps.Copy(series, rec.series)
+		rec.split.add(labels{set: labelSet(series)}, value{s.Value[idx["samples"]], s.Value[idx["wall"]], s.Value[idx["on_cpu"]]})
 		rec.totals.add(ls, value{s.Value[idx["samples"]], s.Value[idx["wall"]], s.Value[idx["on_cpu"]]})
 	}
 	return rec
@@ -212,18 +221,14 @@ func otlpReceived(series map[string]string, d pprofile.ProfilesDictionary, rp pp
 		for _, p := range sp.Profiles().All() {
 			typ := strs.At(int(p.SampleType().TypeStrindex()))
 			for _, s := range p.Samples().All() {
-				ls := labels{}
+				kv := map[string]string{}
 				for _, ai := range s.AttributeIndices().All() {
 					a := d.AttributeTable().At(int(ai))
 					k := strs.At(int(a.KeyStrindex()))
 					rec.labelKeys[k] = true
-					switch k {
-					case "state":
-						ls.state = a.Value().AsString()
-					case "wait_reason":
-						ls.reason = a.Value().AsString()
-					}
+					kv[k] = a.Value().AsString()
 				}
+				ls := labels{state: kv["state"], reason: kv["wait_reason"], set: labelSet(kv, "state", "wait_reason")}
 				var v value
 				for _, x := range s.Values().All() {
 					switch typ {

@@ -16,29 +16,59 @@ import (
 )
 
 // condition is one way of running the service: start starts it and returns
-// the function that stops it.
+// the function that stops it. A condition with a twin is its twin with
+// the service's routes labelled (httpprof.Labels), paired with it in the
+// report.
 type condition struct {
 	name  string
 	start func(dir string) (stop func() error, err error)
+	twin  string
 }
 
 var conditions = []condition{
-	{"none", func(string) (func() error, error) { return func() error { return nil }, nil }},
-	{"trace-floor", traceFloor(false)},
-	{"trace+cpu-floor", traceFloor(true)},
-	{"tachyon-wall", tachyon(sampler.Wall)},
-	{"tachyon-cpu", tachyon(sampler.CPU)},
-	{"fgprof", func(string) (func() error, error) {
+	none,
+	withLabels(none),
+	{name: "trace-floor", start: traceFloor(false)},
+	{name: "trace+cpu-floor", start: traceFloor(true)},
+	tachyonWall,
+	withLabels(tachyonWall),
+	{name: "tachyon-cpu", start: tachyon(sampler.CPU)},
+	{name: "fgprof", start: func(string) (func() error, error) {
 		var buf bytes.Buffer
 		return fgprof.Start(&buf, fgprof.FormatPprof), nil
 	}},
-	{"pprof-cpu", func(string) (func() error, error) {
+	{name: "pprof-cpu", start: func(string) (func() error, error) {
 		var buf bytes.Buffer
 		if err := pprof.StartCPUProfile(&buf); err != nil {
 			return nil, err
 		}
 		return func() error { pprof.StopCPUProfile(); return nil }, nil
 	}},
+}
+
+var (
+	none = condition{name: "none", start: func(string) (func() error, error) {
+		return func() error { return nil }, nil
+	}}
+	tachyonWall = condition{name: "tachyon-wall", start: tachyon(sampler.Wall)}
+)
+
+// withLabels returns c with the service's routes labelled: the labels
+// are on from before c starts to after it stops.
+func withLabels(c condition) condition {
+	return condition{name: c.name + "+labels", twin: c.name, start: func(dir string) (func() error, error) {
+		labelled.Store(true)
+		stop, err := c.start(dir)
+		if err != nil {
+			labelled.Store(false)
+			return nil, err
+		}
+		return func() error {
+			err := stop()
+			labelled.Store(false)
+			return err
+		}, nil
+	}}
 }
 
 // lastNote says how the last gotachyon window ran (its backend, Auto's

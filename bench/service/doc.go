@@ -1,5 +1,6 @@
 // Command service measures what profiling costs a real service: a net/http
-// JSON server in this process, under a fixed offered load from a load
+// JSON server in this process (one route, GET /item, served through a
+// ServeMux), under a fixed offered load from a load
 // generator in a second process (this program, re-executed with -loadgen),
 // over keep-alive connections on 127.0.0.1.
 //
@@ -8,14 +9,17 @@
 // Each round runs one window per condition, in an order that rotates from
 // round to round:
 //
-//	none             no profiler
-//	trace-floor      the runtime's execution trace into io.Discard
-//	trace+cpu-floor  the same with the CPU profiler alongside: wall mode's
-//	                 floor, which no trace parser can go below
-//	tachyon-wall     gotachyon, wall mode, 100 Hz, zstd file
-//	tachyon-cpu      gotachyon, CPU mode, 100 Hz, zstd file
-//	fgprof           felixge/fgprof, 99 Hz, pprof into memory
-//	pprof-cpu        runtime/pprof's CPU profile into memory
+//	none                 no profiler
+//	none+labels          no profiler, routes labelled (httpprof.Labels)
+//	trace-floor          the runtime's execution trace into io.Discard
+//	trace+cpu-floor      the same with the CPU profiler alongside: wall
+//	                     mode's floor, which no trace parser can go below
+//	tachyon-wall         gotachyon, wall mode, 100 Hz, zstd file
+//	tachyon-wall+labels  the same with the routes labelled: every request
+//	                     sets its labels, and the profile reads them
+//	tachyon-cpu          gotachyon, CPU mode, 100 Hz, zstd file
+//	fgprof               felixge/fgprof, 99 Hz, pprof into memory
+//	pprof-cpu            runtime/pprof's CPU profile into memory
 //
 // A condition's profiler starts, then -settle passes, then the window is
 // measured, then the profiler stops: Start and Stop are outside the window
@@ -27,6 +31,8 @@
 //	over-floor% the paired excess over trace+cpu-floor in the same round,
 //	            100*(cpu/1k / floor's cpu/1k - 1): the pairing cancels most
 //	            of a shared machine's drift
+//	over-unlabelled%  for a +labels condition, the same paired excess over
+//	            its unlabelled twin: what labelling the routes costs
 //	p50/p99/p99.9-us  latency from the request's send to its response
 //	p99q-us     p99 latency from the request's scheduled time (open loop:
 //	            queueing behind a slow server counts)

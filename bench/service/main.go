@@ -278,7 +278,7 @@ func (p *loadgenProc) close() {
 func report(conds []condition, res map[string][]result) {
 	floor := res[floorName]
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\theap-MiB\theap-slope-MiB/min\t")
+	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-unlabelled%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\theap-MiB\theap-slope-MiB/min\t")
 	for _, c := range conds {
 		rs := res[c.name]
 		get := func(f func(result) float64) []float64 {
@@ -288,18 +288,14 @@ func report(conds []condition, res map[string][]result) {
 			}
 			return v
 		}
-		over := "-"
-		if len(floor) == len(rs) {
-			v := make([]float64, len(rs))
-			for i := range rs {
-				v[i] = 100 * (rs[i].cpuPer1k/floor[i].cpuPer1k - 1)
-			}
-			over = fmt.Sprintf("%+.1f [%+.1f..%+.1f]", benchload.Median(v), slices.Min(v), slices.Max(v))
+		over, overTwin := paired(rs, floor), "-"
+		if c.twin != "" {
+			overTwin = paired(rs, res[c.twin])
 		}
 		cpu := get(func(r result) float64 { return r.cpuPer1k })
 		stops := get(func(r result) float64 { return r.stopMS })
-		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t\n", c.name,
-			benchload.Median(cpu), slices.Min(cpu), slices.Max(cpu), over,
+		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t\n", c.name,
+			benchload.Median(cpu), slices.Min(cpu), slices.Max(cpu), over, overTwin,
 			benchload.Median(get(func(r result) float64 { return r.lat.P50 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P99 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P999 })),
@@ -310,4 +306,18 @@ func report(conds []condition, res map[string][]result) {
 			benchload.Median(get(func(r result) float64 { return r.slope })))
 	}
 	tw.Flush()
+}
+
+// paired returns the median (and range) over the rounds of rs's CPU per
+// request in excess of base's in the same round, in percent, or "-" if
+// base was not run in every round.
+func paired(rs, base []result) string {
+	if len(base) != len(rs) || len(rs) == 0 {
+		return "-"
+	}
+	v := make([]float64, len(rs))
+	for i := range rs {
+		v[i] = 100 * (rs[i].cpuPer1k/base[i].cpuPer1k - 1)
+	}
+	return fmt.Sprintf("%+.1f [%+.1f..%+.1f]", benchload.Median(v), slices.Min(v), slices.Max(v))
 }

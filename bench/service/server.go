@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/gotachyon/profiler/httpprof"
 )
 
 // item is the small struct the service returns.
@@ -51,12 +53,31 @@ func (s *service) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.served.Add(1)
 }
 
+// labelled says that the service's routes are labelled now.
+var labelled atomic.Bool
+
+// front serves through a ServeMux, as a service does, and through the
+// same mux wrapped in httpprof.Labels while labelled is set.
+type front struct {
+	plain, labels http.Handler
+}
+
+func (f front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if labelled.Load() {
+		f.labels.ServeHTTP(w, r)
+		return
+	}
+	f.plain.ServeHTTP(w, r)
+}
+
 // serve starts the service on a loopback port and returns its address.
 func serve(s *service) (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	go http.Serve(ln, s)
+	mux := http.NewServeMux()
+	mux.Handle("GET /item", s)
+	go http.Serve(ln, front{plain: mux, labels: httpprof.Labels(mux)})
 	return ln.Addr().String(), nil
 }

@@ -13,6 +13,7 @@
 // cpu for a CPU one), as an OTLP profile has a single sample type. The
 // profiles share the request's dictionary: one mapping, the functions,
 // locations and stacks, and the sample attributes (the pprof string
-// labels, such as state and wait_reason). A sample whose value is 0 is
+// labels under their own names: state, wait_reason and the program's
+// labels, such as http.route). A sample whose value is 0 is
 // left out of that type's profile.
 package otlp

@@ -10,6 +10,10 @@
 // its profile types wall:wall:nanoseconds:wall:nanoseconds and
 // process_cpu:cpu:nanoseconds:cpu:nanoseconds), service_name and the
 // static labels, and one sample: the gzipped pprof profile with a random
-// UUID. Pyroscope makes series of the profile's sample labels too, so the
-// caller keeps those of bounded cardinality.
+// UUID. Pyroscope makes series of the profile's sample labels too: its
+// distributor splits a profile by them, each distinct label set a series
+// with the push's labels beside it, as it does with pyroscope-go's tags,
+// so the caller keeps them of bounded cardinality. A sample label's name
+// is sent as a Prometheus label name, which servers of every version
+// take: http.route as http_route, as later servers write it themselves.
 package pyroscope

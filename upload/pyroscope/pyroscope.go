@@ -68,8 +68,11 @@ func New(baseURL, service string, labels map[string]string) (*Client, error) {
 	return c, nil
 }
 
-// Encode returns the PushRequest of p, marshaled.
+// Encode returns the PushRequest of p, marshaled. It renames p's sample
+// labels whose names are not Prometheus label names, in place, as
+// nameLabels says: http.route becomes http_route.
 func (c *Client) Encode(p *profile.Profile) ([]byte, error) {
+	nameLabels(p)
 	var gz bytes.Buffer
 	if err := p.Write(&gz); err != nil {
 		return nil, fmt.Errorf("pyroscope: %w", err)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+	pushv1 "github.com/grafana/pyroscope/api/gen/proto/go/push/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/upload/pyroscope"
@@ -80,5 +82,36 @@ func TestSendCopiesOnce(t *testing.T) {
 	}
 	if perPush > bound {
 		t.Errorf("a push of %d bytes allocated %d bytes, want at most %d: no copy of the payload beyond Connect's pooled one", len(payload), perPush, bound)
+	}
+}
+
+// TestLabelNames encodes a profile whose sample labels have names that
+// are not Prometheus label names: the pushed profile has them as
+// Prometheus names, and a name already valid keeps its value over one
+// renamed into it.
+func TestLabelNames(t *testing.T) {
+	p := bigProfile(1)
+	p.Sample[0].Label = map[string][]string{"http.route": {"/a"}, "1st": {"x"}, "task": {"t"},
+		"a.b": {"renamed"}, "a_b": {"kept"}, "ünï": {"u"}}
+	c, err := pyroscope.New("http://127.0.0.1:1", "checkout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	data, err := c.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req pushv1.PushRequest
+	if err := proto.Unmarshal(data, &req); err != nil {
+		t.Fatal(err)
+	}
+	got, err := profile.ParseData(req.Series[0].Samples[0].RawProfile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"http_route": {"/a"}, "_1st": {"x"}, "task": {"t"}, "a_b": {"kept"}, "__n__": {"u"}} // one underscore a byte
+	if fmt.Sprint(got.Sample[0].Label) != fmt.Sprint(want) {
+		t.Errorf("labels %v, want %v", got.Sample[0].Label, want)
 	}
 }

@@ -1,0 +1,237 @@
+package httpprof_test
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/httpprof"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+var loadFor = flag.Duration("load", 4*time.Second,
+	"how long TestLabelsEndToEnd measures its service under load (the issue's acceptance run: 20s)")
+
+// routeSamples are a route's samples in the profile.
+type routeSamples struct {
+	states  [tachyon.NumStates]int
+	reasons map[string]int // blocked samples by wait reason
+	n       int
+}
+
+// TestLabelsEndToEnd is the acceptance: a net/http service with a
+// CPU-bound route and a route that waits on a slow downstream, wrapped in
+// Labels, under load while the profiler runs in wall mode. The profile's
+// labels must give each route's on-CPU and blocked shares of its time
+// within 3 percentage points of the service's own measurement (the
+// thread CPU clock and the wall clock in the handlers), the slow route's
+// blocked time must be mostly in its wait reason, and no sample of one
+// route may hold the other route's handler, nor a handler's sample be
+// without its route.
+func TestLabelsEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("profiles a service under load for seconds")
+	}
+	downstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(downstreamDelay)
+		io.WriteString(w, "ok")
+	}))
+	defer downstream.Close()
+	svc := &service{url: downstream.URL, client: &http.Client{Transport: &http.Transport{
+		MaxConnsPerHost: slowClients, MaxIdleConnsPerHost: slowClients}}}
+	// The downstream connections are dialed here, unlabelled: the
+	// transport's goroutines of a connection dialed inside a request
+	// would carry that request's labels for the connection's life, time
+	// the handlers do not measure.
+	var warm sync.WaitGroup
+	for range slowClients {
+		warm.Go(func() {
+			if _, err := svc.callDownstream(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	warm.Wait()
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /cpu", svc.cpu)
+	mux.HandleFunc("GET /slow/{id}", svc.slow)
+	srv := httptest.NewServer(httpprof.Labels(mux))
+	defer srv.Close()
+	stop := make(chan struct{})
+	var clients sync.WaitGroup
+	load := func(path string) {
+		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			resp, err := c.Get(srv.URL + fmt.Sprintf(path, i))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	}
+	for range cpuClients {
+		clients.Go(func() { load("/cpu?n=%d") })
+	}
+	for range slowClients {
+		clients.Go(func() { load("/slow/%d") })
+	}
+	defer func() { close(stop); clients.Wait() }()
+
+	testutil.Retry(t, *loadFor, 2, func(d time.Duration) error {
+		svc.cpuT.reset()
+		svc.slowT.reset()
+		path := filepath.Join(t.TempDir(), "service.bin")
+		p := profiler.Start(profiler.WithPath(path), profiler.WithBackend(sampler.Trace),
+			profiler.WithRate(rate), profiler.WithQuiet(true))
+		if err := p.Err(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		from := time.Now()
+		svc.from.Store(from.UnixNano())
+		time.Sleep(d)
+		svc.from.Store(0)
+		to := time.Now()
+		if err := p.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		return checkRoutes(t, path, svc, from, to)
+	})
+}
+
+// checkRoutes reads the samples of the profile at path taken between from
+// and to, the window the service measured (a request in flight when the
+// profile starts has no labels until its next profiler.Do), and compares
+// each route's shares with the service's measurement: a hard failure for
+// samples that mix the routes or lose them, an error (for a longer run)
+// for shares out of bounds.
+func checkRoutes(t *testing.T, path string, svc *service, from, to time.Time) error {
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	routes := map[string]*routeSamples{"/cpu": {reasons: map[string]int{}}, "/slow/{id}": {reasons: map[string]int{}}}
+	handlerOf := map[string]string{"/cpu": ".(*service).cpu", "/slow/{id}": ".(*service).slow"}
+	var mixed, unlabelled int
+	it := f.Samples()
+	defer it.Close()
+	var frames []tachyon.Frame
+	for it.Next() {
+		if ts := int64(it.Sample().Timestamp); ts < from.UnixMicro() || ts > to.UnixMicro() {
+			continue
+		}
+		frames = it.Frames(frames[:0])
+		code := tachyon.SplitLabels(len(frames), func(i int) bool { return tachyon.IsLabel(frames[i]) })
+		route := ""
+		for _, fr := range frames[code:] {
+			if l, _ := tachyon.LabelOf(fr); l.Key == httpprof.LabelRoute {
+				route = l.Value
+			}
+		}
+		in := map[string]bool{}
+		for r, fn := range handlerOf {
+			in[r] = hasFrame(frames[:code], fn)
+		}
+		rs := routes[route]
+		switch {
+		case rs == nil && (in["/cpu"] || in["/slow/{id}"]):
+			if unlabelled++; unlabelled <= 5 {
+				sm := it.Sample()
+				t.Logf("a handler's sample without its route: goroutine %d at %d µs, %v, in %s",
+					sm.ThreadID, sm.Timestamp, sm.Status.State(), frames[0].Func)
+			}
+			continue
+		case rs == nil:
+			continue
+		}
+		for r, ok := range in {
+			if ok && r != route {
+				mixed++
+			}
+		}
+		st := it.Sample().Status.State()
+		rs.states[st]++
+		rs.n++
+		if st == tachyon.Blocked && code > 0 {
+			reason, _ := tachyon.WaitReason(frames[0])
+			rs.reasons[reason]++
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if mixed > 0 || unlabelled > 0 {
+		t.Errorf("%d samples hold the other route's handler, %d samples of a handler have no route", mixed, unlabelled)
+	}
+	var errs []error
+	for _, c := range []struct {
+		route string
+		tr    *truth
+	}{{"/cpu", &svc.cpuT}, {"/slow/{id}", &svc.slowT}} {
+		rs := routes[c.route]
+		n, wall, cpu, wait := c.tr.totals()
+		if rs.n < 100 || n == 0 {
+			errs = append(errs, fmt.Errorf("%s: %d samples, %d requests measured", c.route, rs.n, n))
+			continue
+		}
+		profCPU := float64(rs.states[tachyon.Running]) / float64(rs.n)
+		profBlocked := float64(rs.states[tachyon.Blocked]) / float64(rs.n)
+		trueCPU := float64(cpu) / float64(wall)
+		trueBlocked := float64(wait) / float64(wall)
+		t.Logf("%s: %d requests, %v in the handlers; %d samples %v; on CPU %.1f%% (measured %.1f%%), blocked %.1f%% (measured %.1f%%); blocked by reason %v",
+			c.route, n, wall.Round(time.Millisecond), rs.n, stateCounts(rs.states),
+			100*profCPU, 100*trueCPU, 100*profBlocked, 100*trueBlocked, rs.reasons)
+		if d := math.Abs(profCPU - trueCPU); d > 0.03 {
+			errs = append(errs, fmt.Errorf("%s: on CPU %.1f%% of the route's samples, measured %.1f%%", c.route, 100*profCPU, 100*trueCPU))
+		}
+		if d := math.Abs(profBlocked - trueBlocked); d > 0.03 {
+			errs = append(errs, fmt.Errorf("%s: blocked %.1f%% of the route's samples, measured %.1f%%", c.route, 100*profBlocked, 100*trueBlocked))
+		}
+	}
+	slow := routes["/slow/{id}"]
+	if blocked := slow.states[tachyon.Blocked]; blocked > 0 && slow.reasons["select"] < blocked*9/10 {
+		errs = append(errs, fmt.Errorf("the slow route's blocked samples by reason %v: want 90%% in the client's select", slow.reasons))
+	}
+	return errors.Join(errs...)
+}
+
+func hasFrame(frames []tachyon.Frame, suffix string) bool {
+	for _, fr := range frames {
+		if strings.HasSuffix(fr.Func, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+func stateCounts(c [tachyon.NumStates]int) string {
+	var parts []string
+	for s, n := range c {
+		if n > 0 {
+			parts = append(parts, fmt.Sprintf("%v %d", tachyon.State(s), n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
