@@ -118,6 +118,13 @@ func newLabeler() labeler {
 // userEvent folds a task, region or label log event at time t.
 func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 	lb := &tb.labels
+	// seen is where the event shows g, if it is the event's goroutine.
+	seen := func(g *tgor) *stack {
+		if g.id != ev.G {
+			return nil
+		}
+		return tb.gstack(g, ev.Stack)
+	}
 	switch ev.Kind {
 	case gotrace.TaskBegin:
 		g := tb.gs.Find(ev.G)
@@ -130,7 +137,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 			g.tasks = append(g.tasks[:0], g.tasks[1:]...)
 		}
 		g.tasks = append(g.tasks, rec)
-		tb.relabel(g)
+		tb.relabel(g, seen(g))
 	case gotrace.TaskEnd:
 		rec, ok := lb.tasks[ev.Task]
 		if !ok {
@@ -144,7 +151,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		for i := len(g.tasks) - 1; i >= 0; i-- {
 			if g.tasks[i].id == ev.Task {
 				g.tasks = append(g.tasks[:i], g.tasks[i+1:]...)
-				tb.relabel(g)
+				tb.relabel(g, seen(g))
 				break
 			}
 		}
@@ -162,7 +169,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 			r.taskTyp = lb.tasks[ev.Task].typ
 		}
 		g.regions = append(g.regions, r)
-		tb.relabel(g)
+		tb.relabel(g, seen(g))
 	case gotrace.RegionEnd:
 		g := tb.gs.Find(ev.G)
 		if g == nil {
@@ -177,7 +184,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 			if g.regions[i].typ == typ && g.regions[i].task == ev.Task {
 				clear(g.regions[i:])
 				g.regions = g.regions[:i]
-				tb.relabel(g)
+				tb.relabel(g, seen(g))
 				break
 			}
 		}
@@ -188,7 +195,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 			return
 		}
 		g.pl = lb.pset(tb.rd.String(ev.Name))
-		tb.relabel(g)
+		tb.relabel(g, seen(g))
 	}
 }
 
@@ -223,13 +230,17 @@ func (tb *traceBackend) inherit(g *tgor, creator uint64) {
 	}
 	if c := tb.gs.Find(creator); c != nil && c.pl != nil {
 		g.pl = c.pl
-		tb.relabel(g)
+		tb.relabel(g, nil)
 	}
 }
 
 // relabel sets g's label set from its state, first queuing the ticks
-// passed with the set they had.
-func (tb *traceBackend) relabel(g *tgor) {
+// passed with the set they had. A running goroutine's ticks so far are
+// where s, the stack of the event that changed its labels, shows it (or,
+// if s shows nothing, where the scheduler last saw it), should no CPU
+// sample under their labels tell where: not where the scheduler sees it
+// later, under other labels.
+func (tb *traceBackend) relabel(g *tgor, s *stack) {
 	k := setKey{p: g.pl}
 	if n := len(g.regions); n > 0 {
 		k.region = g.regions[n-1].typ
@@ -244,6 +255,9 @@ func (tb *traceBackend) relabel(g *tgor) {
 		return
 	}
 	tb.cut(g)
+	if g.state == gRunning {
+		tb.sighted(g, s)
+	}
 	g.labels = ls
 }
 

@@ -351,7 +351,7 @@ func BenchmarkLabelChange(b *testing.B) {
 		} else {
 			g.regions = g.regions[:len(g.regions)-1]
 		}
-		tb.relabel(g)
+		tb.relabel(g, nil)
 		if i%100 == 99 {
 			tb.settle(g)
 		}

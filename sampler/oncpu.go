@@ -19,12 +19,16 @@ import (
 // Rate/cpuHz ticks (one at the default rates; a fraction carries over).
 // The payments go to its running ticks, nearest in time and in order, so
 // that over the generation the stacks of its running ticks are its CPU
-// samples' stacks, each as often as the profiler saw it. Running ticks
+// samples' stacks, each as often as the profiler saw it. A paid tick
+// carries the labels of its CPU sample's moment, so that its stack and
+// its labels tell the same moment and the CPU time of each label set is
+// its CPU samples'. Running ticks
 // left unpaid held a P without CPU time to show for it: they are written
 // as runnable (holding a P, off the CPU: status HasGIL alone) under a
-// "[no CPU sample]" frame, at the stack of the goroutine's CPU sample
-// nearest in time (where its code stood while its thread waited), or,
-// with no CPU sample in the generation, where the scheduler last saw it.
+// "[no CPU sample]" frame, with the labels of their own moment, at the
+// stack of the goroutine's CPU sample nearest in time under the same
+// labels (where its code stood while its thread waited), or, with no such
+// CPU sample in the generation, where the scheduler last saw it.
 // Payments left over (more CPU samples than running ticks:
 // CPU time spent in a system call, or a goroutine whose short runs fell
 // between ticks) go to its other queued ticks, nearest in time, which then
@@ -36,10 +40,12 @@ import (
 // With Config.NoCPUSamples there is no such evidence: running ticks are on
 // CPU, at the stack where the scheduler saw the goroutine.
 
-// cpuHit is a CPU sample of a goroutine, waiting to be placed.
+// cpuHit is a CPU sample of a goroutine, waiting to be placed, with the
+// goroutine's labels when it was taken.
 type cpuHit struct {
 	at gotrace.Time
 	s  *stack
+	ls *labelSet
 }
 
 // maxHits bounds a goroutine's CPU samples in a generation (a thread
@@ -252,14 +258,16 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 				t := run{from: p.slots[si].tick, to: p.slots[si].tick + 1, state: gRunning, labels: r.labels}
 				switch c := p.slots[si].claim; {
 				case c >= 0:
-					t.stack = p.claims[c].s
+					t.stack, t.labels = p.claims[c].s, p.claims[c].ls
 				case tb.em.cfg.NoCPUSamples:
 					t.stack = sched
 				default:
 					t.state, t.stack = gOffCPU, sched
 					if len(p.claims) > 0 {
 						ci = nearestClaim(tb, p.claims, ci, p.slots[si].tick)
-						t.stack = p.claims[ci].s
+						if c, ok := nearestLabelled(tb, p.claims, ci, p.slots[si].tick, r.labels); ok {
+							t.stack = p.claims[c].s
+						}
 					}
 					tb.em.noCPU++
 				}
@@ -278,7 +286,8 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 				part.from, part.to = from, e.tick
 				out = appendRun(out, part)
 			}
-			out = appendRun(out, run{from: e.tick, to: e.tick + 1, state: gRunning, stack: p.claims[e.claim].s, labels: r.labels})
+			c := p.claims[e.claim]
+			out = appendRun(out, run{from: e.tick, to: e.tick + 1, state: gRunning, stack: c.s, labels: c.ls})
 			from = e.tick + 1
 		}
 		if from < r.to {
@@ -300,6 +309,33 @@ func nearestClaim(tb *traceBackend, claims []cpuHit, i int, k uint64) int {
 		i++
 	}
 	return i
+}
+
+// nearestLabelled returns the claim nearest in time to tick k among those
+// taken under the labels ls, starting from i, the nearest of all claims;
+// false if no claim has them.
+func nearestLabelled(tb *traceBackend, claims []cpuHit, i int, k uint64, ls *labelSet) (int, bool) {
+	if claims[i].ls == ls {
+		return i, true
+	}
+	at := tb.tickTime(k)
+	best, bestD := -1, gotrace.Time(0)
+	for lo, hi := i-1, i+1; lo >= 0 || hi < len(claims); lo, hi = lo-1, hi+1 {
+		if lo >= 0 && claims[lo].ls == ls {
+			if d := absDiff(claims[lo].at, at); best < 0 || d < bestD {
+				best, bestD = lo, d
+			}
+		}
+		if hi < len(claims) && claims[hi].ls == ls {
+			if d := absDiff(claims[hi].at, at); best < 0 || d < bestD {
+				best, bestD = hi, d
+			}
+		}
+		if best >= 0 {
+			return best, true
+		}
+	}
+	return 0, false
 }
 
 // appendRun appends r to runs, merged into the last run if it continues it.

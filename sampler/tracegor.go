@@ -259,7 +259,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 			g.cpu = slices.Grow(g.cpu, max(len(g.cpu), minGrow))
 			tb.grown++
 		}
-		g.cpu = append(g.cpu, cpuHit{at: t, s: s})
+		g.cpu = append(g.cpu, cpuHit{at: t, s: s, ls: g.labels})
 	} else {
 		tb.em.cpuUnplaced++
 	}
@@ -318,6 +318,17 @@ const minGrow = 8
 // them (a block, a system call, a preemption), if it shows where g was.
 // A preempted goroutine is remembered there until it blocks.
 func (tb *traceBackend) leaveRunning(g *tgor, s *stack, preempted bool) {
+	s = tb.sighted(g, s)
+	g.seen = nil
+	if preempted {
+		g.seen = s
+	}
+}
+
+// sighted records s as where g was at the end of the running ticks queued
+// so far that have no such place yet, or the scheduler's stack if s does
+// not show where g was; it returns the stack recorded.
+func (tb *traceBackend) sighted(g *tgor, s *stack) *stack {
 	if s == nil || !s.evidence {
 		s = tb.schedStack(g)
 	}
@@ -328,10 +339,7 @@ func (tb *traceBackend) leaveRunning(g *tgor, s *stack, preempted bool) {
 		}
 		r.sched = s
 	}
-	g.seen = nil
-	if preempted {
-		g.seen = s
-	}
+	return s
 }
 
 // schedStack is where the scheduler last saw g: its latest preemption
