@@ -4,6 +4,8 @@ import (
 	"context"
 	"runtime/pprof"
 	"runtime/trace"
+	"sync"
+	"unsafe"
 
 	"github.com/gotachyon/profiler/internal/tracelabel"
 )
@@ -42,13 +44,23 @@ func SetGoroutineLabels(ctx context.Context) {
 	if !tracelabel.Enabled() {
 		return
 	}
-	trace.Log(ctx, tracelabel.Category, labelMessage(ctx))
+	b := msgPool.Get().(*msgBuf)
+	b.b = appendLabelMessage(b.b[:0], ctx)
+	// The runtime copies the message into the trace before Log returns,
+	// so it may be read from the pooled buffer.
+	trace.Log(ctx, tracelabel.Category, unsafe.String(unsafe.SliceData(b.b), len(b.b)))
+	msgPool.Put(b)
 }
 
-// labelMessage returns ctx's labels as a label event's message, as many
-// as fit the bounds of internal/tracelabel.
-func labelMessage(ctx context.Context) string {
-	var msg []byte
+// msgBuf is a label message's buffer, pooled so that setting labels while
+// a profile runs allocates no message.
+type msgBuf struct{ b []byte }
+
+var msgPool = sync.Pool{New: func() any { return &msgBuf{b: make([]byte, 0, 256)} }}
+
+// appendLabelMessage appends ctx's labels as a label event's message to
+// msg, as many as fit the bounds of internal/tracelabel.
+func appendLabelMessage(msg []byte, ctx context.Context) []byte {
 	n := 0
 	pprof.ForLabels(ctx, func(k, v string) bool {
 		if n == tracelabel.MaxLabels || len(msg)+tracelabel.Size(k, v) > tracelabel.MaxBytes {
@@ -58,5 +70,5 @@ func labelMessage(ctx context.Context) string {
 		n++
 		return true
 	})
-	return string(msg)
+	return msg
 }
