@@ -267,7 +267,11 @@
 //
 // A change takes effect at the first tick after it (a tick at the same
 // nanosecond sees the labels before it), so a region's samples total its
-// duration to a tick either side. The runtime's system goroutines (under
+// duration to a tick either side. A sample's stack and labels tell the
+// same moment: a wall-mode tick that a CPU sample pays for (see
+// "Running time") carries the labels of that CPU sample's moment, so that
+// each label set's CPU time is its CPU samples', and a tick without one
+// borrows a stack only from a CPU sample under its own labels. The runtime's system goroutines (under
 // "[runtime]") carry none. Label frames survive the depth bound: code
 // frames make room for them.
 //
