@@ -48,7 +48,8 @@
 //     decide where a goroutine ran. A running tick no CPU sample pays for
 //     held a P while its thread did not run (the machine or a CPU quota
 //     was busy): it is written as runnable, under a "[no CPU sample]"
-//     frame at the stack of the goroutine's nearest CPU sample
+//     frame at the stack of the goroutine's nearest CPU sample under the
+//     same labels, else where the scheduler last saw it
 //     (Stats.NoCPUSample). A CPU sample left over (CPU time in a system
 //     call, or short runs between ticks) makes another queued tick of its
 //     goroutine running. So a wall profile's on-CPU time is the CPU
@@ -269,7 +270,7 @@
 // nanosecond sees the labels before it), so a region's samples total its
 // duration to a tick either side. A sample's stack and labels tell the
 // same moment: a wall-mode tick that a CPU sample pays for (see
-// "Running time") carries the labels of that CPU sample's moment, so that
+// Backends) carries the labels of that CPU sample's moment, so that
 // each label set's CPU time is its CPU samples', and a tick without one
 // borrows a stack only from a CPU sample under its own labels. The runtime's system goroutines (under
 // "[runtime]") carry none. Label frames survive the depth bound: code
