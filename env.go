@@ -34,20 +34,15 @@ const (
 // WithSegment from PROFILE_SEGMENT (a Go duration) and WithKeep from
 // PROFILE_KEEP (files) and PROFILE_KEEP_BYTES (bytes, or with a K, M, G or
 // T suffix, powers of 1024; "KB", "KiB" and "k" read the same), and
-// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration).
-// In a test binary run with -test.trace (go test -trace FILE) it adds
-// WithBackend(sampler.Snapshot): the runtime has one execution tracer, and
-// the test's own trace keeps it. ok is false when PROFILE_OUT is unset or empty (profiling is not wanted);
-// err reports a malformed variable.
+// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration). ok is false when
+// PROFILE_OUT is unset or empty (profiling is not wanted); err reports a
+// malformed variable.
 func EnvOptions() (opts []Option, ok bool, err error) {
 	out := os.Getenv(EnvOut)
 	if out == "" {
 		return nil, false, nil
 	}
 	opts = append(opts, WithPath(out))
-	if testTrace(os.Args[1:]) {
-		opts = append(opts, WithBackend(sampler.Snapshot))
-	}
 	if s := os.Getenv(EnvMode); s != "" {
 		m, err := sampler.ParseMode(s)
 		if err != nil {
@@ -128,58 +123,4 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%s is too large", s)
 	}
 	return n << (10 * shift), nil
-}
-
-// M is what RunTests needs of *testing.M.
-type M interface{ Run() int }
-
-// RunTests runs the tests of m, profiled when PROFILE_OUT is set (see
-// EnvOptions), and returns the exit code for os.Exit. It is the one-liner for
-// a package's TestMain:
-//
-//	func TestMain(m *testing.M) { os.Exit(profiler.RunTests(m)) }
-//
-// after which
-//
-//	PROFILE_OUT=p.bin go test -run TestX ./pkg
-//
-// writes a profile of that test run to pkg's directory (go test runs the
-// binary there; use an absolute path to put it elsewhere). A failure to
-// profile (a bad variable, an output path that cannot be written, a
-// profile that failed at Stop) is printed, and the tests run and exit as
-// they would without the profiler: profiling never fails them. Options
-// given here are applied after the environment's.
-func RunTests(m M, opts ...Option) int {
-	envOpts, ok, err := EnvOptions()
-	if !ok {
-		return m.Run()
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return m.Run()
-	}
-	p := Start(append(envOpts, opts...)...) // a failure is logged
-	code := m.Run()
-	p.Stop() // a failure is logged
-	return code
-}
-
-// testTrace reports whether args, a test binary's, ask it to write an
-// execution trace: -test.trace=FILE or -test.trace FILE, with one or two
-// dashes, as go test passes them.
-func testTrace(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if name != "test.trace" || !strings.HasPrefix(a, "-") {
-			continue
-		}
-		if !hasValue && i+1 < len(args) {
-			value = args[i+1]
-		}
-		return value != ""
-	}
-	return false
 }

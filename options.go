@@ -43,6 +43,7 @@ type config struct {
 	keepFiles   int
 	keepBytes   int64
 	checkpoint  time.Duration
+	awaitCPU    time.Duration // sampler.Config.AwaitCPUProfile, for RunTests
 }
 
 func defaultConfig() config {

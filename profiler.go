@@ -107,6 +107,7 @@ func Start(opts ...Option) (p *Profile) {
 		Backend:            p.cfg.backend,
 		NoWaitReasonFrames: !p.cfg.waitFrames,
 		NoCPUSamples:       !p.cfg.wallCPU,
+		AwaitCPUProfile:    p.cfg.awaitCPU,
 		Observer:           sampler.Tee(p.cfg.observers...),
 		// What the sampler must say at once (the app's CPU profile was
 		// shared or taken back) is said even when quiet.
