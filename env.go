@@ -2,31 +2,33 @@ package profiler
 
 import (
 	"fmt"
+	"log"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/envnames"
 	"github.com/gotachyon/profiler/sampler"
 )
 
 // Environment variables read by EnvOptions (and so by package auto and
 // RunTests).
 const (
-	EnvOut  = "PROFILE_OUT"  // output path; profiling is off when unset or empty
-	EnvMode = "PROFILE_MODE" // "wall" (default) or "cpu"
-	EnvRate = "PROFILE_RATE" // sampling rate in Hz (default 100)
+	EnvOut  = envnames.Out  // output path; profiling is off when unset or empty
+	EnvMode = envnames.Mode // "wall" (default) or "cpu"
+	EnvRate = envnames.Rate // sampling rate in Hz (default 100)
 	// EnvSegment is a segment period ("60s"): PROFILE_OUT then names a
 	// directory of segments (see WithSegment).
-	EnvSegment = "PROFILE_SEGMENT"
+	EnvSegment = envnames.Segment
 	// EnvKeep and EnvKeepBytes bound the segments kept (see WithKeep):
 	// a number of files, and a size such as "500M".
-	EnvKeep      = "PROFILE_KEEP"
-	EnvKeepBytes = "PROFILE_KEEP_BYTES"
+	EnvKeep      = envnames.Keep
+	EnvKeepBytes = envnames.KeepBytes
 	// EnvCheckpoint is the checkpoint period of a profile written to a
 	// file ("5s"; see WithCheckpoint).
-	EnvCheckpoint = "PROFILE_CHECKPOINT"
+	EnvCheckpoint = envnames.Checkpoint
 )
 
 // EnvOptions returns the options described by the environment: WithPath from
@@ -37,7 +39,21 @@ const (
 // WithCheckpoint from PROFILE_CHECKPOINT (a Go duration). ok is false when
 // PROFILE_OUT is unset or empty (profiling is not wanted); err reports a
 // malformed variable.
+//
+// The first call in a process also logs a warning, through the standard
+// log package as Start does, for every PROFILE_* variable set that no
+// package of the profiler reads ("PROFILE_SEGEMENT is not a variable of
+// the profiler: it has no effect; did you mean PROFILE_SEGMENT?"), and
+// for every one that has no effect
+// with the others (PROFILE_KEEP_BYTES without PROFILE_SEGMENT, any of
+// them without PROFILE_OUT, PROFILE_CHECKPOINT with PROFILE_SEGMENT).
+// The names of packages auto and upload count as the profiler's.
 func EnvOptions() (opts []Option, ok bool, err error) {
+	warnEnvOnce.Do(func() {
+		for _, w := range envWarnings(os.Environ()) {
+			log.Print(w)
+		}
+	})
 	out := os.Getenv(EnvOut)
 	if out == "" {
 		return nil, false, nil
