@@ -119,21 +119,40 @@ func TestRunTestsHookKeepsTestTrace(t *testing.T) {
 	checkTestTrace(t, tr)
 }
 
-// TestRunTestsHookKeepsTestProfiles runs "go test -cpuprofile -trace" with
-// PROFILE_OUT: the testing package's CPU profile and trace are whole,
-// and the profile's CPU samples come from that CPU profile.
+// TestRunTestsHookKeepsTestProfiles runs "go test -cpuprofile", with and
+// without -trace, with PROFILE_OUT: the testing package's CPU profile and
+// trace are whole, and the profile's CPU samples come from that CPU
+// profile.
 func TestRunTestsHookKeepsTestProfiles(t *testing.T) {
-	dir := t.TempDir()
-	cpu, tr, out := filepath.Join(dir, "cpu.out"), filepath.Join(dir, "trace.out"), filepath.Join(dir, "hook.bin")
-	b, err := goTestHook(t, []string{EnvOut + "=" + out, EnvMode + "=cpu"}, "-v", "-o", filepath.Join(dir, "hooktest.test"),
-		"-cpuprofile", cpu, "-trace", tr, "-run", "TestSpin", "./testdata/hooktest")
-	if err != nil || bytes.Contains(b, []byte("can't start")) {
-		t.Fatalf("go test -cpuprofile -trace: %v\n%s", err, b)
+	for _, withTrace := range []bool{false, true} {
+		dir := t.TempDir()
+		cpu, tr := filepath.Join(dir, "cpu.out"), filepath.Join(dir, "trace.out")
+		args := []string{"-v", "-o", filepath.Join(dir, "hooktest.test"), "-cpuprofile", cpu, "-run", "TestSpin", "./testdata/hooktest"}
+		if withTrace {
+			args = append(args, "-trace", tr)
+		}
+		b, err := goTestHook(t, []string{EnvOut + "=" + filepath.Join(dir, "hook.bin"), EnvMode + "=cpu"}, args...)
+		if err != nil || bytes.Contains(b, []byte("can't start")) {
+			t.Fatalf("go test %q: %v\n%s", args, err, b)
+		}
+		checkTestCPUProfile(t, cpu)
+		if withTrace {
+			checkTestTrace(t, tr)
+		}
+		if !bytes.Contains(b, []byte("shared the application's CPU profile")) {
+			t.Errorf("go test %q: the profile did not share the test's CPU profile:\n%s", args, b)
+		}
+		if n := proftest.Validate(t, filepath.Join(dir, "hook."+hookPkg+".bin")); n == 0 {
+			t.Errorf("go test %q: no samples in the test run's profile", args)
+		}
 	}
-	if !bytes.Contains(b, []byte("shared the application's CPU profile")) {
-		t.Errorf("the profile did not share the test's CPU profile:\n%s", b)
-	}
-	f, err := os.Open(cpu)
+}
+
+// checkTestCPUProfile checks that the CPU profile at path is whole and
+// has samples of hooktest's spin.
+func checkTestCPUProfile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,10 +172,6 @@ func TestRunTestsHookKeepsTestProfiles(t *testing.T) {
 	if len(p.Sample) == 0 || !spin {
 		t.Errorf("the test's CPU profile has %d samples, spin among them: %v", len(p.Sample), spin)
 	}
-	if n := proftest.Validate(t, filepath.Join(dir, "hook."+hookPkg+".bin")); n == 0 {
-		t.Error("no samples in the test run's profile")
-	}
-	checkTestTrace(t, tr)
 }
 
 // checkTestTrace checks that the execution trace at path is whole.
