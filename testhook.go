@@ -33,11 +33,10 @@ type M interface{ Run() int }
 // last element for its root package, the whole import path for a package
 // of another module):
 //
-//	PROFILE_OUT              the profile
-//	dir/ (or an existing     dir/PKG.bin (dir is created if missing)
-//	directory)
-//	p.bin                    p.PKG.bin
-//	dir, with PROFILE_SEGMENT dir/PKG/, the package's segments
+//	PROFILE_OUT                     the package's profile
+//	dir/, or an existing directory  dir/PKG.bin (dir is created if missing)
+//	p.bin                           p.PKG.bin
+//	dir, with PROFILE_SEGMENT       dir/PKG/, a directory of segments
 //
 // A relative PROFILE_OUT is relative to the package's directory, where go
 // test runs the binary. Where the profile goes is logged at start and at
