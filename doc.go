@@ -12,7 +12,7 @@
 // Profile's Err says why (the problem is logged too) and Stop returns the same
 // error. Callers who want the error at once write
 //
-//	p := profiler.Start(profiler.WithPath("prof.bin"), profiler.WithMode(sampler.CPU))
+//	p := profiler.Start(profiler.WithPath("prof.bin"), profiler.WithMode(profiler.CPU))
 //	if err := p.Err(); err != nil { ... }
 //	defer p.Stop()
 //
@@ -38,7 +38,7 @@
 // profiler does not invent one (no synthetic frame or thread):
 // Profile.Backend reports it, and so do the log lines written at Start and
 // Stop ("backend trace" or "backend snapshot"). With the default
-// sampler.Auto, the sampler also moves to snapshots while the trace would
+// Auto, the sampler also moves to snapshots while the trace would
 // cost more (goroutines switching hundreds of thousands of times a second);
 // Stats.Switches and the Stop log line list those switches.
 //

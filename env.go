@@ -2,31 +2,33 @@ package profiler
 
 import (
 	"fmt"
+	"log"
 	"math"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/envnames"
 	"github.com/gotachyon/profiler/sampler"
 )
 
 // Environment variables read by EnvOptions (and so by package auto and
 // RunTests).
 const (
-	EnvOut  = "PROFILE_OUT"  // output path; profiling is off when unset or empty
-	EnvMode = "PROFILE_MODE" // "wall" (default) or "cpu"
-	EnvRate = "PROFILE_RATE" // sampling rate in Hz (default 100)
+	EnvOut  = envnames.Out  // output path; profiling is off when unset or empty
+	EnvMode = envnames.Mode // "wall" (default) or "cpu"
+	EnvRate = envnames.Rate // sampling rate in Hz (default 100)
 	// EnvSegment is a segment period ("60s"): PROFILE_OUT then names a
 	// directory of segments (see WithSegment).
-	EnvSegment = "PROFILE_SEGMENT"
+	EnvSegment = envnames.Segment
 	// EnvKeep and EnvKeepBytes bound the segments kept (see WithKeep):
 	// a number of files, and a size such as "500M".
-	EnvKeep      = "PROFILE_KEEP"
-	EnvKeepBytes = "PROFILE_KEEP_BYTES"
+	EnvKeep      = envnames.Keep
+	EnvKeepBytes = envnames.KeepBytes
 	// EnvCheckpoint is the checkpoint period of a profile written to a
 	// file ("5s"; see WithCheckpoint).
-	EnvCheckpoint = "PROFILE_CHECKPOINT"
+	EnvCheckpoint = envnames.Checkpoint
 )
 
 // EnvOptions returns the options described by the environment: WithPath from
@@ -34,20 +36,29 @@ const (
 // WithSegment from PROFILE_SEGMENT (a Go duration) and WithKeep from
 // PROFILE_KEEP (files) and PROFILE_KEEP_BYTES (bytes, or with a K, M, G or
 // T suffix, powers of 1024; "KB", "KiB" and "k" read the same), and
-// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration).
-// In a test binary run with -test.trace (go test -trace FILE) it adds
-// WithBackend(sampler.Snapshot): the runtime has one execution tracer, and
-// the test's own trace keeps it. ok is false when PROFILE_OUT is unset or empty (profiling is not wanted);
-// err reports a malformed variable.
+// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration). ok is false when
+// PROFILE_OUT is unset or empty (profiling is not wanted); err reports a
+// malformed variable.
+//
+// The first call in a process also logs a warning, through the standard
+// log package as Start does, for every PROFILE_* variable set that no
+// package of the profiler reads ("PROFILE_SEGEMENT is not a variable of
+// the profiler: it has no effect; did you mean PROFILE_SEGMENT?"), and
+// for every one that has no effect
+// with the others (PROFILE_KEEP_BYTES without PROFILE_SEGMENT, any of
+// them without PROFILE_OUT, PROFILE_CHECKPOINT with PROFILE_SEGMENT).
+// The names of packages auto and upload count as the profiler's.
 func EnvOptions() (opts []Option, ok bool, err error) {
+	warnEnvOnce.Do(func() {
+		for _, w := range envWarnings(os.Environ()) {
+			log.Print(w)
+		}
+	})
 	out := os.Getenv(EnvOut)
 	if out == "" {
 		return nil, false, nil
 	}
 	opts = append(opts, WithPath(out))
-	if testTrace(os.Args[1:]) {
-		opts = append(opts, WithBackend(sampler.Snapshot))
-	}
 	if s := os.Getenv(EnvMode); s != "" {
 		m, err := sampler.ParseMode(s)
 		if err != nil {
@@ -128,58 +139,4 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("%s is too large", s)
 	}
 	return n << (10 * shift), nil
-}
-
-// M is what RunTests needs of *testing.M.
-type M interface{ Run() int }
-
-// RunTests runs the tests of m, profiled when PROFILE_OUT is set (see
-// EnvOptions), and returns the exit code for os.Exit. It is the one-liner for
-// a package's TestMain:
-//
-//	func TestMain(m *testing.M) { os.Exit(profiler.RunTests(m)) }
-//
-// after which
-//
-//	PROFILE_OUT=p.bin go test -run TestX ./pkg
-//
-// writes a profile of that test run to pkg's directory (go test runs the
-// binary there; use an absolute path to put it elsewhere). A failure to
-// profile (a bad variable, an output path that cannot be written, a
-// profile that failed at Stop) is printed, and the tests run and exit as
-// they would without the profiler: profiling never fails them. Options
-// given here are applied after the environment's.
-func RunTests(m M, opts ...Option) int {
-	envOpts, ok, err := EnvOptions()
-	if !ok {
-		return m.Run()
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return m.Run()
-	}
-	p := Start(append(envOpts, opts...)...) // a failure is logged
-	code := m.Run()
-	p.Stop() // a failure is logged
-	return code
-}
-
-// testTrace reports whether args, a test binary's, ask it to write an
-// execution trace: -test.trace=FILE or -test.trace FILE, with one or two
-// dashes, as go test passes them.
-func testTrace(args []string) bool {
-	for i, a := range args {
-		if a == "--" {
-			return false
-		}
-		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
-		if name != "test.trace" || !strings.HasPrefix(a, "-") {
-			continue
-		}
-		if !hasValue && i+1 < len(args) {
-			value = args[i+1]
-		}
-		return value != ""
-	}
-	return false
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/reader"
-	"github.com/gotachyon/profiler/sampler"
 )
 
 // The one-liner: profile main until it returns.
@@ -31,7 +30,7 @@ func Example() {
 
 // Checking Start's error at once, and Stop's.
 func ExampleStart() {
-	p := profiler.Start(profiler.WithPath(os.DevNull+"/no/such/file"), profiler.WithMode(sampler.CPU), profiler.WithQuiet(true))
+	p := profiler.Start(profiler.WithPath(os.DevNull+"/no/such/file"), profiler.WithMode(profiler.CPU), profiler.WithQuiet(true))
 	if err := p.Err(); err != nil {
 		fmt.Println("profiling did not start")
 	}
@@ -41,4 +40,26 @@ func ExampleStart() {
 	// Output:
 	// profiling did not start
 	// Stop returns the same error
+}
+
+// The options' values come from this package: a CPU profile, read
+// through runtime.Stack snapshots, stored without compression, needs no
+// other import.
+func ExampleWithMode() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	p := profiler.Start(
+		profiler.WithPath(filepath.Join(dir, "cpu.bin")),
+		profiler.WithMode(profiler.CPU),
+		profiler.WithBackend(profiler.Snapshot),
+		profiler.WithCompression(profiler.CompressionNone),
+		profiler.WithQuiet(true),
+	)
+	// ... the program's work ...
+	if err := p.Stop(); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Backend() == profiler.Snapshot, p.Stats().Mode == profiler.CPU)
+	// Output: true true
 }

@@ -43,6 +43,7 @@ type config struct {
 	keepFiles   int
 	keepBytes   int64
 	checkpoint  time.Duration
+	awaitCPU    time.Duration // sampler.Config.AwaitCPUProfile, for RunTests
 }
 
 func defaultConfig() config {
@@ -89,11 +90,11 @@ func WithOutput(w io.WriteSeeker) Option {
 	}
 }
 
-// WithMode selects what is sampled: sampler.Wall (the default) takes, at
-// every tick, one sample of every live goroutine whether it runs, waits or is
-// blocked; sampler.CPU records one sample per CPU-profiling signal, that is
-// only goroutines on a CPU.
-func WithMode(m sampler.Mode) Option {
+// WithMode selects what is sampled: Wall (the default) takes, at every
+// tick, one sample of every live goroutine whether it runs, waits or is
+// blocked; CPU records one sample per CPU-profiling signal, that is only
+// goroutines on a CPU.
+func WithMode(m Mode) Option {
 	return func(c *config) error {
 		if m != sampler.Wall && m != sampler.CPU {
 			return fmt.Errorf("profiler: WithMode: unknown mode %d", m)
@@ -117,9 +118,9 @@ func WithRate(hz int) Option {
 	}
 }
 
-// WithCompression sets how the sample region is stored (default
-// tachyon.CompressionZstd).
-func WithCompression(comp tachyon.Compression) Option {
+// WithCompression sets how the sample region is stored: CompressionZstd
+// (the default) or CompressionNone.
+func WithCompression(comp Compression) Option {
 	return func(c *config) error {
 		if comp != tachyon.CompressionNone && comp != tachyon.CompressionZstd {
 			return fmt.Errorf("profiler: WithCompression: unknown compression %d", comp)
@@ -156,13 +157,13 @@ func WithWallCPUSamples(on bool) Option {
 	}
 }
 
-// WithBackend chooses the sampler backend. sampler.Auto (the default) uses the
+// WithBackend chooses the sampler backend. Auto (the default) uses the
 // execution trace, through whichever of the runtime's two trace slots (a
 // flight recorder's, or trace.Start's) the application leaves free, unless
 // it cannot (the application holds both, or the trace parser does not know
-// this Go version), and then falls back to snapshots; sampler.Trace and sampler.Snapshot ask for one explicitly.
-// Profile.Backend tells which one ran.
-func WithBackend(b sampler.Backend) Option {
+// this Go version), and then falls back to snapshots; Trace and Snapshot
+// ask for one explicitly. Profile.Backend tells which one ran.
+func WithBackend(b Backend) Option {
 	return func(c *config) error {
 		if b > sampler.Snapshot {
 			return fmt.Errorf("profiler: WithBackend: unknown backend %d", b)

@@ -107,6 +107,7 @@ func Start(opts ...Option) (p *Profile) {
 		Backend:            p.cfg.backend,
 		NoWaitReasonFrames: !p.cfg.waitFrames,
 		NoCPUSamples:       !p.cfg.wallCPU,
+		AwaitCPUProfile:    p.cfg.awaitCPU,
 		Observer:           sampler.Tee(p.cfg.observers...),
 		// What the sampler must say at once (the app's CPU profile was
 		// shared or taken back) is said even when quiet.
@@ -212,11 +213,11 @@ func (p *Profile) Err() error { return p.startErr }
 // WithOutput.
 func (p *Profile) Path() string { return p.name }
 
-// Backend returns the sampler backend that runs (sampler.Trace or
-// sampler.Snapshot), or sampler.Auto if profiling did not start. The Tachyon
+// Backend returns the sampler backend that runs (Trace or Snapshot), or
+// Auto if profiling did not start. The Tachyon
 // header has no field for it, so the file does not record it: this method
 // and the log line written at Start and Stop are the record.
-func (p *Profile) Backend() sampler.Backend {
+func (p *Profile) Backend() Backend {
 	if p.s == nil {
 		return sampler.Auto
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/trace"
@@ -384,87 +383,6 @@ func TestAppTrace(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// TestRunTestsHook runs "go test" on testdata/hooktest with PROFILE_OUT.
-func TestRunTestsHook(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a test binary")
-	}
-	goTool := testutil.Tool(t, "go")
-	out := filepath.Join(t.TempDir(), "hook.bin")
-	cmd := exec.Command(goTool, "test", "-count=1", "-run", "TestSpin", "./testdata/hooktest")
-	cmd.Env = append(os.Environ(), EnvOut+"="+out, EnvMode+"=cpu", EnvRate+"=250")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go test: %v\n%s", err, b)
-	}
-	if n := proftest.Validate(t, out); n == 0 {
-		t.Error("no samples in the test run's profile")
-	}
-	f, _ := reader.Open(out)
-	defer f.Close()
-	if f.Header.Interval != 4000 {
-		t.Errorf("interval %d, want 4000 (PROFILE_RATE=250)", f.Header.Interval)
-	}
-}
-
-// TestRunTestsHookNeverFails runs "go test" with a PROFILE_OUT that cannot
-// be written (a directory) and with a malformed variable: profiling fails
-// and says so, and the tests run and pass all the same.
-func TestRunTestsHookNeverFails(t *testing.T) {
-	goTool := testutil.Tool(t, "go")
-	for _, env := range [][]string{{EnvOut + "=" + t.TempDir()}, {EnvOut + "=" + filepath.Join(t.TempDir(), "p.bin"), EnvRate + "=fast"}} {
-		cmd := exec.Command(goTool, "test", "-count=1", "-v", "-run", "TestSpin", "./testdata/hooktest")
-		cmd.Env = append(os.Environ(), env...)
-		b, err := cmd.CombinedOutput()
-		if err != nil || !bytes.Contains(b, []byte("--- PASS: TestSpin")) || !bytes.Contains(b, []byte("profiler: ")) {
-			t.Errorf("%v: go test: %v\n%s", env, err, b)
-		}
-	}
-}
-
-// TestRunTestsHookKeepsTestTrace runs "go test -trace" with PROFILE_OUT:
-// the hook takes the snapshot backend, and both the test's execution trace
-// and the profile are whole.
-func TestRunTestsHookKeepsTestTrace(t *testing.T) {
-	goTool := testutil.Tool(t, "go")
-	dir := t.TempDir()
-	out, tr := filepath.Join(dir, "hook.bin"), filepath.Join(dir, "test.trace")
-	cmd := exec.Command(goTool, "test", "-count=1", "-trace", tr, "-run", "TestSpin", "./testdata/hooktest")
-	cmd.Env = append(os.Environ(), EnvOut+"="+out)
-	b, err := cmd.CombinedOutput()
-	if err != nil || bytes.Contains(b, []byte("can't start tracing")) {
-		t.Fatalf("go test -trace: %v\n%s", err, b)
-	}
-	if n := proftest.Validate(t, out); n == 0 {
-		t.Error("no samples in the test run's profile")
-	}
-	data, err := os.ReadFile(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	events, err := traceEvents(data)
-	if err != nil || events == 0 {
-		t.Errorf("the test's trace: %d events, %v", events, err)
-	}
-}
-
-func TestTestTraceFlag(t *testing.T) {
-	for args, want := range map[string]bool{
-		"-test.trace=t.out":                 true,
-		"--test.trace=t.out":                true,
-		"-test.run X -test.trace t.out":     true,
-		"-test.trace=":                      false,
-		"-test.run X":                       false,
-		"-test.run test.trace":              false,
-		"-- -test.trace=t.out":              false,
-		"-test.v -test.tracefile=t.out":     false,
-		"-test.count=1 -test.trace=/a/b.tr": true,
-	} {
-		if got := testTrace(strings.Fields(args)); got != want {
-			t.Errorf("testTrace(%q) = %v, want %v", args, got, want)
-		}
-	}
 }
 
 func TestEnvOptions(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/envnames"
 	"github.com/gotachyon/profiler/internal/own"
 )
 
@@ -53,7 +54,7 @@ func start(opts []profiler.Option) {
 // twice. Unset, or "off" (the default), the package does not touch
 // signals at all, and a process that dies by one leaves the finished
 // checkpoints (see profiler.PartDir).
-const EnvSignals = "PROFILE_SIGNALS"
+const EnvSignals = envnames.Signals
 
 // signalsWanted reads EnvSignals.
 func signalsWanted() bool {

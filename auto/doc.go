@@ -9,9 +9,12 @@
 // PROFILE_SEGMENT, PROFILE_KEEP and PROFILE_KEEP_BYTES are optional).
 // PROFILE_OUT names the profile's file or, with PROFILE_SEGMENT, the
 // directory of its segments, created if missing (see
-// profiler.WithSegment). Without PROFILE_OUT it does nothing at all; a
-// malformed profiling variable is reported on stderr, and nothing starts
-// (a malformed PROFILE_SIGNALS is reported, and signals are left alone).
+// profiler.WithSegment). Without PROFILE_OUT it does nothing, but for a
+// warning about any other PROFILE_* variable set, which has no effect
+// then; a misspelt or useless PROFILE_* variable is reported once (see
+// profiler.EnvOptions), a malformed profiling variable is reported on
+// stderr, and nothing starts (a malformed PROFILE_SIGNALS is reported,
+// and signals are left alone).
 //
 // Call Stop at the end of main, before any os.Exit, to finish the
 // profile: the file PROFILE_OUT, or with segments the last one:

@@ -50,21 +50,29 @@ const (
 // shared with the application's, and its watcher. The watcher owns lastOn
 // and owned until done is closed.
 type cpuProfiler struct {
-	hz     int
-	rec    *cpuRecord
-	owned  atomic.Bool // the backend started the CPU profile running now
-	lastOn time.Time   // the latest sight of a CPU profile running
-	quit   chan struct{}
-	done   chan struct{}
+	mode     Mode
+	hz       int
+	rec      *cpuRecord
+	owned    atomic.Bool // the backend started the CPU profile running now
+	lastOn   time.Time   // the latest sight of a CPU profile running
+	awaiting bool        // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
+	quit     chan struct{}
+	done     chan struct{}
 }
 
 // startCPUProfiler takes the CPU profiler at hz, or shares the
-// application's, and starts the watcher.
+// application's, and starts the watcher. Until rec.awaitUntil, it leaves
+// a free CPU profiler to the application, and the watcher shares the
+// application's once it runs.
 func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
-	c := &cpuProfiler{hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
-	c.owned.Store(takeCPU(hz))
-	if !c.owned.Load() {
-		rec.share(mode, cpuTimerHz(), hz)
+	c := &cpuProfiler{mode: mode, hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
+	if time.Now().Before(rec.awaitUntil) && cpuTimerHz() <= 0 {
+		c.awaiting = true // and an unreadable timer is not probed: that would take it
+	} else {
+		c.owned.Store(takeCPU(hz))
+		if !c.owned.Load() {
+			rec.share(mode, cpuTimerHz(), hz)
+		}
 	}
 	own.Go(func() { watchCPU(c) })
 	return c
@@ -89,7 +97,7 @@ func (c *cpuProfiler) rate() int {
 func (c *cpuProfiler) stop() {
 	close(c.quit)
 	<-c.done
-	if cpuTimerHz() == 0 {
+	if cpuTimerHz() == 0 && !c.awaiting {
 		c.rec.stoppedBeforeEnd(time.Since(c.lastOn))
 	}
 	if c.owned.Load() {
@@ -139,8 +147,11 @@ func watchCPU(c *cpuProfiler) {
 		hz := cpuTimerHz()
 		switch {
 		case hz > 0:
+			c.awaited(hz)
 			c.lastOn, offSince = now, time.Time{}
 			continue
+		case c.awaiting && now.Before(c.rec.awaitUntil):
+			continue // left free for the application's profile
 		case hz == 0:
 			if offSince.IsZero() {
 				offSince = now
@@ -151,12 +162,28 @@ func watchCPU(c *cpuProfiler) {
 		}
 		if !takeCPU(c.hz) {
 			// A CPU profile runs (the backend's, or the application's).
+			c.awaited(hz)
 			c.lastOn, offSince = now, time.Time{}
 			continue
 		}
 		c.owned.Store(true)
-		c.rec.restarted(now, now.Sub(c.lastOn))
+		if c.awaiting {
+			c.awaiting = false
+			c.rec.notAwaited(now)
+		} else {
+			c.rec.restarted(now, now.Sub(c.lastOn))
+		}
 		c.lastOn, offSince = now, time.Time{}
+	}
+}
+
+// awaited records, when the CPU profiler was left free for the
+// application's, that the application's profile runs (at hz, if known):
+// the backend shares it.
+func (c *cpuProfiler) awaited(hz int) {
+	if c.awaiting {
+		c.awaiting = false
+		c.rec.share(c.mode, hz, c.hz)
 	}
 }
 
@@ -171,6 +198,8 @@ type cpuRecord struct {
 	mu         sync.Mutex
 	log        func(string)
 	start      time.Time
+	awaitUntil time.Time // Config.AwaitCPUProfile after start; set before any backend runs
+	awaitGap   time.Duration
 	shared     bool // a backend shared the application's CPU profile
 	appHz      int  // its rate, where known (0 if not)
 	restarts   int
@@ -231,6 +260,19 @@ func (r *cpuRecord) restarted(now time.Time, gap time.Duration) {
 	}
 }
 
+// notAwaited records that the CPU profiler left free for the
+// application's (Config.AwaitCPUProfile) was still free at its end, and
+// that the sampler took it at now; it says so in the log.
+func (r *cpuRecord) notAwaited(now time.Time) {
+	r.mu.Lock()
+	r.awaitGap = now.Sub(r.start)
+	log := r.log
+	r.mu.Unlock()
+	if log != nil {
+		log(fmt.Sprintf("no CPU profile of the application's started in the %v the CPU profiler was left free for it: the sampler took it", r.awaitGap.Round(time.Millisecond)))
+	}
+}
+
 // stoppedBeforeEnd records that the application stopped the CPU profile
 // the sampler shared at most d before the backend stopped.
 func (r *cpuRecord) stoppedBeforeEnd(d time.Duration) {
@@ -260,11 +302,14 @@ func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
 		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile %d times and the sampler started it again, first at %v, after at most %v without CPU samples in all",
 			r.restarts, r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
 	}
+	if r.awaitGap > 0 {
+		parts = append(parts, fmt.Sprintf("the CPU profiler, left free for the application's profile, which did not start, was taken after %v without CPU samples", r.awaitGap.Round(time.Millisecond)))
+	}
 	if r.endGap > 0 {
 		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))
 	}
 	if note := rateNote(mode, r.appHz, hz); r.shared && note != "" {
 		parts = append(parts, "while shared, "+note)
 	}
-	return strings.Join(parts, "; "), r.restartGap + r.endGap
+	return strings.Join(parts, "; "), r.awaitGap + r.restartGap + r.endGap
 }

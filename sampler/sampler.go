@@ -106,6 +106,17 @@ type Config struct {
 	// and CPU time is the time on a P. See the package doc. CPU mode
 	// always runs the CPU profiler.
 	NoCPUSamples bool
+	// AwaitCPUProfile, when positive, leaves the CPU profiler free for
+	// that long after Start to an application about to start its own CPU
+	// profile: a test binary run with -test.cpuprofile, whose testing
+	// package starts it just after TestMain has started the sampler
+	// (pprof.StartCPUProfile would fail while the sampler holds the
+	// process's one CPU profile). The trace backend shares the
+	// application's profile once it runs, as it does one that runs at
+	// Start, and takes the CPU profiler if it is still free when the time
+	// is up (Stats.CPUProfile says so). Until then running goroutines have
+	// no CPU samples.
+	AwaitCPUProfile time.Duration
 	// Observer, if set, is told of what the sampler sees beside the
 	// samples it writes (see Observer; Tee tells several).
 	Observer Observer
@@ -230,6 +241,7 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 	s.em = newEmitter(cfg, osink)
 	o.em, s.em.own, s.own = s.em, o, o
 	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
+	s.em.cpu.awaitUntil = s.start.Add(max(cfg.AwaitCPUProfile, 0))
 	var fallback string
 	switch cfg.Backend {
 	case Auto:

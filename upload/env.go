@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/gotachyon/profiler/internal/envnames"
 )
 
 // Environment variables read by FromEnv.
@@ -11,12 +13,12 @@ const (
 	// EnvUpload is the store's URL (Config.URL); uploading is off when it
 	// is unset or empty. A user and password in it are sent as basic
 	// authentication, and logged redacted.
-	EnvUpload = "PROFILE_UPLOAD"
+	EnvUpload = envnames.Upload
 	// EnvService is the service name (Config.Service).
-	EnvService = "PROFILE_SERVICE"
+	EnvService = envnames.Service
 	// EnvLabels are the static labels, k=v pairs separated by commas
 	// (Config.Labels), such as "env=prod,region=eu-west-1".
-	EnvLabels = "PROFILE_LABELS"
+	EnvLabels = envnames.Labels
 )
 
 // FromEnv returns the Config the environment asks for. ok is false when

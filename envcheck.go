@@ -1,0 +1,93 @@
+package profiler
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/gotachyon/profiler/internal/envnames"
+)
+
+// warnEnvOnce makes EnvOptions warn about the environment once a process.
+var warnEnvOnce sync.Once
+
+// envWarnings returns a line for every PROFILE_* variable set in environ
+// (as os.Environ gives it) that no package of the profiler reads, with
+// the nearest name one reads, or that has no effect with the others. An
+// empty value counts as unset, as it does for the variables' readers.
+func envWarnings(environ []string) []string {
+	set := map[string]bool{}
+	var names []string
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, envnames.Prefix) && v != "" && !set[k] {
+			set[k] = true
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	var lines []string
+	for _, k := range names {
+		need, excl := envnames.Needs[k], envnames.Excludes[k]
+		switch {
+		case !slices.Contains(envnames.All, k):
+			w := "profiler: " + k + " is not a variable of the profiler: it has no effect"
+			if near := nearestEnv(k); near != "" {
+				w += "; did you mean " + near + "?"
+			} else {
+				w += " (the profiler reads " + strings.Join(envnames.All, ", ") + ")"
+			}
+			lines = append(lines, w)
+		case need != "" && !set[need]:
+			lines = append(lines, fmt.Sprintf("profiler: %s has no effect without %s", k, need))
+		case excl != "" && set[excl]:
+			lines = append(lines, fmt.Sprintf("profiler: %s has no effect with %s", k, excl))
+		}
+	}
+	return lines
+}
+
+// nearestEnv returns the known name nearest to name, or "" if none is
+// near: at most one edit (editDistance) per three bytes of the longer
+// name past the prefix, or one name being the other and more letters.
+func nearestEnv(name string) string {
+	a := strings.TrimPrefix(name, envnames.Prefix)
+	best, bestD := "", -1
+	for _, known := range envnames.All {
+		b := strings.TrimPrefix(known, envnames.Prefix)
+		d := editDistance(a, b)
+		near := 3*d <= max(len(a), len(b)) || strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
+		if near && (bestD < 0 || d < bestD) {
+			best, bestD = known, d
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance between a and
+// b, in bytes: insertions, deletions, substitutions and transpositions of
+// adjacent bytes ("OTU" is one from "OUT").
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

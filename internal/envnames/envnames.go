@@ -1,0 +1,46 @@
+// Package envnames holds, in one place, the names of the PROFILE_*
+// environment variables that the profiler's packages read: the root
+// package, auto and upload define their Env constants from these, and the
+// root package warns about a PROFILE_* variable that is none of them, or
+// that another one must accompany.
+package envnames
+
+// Prefix starts every name.
+const Prefix = "PROFILE_"
+
+// The names, and the package that reads each.
+const (
+	Out        = "PROFILE_OUT"        // profiler
+	Mode       = "PROFILE_MODE"       // profiler
+	Rate       = "PROFILE_RATE"       // profiler
+	Segment    = "PROFILE_SEGMENT"    // profiler
+	Keep       = "PROFILE_KEEP"       // profiler
+	KeepBytes  = "PROFILE_KEEP_BYTES" // profiler
+	Checkpoint = "PROFILE_CHECKPOINT" // profiler
+	Signals    = "PROFILE_SIGNALS"    // auto
+	Upload     = "PROFILE_UPLOAD"     // upload (through upload/auto)
+	Service    = "PROFILE_SERVICE"    // upload
+	Labels     = "PROFILE_LABELS"     // upload
+)
+
+// All lists every name.
+var All = []string{Out, Mode, Rate, Segment, Keep, KeepBytes, Checkpoint, Signals, Upload, Service, Labels}
+
+// Needs maps a name to the variable without which it has no effect.
+var Needs = map[string]string{
+	Mode:       Out,
+	Rate:       Out,
+	Segment:    Out,
+	Checkpoint: Out,
+	Signals:    Out,
+	Upload:     Out,
+	Keep:       Segment,
+	KeepBytes:  Segment,
+	Service:    Upload,
+	Labels:     Upload,
+}
+
+// Excludes maps a name to the variable with which it has no effect.
+var Excludes = map[string]string{
+	Checkpoint: Segment, // segments are finished files: no checkpoints
+}
