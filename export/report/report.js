@@ -323,7 +323,7 @@
     const frag = document.createDocumentFragment(), top = Math.max(1, ...shown.map((r) => r.self));
     for (const r of shown) {
       const tr = el('tr');
-      const fn = el('td', 'fn', r.name); fn.title = r.name;
+      const fn = el('td', 'fn'); fn.append(el('bdi', null, r.name)); fn.title = r.name;
       const loc = el('td', 'loc'); loc.append(el('bdi', null, r.loc)); loc.title = r.loc;
       const selfPct = el('td'); const bar = el('span', 'bar'); bar.style.width = Math.round(60 * r.self / top) + 'px';
       selfPct.append(bar, pct(r.self, vt));
@@ -364,7 +364,8 @@
     const frag = document.createDocumentFragment();
     for (const [name, n] of [...by].sort((a, b) => b[1] - a[1])) {
       const tr = el('tr'); tr.dataset.name = name;
-      tr.append(el('td', 'fn', name), el('td', null, fmtN(n)), el('td', null, pct(n, all)));
+      const fn = el('td', 'fn', name); fn.title = name;
+      tr.append(fn, el('td', null, fmtN(n)), el('td', null, pct(n, all)));
       frag.append(tr);
     }
     if (!by.size) { const tr = el('tr'); const td = el('td', 'fn', 'no blocked samples'); td.colSpan = 3; tr.append(td); frag.append(tr); }
