@@ -177,6 +177,18 @@
       key: () => st.key, picked: () => st.picked === null ? null : [...st.picked],
       setKey: (k) => { keySel.value = k; keySel.dispatchEvent(new Event('change')); },
       pick: (vs) => { st.picked = vs === null ? null : new Set(vs); fillValues(); filter(); },
+      keys, defaultKey: keys[L.key],
+      // set picks key and, of its values, those of vs it has (all when
+      // none is), as a link to the page asks; a key the page lacks
+      // leaves the picker as it is. It filters only when that changes.
+      set: (key, vs) => {
+        if (!keys.includes(key)) return;
+        const known = new Set(values(key).map(([v]) => v)), ok = vs.filter((v) => known.has(v));
+        const picked = ok.length ? new Set(ok) : null;
+        const same = key === st.key && (picked === null ? st.picked === null : st.picked !== null && picked.size === st.picked.size && ok.every((v) => st.picked.has(v)));
+        if (same) return;
+        st.key = key; keySel.value = key; st.picked = picked; fillValues(); filter();
+      },
       none: NONE, other: OTHER,
     };
   }
