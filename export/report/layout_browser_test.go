@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,7 +39,12 @@ const layoutScript = `async (page) => {
 			for (const e of document.querySelectorAll('.tablewrap, #tl-wrap, header, section')) {
 				if (e.scrollWidth > e.clientWidth + 1) hidden[e.id || e.className || e.tagName] = e.scrollWidth - e.clientWidth;
 			}
-			return { window: innerWidth, client: de.clientWidth, scroll: de.scrollWidth, body: document.body.scrollWidth, parts, hidden,
+			// Per row of the label table: blocked samples, and those of its wait reasons' columns.
+			const waits = [...document.querySelectorAll('#labels tbody tr, #labels tfoot tr')].map((tr) => [
+				+tr.querySelector('td[data-col="blocked"]').dataset.n,
+				[...tr.querySelectorAll('td[data-col^="wait:"]')].reduce((a, td) => a + +td.dataset.n, 0)]);
+			const reasonCols = [...document.querySelectorAll('#labels th[data-col^="wait:"]')].map((th) => th.dataset.col);
+			return { window: innerWidth, client: de.clientWidth, scroll: de.scrollWidth, body: document.body.scrollWidth, parts, hidden, waits, reasonCols,
 				fnCells: [...document.querySelectorAll('#functions tbody td.fn')].slice(0, 3).map((td) => td.getBoundingClientRect().width) };
 		}));
 	}
@@ -52,6 +58,8 @@ type layoutResult struct {
 	Parts                        map[string]layoutBox
 	Hidden                       map[string]int
 	FnCells                      []float64
+	Waits                        [][2]float64
+	ReasonCols                   []string
 }
 
 // wideFile writes a labelled profile whose names are long: functions of
@@ -131,6 +139,16 @@ func TestBrowserLayout(t *testing.T) {
 		}
 		if r.Window >= 1920 && !side {
 			t.Errorf("%d px: the wait reasons' table is under the functions', not beside", r.Window)
+		}
+		// The label table's wait reasons that do not fit share one column:
+		// the reasons' columns still add up to the blocked samples.
+		for i, w := range r.Waits {
+			if w[0] != w[1] {
+				t.Errorf("%d px: label table row %d: %v blocked samples, %v in its wait reasons' columns %q", r.Window, i, w[0], w[1], r.ReasonCols)
+			}
+		}
+		if len(r.Waits) == 0 || (r.Window < 1920 && !slices.Contains(r.ReasonCols, "wait:*")) || (r.Window == 2560 && len(r.ReasonCols) != 12) {
+			t.Errorf("%d px: label table's wait reasons' columns %q", r.Window, r.ReasonCols)
 		}
 		for _, c := range r.FnCells {
 			if c < 200 {
