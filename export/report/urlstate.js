@@ -38,12 +38,13 @@
     // findNode returns the node of the tree shown with hash h and samples
     // in the view, or 0 (the root) for none.
     function findNode(h) {
+      const [ha, hb] = h.split('.').map((x) => parseInt(x, 36));
       const t = api.tree(), a = new Int32Array(t.n), b = new Int32Array(t.n);
       a[0] = SEED[0]; b[0] = SEED[1];
       for (let i = 1; i < t.n; i++) {
         const s = keyOf(t, i), p = t.parent[i];
         a[i] = fold(a[p], s, MUL[0]); b[i] = fold(b[p], s, MUL[1]);
-        if (fmt(a[i], b[i]) === h && api.nodeTotal(i) > 0) return i;
+        if (a[i] >>> 0 === ha && b[i] >>> 0 === hb && api.nodeTotal(i) > 0) return i;
       }
       return 0;
     }
