@@ -47,4 +47,15 @@
 // graph and the tables, and a table by label × state that follows the
 // brushed range (labels.js, labels.css, which work through report.js's
 // API); the page of a profile without labels carries neither.
+//
+// The page keeps its view in the URL's fragment (urlstate.js): the view,
+// frames by function or line, the brushed range, the search, the node
+// zoomed into and the label key and values picked, as in
+// #view=2&range=20-45&slices=75&q=chan&lk=http.route&lv=%2Fslow. A link to
+// the page, a reload or a saved copy opens the same view; the zoomed node
+// is named by a hash of its stack, so the same stack is found in another
+// page of the profile, and a range of a page with other slices is scaled.
+// What does not fit the page is ignored. The page spans the window's
+// width at any size: its tables share it, side by side when there is
+// room, and cut long names rather than widen the page.
 package report

@@ -27,6 +27,10 @@ var (
 	labelsStyle string
 	//go:embed labels.js
 	labelsScript string
+	// urlScript keeps the view in the URL's fragment and sets it from
+	// there; it runs last, through the API of script and labelsScript.
+	//go:embed urlstate.js
+	urlScript string
 )
 
 const (
@@ -72,6 +76,7 @@ func (p *Profile) WriteHTML(w io.Writer) error {
 	if labels {
 		bw.WriteString(labelsScript)
 	}
+	bw.WriteString(urlScript)
 	bw.WriteString(tail)
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -84,7 +89,7 @@ func (p *Profile) WriteHTML(w io.Writer) error {
 // the page, halving the nodes until it does.
 func (p *Profile) documentJSON() ([]byte, error) {
 	order := p.nodeOrder()
-	budget := p.Options.MaxBytes - len(page) - len(style) - len(script)
+	budget := p.Options.MaxBytes - len(page) - len(style) - len(script) - len(urlScript)
 	if p.Labelled() {
 		budget -= len(labelsStyle) + len(labelsScript)
 	}

@@ -19,6 +19,7 @@
     const pct = (n, d) => d > 0 ? (100 * n / d).toFixed(n === d ? 0 : n / d >= 0.1 ? 1 : 2) + '%' : '0%';
     const fmtUs = (us) => { const a = Math.abs(us); return a >= 1e6 ? (us / 1e6).toFixed(a >= 1e7 ? 1 : 2) + ' s' : a >= 1e3 ? (us / 1e3).toFixed(1) + ' ms' : Math.round(us) + ' µs'; };
     const RUNNING = 0, RUNNABLE = 1, BLOCKED = 2, UNKNOWN = 3, SYSCALL = 4; // profile.go's classes
+    const NAME_W = 336, COL_W = 88; // the widest value column (labels.css), and a column of times
     const NONE = '\u0000none', OTHER = '\u0000other'; // the rows of sets without the key, and of the Other set
     const cells = D.cells.slice(), cellSets = L.cellSets;
     const keys = L.keys.map((k) => S[k]);
@@ -122,12 +123,26 @@
       // Columns: [id, heading, samples of a row, sub-column].
       const spec = [['running', 'On CPU', (n) => n[RUNNING]], ['runnable', 'Runnable', (n) => n[RUNNABLE]], ['syscall', 'In a system call', (n) => n[SYSCALL]], ['blocked', 'Blocked', blocked]];
       const waits = reasons.map((r, i) => [i, r]).filter(([i]) => colSum[NC + i] > 0).sort((a, b) => colSum[NC + b[0]] - colSum[NC + a[0]]);
-      for (const [i, r] of waits) spec.push(['wait:' + r, r, (n) => n[NC + i], true]);
+      // The wait reasons whose columns fit the window, heaviest first; the
+      // others share one column.
+      const fixed = 5 + (colSum[BLOCKED] > 0) + (colSum[UNKNOWN] > 0);
+      const fit = Math.max(1, Math.floor((wrap.clientWidth - NAME_W) / COL_W) - fixed);
+      const shown = waits.length > fit ? waits.slice(0, fit - 1) : waits, rest = waits.slice(shown.length);
+      for (const [i, r] of shown) spec.push(['wait:' + r, r, (n) => n[NC + i], true]);
+      if (rest.length) {
+        spec.push(['wait:*', rest.length + (shown.length ? ' other' : '') + ' reasons', (n) => rest.reduce((a, [i]) => a + n[NC + i], 0), true,
+          rest.map(([, r]) => r).join(', ')]);
+      }
       if (colSum[BLOCKED] > 0) spec.push(['wait:', '(no wait reason)', (n) => n[BLOCKED], true]);
       if (colSum[UNKNOWN] > 0) spec.push(['unknown', 'Unknown', (n) => n[UNKNOWN]]);
       spec.push(['total', 'Total', (n, r) => r.total]);
       const head = el('tr'); head.append(el('th', 'fn', st.key));
-      for (const [id, name, , sub] of spec) { const th = el('th', sub ? 'sub' : null, sub ? '↳ ' + name : name); th.dataset.col = id; head.append(th); }
+      for (const [id, name, , sub, title] of spec) {
+        const th = el('th', sub ? 'sub' : null);
+        // A reason's heading may break after a dot: sync.Mutex.<wbr>Lock.
+        (sub ? '↳ ' + name : name).split(/(?<=\.)/).forEach((part, k) => { if (k) th.append(el('wbr')); th.append(part); });
+        th.dataset.col = id; th.title = title || name; head.append(th);
+      }
       table.tHead.replaceChildren(head);
       const cell = (id, n, of) => { const td = el('td', null, n ? fmtUs(n * M.interval) : '–'); td.dataset.col = id; td.dataset.n = n; td.title = fmtN(n) + ' samples, ' + pct(n, of) + ' of the row'; return td; };
       const frag = document.createDocumentFragment(), sum = { total: 0, n: new Float64Array(cols) };
@@ -154,12 +169,26 @@
       st.picked = new Set([shownRows[+tr.dataset.i]]); fillValues(); filter();
     });
     new MutationObserver(render).observe($('summary'), { childList: true, subtree: true, characterData: true });
+    let resized = 0; // the columns that fit change with the window
+    window.addEventListener('resize', () => { cancelAnimationFrame(resized); resized = requestAnimationFrame(render); });
     fillValues();
     render();
     api.labels = {
       key: () => st.key, picked: () => st.picked === null ? null : [...st.picked],
       setKey: (k) => { keySel.value = k; keySel.dispatchEvent(new Event('change')); },
       pick: (vs) => { st.picked = vs === null ? null : new Set(vs); fillValues(); filter(); },
+      keys, defaultKey: keys[L.key],
+      // set picks key and, of its values, those of vs it has (all when
+      // none is), as a link to the page asks; a key the page lacks
+      // leaves the picker as it is. It filters only when that changes.
+      set: (key, vs) => {
+        if (!keys.includes(key)) return;
+        const known = new Set(values(key).map(([v]) => v)), ok = vs.filter((v) => known.has(v));
+        const picked = ok.length ? new Set(ok) : null;
+        const same = key === st.key && (picked === null ? st.picked === null : st.picked !== null && picked.size === st.picked.size && ok.every((v) => st.picked.has(v)));
+        if (same) return;
+        st.key = key; keySel.value = key; st.picked = picked; fillValues(); filter();
+      },
       none: NONE, other: OTHER,
     };
   }

@@ -24,7 +24,11 @@
   const runtimeGroup = D.groups.find((g) => g.runtime); // the runtime's system goroutines, left out of the tree
 
   // State of the page.
-  const st = { view: M.defaultView, gran: 'fn', lo: 0, hi: NS, zoom: 0, matcher: null };
+  const st = { view: M.defaultView, gran: 'fn', lo: 0, hi: NS, zoom: 0, query: '', matcher: null };
+  // changed tells the page's other scripts that the state changed: urlstate.js
+  // keeps it in the URL's fragment.
+  const changed = () => { if (api && api.onChange) api.onChange(); };
+  let api = null; // the page's API, set once it is drawn
 
   // Tooltip.
   const tip = $('tooltip');
@@ -195,7 +199,7 @@
     const c0 = performance.now();
     const i = hitTest(ev);
     if (i < 0) return;
-    st.zoom = i; draw();
+    st.zoom = i; draw(); changed();
     const ms = performance.now() - c0;
     clicks.push(ms); api.lastClickMs = ms;
   });
@@ -216,15 +220,15 @@
     showTip(ev, text);
   });
   canvas.addEventListener('mouseleave', hideTip);
-  function setZoom(i) { st.zoom = i; draw(); }
+  function setZoom(i) { st.zoom = i; draw(); changed(); }
   $('reset').addEventListener('click', () => setZoom(0));
   document.addEventListener('keydown', (ev) => { if (ev.key === 'Escape') setZoom(0); });
 
   function search(q) {
-    st.matcher = null;
+    st.query = q; st.matcher = null;
     if (q) { try { st.matcher = new RegExp(q, 'i'); } catch (e) { st.matcher = new RegExp(esc(q), 'i'); } }
     updateHits();
-    draw();
+    draw(); changed();
   }
   function updateHits() {
     if (!st.matcher) { hits = null; $('matches').textContent = ''; return; }
@@ -286,11 +290,18 @@
     compute(); updateHits(); draw(); summary(); renderTable(); renderWaits(); updateBusy();
     viewButtons.forEach((b, v) => b.setAttribute('aria-pressed', String(v === st.view)));
     for (const b of $('granularity').children) b.setAttribute('aria-pressed', String(b.dataset.g === st.gran));
+    changed();
   }
   function setView(v) { st.view = v; st.zoom = 0; refresh(); }
   for (const b of $('granularity').children) b.addEventListener('click', () => { st.gran = b.dataset.g; T = st.gran === 'fn' ? fnTree : lineTree; st.zoom = 0; refresh(); });
   $('clear-range').addEventListener('click', () => setRange(0, NS));
   function setRange(lo, hi) { st.lo = lo; st.hi = hi; showBrush(); refresh(); }
+  // setState sets the frames' granularity, the view and the range at once,
+  // as checked by the caller, and redraws once.
+  function setState(gran, view, lo, hi) {
+    st.gran = gran; T = gran === 'fn' ? fnTree : lineTree; st.view = view; st.lo = lo; st.hi = hi; st.zoom = 0;
+    showBrush(); refresh();
+  }
 
   // ---- Tables.
   let rowsData = [], sortKey = 'self', sortDir = -1;
@@ -323,7 +334,7 @@
     const frag = document.createDocumentFragment(), top = Math.max(1, ...shown.map((r) => r.self));
     for (const r of shown) {
       const tr = el('tr');
-      const fn = el('td', 'fn', r.name); fn.title = r.name;
+      const fn = el('td', 'fn'); fn.append(el('bdi', null, r.name)); fn.title = r.name;
       const loc = el('td', 'loc'); loc.append(el('bdi', null, r.loc)); loc.title = r.loc;
       const selfPct = el('td'); const bar = el('span', 'bar'); bar.style.width = Math.round(60 * r.self / top) + 'px';
       selfPct.append(bar, pct(r.self, vt));
@@ -364,7 +375,8 @@
     const frag = document.createDocumentFragment();
     for (const [name, n] of [...by].sort((a, b) => b[1] - a[1])) {
       const tr = el('tr'); tr.dataset.name = name;
-      tr.append(el('td', 'fn', name), el('td', null, fmtN(n)), el('td', null, pct(n, all)));
+      const fn = el('td', 'fn', name); fn.title = name;
+      tr.append(fn, el('td', null, fmtN(n)), el('td', null, pct(n, all)));
       frag.append(tr);
     }
     if (!by.size) { const tr = el('tr'); const td = el('td', 'fn', 'no blocked samples'); td.colSpan = 3; tr.append(td); frag.append(tr); }
@@ -557,7 +569,7 @@
   addGroups(FIRST_GROUPS);
   refresh();
   drawLanes();
-  const api = {
+  api = {
     readyMs: 0, renderMs: 0, lastClickMs: -1, clicks,
     view: () => st.view, range: () => [st.lo, st.hi], nodes: () => T.n,
     total: () => total[0],
@@ -568,6 +580,15 @@
       return out;
     },
     setView, setRange, search,
+    // The state urlstate.js keeps in the URL, and sets from it.
+    gran: () => st.gran, zoom: () => st.zoom, query: () => st.query, slices: NS, views: M.views.length, defaultView: M.defaultView,
+    setState, setZoom,
+    setQuery: (q) => { $('search').value = q; search(q); },
+    // The nodes of the tree shown, parents first: a node's parent, and the
+    // name and line (by line only) of its frame.
+    tree: () => ({ n: T.n, parent: T.parent, names: T.names, line: (i) => st.gran === 'line' ? frLine(T.frame[i]) : 0 }),
+    nodeTotal: (i) => total[i],
+    onChange: null,
     // The page's data, for labels.js, which filters its cells.
     data: D,
   };
