@@ -17,7 +17,9 @@ import (
 // and the main goroutine waiting for them.
 func fourWorkersFile(t *testing.T) string {
 	t.Helper()
-	fr := func(fn string, line int32) tachyon.Frame { return tachyon.Frame{File: "/src/main.go", Func: fn, Line: line} }
+	fr := func(fn string, line int32) tachyon.Frame {
+		return tachyon.Frame{File: "/src/main.go", Func: fn, Line: line}
+	}
 	closure, work := fr("main.main.func4", 30), fr("main.work", 40)
 	places := [][]tachyon.Frame{
 		{fr("main.compress", 50)},

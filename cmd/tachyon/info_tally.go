@@ -27,9 +27,9 @@ import (
 type tally struct {
 	runtime   bool // --runtime: the runtime's goroutines in full
 	states    [tachyon.NumStates]uint64
-	onCPU     []uint64 // samples by leaf frame index, on a CPU
-	offCPU    []uint64 // samples by leaf frame index (under any synthetic innermost frame), off it
-	rtSamples uint64   // samples under tachyon.RuntimeRoot
+	onCPU     []uint64                      // samples by leaf frame index, on a CPU
+	offCPU    []uint64                      // samples by leaf frame index (under any synthetic innermost frame), off it
+	rtSamples uint64                        // samples under tachyon.RuntimeRoot
 	roots     map[busiest.Key]gogroup.Start // each goroutine's first stack's
 	groups    *gogroup.Rule
 	names     *gogroup.Names
