@@ -25,14 +25,14 @@ func (c *pprofConverter) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxSamples, "max-samples", pprof.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
 }
 
-func (c *pprofConverter) convert(in input, out string, _, _ io.Writer) error {
+func (c *pprofConverter) convert(in input, out string, stdout, _ io.Writer) error {
 	t, err := pprof.ParseType(c.typ)
 	if err != nil {
 		return err
 	}
 	opt := pprof.Options{Type: t, Binary: c.binary, MaxStackFrames: c.maxFrames, MaxGoroutines: c.maxGoroutines, MaxSamples: c.maxSamples}
 	// Convert reads every sample before a byte is written: one pass.
-	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
+	return exportInOnePass(in, out, stdout, func(w io.Writer, f *reader.File) error {
 		return pprof.Write(w, f, opt)
 	})
 }
