@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,5 +77,44 @@ func TestDemoDashIsStdout(t *testing.T) {
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Error("demo -o - created a file named -")
+	}
+}
+
+// TestPprofInputSaysSo: a pprof profile given to any command that reads
+// profiles is named as one, with the tool to use, and a truncated
+// profile is described in words.
+func TestPprofInputSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.bin")
+	good := proftest.AllStatusesBytes(t)
+	if err := os.WriteFile(in, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pgz := filepath.Join(dir, "cpu.pb.gz")
+	if code, _, errs := runCLI("convert", "--to", "pprof", in, "-o", pgz); code != exitOK {
+		t.Fatal(errs)
+	}
+	cut := filepath.Join(dir, "cut.bin")
+	if err := os.WriteFile(cut, good[:len(good)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct{ path, want string }{
+		{pgz, "this is a pprof profile: use go tool pprof"},
+		{cut, "cut short: truncated: " + strconv.Itoa(len(good)/3) + " bytes, the header promises more"},
+	} {
+		for _, args := range [][]string{
+			{"info"}, {"verify"}, {"dump"}, {"collapsed"}, {"report", "-o", out}, {"merge", "-o", out},
+			{"convert", "--to", "speedscope", "-o", out}, {"convert", "--to", "pprof", "-o", out},
+			{"convert", "--to", "spx", "-o", filepath.Join(dir, "spx")},
+		} {
+			code, stdout, errs := runCLI(append(args, c.path)...)
+			if args[0] == "verify" { // a report of each file, on stdout
+				errs = stdout
+			}
+			if code != exitBad || !strings.Contains(errs, c.want) {
+				t.Errorf("%q %s: exit %d, stderr %q; want exit 1 and %q", args, filepath.Base(c.path), code, errs, c.want)
+			}
+		}
 	}
 }
