@@ -72,7 +72,8 @@ func runPGO(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, err)
 	}
 	bw := bufio.NewWriter(o)
-	if err := p.Write(bw); err == nil {
+	err = p.Write(bw)
+	if err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {

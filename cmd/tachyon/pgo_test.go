@@ -37,12 +37,12 @@ func TestPGOCommand(t *testing.T) {
 	pgoRun(t, "", exe, "-tachyon", cpu, "-pprof", filepath.Join(dir, "live.pprof"), "-d", "1s")
 	wall, onCPU := withParked(t, cpu, filepath.Join(dir, "wall.bin"))
 
-	code, out, errs := runCLI("pgo", wall, "-o", filepath.Join(dir, "default.pgo"))
+	code, _, errs := runCLI("pgo", wall, "-o", filepath.Join(dir, "default.pgo"))
 	if code != exitUsage || !strings.Contains(errs, "needs --binary PROG") || !strings.Contains(errs, "start line") {
 		t.Errorf("pgo without --binary: exit %d, stderr %q; want exit 2 saying why --binary", code, errs)
 	}
 	pgoFile := filepath.Join(dir, "default.pgo")
-	code, out, errs = runCLI("pgo", wall, "--binary", exe, "-o", pgoFile)
+	code, out, errs := runCLI("pgo", wall, "--binary", exe, "-o", pgoFile)
 	if code != exitOK || !strings.Contains(out, "samples on a CPU") || !strings.Contains(out, "left out") {
 		t.Fatalf("pgo: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
