@@ -13,7 +13,8 @@
 //
 // A group is named after its start function, unless that is a function
 // literal or a go statement's wrapper (F.func1, F.gowrap1): then after the
-// function it calls in most of its members' samples, so that the workers
+// function outside package runtime it calls in most of its members'
+// samples (the first by name of those tied), so that the workers
 // of "go func() { defer wg.Done(); work(ch) }()" are "work", not
 // "main.func1". The group stays the start function's: the name is only
 // its label.
