@@ -147,6 +147,9 @@ func (f *File) init() error {
 	if m := h.Magic; m == 0 && allZero(hb) {
 		return formatErr(0, EMagic, "not finalized: the header is all zeros, as the writer leaves it until Close (was Stop called? did writing fail?)")
 	} else if m != tachyon.Magic {
+		if what := foreign(hb, f.readerAt(), size); what != "" {
+			return formatErr(0, EMagic, "%s", what)
+		}
 		return formatErr(0, EMagic, "not a Tachyon profile: it starts with %q, not the magic \"HCAT\"", hb[:4])
 	}
 	footOff := size - tachyon.FooterSize
@@ -154,7 +157,7 @@ func (f *File) init() error {
 		return formatErr(tachyon.HeaderVersionAt, EVersion, "version %d, only %d is supported", h.Version, tachyon.Version)
 	}
 	if ft.FileSize != uint64(size) {
-		return formatErr(footOff+tachyon.FooterFileSizeAt, EFooterSize, "not the file its writer finished (cut short, or appended to?): the footer that ends every finalized file says %d bytes, the file has %d", ft.FileSize, size)
+		return formatErr(footOff+tachyon.FooterFileSizeAt, EFooterSize, "%s", sizeMismatch(h, ft, size))
 	}
 	if h.Compression != tachyon.CompressionNone && h.Compression != tachyon.CompressionZstd {
 		return formatErr(tachyon.HeaderCompressionAt, ECompression, "compression type %d is neither 0 (none) nor 1 (zstd)", uint32(h.Compression))
@@ -298,9 +301,39 @@ func (f *File) tooSmall(size int64) error {
 	case binary.LittleEndian.Uint32(head) == tachyon.Magic:
 		return formatErr(0, ETooSmall, "cut short: file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
 	case !allZero(head):
+		if what := foreign(head, f.readerAt(), size); what != "" {
+			return formatErr(0, ETooSmall, "%s", what)
+		}
 		return formatErr(0, ETooSmall, "not a Tachyon profile: it starts with %q, not the magic \"HCAT\" (and is %d bytes; a valid file has at least %d)", head[:4], size, tachyon.MinFileSize)
 	}
 	return formatErr(0, ETooSmall, "file is %d bytes; a valid file has at least %d", size, tachyon.MinFileSize)
+}
+
+// readerAt reads the file, mapped or not. Only init uses it.
+func (f *File) readerAt() io.ReaderAt {
+	if f.data != nil {
+		return bytes.NewReader(f.data)
+	}
+	return f.ra
+}
+
+// sizeMismatch says in words why a file of size bytes, whose header is h,
+// does not end with the footer of a file of its size (ft is what its last
+// bytes hold): cut short, when the header places its tables past the end
+// or the footer gives a larger size, or appended to, when the footer
+// gives a smaller one. The writer writes the header's offsets and the
+// footer only when it finishes, so a finished file cut short still has
+// its header.
+func sizeMismatch(h tachyon.Header, ft tachyon.Footer, size int64) string {
+	switch end := max(h.StringTableOffset, h.FrameTableOffset) + tachyon.FooterSize; {
+	case h.StringTableOffset >= tachyon.HeaderSize && end > uint64(size):
+		return fmt.Sprintf("cut short: truncated: %d bytes, the header promises more (its frame table starts at byte %d, the footer after it)", size, end-tachyon.FooterSize)
+	case ft.FileSize > uint64(size) && ft.FileSize-uint64(size) <= uint64(size):
+		return fmt.Sprintf("cut short: truncated: %d bytes, the footer says the profile is %d", size, ft.FileSize)
+	case ft.FileSize < uint64(size) && ft.FileSize >= tachyon.MinFileSize:
+		return fmt.Sprintf("appended to: %d bytes, the footer says the profile is %d", size, ft.FileSize)
+	}
+	return fmt.Sprintf("cut short or appended to: the last %d of its %d bytes are not the footer a finished profile ends with, which gives its size", tachyon.FooterSize, size)
 }
 
 // allZero reports whether b holds only zero bytes.

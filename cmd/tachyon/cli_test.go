@@ -124,7 +124,7 @@ func TestInfoViews(t *testing.T) {
 	for _, want := range []string{
 		"samples:       512\n", "threads:       256\n", // format facts stay
 		"mode:          wall", "states:        running=", "blocked=",
-		"goroutines:    256 with samples, in 1 groups by outermost function\n       256  main.main\n",
+		"goroutines:    256 with samples, in 1 groups by start function\n       256  main.main\n",
 		"top on CPU:", "top off CPU:", "main.status_",
 	} {
 		if !strings.Contains(out, want) {

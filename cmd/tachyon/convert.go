@@ -108,7 +108,7 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 	conv := newConverter(to)
 	fs := newFlags(commands["convert"], stderr)
 	fs.String("to", "", "output format: "+converterNames())
-	out := fs.String("o", "", "output file (or directory, for formats that write several files)")
+	out := fs.String("o", "", "output file, - for standard output (or directory, for formats that write several files)")
 	runs := runsFlag(fs)
 	if conv != nil {
 		conv.flags(fs)
@@ -147,14 +147,15 @@ type usageProblem string
 func (u usageProblem) Error() string { return string(u) }
 
 // exportToFile opens and validates the profile in, then writes it to the
-// file out with export. A failed export leaves out as it was.
-func exportToFile(in input, out string, export func(io.Writer, *reader.File) error) (err error) {
+// file out (or stdout, for Stdout) with export. A failed export leaves out
+// as it was.
+func exportToFile(in input, out string, stdout io.Writer, export func(io.Writer, *reader.File) error) (err error) {
 	f, err := openVerifiedAs(in.path, in.name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	o, err := createOutput(out)
+	o, err := createOutputStd(out, stdout)
 	if err != nil {
 		return err
 	}
@@ -175,13 +176,13 @@ func exportToFile(in input, out string, export func(io.Writer, *reader.File) err
 // speedscope): one pass over the samples, not a verification and then
 // the export. The output is created at the first byte; a rejected file
 // leaves -o as it was, and the error is the one openVerified would give.
-func exportInOnePass(in input, out string, export func(io.Writer, *reader.File) error) error {
+func exportInOnePass(in input, out string, stdout io.Writer, export func(io.Writer, *reader.File) error) error {
 	f, err := reader.Open(in.path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	o := &lazyOutput{path: out}
+	o := &lazyOutput{path: out, stdout: stdout}
 	bw := bufio.NewWriterSize(o, 256<<10)
 	if err := export(bw, f); err != nil {
 		o.discard()

@@ -31,10 +31,13 @@ func (c *dcpiConverter) convert(in input, out string, stdout, stderr io.Writer) 
 	}
 	defer img.Close()
 	var st dcpi.WriteStats
-	if err := exportToFile(in, out, func(w io.Writer, f *reader.File) error {
+	if err := exportToFile(in, out, stdout, func(w io.Writer, f *reader.File) error {
 		return dcpi.Write(w, f, dcpi.Options{Image: img, All: c.all, Stats: &st})
 	}); err != nil {
 		return err
+	}
+	if out == Stdout { // the profile is on standard output: what it holds goes to stderr
+		stdout = stderr
 	}
 	c.report(in.name, out, st, stdout, stderr)
 	return nil

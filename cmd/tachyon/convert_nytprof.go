@@ -32,12 +32,12 @@ func (c *nytprofConverter) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxNameBytes, "max-name-bytes", nytprof.DefaultMaxNameBytes, "nytprof: most bytes of sub names in the file (a name is repeated per call-tree node); past it the command fails")
 }
 
-func (c *nytprofConverter) convert(in input, out string, _, _ io.Writer) error {
+func (c *nytprofConverter) convert(in input, out string, stdout, _ io.Writer) error {
 	opt, err := c.options(in.name)
 	if err != nil {
 		return err
 	}
-	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
+	return exportInOnePass(in, out, stdout, func(w io.Writer, f *reader.File) error {
 		return nytprof.WriteSource(w, nytprof.FromFile(f), opt)
 	})
 }

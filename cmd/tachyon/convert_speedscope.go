@@ -24,12 +24,12 @@ func (c *speedscopeConverter) flags(fs *flag.FlagSet) {
 	labelsFlag(fs, &c.labels)
 }
 
-func (c *speedscopeConverter) convert(in input, out string, _, _ io.Writer) error {
+func (c *speedscopeConverter) convert(in input, out string, stdout, _ io.Writer) error {
 	if c.top == 0 {
 		return errors.New("--top must be at least 1, or -1 for every goroutine")
 	}
 	opt := speedscope.Options{Top: c.top, Name: filepath.Base(in.name), MaxStackFrames: c.maxFrames, Labels: c.labels}
-	return exportInOnePass(in, out, func(w io.Writer, f *reader.File) error {
+	return exportInOnePass(in, out, stdout, func(w io.Writer, f *reader.File) error {
 		return speedscope.Write(w, f, opt)
 	})
 }

@@ -31,6 +31,9 @@ func (c *spxConverter) flags(fs *flag.FlagSet) {
 }
 
 func (c *spxConverter) convert(in input, out string, stdout, stderr io.Writer) error {
+	if out == Stdout {
+		return usageProblem("--to spx writes a directory of reports (KEY.json and KEY.txt.gz each), which standard output cannot hold: give -o DIR")
+	}
 	opt, err := c.options(in.name)
 	if err != nil {
 		return err

@@ -26,14 +26,14 @@ func init() {
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["demo"], stderr)
-	out := fs.String("o", "demo.bin", "output `file`")
+	out := fs.String("o", "demo.bin", "output `file` (- for standard output)")
 	modeS := fs.String("mode", "wall", "sampling `mode`: wall or cpu")
 	dur := fs.Duration("duration", 5*time.Second, "how long to run the workload")
 	n := fs.Int("goroutines", 100, "size of the idle goroutine pool")
 	rate := fs.Int("rate", profiler.DefaultRate, "sampling rate in `Hz`")
 	backS := fs.String("backend", "auto", "sampler `backend`: auto, trace or snapshot")
 	compS := fs.String("compression", "zstd", "sample region compression: zstd or none")
-	dcpiOut := fs.String("dcpi", "", "also write a DCPI leaf-PC histogram of this binary to `file`")
+	dcpiOut := fs.String("dcpi", "", "also write a DCPI leaf-PC histogram of this binary to `file` (- for standard output)")
 	pos, code := parseFlags(fs, args)
 	if code != proceed {
 		return code
@@ -60,12 +60,15 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tachyon demo: unknown compression %q\n", *compS)
 		return exitUsage
 	}
+	if *out == Stdout && *dcpiOut == Stdout {
+		return usageError(fs, "-o - and --dcpi - would both write to standard output: give one of them a file")
+	}
 	if *dur <= 0 || *n < 0 {
 		fmt.Fprintln(stderr, "tachyon demo: -duration must be positive and -goroutines not negative")
 		return exitUsage
 	}
 
-	o, err := createDemoOutput(*out)
+	o, err := createDemoOutput(*out, stdout)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -75,7 +78,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		profiler.WithQuiet(true), profiler.WithLogger(log.New(io.Discard, "", 0))}
 	var d *output
 	if *dcpiOut != "" {
-		if d, err = createOutput(*dcpiOut); err != nil {
+		if d, err = createOutputStd(*dcpiOut, stdout); err != nil {
 			return fail(stderr, err)
 		}
 		defer d.discard()
@@ -107,6 +110,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			return fail(stderr, err)
 		}
 	}
+	if *out == Stdout || *dcpiOut == Stdout { // a profile is on standard output: what it holds goes to stderr
+		stdout = stderr
+	}
 	st := p.Stats()
 	fmt.Fprintf(stdout, "wrote %s: %s mode, backend %s, %.1f Hz achieved (asked %d)\n", quoteName(*out), mode, st.Backend, st.AchievedHz, *rate)
 	if st.Fallback != "" {
@@ -114,17 +120,20 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "workload measured hotA/hotB: %.1f%% / %.1f%% of thread CPU time\n", 100*res.Split(), 100*(1-res.Split()))
 	sum.Print(stdout)
-	fmt.Fprintf(stdout, "next: tachyon info %s\n", quoteName(*out))
+	if *out != Stdout {
+		fmt.Fprintf(stdout, "next: tachyon info %s\n", quoteName(*out))
+	}
 	return exitOK
 }
 
-// createDemoOutput is createOutput for the demo's profile, which it reads
-// back: it must be a regular file (or not exist yet).
-func createDemoOutput(path string) (*output, error) {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+// createDemoOutput is createOutputStd for the demo's profile, which it
+// reads back: it must be a regular file (or not exist yet), or Stdout
+// (written to a temporary file first).
+func createDemoOutput(path string, stdout io.Writer) (*output, error) {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && path != Stdout {
 		return nil, fmt.Errorf("%s: is not a regular file: the demo reads its profile back", quoteName(path))
 	}
-	return createOutput(path)
+	return createOutputStd(path, stdout)
 }
 
 // summarize reads the profile at path, which messages call name, back.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gotachyon/profiler/internal/busiest"
+	"github.com/gotachyon/profiler/internal/gogroup"
 	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -15,40 +16,34 @@ import (
 
 // tally is what info reports beyond the format facts, gathered in the same
 // pass over the samples: the share of each state, the goroutines grouped
-// by their outermost function, and the functions samples were in, on and
-// off the CPU. The runtime's system goroutines (samples under
+// by their start function, and the functions samples were in, on and off
+// the CPU. The groups and their names are the HTML report's
+// (internal/gogroup). The runtime's system goroutines (samples under
 // tachyon.RuntimeRoot) are one group, "runtime", after the program's, and
 // stay out of the top lists, unless runtime is set: then they count as the
-// program's own, grouped by their outermost frame under the root. This is
-// not the HTML report's grouping (report.Group), which puts goroutines of
-// one outermost function in different groups when the stacks they spent
-// most samples in differ. Label frames (tachyon.LabelOf) are no code:
-// they change no group and no leaf, and count the samples of each label
-// by state.
+// program's own, grouped by their start under the root. Label frames
+// (tachyon.LabelOf) are no code: they change no group and no leaf, and
+// count the samples of each label by state.
 type tally struct {
 	runtime   bool // --runtime: the runtime's goroutines in full
 	states    [tachyon.NumStates]uint64
-	onCPU     []uint64 // samples by leaf frame index, on a CPU
-	offCPU    []uint64 // samples by leaf frame index (under any synthetic innermost frame), off it
-	rtSamples uint64   // samples under tachyon.RuntimeRoot
-	roots     map[busiest.Key]root
+	onCPU     []uint64                      // samples by leaf frame index, on a CPU
+	offCPU    []uint64                      // samples by leaf frame index (under any synthetic innermost frame), off it
+	rtSamples uint64                        // samples under tachyon.RuntimeRoot
+	roots     map[busiest.Key]gogroup.Start // each goroutine's first stack's
+	groups    *gogroup.Rule
+	names     *gogroup.Names
 	synthetic []bool // frame index is a synthetic frame (tachyon.Synthetic)
 	rtRoot    []bool // frame index is tachyon.RuntimeRoot
 	labels    *labelframes.Frames
 	byLabel   map[uint32]*[tachyon.NumStates]uint64 // samples by label frame index, by state
 }
 
-// root is the frame a goroutine is grouped by: its first stack's
-// outermost, or the one under tachyon.RuntimeRoot, and whether the
-// goroutine is one of the runtime's.
-type root struct {
-	frame   uint32
-	runtime bool
-}
-
 func newTally(f *reader.File, runtime bool) *tally {
 	n := len(f.FrameRefs())
-	t := &tally{runtime: runtime, onCPU: make([]uint64, n), offCPU: make([]uint64, n), roots: map[busiest.Key]root{},
+	g := gogroup.Of(f)
+	t := &tally{runtime: runtime, onCPU: make([]uint64, n), offCPU: make([]uint64, n), roots: map[busiest.Key]gogroup.Start{},
+		groups: g, names: gogroup.NewNames(g),
 		synthetic: make([]bool, n), rtRoot: make([]bool, n), labels: labelframes.Of(f), byLabel: map[uint32]*[tachyon.NumStates]uint64{}}
 	for i := range n {
 		fr := f.Frame(uint32(i))
@@ -74,13 +69,12 @@ func (t *tally) add(s *reader.Sample, n uint64) {
 		return
 	}
 	rt := t.rtRoot[s.Stack[d-1]]
-	k := busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}
-	if _, ok := t.roots[k]; !ok {
-		r := root{frame: s.Stack[d-1], runtime: rt}
-		if rt && d > 1 {
-			r.frame = s.Stack[d-2]
+	if start, ok := t.groups.StartOf(s.Stack[:d]); ok {
+		t.names.Add(start, n)
+		k := busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}
+		if _, ok := t.roots[k]; !ok {
+			t.roots[k] = start
 		}
-		t.roots[k] = r
 	}
 	if rt {
 		t.rtSamples += n
@@ -118,7 +112,7 @@ func (t *tally) print(w io.Writer, f *reader.File) {
 		fmt.Fprintf(w, " %s=%s", s, share(t.states[s], total))
 	}
 	fmt.Fprintln(w)
-	t.printGroups(w, f)
+	t.printGroups(w)
 	printTop(w, f, "top on CPU:", t.onCPU)
 	printTop(w, f, "top off CPU:", t.offCPU)
 	if len(t.byLabel) > 0 {
@@ -127,24 +121,24 @@ func (t *tally) print(w io.Writer, f *reader.File) {
 }
 
 // printGroups writes the goroutine count and the largest groups of
-// goroutines by outermost function, then the runtime group.
-func (t *tally) printGroups(w io.Writer, f *reader.File) {
-	byRoot := map[string]int{}
+// goroutines by start function, then the runtime group.
+func (t *tally) printGroups(w io.Writer) {
+	byStart := map[int32]int{}
 	rt := 0 // goroutines in the runtime group
 	for _, r := range t.roots {
-		if r.runtime && !t.runtime {
+		if r.Runtime && !t.runtime {
 			rt++
 			continue
 		}
-		byRoot[f.Frame(r.frame).Func]++
+		byStart[r.Func]++
 	}
 	type group struct {
 		fn string
 		n  int
 	}
-	gs := make([]group, 0, len(byRoot))
-	for fn, n := range byRoot {
-		gs = append(gs, group{fn, n})
+	gs := make([]group, 0, len(byStart))
+	for fn, n := range byStart {
+		gs = append(gs, group{t.names.Name(fn), n})
 	}
 	slices.SortFunc(gs, func(a, b group) int {
 		return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.fn, b.fn))
@@ -153,7 +147,7 @@ func (t *tally) printGroups(w io.Writer, f *reader.File) {
 	if rt > 0 {
 		groups++
 	}
-	fmt.Fprintf(w, "goroutines:    %d with samples, in %d groups by outermost function\n", len(t.roots), groups)
+	fmt.Fprintf(w, "goroutines:    %d with samples, in %d groups by start function\n", len(t.roots), groups)
 	for _, g := range gs[:min(len(gs), 5)] {
 		fmt.Fprintf(w, "  %8d  %s\n", g.n, g.fn)
 	}

@@ -19,7 +19,7 @@ func init() {
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["merge"], stderr)
-	out := fs.String("o", "", "output `file`")
+	out := fs.String("o", "", "output `file` (- for standard output)")
 	comp := fs.String("compression", "auto", "output compression: zstd, none, or auto (zstd when any input uses it)")
 	runs := runsFlag(fs)
 	files, code := parseFlags(fs, args)
@@ -39,15 +39,19 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if p := sameFile(*out, paths); p != "" {
+	if p := sameFile(*out, paths); p != "" && *out != Stdout {
 		return usageError(fs, "-o %s is the input %s", *out, p)
 	}
-	st, err := mergeToFile(*out, paths, c)
+	st, err := mergeToFile(*out, paths, c, stdout)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	warnCut(stderr, st)
-	fmt.Fprintf(stdout, "%s: %d samples of %d threads, %d frames, from %d files\n", *out, st.Samples, st.Threads, st.Frames, len(paths))
+	say := stdout
+	if *out == Stdout { // the profile is on standard output: what it holds goes to stderr
+		say = stderr
+	}
+	fmt.Fprintf(say, "%s: %d samples of %d threads, %d frames, from %d files\n", *out, st.Samples, st.Threads, st.Frames, len(paths))
 	return exitOK
 }
 
@@ -69,9 +73,9 @@ func sameFile(out string, paths []string) string {
 // mergeToFile merges paths into the file out. The merge is written to a
 // temporary file that replaces out only once it is whole: a merge that
 // fails (a header or a sample record the reader rejects, in any input, a
-// thread going back in time) leaves out as it was.
-func mergeToFile(out string, paths []string, c merge.Compression) (merge.Stats, error) {
-	o, err := createOutput(out)
+// thread going back in time) leaves out as it was. Out Stdout is stdout.
+func mergeToFile(out string, paths []string, c merge.Compression, stdout io.Writer) (merge.Stats, error) {
+	o, err := createOutputStd(out, stdout)
 	if err != nil {
 		return merge.Stats{}, err
 	}

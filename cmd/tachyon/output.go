@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -21,11 +22,33 @@ import (
 // over (a FIFO, a character device such as /dev/null or a terminal) and an
 // open descriptor (/dev/stdout, /proc/self/fd/N, even of a regular file)
 // are written directly, as a shell's > would, and never deleted.
+//
+// The path "-" (Stdout) is standard output, for the commands that have
+// one (createOutputStd): the result is written to a temporary file, as
+// for a regular file, and commit copies it to standard output; a failed
+// command writes nothing there.
 type output struct {
 	*os.File
-	path    string // as the user gave it, for messages
-	target  string // the file commit renames the temporary file to; "" when written directly
-	settled bool   // committed or discarded
+	path    string    // as the user gave it, for messages
+	target  string    // the file commit renames the temporary file to; "" when written directly
+	stdout  io.Writer // for "-": where commit copies the temporary file
+	settled bool      // committed or discarded
+}
+
+// Stdout is the -o value that means standard output.
+const Stdout = "-"
+
+// createOutputStd is createOutput for a command whose -o may be Stdout,
+// writing then to stdout.
+func createOutputStd(path string, stdout io.Writer) (*output, error) {
+	if path != Stdout {
+		return createOutput(path)
+	}
+	f, err := os.CreateTemp("", "tachyon-stdout-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("standard output: creating a temporary file to write it from: %w", err)
+	}
+	return &output{File: f, path: path, stdout: stdout}, nil
 }
 
 // createOutput opens the output for path: a temporary file beside the file
@@ -137,6 +160,9 @@ func createTemp(target string, perm fs.FileMode, exact bool) (*os.File, error) {
 // commit makes the written file the output: it flushes it to disk and
 // renames it over the target. If that fails the output is discarded.
 func (o *output) commit() error {
+	if o.stdout != nil {
+		return o.copyOut()
+	}
 	if o.target == "" {
 		o.settled = true
 		return o.Close()
@@ -156,6 +182,21 @@ func (o *output) commit() error {
 	return nil
 }
 
+// copyOut commits an output to standard output: it copies the temporary
+// file there and removes it.
+func (o *output) copyOut() error {
+	o.settled = true
+	defer os.Remove(o.Name())
+	defer o.Close()
+	if _, err := o.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("standard output: %w", err)
+	}
+	if _, err := io.Copy(o.stdout, o.File); err != nil {
+		return fmt.Errorf("standard output: %w", err)
+	}
+	return nil
+}
+
 // discard closes the output of a failed command and removes its temporary
 // file: the path given is left as it was. It does nothing once the output
 // is committed.
@@ -165,7 +206,7 @@ func (o *output) discard() {
 	}
 	o.settled = true
 	o.Close()
-	if o.target != "" {
+	if o.target != "" || o.stdout != nil {
 		os.Remove(o.Name())
 	}
 }
@@ -174,14 +215,15 @@ func (o *output) discard() {
 // fails before it writes (a file the reader rejects, a limit reached while
 // aggregating) does not even open -o, which matters for a FIFO.
 type lazyOutput struct {
-	path string
-	o    *output
-	err  error // creating the output failed
+	path   string
+	stdout io.Writer // standard output, for the path Stdout
+	o      *output
+	err    error // creating the output failed
 }
 
 func (l *lazyOutput) Write(p []byte) (int, error) {
 	if l.o == nil && l.err == nil {
-		l.o, l.err = createOutput(l.path)
+		l.o, l.err = createOutputStd(l.path, l.stdout)
 	}
 	if l.err != nil {
 		return 0, l.err

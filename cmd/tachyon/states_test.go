@@ -103,12 +103,15 @@ func TestStatesAgree(t *testing.T) {
 		if err := json.Unmarshal(b, &doc); err != nil {
 			t.Fatal(err)
 		}
-		var onCPU, off []string
+		var onCPU, runnable, off []string
 		for v := range proftest.NumStatuses {
 			name := "goroutine " + strconv.Itoa(v+1)
-			if want(v).OnCPU() {
+			switch {
+			case want(v).OnCPU():
 				onCPU = append(onCPU, name)
-			} else {
+			case want(v) == tachyon.Runnable:
+				runnable = append(runnable, name)
+			default:
 				off = append(off, name)
 			}
 		}
@@ -116,8 +119,8 @@ func TestStatesAgree(t *testing.T) {
 		for _, p := range doc.Profiles {
 			got = append(got, p.Name)
 		}
-		if wantOrder := append(onCPU, off...); !slices.Equal(got, wantOrder) {
-			t.Errorf("speedscope profiles:\n%v\nwant on-CPU goroutines first:\n%v", got, wantOrder)
+		if wantOrder := append(append(onCPU, runnable...), off...); !slices.Equal(got, wantOrder) {
+			t.Errorf("speedscope profiles:\n%v\nwant on-CPU goroutines first, then runnable ones:\n%v", got, wantOrder)
 		}
 	})
 }

@@ -15,6 +15,11 @@ import (
 //
 //	profiler.Start(profiler.WithMode(sampler.CPU), profiler.WithExport("cpu.pprof", pprof.AtStop(pprof.Options{})))
 //
+// For go build -pgo, set o.Type to CPU, so that a wall profile's export
+// keeps only its on-CPU samples (see the package documentation):
+//
+//	profiler.Start(profiler.WithExport("default.pgo", pprof.AtStop(pprof.Options{Type: pprof.CPU})))
+//
 // The running executable must be an ELF Go binary (Linux and the BSDs).
 func AtStop(o Options) func(f *reader.File, w io.Writer) error {
 	return func(f *reader.File, w io.Writer) error {

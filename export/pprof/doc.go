@@ -46,6 +46,21 @@
 // Tachyon frames record no addresses, so every frame, an inlined one too,
 // is a location of its own, one per (function, line), up to MaxLocations;
 // past it a function's further lines share one location at line 0. The
-// main mapping is
-// named after the profiled program (see Options.Binary).
+// main mapping is named after the profiled program (see Options.Binary).
+//
+// # Profiles for go build -pgo
+//
+// go build -pgo reads the first of the "samples" and "cpu" values it
+// finds as CPU time, and refuses a profile without start lines. So a PGO
+// profile is a CPU profile (Type CPU: the on-CPU samples only, whatever
+// the file's mode; a wall profile's "samples" count parked goroutines
+// too) with Options.Binary set. At Stop, AtStop takes the running
+// executable as the binary:
+//
+//	profiler.Start(profiler.WithExport("default.pgo", pprof.AtStop(pprof.Options{Type: pprof.CPU})))
+//
+// then copy default.pgo into the main package's directory, where go
+// build -pgo=auto (the default) finds it. From a file, the command
+// "tachyon pgo FILE --binary PROG -o default.pgo" does the same, PROG
+// being the profiled executable.
 package pprof

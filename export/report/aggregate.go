@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/gotachyon/profiler/internal/busiest"
+	"github.com/gotachyon/profiler/internal/gogroup"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -27,14 +28,16 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	return a.finish(f)
 }
 
-// goroutine is what Aggregate keeps of every goroutine: some 60 bytes,
+// goroutine is what Aggregate keeps of every goroutine: some 70 bytes,
 // for files of a million goroutines. Counts are 32 bits, as a file's
 // samples are (its header counts them in 32 bits), and saturate.
 type goroutine struct {
 	key     busiest.Key
 	states  [tachyon.NumStates]uint32
-	vote    vote // the stack it spent most samples in
-	runtime bool // a runtime system goroutine: a sample under tachyon.RuntimeRoot
+	vote    vote          // the stack it spent most samples in
+	start   gogroup.Start // its group's: the start of its first stack with code
+	started bool          // start is set
+	runtime bool          // a runtime system goroutine: a sample under tachyon.RuntimeRoot
 }
 
 // detail is what Aggregate keeps of a goroutine while it keeps detail:
@@ -119,6 +122,8 @@ type aggregator struct {
 	first    uint64
 	last     uint64
 	labels   labeler // the samples' label sets
+	groups   *gogroup.Rule
+	names    *gogroup.Names // the groups' names
 }
 
 // newAggregator returns an aggregator whose profile has f's frames and the
@@ -133,8 +138,10 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 			rtRoot = int32(i)
 		}
 	}
+	groups := gogroup.Of(f)
 	return &aggregator{
 		p: p, canon: canon, funcs: funcs, rtRoot: rtRoot, labels: newLabeler(p, canon),
+		groups: groups, names: gogroup.NewNames(groups),
 		children: make(map[uint64]int32),
 		cells:    make(map[uint64]uint64),
 		grid:     newGrid(f.Header.Interval, opt.Slices),
@@ -165,6 +172,12 @@ func (a *aggregator) read(f *reader.File) error {
 		code, set := a.labels.split(s.Stack)
 		rt := len(code) > 0 && a.canon[code[len(code)-1]] == a.rtRoot
 		a.gors[g].runtime = a.gors[g].runtime || rt
+		if st, ok := a.groups.StartOf(code); ok {
+			a.names.Add(st, r.Count)
+			if !a.gors[g].started {
+				a.gors[g].start, a.gors[g].started = st, true
+			}
+		}
 		leaf := int32(-1)
 		if !rt || a.p.Options.Runtime {
 			w := a.shared

@@ -307,29 +307,30 @@ func TestAggregateStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProfile(t, f, p)
-	// Busiest first: g2 (100 runnable), then g1 (50 running), then g3
-	// (50 in a syscall: not busy); g1's timeline is half running, half
-	// blocked.
+	// Busiest first: g2 (100 runnable), then g1 (50 running), both of
+	// main.main's group, then g3 (50 in a syscall: not busy); g1's
+	// timeline is half running, half blocked.
 	want := []struct {
 		g        uint64
 		entry    string
 		timeline string
+		group    int
 	}{
-		{2, "main.main", "1111111111"},
-		{1, "main.main", "0000022222"},
-		{3, "main.read", "3333333333"},
+		{2, "main.main", "1111111111", 0},
+		{1, "main.main", "0000022222", 0},
+		{3, "main.read", "3333333333", 1},
 	}
-	if len(p.Lanes) != len(want) || len(p.Groups) != len(want) {
-		t.Fatalf("%d lanes, %d groups, want %d", len(p.Lanes), len(p.Groups), len(want))
+	if len(p.Lanes) != len(want) || len(p.Groups) != 2 {
+		t.Fatalf("%d lanes, %d groups, want %d and 2", len(p.Lanes), len(p.Groups), len(want))
 	}
 	for i, w := range want {
 		l := p.Lanes[i]
-		if l.Goroutine != w.g || l.Timeline != w.timeline || l.Entry != w.entry || l.Group != i {
-			t.Errorf("lane %d = g%d %q entry %q group %d, want g%d %q %q", i, l.Goroutine, l.Timeline, l.Entry, l.Group, w.g, w.timeline, w.entry)
+		if l.Goroutine != w.g || l.Timeline != w.timeline || l.Entry != w.entry || l.Group != w.group {
+			t.Errorf("lane %d = g%d %q entry %q group %d, want g%d %q %q group %d", i, l.Goroutine, l.Timeline, l.Entry, l.Group, w.g, w.timeline, w.entry, w.group)
 		}
 	}
-	if g := p.Groups[1]; g.Where != "[chan receive]" && g.Where != "main.work" {
-		t.Errorf("g1's group is in %q, want [chan receive] or main.work", g.Where)
+	if g := p.Groups[0]; g.Where != "main.spin" {
+		t.Errorf("main.main's group is in %q, want main.spin (g2's 100 samples)", g.Where)
 	}
 	if got := p.States; got != [tachyon.NumStates]uint64{50, 100, 50, 50, 0} {
 		t.Errorf("states = %v, want running 50, runnable 100, blocked 50, syscall 50", got)

@@ -20,13 +20,15 @@
 // time slices it spans by arithmetic. It keeps only aggregates: a call
 // tree whose nodes hold their samples per class of state and per time
 // slice (Cell), the functions' self and total counts, and per goroutine
-// its state counts, the stack it spent most samples in (its group's
-// signature) and, for the goroutines and groups with a lane, its states
-// over time. Write embeds those aggregates as JSON in a page whose HTML,
-// style and script are part of this package (report.html, report.css,
-// report.js), so the page needs no network, a view or a brushed time range
-// is computed in the page from the cells, and the page's size does not
-// grow with the samples: the call tree is cut to fit Options.MaxBytes.
+// its state counts, its start function (its group: internal/gogroup's
+// rule, which tachyon info shares), the stack it spent most samples in
+// (its signature, of which the group shows the heaviest) and, for the
+// goroutines and groups with a lane, its states over time. Write embeds
+// those aggregates as JSON in a page whose HTML, style and script are
+// part of this package (report.html, report.css, report.js), so the page
+// needs no network, a view or a brushed time range is computed in the
+// page from the cells, and the page's size does not grow with the
+// samples: the call tree is cut to fit Options.MaxBytes.
 //
 // Goroutine states come from the samples' status bits (tachyon.Status.State);
 // the synthetic innermost frame the Go sampler adds for a parked goroutine's

@@ -58,8 +58,7 @@ func Example() {
 	// main.main       self 0 total 8
 	// [chan receive]  self 4 total 4
 	// main.work       self 4 total 4
-	// 1 × main.main in main.work: busy 4 of 4 samples
-	// 1 × main.main in [chan receive]: busy 0 of 4 samples
+	// 2 × main.main in main.work: busy 4 of 8 samples
 	// g1 00000000
 	// g2 22222222
 }

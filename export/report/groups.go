@@ -22,103 +22,52 @@ func busy[T uint32 | uint64](s *[tachyon.NumStates]T) uint64 {
 	return n
 }
 
-// signature is a stack signature: the function-level stack of a call-tree
-// node, its entry function and its innermost frame.
-type signature struct {
-	key   string // the functions' ids, outermost first
-	entry string
-	where string
+// where returns the innermost frame of call-tree node n's stack, the
+// place a group's signature names: a wait reason such as "[select]", or
+// a function.
+func (p *Profile) where(n int32) string {
+	if n <= 0 {
+		return "(no stack)"
+	}
+	return p.Frames[p.Nodes[n].Frame].Func
 }
 
-// signatureOf returns the signature of call-tree node n.
-func (p *Profile) signatureOf(n int32) signature {
-	var path []int32 // frames, innermost first
+// signatureKey returns the function-level stack of call-tree node n, its
+// functions' ids outermost first, as a map key.
+func (p *Profile) signatureKey(n int32) string {
+	var key []byte
 	for ; n > 0; n = p.Nodes[n].Parent {
-		path = append(path, p.Nodes[n].Frame)
+		fn := p.Frames[p.Nodes[n].Frame].Function
+		key = append(key, byte(fn), byte(fn>>8), byte(fn>>16), byte(fn>>24))
 	}
-	slices.Reverse(path)
-	if len(path) == 0 {
-		return signature{entry: "(no stack)", where: "(no stack)"}
-	}
-	var key strings.Builder
-	for _, fr := range path {
-		fn := p.Frames[fr].Function
-		key.Write([]byte{byte(fn), byte(fn >> 8), byte(fn >> 16), byte(fn >> 24)})
-	}
-	return signature{key: key.String(), entry: p.entryOf(path), where: p.Frames[path[len(path)-1]].Func}
-}
-
-// entryOf returns the entry function of a stack (frames outermost first,
-// not empty): its outermost frame outside package runtime that is not a
-// synthetic frame (a wait reason, tachyon.RuntimeRoot, ...), or the
-// function a go statement's closure calls in place of the closure; when
-// every frame is the runtime's, the outermost that is not synthetic, else
-// the outermost.
-func (p *Profile) entryOf(path []int32) string {
-	synthetic := func(fr int32) bool {
-		f := p.Frames[fr]
-		return tachyon.Synthetic(tachyon.Frame{File: f.File, Func: f.Func, Line: f.Line})
-	}
-	skip := func(fr int32) bool {
-		return synthetic(fr) || strings.HasPrefix(p.Frames[fr].Func, "runtime.")
-	}
-	for i, fr := range path {
-		if skip(fr) {
-			continue
-		}
-		if isClosure(p.Frames[fr].Func) && i+1 < len(path) && !skip(path[i+1]) {
-			return p.Frames[path[i+1]].Func
-		}
-		return p.Frames[fr].Func
-	}
-	for _, fr := range path {
-		if !synthetic(fr) {
-			return p.Frames[fr].Func
-		}
-	}
-	return p.Frames[path[0]].Func
-}
-
-// isClosure reports whether fn names a function literal or a go
-// statement's wrapper: its last element is funcN or gowrapN (then perhaps
-// .M for a nested one).
-func isClosure(fn string) bool {
-	for {
-		i := strings.LastIndexByte(fn, '.')
-		if i < 0 {
-			return false
-		}
-		last := fn[i+1:]
-		if digits(last) {
-			fn = fn[:i]
-			continue
-		}
-		for _, p := range []string{"func", "gowrap"} {
-			if n, ok := strings.CutPrefix(last, p); ok && digits(n) {
-				return true
-			}
-		}
-		return false
-	}
-}
-
-func digits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
+	return string(key)
 }
 
 // group puts every goroutine in its group (returned per goroutine, -1
 // for groups past Options.Groups) and fills p.Groups, busiest first, then
-// the runtime group.
+// the runtime group. The groups are gogroup's: by start function, named
+// by a.names; a group's Where is the innermost frame of the signature its
+// members spent most samples in (each member's own, weighed by its
+// samples, then its busy samples).
 func (a *aggregator) group() []int32 {
 	p := a.p
-	sigs := make(map[int32]int) // vote node -> group, before ranking
-	byKey := make(map[string]int)
+	byFunc := make(map[int32]int) // start function -> group, before ranking
 	var all []Group
-	rt := -1 // the runtime group in all
+	rt, none := -1, -1 // the runtime group and that of goroutines without code, in all
 	of := make([]int32, len(a.gors))
+	type sigVote struct {
+		group int
+		key   string
+	}
+	sigs := make(map[int32]string) // vote node -> signature key
+	type load struct{ samples, busy uint64 }
+	weight := make(map[sigVote]load)
+	where := make(map[sigVote]int32) // a node of the signature
 	for i := range a.gors {
 		g := &a.gors[i]
-		if g.runtime && !p.Options.Runtime {
+		var gi int
+		switch {
+		case g.runtime && !p.Options.Runtime:
 			if rt < 0 {
 				rt = len(all)
 				all = append(all, Group{Entry: RuntimeGroup, Runtime: true})
@@ -126,20 +75,46 @@ func (a *aggregator) group() []int32 {
 			join(&all[rt], g)
 			of[i] = int32(rt)
 			continue
-		}
-		v := max(g.vote.best(), 0)
-		gi, ok := sigs[v]
-		if !ok {
-			s := p.signatureOf(v)
-			if gi, ok = byKey[s.key]; !ok {
-				gi = len(all)
-				byKey[s.key] = gi
-				all = append(all, Group{Entry: s.entry, Where: s.where})
+		case !g.started:
+			if none < 0 {
+				none = len(all)
+				all = append(all, Group{Entry: "(no stack)"})
 			}
-			sigs[v] = gi
+			gi = none
+		default:
+			var ok bool
+			if gi, ok = byFunc[g.start.Func]; !ok {
+				gi = len(all)
+				byFunc[g.start.Func] = gi
+				all = append(all, Group{Entry: a.names.Name(g.start.Func)})
+			}
 		}
 		of[i] = int32(gi)
 		join(&all[gi], g)
+		v := max(g.vote.best(), 0)
+		key, ok := sigs[v]
+		if !ok {
+			key = p.signatureKey(v)
+			sigs[v] = key
+		}
+		sv := sigVote{gi, key}
+		w := weight[sv]
+		for _, c := range g.states {
+			w.samples += uint64(c)
+		}
+		w.busy += busy(&g.states)
+		weight[sv] = w
+		if _, ok := where[sv]; !ok {
+			where[sv] = v
+		}
+	}
+	best := make([]load, len(all))
+	for sv, l := range weight {
+		w, b := p.where(where[sv]), best[sv.group]
+		gr := &all[sv.group]
+		if c := cmp.Or(cmp.Compare(l.samples, b.samples), cmp.Compare(l.busy, b.busy), strings.Compare(gr.Where, w)); gr.Where == "" || c > 0 {
+			gr.Where, best[sv.group] = w, l
+		}
 	}
 	rank := make([]int, len(all))
 	for i := range all {

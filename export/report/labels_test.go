@@ -233,8 +233,8 @@ func TestLabelsChangeNoGrouping(t *testing.T) {
 		if !reflect.DeepEqual(with, without) {
 			t.Errorf("Runtime %v: profiles differ:\n%+v\n%+v", opt.Runtime, with, without)
 		}
-		if len(with.Groups) != 5 || with.Groups[len(with.Groups)-1].Runtime == opt.Runtime {
-			t.Errorf("Runtime %v: %d groups, want 5, the last the runtime's unless Runtime", opt.Runtime, len(with.Groups))
+		if len(with.Groups) != 4 || with.Groups[len(with.Groups)-1].Runtime == opt.Runtime {
+			t.Errorf("Runtime %v: %d groups, want 4, the last the runtime's unless Runtime", opt.Runtime, len(with.Groups))
 		}
 	}
 }

@@ -119,14 +119,17 @@ type Function struct {
 // goroutines (Group.Runtime).
 const RuntimeGroup = "runtime"
 
-// Group is goroutines alike, as runtime/pprof's goroutine profile with
-// debug=1 groups them: the same entry function and the same stack
-// signature, the function-level stack a goroutine spent most of its
-// samples in (found in constant space per goroutine by a weighted
-// Misra-Gries summary of its samples' stacks). The runtime's system
-// goroutines are one group of their own, unless Options.Runtime.
+// Group is goroutines doing the same thing: started by the same function,
+// by the rule tachyon info shares (internal/gogroup), so that identical
+// workers are one group whatever each was sampled in most. Where shows
+// what the group spends its time in: the innermost frame of the stack
+// signature its members spent most samples in (each member's signature,
+// the function-level stack it spent most samples in, found in constant
+// space per goroutine by a weighted Misra-Gries summary of its samples'
+// stacks). The runtime's system goroutines are one group of their own,
+// unless Options.Runtime.
 type Group struct {
-	Entry      string // the members' entry function (see Lane.Entry), or RuntimeGroup
+	Entry      string // the members' start function, or where that is a closure, the function it calls most; or RuntimeGroup
 	Where      string // the signature's innermost frame: a wait reason such as "[select]", or a function; "" for the runtime group
 	Goroutines int
 	Samples    uint64
@@ -160,10 +163,7 @@ type Lane struct {
 	Samples     uint64
 	States      [tachyon.NumStates]uint64 // samples per tachyon.State
 	Busy        uint64                    // running and runnable samples
-	// Entry is the goroutine's entry function: the outermost frame outside
-	// package runtime of the stack it spent most samples in, or where that
-	// is the closure of a go statement (a function named like F.func1), the
-	// function the closure calls.
+	// Entry is the goroutine's group's Entry.
 	Entry string
 	// Timeline has one byte per time bucket: '.' when the goroutine has no
 	// sample there, else '0'+state of the state holding most of the bucket.

@@ -5,9 +5,14 @@
 // Every goroutine (thread id) among the Options.Top busiest becomes one
 // "sampled" profile of its own, named "goroutine N"; the other goroutines
 // are merged into one profile named "other goroutines (N)", unless there
-// is only one, which keeps a profile of its own. Busiest means most
-// samples on a CPU (tachyon.Status.OnCPU: running, not in a system call),
-// then most samples, then the lowest id. A profile lists its goroutine's
+// is only one, which keeps a profile of its own. The profiles come
+// busiest first, so that speedscope opens on the busiest: busiest means
+// most samples on a CPU (tachyon.State.OnCPU: running, not in a system
+// call), then most waiting for one (runnable), then most samples, then
+// the lowest id; the runtime's system goroutines (under "[runtime]")
+// come after the program's. A goroutine parked all along, however long
+// (os/signal.loop), so comes after every goroutine that ran or wanted
+// to. A profile lists its goroutine's
 // samples in time order, each run of equal consecutive stacks as one
 // sample whose weight is the run's length times the file's interval, in
 // microseconds (the file's time unit); so a profile's total weight is its

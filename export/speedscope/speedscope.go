@@ -12,6 +12,7 @@ import (
 	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Schema is the $schema of a speedscope file.
@@ -54,6 +55,8 @@ type goroutine struct {
 	first   uint64 // timestamp of the first sample
 	samples uint64
 	onCPU   uint64
+	waiting uint64 // runnable samples: wanting a CPU
+	runtime bool   // a runtime system goroutine: a sample under tachyon.RuntimeRoot
 	runs    []run
 }
 
@@ -71,9 +74,10 @@ const maxRun = 1 << 31
 func aggregate(f *reader.File, maxFrames int, labels bool) (*agg, error) {
 	a := &agg{}
 	a.stacks.Frames.Limit = maxFrames
-	var lf *labelframes.Frames
-	if !labels {
-		lf = labelframes.Of(f)
+	lf := labelframes.Of(f)
+	rtRoot := make([]bool, len(f.FrameRefs()))
+	for i := range rtRoot {
+		rtRoot[i] = tachyon.IsRuntimeRoot(f.Frame(uint32(i)))
 	}
 	byID := map[uint64]*goroutine{}
 	var last *goroutine
@@ -82,8 +86,9 @@ func aggregate(f *reader.File, maxFrames int, labels bool) (*agg, error) {
 	for it.NextRun() {
 		s := it.Sample()
 		stack := s.Stack
-		if lf != nil {
-			stack = stack[:lf.Code(stack)]
+		code := lf.Code(stack)
+		if !labels {
+			stack = stack[:code]
 		}
 		id, err := a.stacks.ID(stack)
 		if err != nil {
@@ -92,21 +97,32 @@ func aggregate(f *reader.File, maxFrames int, labels bool) (*agg, error) {
 		if last == nil || last.id != s.ThreadID {
 			last = a.goroutine(byID, s)
 		}
-		last.add(id, it.Run().Count, s.Status.OnCPU())
+		last.add(id, it.Run().Count, s.Status.State())
+		last.runtime = last.runtime || code > 0 && rtRoot[s.Stack[code-1]]
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	slices.SortFunc(a.gs, func(x, y *goroutine) int {
-		if c := cmp.Compare(y.onCPU, x.onCPU); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(y.samples, x.samples); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.id, y.id)
-	})
+	slices.SortFunc(a.gs, busiestFirst)
 	return a, nil
+}
+
+// busiestFirst orders goroutines as the profiles are: the program's
+// before the runtime's system goroutines, then by samples on a CPU, then
+// waiting for one (runnable: in a wall profile of a busy machine most of
+// a working goroutine's samples may be), then by samples, then by id. A
+// goroutine parked all along, however long, comes after every goroutine
+// that ran or wanted to.
+func busiestFirst(x, y *goroutine) int {
+	return cmp.Or(cmp.Compare(b2i(x.runtime), b2i(y.runtime)), cmp.Compare(y.onCPU, x.onCPU),
+		cmp.Compare(y.waiting, x.waiting), cmp.Compare(y.samples, x.samples), cmp.Compare(x.id, y.id))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // goroutine returns the goroutine of s's thread, adding it when new.
@@ -122,10 +138,13 @@ func (a *agg) goroutine(byID map[uint64]*goroutine, s *reader.Sample) *goroutine
 
 // add counts n samples of stack id, extending the last run when it has
 // the same stack; a run holds at most maxRun samples.
-func (g *goroutine) add(id uint32, n uint64, onCPU bool) {
+func (g *goroutine) add(id uint32, n uint64, st tachyon.State) {
 	g.samples += n
-	if onCPU {
+	switch {
+	case st.OnCPU():
 		g.onCPU += n
+	case st == tachyon.Runnable:
+		g.waiting += n
 	}
 	if k := len(g.runs); k > 0 && g.runs[k-1].stack == id {
 		r := &g.runs[k-1]

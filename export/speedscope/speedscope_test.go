@@ -144,3 +144,39 @@ func TestWriteTop(t *testing.T) {
 		t.Errorf("empty: %+v", f.Profiles)
 	}
 }
+
+// TestBusiestFirst: speedscope opens on the first profile, so the
+// profiles come busiest first. On a loaded machine a wall profile's
+// working goroutines may have no sample on a CPU at all, only runnable
+// ones; they still come before os/signal.loop, parked in a system call
+// all along with the most samples, and the runtime's GC worker, running,
+// comes after the program's goroutines.
+func TestBusiestFirst(t *testing.T) {
+	loop := []tachyon.Frame{{File: "/go/src/runtime/sigqueue.go", Func: "os/signal.signal_recv", Line: 152},
+		{File: "/go/src/os/signal/signal_unix.go", Func: "os/signal.loop", Line: 23}}
+	gc := []tachyon.Frame{{File: "/go/src/runtime/mgc.go", Func: "runtime.gcDrain", Line: 1200}, {Func: tachyon.RuntimeRoot}}
+	serve := []tachyon.Frame{fWork, {File: "/app/serve.go", Func: "main.serve", Line: 9}}
+	var ss []sample
+	for tick := range 100 {
+		ts := uint64(1000 + tick*100)
+		ss = append(ss, sample{5, ts, tachyon.StatusOf(tachyon.Syscall, false), loop})
+		if tick < 20 {
+			ss = append(ss, sample{7, ts, running, gc})
+		}
+		if tick%10 == 0 { // a request goroutine: 10 runnable samples
+			ss = append(ss, sample{40, ts, tachyon.StatusOf(tachyon.Runnable, false), serve})
+		}
+		if tick%20 == 0 { // another: 5 runnable, 5 blocked
+			ss = append(ss, sample{41, ts, tachyon.StatusOf(tachyon.Runnable, false), serve},
+				sample{41, ts + 50, tachyon.StatusOf(tachyon.Blocked, false), append([]tachyon.Frame{fWait}, serve...)})
+		}
+	}
+	f := export(t, ss, 100, Options{Top: -1})
+	var names []string
+	for _, p := range f.Profiles {
+		names = append(names, p.Name)
+	}
+	if want := []string{"goroutine 40", "goroutine 41", "goroutine 5", "goroutine 7"}; !slices.Equal(names, want) {
+		t.Errorf("profiles %q, want %q", names, want)
+	}
+}
