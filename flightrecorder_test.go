@@ -37,6 +37,10 @@ func TestBesideFlightRecorder(t *testing.T) {
 		timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
 		err := cmd.Wait()
 		timer.Stop()
+		if err == nil && strings.Contains(out.String(), "--- SKIP") {
+			// What the child lacks, it says; under CI it fails instead.
+			t.Skipf("child skipped:\n%s", out.String())
+		}
 		if err != nil || !strings.Contains(out.String(), "--- PASS") {
 			t.Fatalf("child (killed after %v if still running): %v\n%s", limit, err, out.String())
 		}

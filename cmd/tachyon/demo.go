@@ -5,12 +5,18 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/export/dcpi"
+	"github.com/gotachyon/profiler/export/report"
 	"github.com/gotachyon/profiler/internal/workload/demo"
+	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -19,7 +25,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "profile a bundled workload of known shape and print what the profile shows",
-		usage:   "[-o FILE] [-mode wall|cpu] [-duration D] [-goroutines N] [-rate HZ] [-backend auto|trace|snapshot] [-compression zstd|none]",
+		usage:   "[-o FILE] [-report FILE.html] [-mode wall|cpu] [-duration D] [-goroutines N] [-rate HZ] [-backend auto|trace|snapshot] [-compression zstd|none]",
 		run:     runDemo,
 	})
 }
@@ -34,6 +40,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	backS := fs.String("backend", "auto", "sampler `backend`: auto, trace or snapshot")
 	compS := fs.String("compression", "zstd", "sample region compression: zstd or none")
 	dcpiOut := fs.String("dcpi", "", "also write a DCPI leaf-PC histogram of this binary to `file` (- for standard output)")
+	reportOut := fs.String("report", "", "also write the profile's HTML report to `file`")
 	pos, code := parseFlags(fs, args)
 	if code != proceed {
 		return code
@@ -62,6 +69,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out == Stdout && *dcpiOut == Stdout {
 		return usageError(fs, "-o - and --dcpi - would both write to standard output: give one of them a file")
+	}
+	if *out == Stdout && *reportOut != "" {
+		return usageError(fs, "--report reads the profile from its file: give -o a file, not -")
 	}
 	if *dur <= 0 || *n < 0 {
 		fmt.Fprintln(stderr, "tachyon demo: -duration must be positive and -goroutines not negative")
@@ -120,9 +130,15 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "workload measured hotA/hotB: %.1f%% / %.1f%% of thread CPU time\n", 100*res.Split(), 100*(1-res.Split()))
 	sum.Print(stdout)
-	if *out != Stdout {
-		fmt.Fprintf(stdout, "next: tachyon info %s\n", quoteName(*out))
+	if *out == Stdout {
+		return exitOK
 	}
+	if *reportOut != "" {
+		if err := writeDemoReport(*out, *reportOut); err != nil {
+			return fail(stderr, err)
+		}
+	}
+	printNext(stdout, *out, *reportOut)
 	return exitOK
 }
 
@@ -148,4 +164,121 @@ func summarize(path, name string) (demo.Summary, error) {
 		return sum, wrapPath(name, err)
 	}
 	return sum, nil
+}
+
+// writeDemoReport writes the HTML report of the profile at path to out, as
+// tachyon report does with its default options.
+func writeDemoReport(path, out string) error {
+	f, err := reader.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	p, err := report.Aggregate(f, report.Options{Title: "Tachyon profile " + filepath.Base(path)})
+	if err != nil {
+		return exportError(path, f, err)
+	}
+	w, err := createOutput(out)
+	if err != nil {
+		return err
+	}
+	if err := p.WriteHTML(w); err != nil {
+		w.discard()
+		return fmt.Errorf("%s: %w", quoteName(out), err)
+	}
+	return w.commit()
+}
+
+// printNext ends the demo's output with what to open and run next, in
+// commands that work as printed from the directory the demo ran in: the
+// report's file URL, then the info command, spelled as this program was
+// started (see selfCommand).
+func printNext(w io.Writer, profile, reportOut string) {
+	if reportOut != "" {
+		abs, err := filepath.Abs(reportOut)
+		if err != nil {
+			abs = reportOut
+		}
+		u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+		fmt.Fprintf(w, "open %s in a browser\n", u.String())
+	}
+	exe, _ := os.Executable()
+	cwd, _ := os.Getwd()
+	self := selfCommand(exe, os.Args[0], cwd, exec.LookPath)
+	fmt.Fprintf(w, "next: %s info %s\n", self, shellWord(profile))
+}
+
+// modulePath is this module's path, which go run accepts from anywhere
+// inside the module.
+const modulePath = "github.com/gotachyon/profiler"
+
+// selfCommand returns the shell words that start this program again from
+// the directory cwd: "go run ./cmd/tachyon" when go run built it (exe lies
+// in a go-build directory) and cwd is the module's root, else go run with
+// the package's import path; "tachyon" when that name on PATH (lookPath) is
+// this executable; else arg0 as given when it names a path, else exe.
+func selfCommand(exe, arg0, cwd string, lookPath func(string) (string, error)) string {
+	if isGoRunBinary(exe) {
+		if isModuleRoot(cwd) {
+			return "go run ./cmd/tachyon"
+		}
+		return "go run " + modulePath + "/cmd/tachyon"
+	}
+	if p, err := lookPath("tachyon"); err == nil && isSameFile(p, exe) {
+		return "tachyon"
+	}
+	if strings.ContainsRune(arg0, filepath.Separator) {
+		p := arg0
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(cwd, p)
+		}
+		if isSameFile(p, exe) {
+			return shellWord(arg0)
+		}
+	}
+	if exe == "" {
+		return "tachyon"
+	}
+	return shellWord(exe)
+}
+
+// isGoRunBinary reports whether exe is a binary go run built: go run links
+// it as go-build*/.../exe/NAME in its temporary directory.
+func isGoRunBinary(exe string) bool {
+	return filepath.Base(filepath.Dir(exe)) == "exe" &&
+		strings.Contains(filepath.ToSlash(exe), "/go-build")
+}
+
+// isModuleRoot reports whether dir holds this module's go.mod and its
+// cmd/tachyon.
+func isModuleRoot(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	if strings.TrimSpace(first) != "module "+modulePath {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, "cmd", "tachyon"))
+	return err == nil && fi.IsDir()
+}
+
+// isSameFile reports whether a and b name the same existing file.
+func isSameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but letters,
+// digits and the punctuation file names commonly use.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/+:@%=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

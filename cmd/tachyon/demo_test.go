@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 func TestDemoCommand(t *testing.T) {
@@ -31,6 +34,40 @@ func TestDemoUsage(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		if code := run(append([]string{"demo"}, args...), &stdout, &stderr); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+func TestSelfCommand(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin", "tachyon")
+	goRun := filepath.Join(dir, "go-build123", "b001", "exe", "tachyon")
+	for _, p := range []string{bin, goRun} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onPath := func(string) (string, error) { return bin, nil }
+	notOnPath := func(string) (string, error) { return "", exec.ErrNotFound }
+	root := testutil.RepoRoot()
+	for _, c := range []struct {
+		name, exe, arg0, cwd string
+		look                 func(string) (string, error)
+		want                 string
+	}{
+		{"go run at the root", goRun, goRun, root, notOnPath, "go run ./cmd/tachyon"},
+		{"go run below the root", goRun, goRun, filepath.Join(root, "cmd"), onPath, "go run github.com/gotachyon/profiler/cmd/tachyon"},
+		{"installed, on PATH", bin, "tachyon", dir, onPath, "tachyon"},
+		{"by path", bin, "bin/tachyon", dir, notOnPath, "bin/tachyon"},
+		{"by path, another on PATH", bin, "./bin/tachyon", dir, func(string) (string, error) { return goRun, nil }, "./bin/tachyon"},
+		{"found nowhere", bin, "tachyon", dir, notOnPath, bin},
+		{"a name to quote", "/a b/tachyon", "tachyon", dir, notOnPath, "'/a b/tachyon'"},
+	} {
+		if got := selfCommand(c.exe, c.arg0, c.cwd, c.look); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
 }
