@@ -157,7 +157,11 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // goroutine of the profiler or its zstd encoder), "label API" (the
 // program's own calls of profiler.Do and SetGoroutineLabels, which build
 // a label event's message: per call, as runtime/pprof's labels allocate,
-// never per sample), or "other" (the test and its runner).
+// never per sample), "new thread" (the trace reader's record of an OS
+// thread it had not met: a loaded machine makes the runtime start more),
+// "stale files" (the segment writer's one late look for files dead
+// processes left, which os.ReadDir and the name's regexp make after a
+// collection emptied their pools), or "other" (the test and its runner).
 func allocOwner(s *profile.Sample) string {
 	owner := "other"
 	for _, loc := range s.Location {
@@ -183,6 +187,13 @@ func allocOwner(s *profile.Sample) string {
 				return "high water"
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
+			case strings.HasSuffix(name, "gotrace.(*Reader).thread"):
+				return "new thread" // an OS thread the trace reader had not met
+			case strings.HasSuffix(name, "segment.(*Writer).cleanStale"):
+				// The one pass over the directory for files dead processes
+				// left, runlock.MinAge after the start: a loaded machine's
+				// slower snapshots move the window onto it.
+				return "stale files"
 			case strings.Contains(name, "segment.(*Writer).finishLoop"), strings.Contains(name, "segment.(*Writer).roll"),
 				strings.Contains(name, "segment.Name"):
 				// Closing and finalizing segments, opening the next.

@@ -1,6 +1,7 @@
 package auto
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -53,14 +54,24 @@ type appRun struct {
 
 // runApp runs the child app, with a profile into out unless out is "",
 // sends it sig once it is ready and has run for wait, and returns how it
-// ended.
+// ended. A child still alive 30 s after the signal (once seen: "exit 5",
+// its minute out) is sent SIGQUIT, and its status carries the goroutine
+// dump that makes, for the failure to say where it was.
 func runApp(t *testing.T, app, out string, sig syscall.Signal, wait time.Duration) appRun {
 	t.Helper()
-	cmd, r := startChild(t, "TestAppProcess", "AUTO_APP="+app, profiler.EnvOut+"="+out)
+	var stderr bytes.Buffer
+	cmd, r := startChildTo(t, &stderr, "TestAppProcess", "AUTO_APP="+app, profiler.EnvOut+"="+out)
 	time.Sleep(wait)
-	cmd.Process.Signal(sig)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Errorf("sending %v to the child: %v", sig, err)
+	}
+	quit := time.AfterFunc(30*time.Second, func() { cmd.Process.Signal(syscall.SIGQUIT) })
 	rest, _ := io.ReadAll(r)
-	return appRun{stdout: string(rest), status: exitStatus(cmd.Wait())}
+	run := appRun{stdout: string(rest), status: exitStatus(cmd.Wait())}
+	if !quit.Stop() {
+		run.status += fmt.Sprintf(" (alive 30 s after %v; its stderr on SIGQUIT:\n%s)", sig, stderr.Bytes())
+	}
+	return run
 }
 
 // TestSignalsLikeWithout checks that a plain app and one with its own

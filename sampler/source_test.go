@@ -3,10 +3,14 @@ package sampler
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
+
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestSourcesAgree folds one recorded trace of a busy program read by
@@ -48,5 +52,41 @@ func TestSourcesAgree(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Fatalf("%d samples through gotrace, %d through x/exp/trace", len(got), len(want))
+	}
+}
+
+// TestSourceFallsBack: a trace of another wire format than Go 1.26's (Go
+// 1.25's, recorded in internal/gotrace/testdata) is read through
+// golang.org/x/exp/trace and folds into samples; one that neither reader
+// knows is an error, not a panic.
+func TestSourceFallsBack(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(testutil.RepoRoot(), "internal", "gotrace", "testdata", "go1.25.14.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := src.(*xsource); !ok {
+		t.Fatalf("a Go 1.25 trace is read by %T, want x/exp/trace's", src)
+	}
+	sink := newMemSink()
+	em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
+	if err := newTraceBackend(em, src, time.Unix(1e9, 0)).consume(); err != nil {
+		t.Fatal(err)
+	}
+	gs := map[uint64]bool{}
+	for _, s := range sink.all() {
+		gs[s.gid] = true
+	}
+	if len(sink.all()) < 100 || len(gs) < 10 {
+		t.Fatalf("%d samples of %d goroutines from a Go 1.25 trace", len(sink.all()), len(gs))
+	}
+	t.Logf("%d samples of %d goroutines", len(sink.all()), len(gs))
+
+	future := append([]byte("go 1.99 trace\x00\x00\x00"), data[16:]...)
+	if _, err := newSource(bytes.NewReader(future)); err == nil {
+		t.Error("a go 1.99 trace: no error")
 	}
 }

@@ -64,14 +64,22 @@ func labelTicker(stop chan struct{}) {
 // for the whole profiler, count a writer's allocations). A generation in
 // which the test process starts a goroutine or shows a new stack (a timer,
 // the test runner) is not the steady state and is not judged; if no
-// generation is steady, the trace is recorded again.
+// generation is steady, the trace is recorded again, twice as long: on a
+// loaded machine the labelled goroutine's CPU samples land on new stacks
+// for more generations before every stack has been seen.
 func TestSteadyStateAllocs(t *testing.T) {
 	// Every allocation is recorded with its stack, so that the process's
 	// others (the test runner, the runtime) are told apart from ours.
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	runtime.MemProfileRate = 1
-	for try := 1; ; try++ {
-		judged := steadyAllocs(t)
+	d := 6500 * time.Millisecond
+	if testutil.Race {
+		// Slower code under the race detector: the labelled goroutine's
+		// queue and CPU samples reach their high water later.
+		d = 10500 * time.Millisecond
+	}
+	for try := 1; ; try, d = try+1, 2*d {
+		judged := steadyAllocs(t, d)
 		if judged > 0 || t.Failed() {
 			return
 		}
@@ -81,17 +89,11 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 }
 
-// steadyAllocs records an idle trace, reads and folds it, fails t for each
-// steady generation that allocated and returns how many generations it
-// judged. A generation's window runs from its Sync to the next one's, so
-// it holds the reading of the next generation.
-func steadyAllocs(t *testing.T) (judged int) {
-	d := 6500 * time.Millisecond
-	if testutil.Race {
-		// Slower code under the race detector: the labelled goroutine's
-		// queue and CPU samples reach their high water later.
-		d = 10500 * time.Millisecond
-	}
+// steadyAllocs records d of an idle trace, reads and folds it, fails t for
+// each steady generation that allocated and returns how many generations
+// it judged. A generation's window runs from its Sync to the next one's,
+// so it holds the reading of the next generation.
+func steadyAllocs(t *testing.T, d time.Duration) (judged int) {
 	data := recordIdleTrace(t, 1000, d)
 	src, err := newSource(bytes.NewReader(data))
 	if err != nil {

@@ -97,20 +97,18 @@ func TestMaxGone(t *testing.T) {
 	for range 10 {
 		c := make(chan uint64, 1)
 		Go(func() { c <- goid.Current() })
-		ids = append(ids, <-c)
-	}
-	// Go returns once its goroutine is registered; wait for each to end.
-	if !testutil.WaitFor(5*time.Second, func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, id := range ids {
-			if live[id] > 0 {
-				return false
-			}
+		id := <-c
+		ids = append(ids, id)
+		// Each ends before the next starts, so that they leave in order:
+		// a goroutine that sent its id may leave after the next one did
+		// (it did under load, and the wrong four were kept).
+		if !testutil.WaitFor(5*time.Second, func() bool {
+			mu.Lock()
+			defer mu.Unlock()
+			return live[id] == 0
+		}) {
+			t.Fatal("a goroutine did not end")
 		}
-		return true
-	}) {
-		t.Fatal("goroutines did not end")
 	}
 	for i, id := range ids {
 		if want := i >= len(ids)-4; Has(id) != want {

@@ -1,0 +1,3 @@
+module rec
+
+go 1.25
