@@ -35,6 +35,9 @@ type phase struct {
 	state      State
 	start, end int64   // wall time, ns since the epoch
 	work       float64 // units of equal CPU cost done, 0 if not counted
+	// cpu0 and cpu are the thread's CPU time at the phase's start and
+	// spent in it, -1 if not read (goroutines not locked, counted work).
+	cpu0, cpu time.Duration
 }
 
 // mark is a reading of a locked goroutine's thread CPU time.
@@ -43,10 +46,11 @@ type mark struct {
 	cpu  time.Duration
 }
 
-// markEvery is how often a locked goroutine reads its thread's CPU time. The
-// reading is a system call, and CPU samples gather at system calls on a
-// loaded machine: reading it at every phase would put a visible share of
-// the samples in the workload's own bookkeeping.
+// markEvery is how often a locked goroutine whose phases count work (the
+// spinner, whose phases last a millisecond or two) reads its thread's CPU
+// time. The reading is a system call, and CPU samples gather at system calls
+// on a loaded machine: reading it at each of those phases would put a
+// visible share of the samples in the workload's own bookkeeping.
 const markEvery = int64(100 * time.Millisecond)
 
 // log is one goroutine's record of its phases, written by that goroutine
@@ -63,33 +67,44 @@ type log struct {
 // enter ends the current phase, if any, and begins fn.
 func (l *log) enter(fn string, st State) { l.enterWork(fn, st, 0) }
 
-// enterWork begins fn, which does work units of equal CPU cost.
+// enterWork begins fn, which does work units of equal CPU cost. A locked
+// goroutine whose phases count no work reads its thread's CPU time at each
+// phase: the time a phase takes on the wall holds the time the system ran
+// other threads, which is no phase's CPU time.
 func (l *log) enterWork(fn string, st State, work int) {
-	now := time.Now().UnixNano()
-	l.close(now)
-	l.cur = phase{fn: fn, state: st, start: now, work: float64(work)}
+	now, cpu := time.Now().UnixNano(), time.Duration(-1)
+	if l.locked && work == 0 {
+		cpu = cputime.Thread()
+	}
+	l.close(now, cpu)
+	l.cur = phase{fn: fn, state: st, start: now, work: float64(work), cpu0: cpu, cpu: -1}
 	if l.locked && (len(l.marks) == 0 || now-l.marks[len(l.marks)-1].wall >= markEvery) {
 		l.marks = append(l.marks, mark{now, cputime.Thread()})
 	}
 }
 
-// close ends the current phase at now.
-func (l *log) close(now int64) {
+// close ends the current phase at now, with the thread's CPU time cpu (-1 if
+// not read).
+func (l *log) close(now int64, cpu time.Duration) {
 	if l.cur.fn == "" {
 		return
 	}
 	l.cur.end = now
+	if cpu >= 0 && l.cur.cpu0 >= 0 {
+		l.cur.cpu = cpu - l.cur.cpu0
+	}
 	l.phases = append(l.phases, l.cur)
 	l.cur = phase{}
 }
 
 // finish ends the record when the goroutine ends.
 func (l *log) finish() {
-	now := time.Now().UnixNano()
-	l.close(now)
+	now, cpu := time.Now().UnixNano(), time.Duration(-1)
 	if l.locked {
-		l.marks = append(l.marks, mark{now, cputime.Thread()})
+		cpu = cputime.Thread()
+		l.marks = append(l.marks, mark{now, cpu})
 	}
+	l.close(now, cpu)
 }
 
 // at returns the phase the goroutine was in at wall time ns, or nil.
@@ -120,7 +135,8 @@ func (l *log) cpuAt(ns int64) float64 {
 // window [from, to] (ns). The CPU-mode shares (active) are those of the
 // active phases alone, a goroutine uses the CPU only in those: by their
 // work where every active phase counts it in units of one cost (the
-// spinner's), else by their wall time, which also holds the time spent
+// spinner's), else by the thread CPU time read at their ends (locked
+// goroutines), else by their wall time, which also holds the time spent
 // preempted. cpu is the thread CPU time in the window, for locked
 // goroutines.
 type truth struct {
@@ -149,8 +165,11 @@ func (l *log) truth(from, to int64) truth {
 		t.state[p.state] += d
 		t.wallSum += d
 		if p.state == Active {
-			if byWork {
+			switch {
+			case byWork:
 				d = p.work * d / float64(p.end-p.start)
+			case p.cpu >= 0:
+				d = float64(p.cpu) * d / float64(p.end-p.start)
 			}
 			t.active[p.fn] += d
 			t.activeSum += d

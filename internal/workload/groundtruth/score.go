@@ -71,7 +71,8 @@ type Goroutine struct {
 	// was in at the sample's time: a sharper test than shares.
 	Agreement float64
 	// CutShort is the share of its samples whose stack the runtime could
-	// not unwind (the race detector's calls): left out of every share.
+	// not unwind (the race detector's calls): left out of every share, and
+	// the moments they stand for out of the truth's.
 	CutShort float64
 	// Other is the most frequent innermost frames of its samples in no
 	// phase function.
@@ -291,17 +292,48 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 			g.PerCPUSecond = n / g.cpuSeconds
 		}
 	}
+	cutFn, cutState, cut := cutShort(l, all)
 	for fn, d := range want {
 		p := g.Funcs[fn]
-		p.Want = d / max(sum, 1)
+		p.Want = uncut(d/max(sum, 1), cutFn[fn], cut, len(all))
 		g.Funcs[fn] = p
 	}
 	if !r.CPU {
 		for st, d := range tr.state {
 			q := g.States[st]
-			q.Want = d / max(tr.wallSum, 1)
+			q.Want = uncut(d/max(tr.wallSum, 1), cutState[st], cut, len(all))
 			g.States[st] = q
 		}
 	}
 	return g
+}
+
+// cutShort counts the samples of all cut short, by the phase function and
+// state the goroutine's own record puts it in at their times.
+func cutShort(l *log, all []gsample) (byFn map[string]int, byState map[State]int, n int) {
+	byFn, byState = map[string]int{}, map[State]int{}
+	for _, s := range all {
+		if !s.cut {
+			continue
+		}
+		if ph := l.at(int64(s.ts) * 1000); ph != nil {
+			byFn[ph.fn]++
+			byState[ph.state]++
+			n++
+		}
+	}
+	return byFn, byState, n
+}
+
+// uncut turns a share of the truth into its share of the moments whose
+// samples were not cut short. Cut samples are left out of the profile's
+// shares, and they gather where the race detector's calls are (the
+// handler's hashing): judged against the whole truth, that phase would look
+// short by the share cut.
+func uncut(share float64, cutHere, cut, samples int) float64 {
+	if cut == 0 || cut >= samples {
+		return share
+	}
+	n := float64(samples)
+	return max(share-float64(cutHere)/n, 0) / (1 - float64(cut)/n)
 }
