@@ -50,7 +50,10 @@
 //     was busy): it is written as runnable, under a "[no CPU sample]"
 //     frame at the stack of the goroutine's nearest CPU sample under the
 //     same labels, else where the scheduler last saw it
-//     (Stats.NoCPUSample). A CPU sample left over (CPU time in a system
+//     (Stats.NoCPUSample). A preempted goroutine's stack that the trace's
+//     frame-pointer unwinding cut short of a frame (a frameless leaf
+//     function's caller) gets the frame back from its CPU samples
+//     (leafcaller.go). A CPU sample left over (CPU time in a system
 //     call, or short runs between ticks) makes another queued tick of its
 //     goroutine running. So a wall profile's on-CPU time is the CPU
 //     profiler's. With Config.NoCPUSamples, running ticks are on CPU at

@@ -133,6 +133,7 @@ func (tb *traceBackend) place(g *tgor) {
 	if tb.em.cfg.NoCPUSamples {
 		p.claims = p.claims[:0]
 	} else {
+		tb.mendRuns(g, p.claims)
 		tb.match(p)
 		tb.spill(g, p)
 	}

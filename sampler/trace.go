@@ -54,12 +54,16 @@ type traceBackend struct {
 
 	self    uint64
 	pcs     map[uint64]pcFrame
-	stacks  []*stack           // this generation's, by stack id
-	known   stackTable         // across generations, by content
-	scratch []uint32           // frames of the stack being built
-	gs      gotrace.ByID[tgor] // live goroutines
-	live    []*tgor
-	free    []*tgor // records of ended goroutines, for reuse
+	stacks  []*stack   // this generation's, by stack id
+	known   stackTable // across generations, by content
+	scratch []uint32   // frames of the stack being built
+	// frameFunc is the function of each frame index met, as a number from
+	// funcIDs (leafcaller.go).
+	frameFunc []uint32
+	funcIDs   map[string]uint32
+	gs        gotrace.ByID[tgor] // live goroutines
+	live      []*tgor
+	free      []*tgor // records of ended goroutines, for reuse
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
 	// be counted twice by the sink). A table, not a map: under churn, a
@@ -204,6 +208,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
+		funcIDs:   make(map[string]uint32),
 		gs:        gotrace.NewByID[tgor](14),
 		labels:    newLabeler(),
 		startWall: start,
@@ -579,6 +584,7 @@ func (tb *traceBackend) frame(f *gotrace.Frame) pcFrame {
 	}
 	if e.kind == keepFrame {
 		e.idx = tb.namedFrame(f, f.Func)
+		tb.noteFunc(e.idx, f.Func)
 	}
 	tb.pcs[f.PC] = e
 	return e
