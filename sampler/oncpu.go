@@ -27,8 +27,9 @@ import (
 // as runnable (holding a P, off the CPU: status HasGIL alone) under a
 // "[no CPU sample]" frame, with the labels of their own moment, at the
 // stack of the goroutine's CPU sample nearest in time under the same
-// labels (where its code stood while its thread waited), or, with no such
-// CPU sample in the generation, where the scheduler last saw it.
+// labels (where its code stood while its thread waited; one whose stack
+// the runtime cut short tells nothing of it), or, with no such CPU sample
+// in the generation, where the scheduler last saw it.
 // Payments left over (more CPU samples than running ticks:
 // CPU time spent in a system call, or a goroutine whose short runs fell
 // between ticks) go to its other queued ticks, nearest in time, which then

@@ -46,6 +46,7 @@ func (r *Report) Check(l Limits) error {
 			r.checkCPU(g, l, fail)
 			continue
 		}
+		r.checkRate(g, l, fail)
 		if g.Presence < l.Presence || !g.AtEnds {
 			fail(g, "present at %.2f%% of %d ticks (first and last: %v)", 100*g.Presence, r.Ticks, g.AtEnds)
 		}
@@ -72,13 +73,23 @@ func (r *Report) checkCPU(g *Goroutine, l Limits, fail func(*Goroutine, string, 
 	if g.cpuSeconds < l.MinCPU {
 		return
 	}
-	if l.Rate > 0 && (g.PerCPUSecond < l.Rate*(1-l.RateTol) || g.PerCPUSecond > l.Rate*(1+l.RateTol)) {
-		fail(g, "%.0f samples per CPU-second, want %.0f", g.PerCPUSecond, l.Rate)
-	}
+	r.checkRate(g, l, fail)
 	for _, fn := range sortedKeys(g.Funcs) {
 		if p := g.Funcs[fn]; p.Err() > l.Func {
 			fail(g, "%s %.1f%% of CPU samples, %.1f%% of CPU time", fn, 100*p.Got, 100*p.Want)
 		}
+	}
+}
+
+// checkRate checks that a goroutine locked to its thread has l.Rate samples
+// on CPU per second of its thread's CPU time: in wall mode, that its CPU
+// samples paid for as many of its running ticks as they stand for.
+func (r *Report) checkRate(g *Goroutine, l Limits, fail func(*Goroutine, string, ...any)) {
+	if l.Rate <= 0 || g.cpuSeconds < l.MinCPU {
+		return
+	}
+	if g.PerCPUSecond < l.Rate*(1-l.RateTol) || g.PerCPUSecond > l.Rate*(1+l.RateTol) {
+		fail(g, "%.0f samples on CPU per CPU-second, want %.0f", g.PerCPUSecond, l.Rate)
 	}
 }
 
@@ -116,6 +127,9 @@ func (r *Report) String() string {
 			fmt.Fprintf(&b, " %5.0f/CPU-s agree %5.1f%%", g.PerCPUSecond, 100*g.Agreement)
 		} else {
 			fmt.Fprintf(&b, " present %6.2f%% agree %5.1f%%", 100*g.Presence, 100*g.Agreement)
+			if g.cpuSeconds > 0 {
+				fmt.Fprintf(&b, " %5.0f on CPU/CPU-s", g.PerCPUSecond)
+			}
 		}
 		for _, fn := range sortedKeys(g.Funcs) {
 			p := g.Funcs[fn]
@@ -131,6 +145,9 @@ func (r *Report) String() string {
 		}
 		if g.CutShort > 0 {
 			fmt.Fprintf(&b, " [cut short %.1f%%]", 100*g.CutShort)
+		}
+		if g.Guessed > 0 {
+			fmt.Fprintf(&b, " [no CPU sample %.1f%%, agree %.1f%%]", 100*g.Guessed, 100*g.GuessAgreement)
 		}
 		if g.Other != "" {
 			fmt.Fprintf(&b, " [other mostly %s]", g.Other)

@@ -74,11 +74,18 @@ type Goroutine struct {
 	// not unwind (the race detector's calls): left out of every share, and
 	// the moments they stand for out of the truth's.
 	CutShort float64
+	// Guessed is the share of its samples that are running ticks no CPU
+	// sample paid for, whose stack the profiler borrowed from the nearest
+	// CPU sample: left out of the function shares (not of the states),
+	// and the moments they stand for out of their truth. GuessAgreement
+	// is the share of them naming the phase the goroutine was in.
+	Guessed, GuessAgreement float64
 	// Other is the most frequent innermost frames of its samples in no
 	// phase function.
 	Other string
-	// PerCPUSecond (CPU mode) is its samples per second of its thread's CPU
-	// time (goroutines locked to a thread).
+	// PerCPUSecond is its samples on CPU (in wall mode: its running ticks
+	// that a CPU sample paid for) per second of its thread's CPU time
+	// (goroutines locked to a thread).
 	PerCPUSecond float64
 	cpuSeconds   float64
 }
@@ -100,10 +107,13 @@ type gsample struct {
 	runnable bool
 	// cut: the runtime could not unwind the sample's stack (CPU mode
 	// writes it with its innermost frame alone: racecall, under -race)
-	cut   bool
-	fn    string // phase function, or other
-	top   string // innermost frame's function
-	where string // other: its innermost frames, for the report
+	cut bool
+	// guessed: a running tick that no CPU sample paid for, at a stack the
+	// profiler borrowed (under its "[no CPU sample]" frame)
+	guessed bool
+	fn      string // phase function, or other
+	top     string // innermost frame's function
+	where   string // other: its innermost frames, for the report
 }
 
 // woken reports whether s is of a goroutine woken from a wait and not yet
@@ -149,10 +159,13 @@ func collect(f *reader.File, w *Workload) (byID map[uint64][]gsample, ticks []ui
 		ids[l.id] = true
 	}
 	phaseOf := make([]string, len(f.FrameRefs()))
+	noCPU := make([]bool, len(phaseOf))
 	for i := range phaseOf {
-		if fn, ok := strings.CutPrefix(f.Frame(uint32(i)).Func, pkgPrefix); ok && isPhase(fn) {
+		fn := f.Frame(uint32(i)).Func
+		if fn, ok := strings.CutPrefix(fn, pkgPrefix); ok && isPhase(fn) {
 			phaseOf[i] = fn
 		}
+		noCPU[i] = fn == tachyon.NoCPUSample
 	}
 	byID = map[uint64][]gsample{}
 	times := map[uint64]bool{}
@@ -170,6 +183,7 @@ func collect(f *reader.File, w *Workload) (byID map[uint64][]gsample, ticks []ui
 		g.state, g.known = stateOf(s.Status)
 		g.runnable = s.Status.State() == tachyon.Runnable
 		for _, fr := range s.Stack {
+			g.guessed = g.guessed || noCPU[fr]
 			if p := phaseOf[fr]; p != "" {
 				g.fn = p
 				break
@@ -178,8 +192,9 @@ func collect(f *reader.File, w *Workload) (byID map[uint64][]gsample, ticks []ui
 		if g.fn == other {
 			g.where = innermost(f, s.Stack, 3)
 			// A workload goroutine's stack holds its phase, its loop and
-			// its start function: one frame is a stack cut short.
-			g.cut = len(s.Stack) == 1
+			// its start function: one frame (besides "[no CPU sample]") is
+			// a stack cut short.
+			g.cut = len(s.Stack) == 1 || len(s.Stack) == 2 && g.guessed
 		}
 		if len(s.Stack) > 0 {
 			g.top = f.Frame(s.Stack[0]).Func
@@ -244,7 +259,14 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 		}
 	}
 	g.Woken = woken / n
-	var waiting, reasonOK, agree int
+	var waiting, reasonOK, agree, guessed, guessAgree int
+	nf := n // samples with evidence of their stack, for the function shares
+	for _, s := range ss {
+		if s.guessed {
+			nf--
+		}
+	}
+	nf = max(nf, 1)
 	seen := map[uint64]bool{} // presence counts every sample
 	for _, s := range all {
 		seen[s.ts] = true
@@ -256,9 +278,16 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 				g.Other = s.where
 			}
 		}
-		p := g.Funcs[s.fn]
-		p.Got += 1 / n
-		g.Funcs[s.fn] = p
+		if s.guessed {
+			guessed++
+			if ph := l.at(int64(s.ts) * 1000); ph != nil && ph.fn == s.fn {
+				guessAgree++
+			}
+		} else {
+			p := g.Funcs[s.fn]
+			p.Got += 1 / nf
+			g.Funcs[s.fn] = p
+		}
 		if st := s.state; s.known {
 			if s.woken() {
 				st = Waiting
@@ -282,20 +311,34 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 		g.ReasonOK = float64(reasonOK) / float64(waiting)
 	}
 	g.Agreement = float64(agree) / n
+	g.Guessed = float64(guessed) / n
+	g.GuessAgreement = 1
+	if guessed > 0 {
+		g.GuessAgreement = float64(guessAgree) / float64(guessed)
+	}
 	g.Presence = float64(len(seen)) / float64(len(ticks))
 	g.AtEnds = seen[ticks[0]] && seen[ticks[len(ticks)-1]]
 	want, sum := tr.wall, tr.wallSum
+	onCPU := float64(len(all)) // cut short or not
 	if r.CPU {
 		want, sum = tr.active, tr.activeSum
-		g.cpuSeconds = tr.cpu / 1e9
-		if g.cpuSeconds > 0 {
-			g.PerCPUSecond = n / g.cpuSeconds
+	} else {
+		onCPU = 0
+		for _, s := range all {
+			if s.known && s.state == Active && !s.runnable {
+				onCPU++
+			}
 		}
 	}
-	cutFn, cutState, cut := cutShort(l, all)
+	g.cpuSeconds = tr.cpu / 1e9
+	if g.cpuSeconds > 0 {
+		g.PerCPUSecond = onCPU / g.cpuSeconds
+	}
+	_, cutState, cut := cutShort(l, all, false)
+	leftFn, _, left := cutShort(l, all, true)
 	for fn, d := range want {
 		p := g.Funcs[fn]
-		p.Want = uncut(d/max(sum, 1), cutFn[fn], cut, len(all))
+		p.Want = uncut(d/max(sum, 1), leftFn[fn], left, len(all))
 		g.Funcs[fn] = p
 	}
 	if !r.CPU {
@@ -308,12 +351,13 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 	return g
 }
 
-// cutShort counts the samples of all cut short, by the phase function and
-// state the goroutine's own record puts it in at their times.
-func cutShort(l *log, all []gsample) (byFn map[string]int, byState map[State]int, n int) {
+// cutShort counts the samples of all cut short, and with guessed the
+// guessed ones too, by the phase function and state the goroutine's own
+// record puts it in at their times.
+func cutShort(l *log, all []gsample, guessed bool) (byFn map[string]int, byState map[State]int, n int) {
 	byFn, byState = map[string]int{}, map[State]int{}
 	for _, s := range all {
-		if !s.cut {
+		if !s.cut && !(guessed && s.guessed) {
 			continue
 		}
 		if ph := l.at(int64(s.ts) * 1000); ph != nil {
