@@ -62,11 +62,11 @@ func labelTicker(stop chan struct{}) {
 // each generation from the fifth on. The sink keeps nothing (package
 // writer's benchmarks, and the root package's TestIdleAllocatesNothing
 // for the whole profiler, count a writer's allocations). A generation in
-// which the test process starts a goroutine or shows a new stack (a timer,
-// the test runner) is not the steady state and is not judged; if no
-// generation is steady, the trace is recorded again, twice as long: on a
-// loaded machine the labelled goroutine's CPU samples land on new stacks
-// for more generations before every stack has been seen.
+// which the test process starts a goroutine or a thread or shows a new
+// stack (a timer, the test runner) is not the steady state and is not
+// judged; if no generation is steady, the trace is recorded again, twice
+// as long: on a loaded machine the labelled goroutine's CPU samples land
+// on new stacks for more generations before every stack has been seen.
 func TestSteadyStateAllocs(t *testing.T) {
 	// Every allocation is recorded with its stack, so that the process's
 	// others (the test runner, the runtime) are told apart from ours.
@@ -105,6 +105,7 @@ func steadyAllocs(t *testing.T, d time.Duration) (judged int) {
 		allocs                     map[string]int64
 		samples                    uint64
 		stacks, gs, grown, counted int
+		threads                    int
 	}
 	var at mark
 	gen := 0
@@ -122,7 +123,7 @@ func steadyAllocs(t *testing.T, d time.Duration) (judged int) {
 			// Four generations in, every stack has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0
+				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads
 				if os.Getenv("STEADY_DEBUG") != "" {
 					t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
 				}
@@ -139,7 +140,7 @@ func steadyAllocs(t *testing.T, d time.Duration) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src)}
 			}
 		}
 		tb.handle(&ev)
@@ -152,6 +153,16 @@ func steadyAllocs(t *testing.T, d time.Duration) (judged int) {
 	}
 	t.Logf("%d generations judged; %d labelled stacks, %d label sets", judged, len(tb.labels.labelled), len(tb.labels.sets))
 	return judged
+}
+
+// threads counts the OS threads src has shown: the trace reader keeps a
+// state for each, so a generation in which a new thread first writes is
+// not the steady state.
+func threads(src source) int {
+	if r, ok := src.(*gotrace.Reader); ok {
+		return r.Threads()
+	}
+	return 0
 }
 
 // stacks counts the stacks tb has met, with their variants under a wait

@@ -132,6 +132,10 @@ func (r *Reader) String(id uint64) string { return r.str(id) }
 // one the Sync starts.
 func (r *Reader) Clock() (Clock, bool) { return r.gen.clock, r.gen.hasSync }
 
+// Threads returns how many OS threads the trace has shown so far; the
+// reader keeps a state for each.
+func (r *Reader) Threads() int { return len(r.ms) }
+
 // Reason returns the text of wait reason i (an Event.Reason).
 func (r *Reader) Reason(i uint32) string {
 	if int(i) < len(r.reasons) {
