@@ -103,6 +103,9 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if t.h == nil {
 		t.h = e.sink.Goroutine(t.id)
 	}
+	if e.own != nil {
+		e.own.skipped = 0
+	}
 	all := sp
 	if t.last != s {
 		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
@@ -127,10 +130,15 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 
 // onCPU tells the Observer of the on-CPU samples of sp, just written for t
 // with status st and stack s: all of them in CPU mode, those of a running
-// goroutine in wall mode; none if they were left out as the profiler's.
+// goroutine in wall mode; not those left out as the profiler's, which
+// come first.
 func (e *emitter) onCPU(t *track, sp span, st tachyon.Status, s *stack) {
-	if e.obs == nil || s.leafPC == 0 || e.own != nil && e.own.hid {
+	if e.obs == nil || s.leafPC == 0 {
 		return
+	}
+	if e.own != nil && e.own.skipped > 0 {
+		k := min(e.own.skipped, sp.n)
+		sp.ts, sp.n = sp.ts+uint64(k)*sp.step, sp.n-k
 	}
 	if e.cfg.Mode == Wall && st.State() != tachyon.Running {
 		return

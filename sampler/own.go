@@ -24,9 +24,10 @@ type ownSink struct {
 	// sample left out, and has not shown a sample of since.
 	hidden    uint64
 	uncounted map[uint64]struct{}
-	// hid says the latest write was left out: the emitter tells the
-	// Observer of a write's samples right after it, unless it was.
-	hid bool
+	// skipped counts the samples left out since the emitter last reset
+	// it: the first ones of its write, which the emitter does not tell
+	// the Observer of.
+	skipped int
 	// free holds handles of goroutines that ended, for reuse: under churn
 	// they would otherwise be garbage at every goroutine's end.
 	free []*ownGoroutine
@@ -77,9 +78,9 @@ func (o *ownSink) Goroutine(id uint64) Goroutine {
 	return g
 }
 
-// Write writes the sample unless g is the profiler's.
+// Write writes the sample unless g was the profiler's at ts.
 func (g *ownGoroutine) Write(ts uint64, status tachyon.Status, stack []uint32) error {
-	if g.o.hide(g.id, 1) {
+	if g.o.hide(g.id, ts, 0, 1) == 1 {
 		g.lost = stack
 		return nil
 	}
@@ -87,12 +88,19 @@ func (g *ownGoroutine) Write(ts uint64, status tachyon.Status, stack []uint32) e
 	return g.Goroutine.Write(ts, status, stack)
 }
 
-// RepeatEvery writes the samples unless g is the profiler's; the first
-// after a stack left out carries that stack.
+// RepeatEvery writes the samples of the times at which g was not the
+// profiler's: a goroutine that left is the profiler's until some time, so
+// those left out come first. The first written after a stack left out
+// carries that stack.
 func (g *ownGoroutine) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
-	if n <= 0 || g.o.hide(g.id, n) {
+	if n <= 0 {
 		return nil
 	}
+	k := g.o.hide(g.id, ts, step, n)
+	if k == n {
+		return nil
+	}
+	ts, n = ts+uint64(k)*step, n-k
 	if stack := g.lost; stack != nil {
 		g.lost = nil
 		if err := g.Goroutine.Write(ts, status, stack); err != nil || n == 1 {
@@ -113,19 +121,29 @@ func (g *ownGoroutine) Forget() {
 	}
 }
 
-// hide reports whether the n samples of goroutine id about to be written
-// are to be left out, and keeps the counts.
-func (o *ownSink) hide(id uint64, n int) bool {
-	o.hid = own.Has(id)
-	if !o.hid {
+// hide returns how many of the n samples of goroutine id about to be
+// written, at ts, ts+step, ..., are to be left out (the first ones: those
+// of the times it was the profiler's), and keeps the counts.
+func (o *ownSink) hide(id, ts, step uint64, n int) int {
+	k := 0
+	for k < n && own.HadAt(id, ts+uint64(k)*step) {
+		k++
+		if k == 1 && own.HadAt(id, ts+uint64(n-1)*step) {
+			k = n // the profiler's at both ends: at every time between
+		}
+	}
+	o.skipped += k
+	if k == 0 {
 		if len(o.uncounted) > 0 {
 			delete(o.uncounted, id)
 		}
-		return false
+		return 0
 	}
-	o.hidden += uint64(n)
-	if _, counted := o.em.seen[id]; !counted {
+	o.hidden += uint64(k)
+	if _, counted := o.em.seen[id]; !counted && k == n {
 		o.uncounted[id] = struct{}{}
+	} else if k < n && len(o.uncounted) > 0 {
+		delete(o.uncounted, id)
 	}
-	return true
+	return k
 }

@@ -120,6 +120,58 @@ func TestOwnSinkHidesCPU(t *testing.T) {
 	}
 }
 
+// TestOwnSinkByTime: the samples of a goroutine that was the profiler's
+// for a while and left are judged by their time, not by when they are
+// written (the trace is read late, a parked goroutine's ticks later still):
+// those up to its leaving (plus own.Margin) are left out, the rest are
+// written, and the Observer is told only of those; a run that straddles
+// the leaving is split there.
+func TestOwnSinkByTime(t *testing.T) {
+	obs := new(cpuSeen)
+	mem := newMemSink()
+	o, sink := newOwnSink(mem)
+	em := newEmitter(Config{Mode: CPU, Observer: obs}, sink)
+	o.em, em.own = em, o
+	s := &stack{frames: []uint32{sink.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
+	ids := make(chan uint64)
+	var before, after uint64
+	leaving, left := make(chan struct{}), make(chan struct{})
+	go func() {
+		leave := own.Enter()
+		ids <- goid.Current()
+		<-leaving
+		before = uint64(time.Now().UnixMicro())
+		leave()
+		after = uint64(time.Now().UnixMicro())
+		close(left)
+	}()
+	id := <-ids
+	close(leaving)
+	<-left
+	const step = 10_000 // µs
+	start := before - 1_000_000
+	n := int((after+uint64(own.Margin.Microseconds())-start)/step) + 50
+	em.write(&track{id: id}, span{ts: start, step: step, n: n}, tachyon.StatusOnCPU, s)
+	var got []uint64
+	for _, sm := range mem.all() {
+		got = append(got, sm.ts)
+	}
+	if len(got) == 0 || len(got) >= n {
+		t.Fatalf("%d of %d samples written, want those after the leaving only", len(got), n)
+	}
+	first, last := got[0], got[len(got)-1]
+	margin := uint64(own.Margin.Microseconds())
+	if first <= before+margin || first > after+margin+step || last != start+uint64(n-1)*step || len(got) != int((last-first)/step)+1 {
+		t.Errorf("written %d samples %d..%d µs; the goroutine left within %d..%d, margin %d", len(got), first, last, before, after, margin)
+	}
+	if o.hidden != uint64(n-len(got)) {
+		t.Errorf("%d samples counted as left out, want %d", o.hidden, n-len(got))
+	}
+	if obs.count() != len(got) || obs.at[[2]uint64{id, first}] != 1 || obs.at[[2]uint64{id, first - step}] != 0 {
+		t.Errorf("the Observer was told of %d samples, want the %d written from %d", obs.count(), len(got), first)
+	}
+}
+
 // BenchmarkOwnSink measures what leaving the profiler's goroutines out
 // adds to a write of the program's goroutine: a sink that keeps nothing,
 // alone and through ownSink, with a few ids in own's set.

@@ -12,11 +12,13 @@
 //
 // Go starts a goroutine that is the profiler's for its whole life; Enter
 // makes the calling goroutine the profiler's until it leaves. Has answers
-// whether an id is the profiler's, without a lock, for the sampler, which
-// reads the execution trace a few seconds late: an id stays in the set for
-// Grace after its goroutine ended or left, so that the events of its last
-// moments are still left out. Version changes whenever the set does, for
-// a caller that caches answers.
+// whether an id is the profiler's now, and HadAt whether it was at a
+// sample's time, without a lock, for the sampler, which writes samples
+// seconds after their time: an id stays in the set for Grace after its
+// goroutine ended or left, with the time it did, so that the samples of
+// its last moments as the profiler's are left out however late they come,
+// and those after are the program's. Version changes whenever the set
+// does, for a caller that caches answers.
 //
 // Claim and Release make another goroutine than the caller's the
 // profiler's, and give it back. Package ownnet's Dial and Conn use them

@@ -11,14 +11,20 @@ import (
 	"github.com/gotachyon/profiler/internal/goid"
 )
 
-// Grace is how long an id stays the profiler's after its goroutine ended
-// or left: the sampler parses the execution trace up to about two seconds
-// behind (the pacer's bound) and a generation of the trace lasts about a
-// second, so the events of a goroutine's last moments are parsed within
-// Grace. Go never reuses a goroutine id, so a goroutine that ended may stay
-// longer at no cost; one that left (Enter) is the program's again once its
-// grace has passed.
-const Grace = 5 * time.Second
+// Grace is how long the set keeps an id after its goroutine ended or left,
+// with the time it did: the sampler writes a goroutine's samples seconds
+// after their time (it reads the execution trace late, and a parked
+// goroutine's run of ticks later still, more under load), and asks HadAt
+// for each sample's time, so that the samples of the goroutine's last
+// moments as the profiler's are left out however late they are written,
+// and those after are the program's.
+const Grace = time.Minute
+
+// Margin is how long after it left an id is still the profiler's for
+// HadAt and Has: the leaving is timed by the wall clock and the sampler's
+// samples by the trace's clock mapped onto it, which agree to
+// microseconds unless the clock is stepped.
+const Margin = 100 * time.Millisecond
 
 // MaxGone bounds the ids kept for their grace; past it, the earliest to
 // have left go first.
@@ -35,6 +41,7 @@ type set struct {
 	version uint64
 	ids     []uint64 // sorted
 	until   []int64  // per id: 0 while the profiler's, else the end of its grace (clock)
+	upto    []int64  // per id: 0 while the profiler's, else when it left plus Margin (µs since the Unix epoch)
 	next    int64    // the earliest end of a grace, 0 if none
 }
 
@@ -42,6 +49,7 @@ type set struct {
 type gone struct {
 	id    uint64
 	until int64
+	upto  int64 // when it left plus Margin, µs since the Unix epoch
 }
 
 var (
@@ -58,10 +66,21 @@ func init() { cur.Store(&set{}) }
 // started, at least 1.
 func clock() int64 { return int64(time.Since(epoch)) + 1 }
 
-// Has reports whether the goroutine id is the profiler's: running on a
-// goroutine started by Go, inside Enter, or within Grace after either
+// Has reports whether the goroutine id is the profiler's now: running on
+// a goroutine started by Go or inside Enter, or within Margin after either
 // ended. It takes no lock and does not allocate.
 func Has(id uint64) bool {
+	return HadAt(id, uint64(time.Now().UnixMicro()))
+}
+
+// HadAt reports whether the goroutine id was the profiler's at ts,
+// microseconds since the Unix epoch: it is now, or it left within Grace
+// and ts is before it left plus Margin. A goroutine is the profiler's
+// from before its first event the sampler can read (Go) or, for one that
+// Enter made the profiler's, for the whole of its time that ended by
+// leaving: a handler's samples before Enter are its request's work. It
+// takes no lock and does not allocate.
+func HadAt(id, ts uint64) bool {
 	s := cur.Load()
 	if len(s.ids) == 0 {
 		return false
@@ -70,8 +89,8 @@ func Has(id uint64) bool {
 	if !ok {
 		return false
 	}
-	u := s.until[i]
-	return u == 0 || clock() < u
+	u := s.upto[i]
+	return u == 0 || int64(ts) <= u
 }
 
 // Version returns a number that changes whenever the set changes: an id
@@ -166,7 +185,7 @@ func release(id uint64) {
 		return
 	}
 	delete(live, id)
-	left = append(left, gone{id, clock() + int64(grace)})
+	left = append(left, gone{id, clock() + int64(grace), time.Now().Add(Margin).UnixMicro()})
 	publish()
 }
 
@@ -183,7 +202,7 @@ func publish() {
 	}
 	es := make([]gone, 0, len(live)+len(left))
 	for id := range live {
-		es = append(es, gone{id, 0})
+		es = append(es, gone{id: id})
 	}
 	es = append(es, left...)
 	// By id; for one id, live first, then the latest grace: the one kept.
@@ -193,13 +212,15 @@ func publish() {
 		}
 		return cmp.Compare(lasts(b.until), lasts(a.until))
 	})
-	s := &set{version: cur.Load().version + 1, ids: make([]uint64, 0, len(es)), until: make([]int64, 0, len(es))}
+	s := &set{version: cur.Load().version + 1, ids: make([]uint64, 0, len(es)),
+		until: make([]int64, 0, len(es)), upto: make([]int64, 0, len(es))}
 	for i, e := range es {
 		if i > 0 && es[i-1].id == e.id {
 			continue
 		}
 		s.ids = append(s.ids, e.id)
 		s.until = append(s.until, e.until)
+		s.upto = append(s.upto, e.upto)
 		if e.until != 0 && (s.next == 0 || e.until < s.next) {
 			s.next = e.until
 		}

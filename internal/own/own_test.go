@@ -38,17 +38,24 @@ func TestGo(t *testing.T) {
 	if Has(goid.Current()) {
 		t.Error("Go's caller is the profiler's")
 	}
+	before := uint64(time.Now().UnixMicro())
 	close(stop)
-	v1 := Version()
 	time.Sleep(20 * time.Millisecond)
-	if !Has(id) {
-		t.Error("a goroutine that just ended left the set before its grace")
+	if !HadAt(id, before) {
+		t.Error("a goroutine that ended is not the profiler's for the time before")
 	}
 	if !testutil.WaitFor(5*time.Second, func() bool { return !Has(id) }) {
-		t.Fatal("an ended goroutine is still the profiler's after its grace")
+		t.Fatal("an ended goroutine is still the profiler's after its margin")
 	}
-	if Version() == v1 {
+	if !HadAt(id, uint64(time.Now().Add(-time.Second).UnixMicro())) {
+		t.Error("an ended goroutine is not the profiler's a second before it ended")
+	}
+	v1 := Version() // it has ended: Has said so
+	if !testutil.WaitFor(5*time.Second, func() bool { return Version() != v1 }) {
 		t.Error("Version did not change when a grace ended")
+	}
+	if HadAt(id, 0) {
+		t.Error("an ended goroutine is still known after its grace")
 	}
 }
 
@@ -73,9 +80,10 @@ func TestEnterNests(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("after one of two leaves, %d claims, want 1", n)
 	}
+	before := uint64(time.Now().UnixMicro())
 	outer()
-	if !Has(id) {
-		t.Error("a goroutine that just left is not the profiler's during its grace")
+	if !HadAt(id, before) {
+		t.Error("a goroutine that left is not the profiler's for the time before")
 	}
 	if !testutil.WaitFor(5*time.Second, func() bool { return !Has(id) }) {
 		t.Fatal("a goroutine that left is still the profiler's after its grace")
@@ -111,8 +119,8 @@ func TestMaxGone(t *testing.T) {
 		}
 	}
 	for i, id := range ids {
-		if want := i >= len(ids)-4; Has(id) != want {
-			t.Errorf("goroutine %d of %d: Has = %v, want %v", i, len(ids), !want, want)
+		if want := i >= len(ids)-4; HadAt(id, 0) != want {
+			t.Errorf("goroutine %d of %d: kept = %v, want %v", i, len(ids), !want, want)
 		}
 	}
 	mu.Lock()
@@ -157,6 +165,7 @@ func BenchmarkHas(b *testing.B) {
 		for i := range n {
 			s.ids = append(s.ids, uint64(1000+2*i))
 			s.until = append(s.until, 0)
+			s.upto = append(s.upto, 0)
 			m.Store(uint64(1000+2*i), struct{}{})
 		}
 		probe := uint64(1001) // a miss between ids
