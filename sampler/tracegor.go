@@ -32,12 +32,15 @@ type tgor struct {
 	track
 	state gstate
 	role  role
-	why   string // the trace's wait reason, while waiting
-	stack *stack // stack at the latest transition that had one; nil: none yet
-	due   uint64 // first tick not yet queued
-	seen  *stack // where the scheduler last saw it running (a preemption), nil if not since it ran
-	pend  []run  // ticks queued, in time order, not yet written
-	pos   int    // index in traceBackend.live
+	// guessed says role is roleRuntime from a stack of runtime frames
+	// only, which a complete stack may correct (learnFromTransition).
+	guessed bool
+	why     string // the trace's wait reason, while waiting
+	stack   *stack // stack at the latest transition that had one; nil: none yet
+	due     uint64 // first tick not yet queued
+	seen    *stack // where the scheduler last saw it running (a preemption), nil if not since it ran
+	pend    []run  // ticks queued, in time order, not yet written
+	pos     int    // index in traceBackend.live
 	// cpu holds the generation's CPU samples of g, and active says g ran
 	// or was sampled in it: its runs wait for oncpu.go's placement.
 	cpu    []cpuHit
@@ -199,27 +202,34 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 
 // learn sets g's role from s if s shows its start function: the one frame of
 // its creation's stack, or the frame above runtime.goexit in a complete
-// stack. A goroutine whose state transition shows unexported runtime frames
-// only is the runtime's: a program's goroutine has its start function on
-// its stack wherever it stops (the trace keeps 128 frames, and such a
-// stack is never that deep). A CPU sample cut short inside the runtime
-// says nothing of the kind (see stack).
+// stack. A CPU sample cut short inside the runtime says nothing of the kind
+// (see stack).
 func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
-	if g.role != roleUnknown || s == nil {
+	if g.role != roleUnknown && !g.guessed || s == nil {
 		return
 	}
-	if created {
-		g.role = s.outer
-	} else {
-		g.role = s.start
+	switch {
+	case created:
+		g.role, g.guessed = s.outer, false
+	case s.start != roleUnknown:
+		g.role, g.guessed = s.start, false
 	}
 }
 
-// learnFromTransition is learn for the stack of a state transition.
+// learnFromTransition is learn for the stack of a state transition. A
+// goroutine whose transition shows unexported runtime frames only, and
+// whose start function is not known yet, is taken for the runtime's until
+// a complete stack says otherwise: a runtime system goroutine's stacks may
+// never show its start function, but a program's goroutine stopped inside
+// the runtime on the system stack (a preemption under the race detector,
+// say) shows runtime frames only too, and then its start function where
+// it next blocks (httpprof's end-to-end test, beside two CPU burners, had
+// two connection goroutines of its labelled service sampled for seconds
+// under the runtime's root, without their labels).
 func (tb *traceBackend) learnFromTransition(g *tgor, s *stack, created bool) {
 	tb.learn(g, s, created)
 	if g.role == roleUnknown && s != nil && !s.evidence && len(s.frames) > 0 {
-		g.role = roleRuntime
+		g.role, g.guessed = roleRuntime, true
 	}
 }
 
