@@ -141,7 +141,7 @@ func checkRoutes(t *testing.T, path string, svc *service, from, to time.Time) er
 	handlerOf := map[string]string{"/cpu": ".(*service).cpu", "/slow/{id}": ".(*service).slow"}
 	var mixed, unlabelled int
 	type span struct {
-		n, labelled int
+		n           int
 		first, last uint64
 	}
 	bad := map[uint64]*span{} // per goroutine, its samples without route
