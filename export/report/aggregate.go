@@ -107,11 +107,11 @@ type walker struct {
 // aggregator is the state of one reading of a file by Aggregate.
 type aggregator struct {
 	p        *Profile
-	canon    []int32          // canonical frame of each frame-table index
-	funcs    []int32          // function of each canonical frame
-	rtRoot   int32            // the canonical frame tachyon.RuntimeRoot, -1 if none
-	children map[uint64]int32 // call-tree node by parent<<32 | frame
-	cells    map[uint64]uint64
+	canon    []int32   // canonical frame of each frame-table index
+	funcs    []int32   // function of each canonical frame
+	rtRoot   int32     // the canonical frame tachyon.RuntimeRoot, -1 if none
+	children nodeIndex // call-tree node by parent and frame
+	cells    cellLog
 	grid     grid
 	dur      uint64 // a sample's span, µs: the interval, at least 1
 	gs       index
@@ -142,8 +142,7 @@ func newAggregator(f *reader.File, opt Options) *aggregator {
 	return &aggregator{
 		p: p, canon: canon, funcs: funcs, rtRoot: rtRoot, labels: newLabeler(p, canon),
 		groups: groups, names: gogroup.NewNames(groups),
-		children: make(map[uint64]int32),
-		cells:    make(map[uint64]uint64),
+		children: nodeIndex{slots: make([]int32, 64)},
 		grid:     newGrid(f.Header.Interval, opt.Slices),
 		dur:      max(p.Interval, 1),
 		gors:     make([]goroutine, 0, min(f.Header.ThreadCount, f.Header.SampleCount, 1<<20)),
@@ -233,7 +232,7 @@ func (a *aggregator) count(g int32, leaf int32, set uint16, st tachyon.State, t0
 		gr.vote.add(leaf, n)
 		base := uint64(leaf)<<cellNodeShift | uint64(set)<<cellSetShift | uint64(ClassOf(st))<<cellClassShift
 		a.grid.spread(t0, t1, n, func(k int64, c uint64) {
-			a.cells[base|uint64(k+cellBias)] += c
+			a.cells.add(base|uint64(k+cellBias), c)
 		})
 	}
 	if !a.detail {
@@ -265,12 +264,10 @@ const (
 // width doubled d times: floor halving composes, so old slice s is new
 // slice s>>d.
 func (a *aggregator) coarsen(d int) {
-	next := make(map[uint64]uint64, len(a.cells))
-	for k, c := range a.cells {
+	a.cells.rekey(func(k uint64) uint64 {
 		s := int64(k&cellSliceMask) - cellBias
-		next[k&^cellSliceMask|uint64(s>>d+cellBias)] += c
-	}
-	a.cells = next
+		return k&^cellSliceMask | uint64(s>>d+cellBias)
+	})
 }
 
 // satAdd returns a+b, or the largest uint32 when that overflows.

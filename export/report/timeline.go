@@ -24,6 +24,7 @@ func (a *aggregator) finish(f *reader.File) (*Profile, error) {
 	p.First, p.End = a.first, a.last+a.dur
 	p.sumTotals()
 	p.functions(a.funcs)
+	a.children = nodeIndex{} // the tree is whole
 	a.slices()
 	groupOf := a.group()
 	laneOf := a.lanes(groupOf)
@@ -37,7 +38,7 @@ func (a *aggregator) finish(f *reader.File) (*Profile, error) {
 	return p, nil
 }
 
-// slices fixes the time slices from the grid and turns the cells map into
+// slices fixes the time slices from the grid and turns the cell log into
 // p.Cells.
 func (a *aggregator) slices() {
 	p, g := a.p, &a.grid
@@ -49,13 +50,15 @@ func (a *aggregator) slices() {
 	back := uint64(-g.lo) * g.width
 	p.Origin = g.origin - min(back, g.origin)
 	p.Buckets = p.Options.Buckets
-	p.Cells = make([]Cell, 0, len(a.cells))
-	for key, n := range a.cells {
+	counts := a.cells.counts()
+	p.Cells = make([]Cell, 0, len(counts))
+	for _, kn := range counts {
+		key, n := kn.key, kn.n
 		s := int64(key&cellSliceMask) - cellBias - g.lo
 		p.Cells = append(p.Cells, Cell{Node: int32(key >> cellNodeShift), Class: Class(key >> cellClassShift & cellClassMask),
 			Slice: uint16(s), LabelSet: uint16(key >> cellSetShift & cellSetMask), N: n})
 	}
-	a.cells = nil
+	a.cells = cellLog{}
 	slices.SortFunc(p.Cells, func(x, y Cell) int {
 		return cmp.Or(cmp.Compare(x.Node, y.Node), cmp.Compare(x.Class, y.Class), cmp.Compare(x.Slice, y.Slice), cmp.Compare(x.LabelSet, y.LabelSet))
 	})

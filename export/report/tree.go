@@ -158,12 +158,12 @@ func (a *aggregator) follow(w *walker, stack []uint32) int32 {
 // child returns the call-tree node of frame under parent, adding it when
 // new.
 func (a *aggregator) child(parent, frame int32) int32 {
-	k := uint64(parent)<<32 | uint64(uint32(frame))
-	if n, ok := a.children[k]; ok {
+	n, slot := a.children.find(a.p.Nodes, parent, frame)
+	if n >= 0 {
 		return n
 	}
-	n := int32(len(a.p.Nodes))
+	n = int32(len(a.p.Nodes))
 	a.p.Nodes = append(a.p.Nodes, Node{Frame: frame, Parent: parent})
-	a.children[k] = n
+	a.children.add(a.p.Nodes, n, slot)
 	return n
 }
