@@ -4,6 +4,7 @@ package hostilestore
 
 import (
 	"encoding/binary"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -11,10 +12,12 @@ import (
 	"testing"
 )
 
-// Endless returns a handler that answers status with contentType, the
-// bytes of prefix and then zeros, until the client goes away.
+// Endless returns a handler that reads the request, then answers status
+// with contentType, the bytes of prefix and then zeros, until the client
+// goes away.
 func Endless(status int, contentType string, prefix []byte) http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		readRequest(r)
 		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(status)
 		if _, err := w.Write(prefix); err != nil {
@@ -29,10 +32,11 @@ func Endless(status int, contentType string, prefix []byte) http.HandlerFunc {
 	}
 }
 
-// EndlessHeaders returns an HTTP/1.1 handler that answers 200 with
-// headers without end, until the client goes away.
+// EndlessHeaders returns an HTTP/1.1 handler that reads the request, then
+// answers 200 with headers without end, until the client goes away.
 func EndlessHeaders() http.HandlerFunc {
-	return func(w http.ResponseWriter, _ *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		readRequest(r)
 		conn, buf, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			return
@@ -49,6 +53,14 @@ func EndlessHeaders() http.HandlerFunc {
 			}
 		}
 	}
+}
+
+// readRequest reads the request's body to its end, so that the answer
+// is what the client meets: a client still sending when its connection is
+// closed (because the answer broke a bound) would report the failed write
+// instead, as a client may.
+func readRequest(r *http.Request) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 64<<20))
 }
 
 // GRPCPrefix returns the header of an uncompressed gRPC message of n
