@@ -26,11 +26,11 @@ type sim struct {
 }
 
 type simG struct {
-	id   uint64
-	h    sampler.Goroutine
-	due  uint64 // its first tick not written
-	busy bool
-	end  uint64 // if nonzero, it ends at this tick
+	id    uint64
+	h     sampler.Goroutine
+	due   uint64 // its first tick not written
+	busy  bool
+	end   uint64 // if nonzero, it ends at this tick
 	wrote bool
 	depth int
 }
