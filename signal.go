@@ -19,9 +19,9 @@ const SignalReason = "signal"
 // default. The profile listens for sig (signal.Notify) from Start to
 // Stop only, and not at all if the program ignores it (signal.Ignored);
 // a program that handles sig itself still receives it, and takes its own
-// action too: choose a signal the program leaves alone. Between Stop and
-// exit, sig has its usual effect (SIGUSR1 and SIGUSR2 end a Go program
-// that does not handle them).
+// action too: choose a signal the program leaves alone. Outside the
+// profile, sig has its usual effect (in a Go program that does not
+// handle them, SIGUSR1 and SIGUSR2 do nothing).
 func WithRecentSignal(sig os.Signal) Option {
 	return func(c *config) error {
 		if !captureSignal(sig) {
@@ -49,7 +49,7 @@ func (p *Profile) startSignal() {
 	own.Go(func() {
 		for range c {
 			if err := p.Capture(SignalReason); err != nil {
-				p.logf("profiler: %v: %v", sig, err)
+				p.logf("%v (on %v)", err, sig)
 			}
 		}
 	})
