@@ -106,6 +106,9 @@ func TestRecentWhileProfiling(t *testing.T) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+	if st := p.RecentStats(); st.Early != 0 || st.Err != nil || st.Bytes > profiler.DefaultRecentBytes {
+		t.Errorf("the window: %+v", st)
+	}
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}

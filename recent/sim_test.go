@@ -23,6 +23,7 @@ type sim struct {
 	nextID  uint64
 	written map[uint64][]span // goroutine id -> its runs written, for the checks
 	record  bool
+	buf     []uint32
 }
 
 type simG struct {
@@ -58,9 +59,10 @@ func (s *sim) spawn(busy bool, life uint64) *simG {
 	return g
 }
 
-// stack returns goroutine g's stack at tick ts.
-func (s *sim) stack(g *simG, ts uint64, buf []uint32) []uint32 {
-	buf = buf[:0]
+// stackOf returns goroutine g's stack at tick ts, valid until the next
+// call.
+func (s *sim) stackOf(g *simG, ts uint64) []uint32 {
+	buf := s.buf[:0]
 	k := uint64(0)
 	if g.busy {
 		k = ts / s.step
@@ -68,6 +70,7 @@ func (s *sim) stack(g *simG, ts uint64, buf []uint32) []uint32 {
 	for i := range g.depth {
 		buf = append(buf, s.frames[(g.id*7+uint64(i)*13+k*(uint64(i)%2))%uint64(len(s.frames))])
 	}
+	s.buf = buf
 	return buf
 }
 
@@ -76,7 +79,6 @@ func (s *sim) stack(g *simG, ts uint64, buf []uint32) []uint32 {
 func (s *sim) generation(ticks uint64) {
 	s.now += ticks * s.step
 	s.gen++
-	var buf []uint32
 	live := s.gs[:0]
 	for _, g := range s.gs {
 		endAt := s.now
@@ -84,7 +86,7 @@ func (s *sim) generation(ticks uint64) {
 			endAt = g.end
 		}
 		if g.end > 0 && g.end <= s.now || (g.id+s.gen)%4 == 0 {
-			s.write(g, endAt, buf)
+			s.write(g, endAt)
 		}
 		if g.end > 0 && g.end <= s.now {
 			if g.h != nil {
@@ -110,7 +112,7 @@ func (s *sim) oldest() uint64 {
 }
 
 // write writes g's ticks from g.due to before end.
-func (s *sim) write(g *simG, end uint64, buf []uint32) {
+func (s *sim) write(g *simG, end uint64) {
 	if g.due >= end {
 		return
 	}
@@ -120,7 +122,7 @@ func (s *sim) write(g *simG, end uint64, buf []uint32) {
 	n := (end - g.due + s.step - 1) / s.step
 	if g.busy {
 		for ts := g.due; ts < end; ts += s.step {
-			if err := g.h.Write(ts, tachyon.StatusOf(tachyon.Running, false), s.stack(g, ts, buf)); err != nil {
+			if err := g.h.Write(ts, tachyon.StatusOf(tachyon.Running, false), s.stackOf(g, ts)); err != nil {
 				panic(err)
 			}
 		}
@@ -128,7 +130,7 @@ func (s *sim) write(g *simG, end uint64, buf []uint32) {
 		ts := g.due
 		left := n
 		if !g.wrote {
-			if err := g.h.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), s.stack(g, ts, buf)); err != nil {
+			if err := g.h.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), s.stackOf(g, ts)); err != nil {
 				panic(err)
 			}
 			g.wrote = true

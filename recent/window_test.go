@@ -149,7 +149,7 @@ func TestTeeSameAsPrimary(t *testing.T) {
 		s.generation(gen)
 	}
 	for _, g := range s.gs {
-		s.write(g, s.now, nil)
+		s.write(g, s.now)
 	}
 	w.Close()
 	if err := pw.Close(); err != nil {
