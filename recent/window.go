@@ -121,7 +121,8 @@ type Window struct {
 	dur    uint64 // µs
 	period uint64 // µs, a chunk's nominal length
 	// chunkMax is the open chunk's size past which it is finalized
-	// early, so that the bound can drop it.
+	// early, so that the bound drops the window's oldest samples a
+	// sixteenth of it at a time.
 	chunkMax int
 
 	// The writing goroutine's.
@@ -184,7 +185,7 @@ func New(opts Options) (*Window, error) {
 		opts:     opts,
 		dur:      uint64(opts.Duration.Microseconds()),
 		period:   max(uint64(opts.Duration.Microseconds())/uint64(opts.Chunks), 1),
-		chunkMax: int(max(2*opts.MaxBytes/int64(opts.Chunks), 64<<10)),
+		chunkMax: int(max(opts.MaxBytes/16, 64<<10)),
 		buf:      &buffer{},
 		wm:       opts.StartTime,
 		frames:   make(map[tachyon.Frame]uint32),
