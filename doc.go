@@ -42,6 +42,25 @@
 // cost more (goroutines switching hundreds of thousands of times a second);
 // Stats.Switches and the Stop log line list those switches.
 //
+// # The recent past, on demand
+//
+// WithRecent(d, maxBytes) (PROFILE_RECENT=60s) keeps the last d of the
+// samples in memory, at most maxBytes of it, in the writer's own encoding
+// (package recent), beside the file, segments or checkpoints, or alone
+// with WithNoFile; a profile in segments keeps DefaultRecent (a minute)
+// within DefaultRecentBytes (16 MiB) unless told otherwise. Recent(w, d)
+// writes a finalized Tachyon file of the last d while profiling goes on,
+// after the few seconds the sampler takes to write the last samples, and
+// returns the exact span it covers; httpprof serves it (?recent=30s).
+// Capture(reason), for code that knows a moment mattered (a request past
+// its deadline), returns at once and writes the time around the call
+// (DefaultCaptureBefore before it, DefaultCaptureAfter after) as a file
+// named for the time and the reason, in the capture directory
+// (WithCaptureDir, PROFILE_CAPTURE_DIR, or "captures" in the segments'
+// directory) and to the OnCapture functions (upload/auto pushes it
+// labelled capture=REASON), at most one per WithCapturePeriod (a minute);
+// PROFILE_RECENT_SIGNAL=USR1 lets an operator take one with kill -USR1.
+//
 // # Memory
 //
 // The profiler's heap is bounded by what the program has, not by how long

@@ -29,6 +29,19 @@ const (
 	// EnvCheckpoint is the checkpoint period of a profile written to a
 	// file ("5s"; see WithCheckpoint).
 	EnvCheckpoint = envnames.Checkpoint
+	// EnvRecent is the length of the recent window kept in memory ("60s",
+	// or "off"; see WithRecent), and EnvRecentBytes its bound ("16M").
+	// Set without PROFILE_OUT, it profiles into the window alone
+	// (WithNoFile).
+	EnvRecent      = envnames.Recent
+	EnvRecentBytes = envnames.RecentBytes
+	// EnvRecentSignal is the signal that takes a capture: "USR1", "USR2"
+	// or "off", the default (see WithRecentSignal).
+	EnvRecentSignal = envnames.RecentSignal
+	// EnvCaptureDir is the directory of the captures (WithCaptureDir),
+	// and EnvCapturePeriod the least time between two (WithCapturePeriod).
+	EnvCaptureDir    = envnames.CaptureDir
+	EnvCapturePeriod = envnames.CapturePeriod
 )
 
 // EnvOptions returns the options described by the environment: WithPath from
@@ -36,8 +49,14 @@ const (
 // WithSegment from PROFILE_SEGMENT (a Go duration) and WithKeep from
 // PROFILE_KEEP (files) and PROFILE_KEEP_BYTES (bytes, or with a K, M, G or
 // T suffix, powers of 1024; "KB", "KiB" and "k" read the same), and
-// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration). ok is false when
-// PROFILE_OUT is unset or empty (profiling is not wanted); err reports a
+// WithCheckpoint from PROFILE_CHECKPOINT (a Go duration), WithRecent from
+// PROFILE_RECENT (a Go duration, or "off") and PROFILE_RECENT_BYTES (a
+// size, as PROFILE_KEEP_BYTES), WithRecentSignal from
+// PROFILE_RECENT_SIGNAL ("USR1", "USR2" or "off"), WithCaptureDir from
+// PROFILE_CAPTURE_DIR and WithCapturePeriod from PROFILE_CAPTURE_PERIOD
+// (a Go duration). ok is false when PROFILE_OUT is unset or empty
+// (profiling is not wanted), unless PROFILE_RECENT keeps a window: the
+// profile is then kept in memory only (WithNoFile); err reports a
 // malformed variable.
 //
 // The first call in a process also logs a warning, through the standard
@@ -55,10 +74,14 @@ func EnvOptions() (opts []Option, ok bool, err error) {
 		}
 	})
 	out := os.Getenv(EnvOut)
-	if out == "" {
+	if out == "" && !recentOn(os.Environ()) {
 		return nil, false, nil
 	}
-	opts = append(opts, WithPath(out))
+	if out != "" {
+		opts = append(opts, WithPath(out))
+	} else {
+		opts = append(opts, WithNoFile())
+	}
 	if s := os.Getenv(EnvMode); s != "" {
 		m, err := sampler.ParseMode(s)
 		if err != nil {
@@ -73,11 +96,63 @@ func EnvOptions() (opts []Option, ok bool, err error) {
 		}
 		opts = append(opts, WithRate(hz))
 	}
-	seg, err := envSegments()
+	if out != "" {
+		seg, err := envSegments()
+		if err != nil {
+			return nil, true, err
+		}
+		opts = append(opts, seg...)
+	}
+	rec, err := envRecent()
 	if err != nil {
 		return nil, true, err
 	}
-	return append(opts, seg...), true, nil
+	return append(opts, rec...), true, nil
+}
+
+// envRecent returns the options of PROFILE_RECENT, PROFILE_RECENT_BYTES,
+// PROFILE_RECENT_SIGNAL, PROFILE_CAPTURE_DIR and PROFILE_CAPTURE_PERIOD.
+func envRecent() ([]Option, error) {
+	var opts []Option
+	s, sb := os.Getenv(EnvRecent), os.Getenv(EnvRecentBytes)
+	if s != "" || sb != "" {
+		d, n := DefaultRecent, int64(0)
+		if s == "off" {
+			d = 0
+		} else if s != "" {
+			var err error
+			if d, err = time.ParseDuration(s); err != nil {
+				return nil, fmt.Errorf("profiler: %s=%q: %w", EnvRecent, s, err)
+			}
+		}
+		if sb != "" {
+			var err error
+			if n, err = parseSize(sb); err != nil {
+				return nil, fmt.Errorf("profiler: %s=%q: %w", EnvRecentBytes, sb, err)
+			}
+		}
+		opts = append(opts, WithRecent(d, n))
+	}
+	if s := os.Getenv(EnvRecentSignal); s != "" {
+		sig, err := parseSignal(s)
+		if err != nil {
+			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvRecentSignal, s, err)
+		}
+		if sig != nil {
+			opts = append(opts, WithRecentSignal(sig))
+		}
+	}
+	if s := os.Getenv(EnvCaptureDir); s != "" {
+		opts = append(opts, WithCaptureDir(s))
+	}
+	if s := os.Getenv(EnvCapturePeriod); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvCapturePeriod, s, err)
+		}
+		opts = append(opts, WithCapturePeriod(d))
+	}
+	return opts, nil
 }
 
 // envSegments returns the options of PROFILE_CHECKPOINT, PROFILE_SEGMENT,

@@ -27,6 +27,9 @@ func envWarnings(environ []string) []string {
 		}
 	}
 	slices.Sort(names)
+	if set[envnames.Recent] && recentOn(environ) {
+		set[envnames.Out] = true // a profile kept in memory reads what a file's does
+	}
 	var lines []string
 	for _, k := range names {
 		need, excl := envnames.Needs[k], envnames.Excludes[k]
@@ -90,4 +93,15 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// recentOn reports whether environ's PROFILE_RECENT keeps a window (is
+// not "off").
+func recentOn(environ []string) bool {
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, envnames.Recent+"="); ok {
+			return v != "" && v != "off"
+		}
+	}
+	return false
 }

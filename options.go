@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"os"
 	"time"
 
 	"github.com/gotachyon/profiler/reader"
@@ -44,6 +45,17 @@ type config struct {
 	keepBytes   int64
 	checkpoint  time.Duration
 	awaitCPU    time.Duration // sampler.Config.AwaitCPUProfile, for RunTests
+
+	// The recent window and captures (recent.go, capture.go).
+	recent        time.Duration
+	recentBytes   int64
+	recentSet     bool // WithRecent was given
+	noFile        bool
+	recentSignal  os.Signal
+	captureDir    string
+	capturePeriod time.Duration
+	captureBefore time.Duration
+	captureAfter  time.Duration
 }
 
 func defaultConfig() config {

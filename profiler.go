@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/runlock"
+	"github.com/gotachyon/profiler/recent"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/writer"
@@ -51,6 +52,10 @@ type Profile struct {
 
 	hooksMu sync.Mutex
 	hooks   []func(path string, last bool)
+
+	rw   *recent.Window // the recent window (WithRecent), or nil
+	caps captures
+	sig  chan os.Signal // WithRecentSignal's, while it is listened for
 }
 
 // Start starts profiling the whole process with the given options and
@@ -96,7 +101,11 @@ func Start(opts ...Option) (p *Profile) {
 		p.abort(err)
 		return p
 	}
-	sink, err := p.newSink(time.Now())
+	t0 := time.Now()
+	sink, err := p.newSink(t0)
+	if err == nil {
+		sink, err = p.withRecent(sink, t0)
+	}
 	if err != nil {
 		p.abort(err)
 		return p
@@ -118,6 +127,8 @@ func Start(opts ...Option) (p *Profile) {
 		return p
 	}
 	p.s = s
+	current.Store(p)
+	p.startSignal()
 	if !p.cfg.quiet {
 		p.logf("profiler: %s profiling at %d Hz into %s (backend %s)%s", p.cfg.mode, p.cfg.rate, p.outName(), s.Backend(), p.crashNote())
 	}
@@ -127,6 +138,9 @@ func Start(opts ...Option) (p *Profile) {
 // newSink starts the Tachyon file, or the first segment or checkpoint,
 // at start.
 func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
+	if p.cfg.noFile {
+		return nil, nil // the recent window alone
+	}
 	if p.cfg.segment > 0 || p.part != "" {
 		seg, err := p.newSegments(start)
 		if err != nil {
@@ -150,6 +164,8 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 // open creates the output, or checks the caller's.
 func (p *Profile) open() error {
 	switch {
+	case p.cfg.noFile:
+		return p.checkNoFile()
 	case p.cfg.segment > 0:
 		return p.openDir()
 	case p.cfg.out != nil:
@@ -194,6 +210,9 @@ func (p *Profile) abort(err error) {
 	}
 	if p.temp {
 		os.Remove(p.name)
+	}
+	if p.rw != nil {
+		p.rw.Release()
 	}
 	activeMu.Lock()
 	if active == p {
@@ -262,8 +281,8 @@ func (p *Profile) Stop() error {
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
 			}
-			p.logf("profiler: wrote %s%s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
-				p.outName(), p.segmentSummary(), st.Samples, st.Goroutines, st.Backend, fallback, st.AchievedHz)
+			p.logf("profiler: wrote %s%s%s: %d samples of %d goroutines, backend %s%s, %.1f Hz achieved",
+				p.outName(), p.segmentSummary(), p.recentSummary(), st.Samples, st.Goroutines, st.Backend, fallback, st.AchievedHz)
 		}
 	})
 	return p.stopErr
@@ -282,7 +301,9 @@ func (p *Profile) stop() (err error) {
 		activeMu.Unlock()
 		err = errors.Join(errs...)
 	}()
+	current.CompareAndSwap(p, nil)
 	st, serr := p.s.Stop()
+	p.stopRecent()
 	p.statsMu.Lock()
 	p.stats = st
 	p.statsMu.Unlock()
@@ -318,8 +339,11 @@ func (p *Profile) stop() (err error) {
 }
 
 func (p *Profile) outName() string {
-	if p.name != "" {
+	switch {
+	case p.name != "":
 		return p.name
+	case p.cfg.noFile:
+		return "memory only (WithNoFile)"
 	}
 	return "the output writer"
 }

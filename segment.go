@@ -80,10 +80,13 @@ func (p *Profile) crashNote() string {
 // closeSink finalizes the file, or the open segment and every closed one
 // still being finalized (their hooks included).
 func (p *Profile) closeSink() error {
-	if p.seg != nil {
+	switch {
+	case p.seg != nil:
 		return p.seg.Close()
+	case p.w != nil:
+		return p.w.Close()
 	}
-	return p.w.Close()
+	return nil // WithNoFile
 }
 
 // OnSegment registers fn to be called with the path of every finalized

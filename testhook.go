@@ -62,7 +62,7 @@ type M interface{ Run() int }
 // after the name above.
 func RunTests(m M, opts ...Option) int {
 	envOpts, ok, err := EnvOptions()
-	if !ok {
+	if !ok || os.Getenv(EnvOut) == "" { // a window alone has no test to serve
 		return m.Run()
 	}
 	if err != nil {

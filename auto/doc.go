@@ -9,7 +9,9 @@
 // PROFILE_SEGMENT, PROFILE_KEEP and PROFILE_KEEP_BYTES are optional).
 // PROFILE_OUT names the profile's file or, with PROFILE_SEGMENT, the
 // directory of its segments, created if missing (see
-// profiler.WithSegment). Without PROFILE_OUT it does nothing, but for a
+// profiler.WithSegment). PROFILE_RECENT keeps the recent past in memory
+// (see profiler.WithRecent), and without PROFILE_OUT it is all the
+// profile keeps. Without either it does nothing, but for a
 // warning about any other PROFILE_* variable set, which has no effect
 // then; a misspelt or useless PROFILE_* variable is reported once (see
 // profiler.EnvOptions), a malformed profiling variable is reported on

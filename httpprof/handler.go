@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotachyon/profiler"
@@ -41,6 +42,9 @@ type Options struct {
 //	mode     "wall" (default) or "cpu"
 //	rate     sampling rate in Hz (default 100)
 //	backend  "auto" (default), "trace" or "snapshot"
+//	recent   instead of profiling now, the last part of the running
+//	         profile's recent window (see below): a Go duration ("30s")
+//	         or seconds, at most 3600; alone, without the others
 //
 // The answer is the finalized file (Content-Type application/octet-stream,
 // Content-Disposition attachment) with the header X-Tachyon-Backend naming
@@ -58,6 +62,18 @@ type Options struct {
 // even a crash leaves it). One request at a time profiles (the others get
 // 409), so the handler takes at most Options.MaxBytes of disk.
 //
+// With recent, the handler profiles nothing: it answers at once (after
+// the few seconds the sampler takes to write the last samples) with
+// profiler.RecentContext's file of the last part of the recent window of
+// the profile that runs (profiler.WithRecent, PROFILE_RECENT; a profile
+// in segments keeps one), with the headers X-Tachyon-Recent-From and
+// X-Tachyon-Recent-To giving the span it covers exactly (RFC 3339, UTC),
+// which is shorter than asked when the window holds less. It takes the
+// same protections: the file is written to a temporary file bounded by
+// Options.MaxBytes (507 past it), one such request at a time (409), 400
+// for a bad duration; 404 when no running profile keeps a window, with
+// how to keep one.
+//
 // Protect the endpoint. The profile holds the stacks of every goroutine,
 // the names of the program's functions and the paths of its source files,
 // and a request costs the program the sampling it asks for (up to an hour
@@ -73,13 +89,20 @@ func NewHandler(o Options) http.Handler {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes
 	}
-	return &handler{o}
+	return &handler{o: o}
 }
 
-type handler struct{ o Options }
+type handler struct {
+	o      Options
+	recent atomic.Bool // a ?recent= request is being answered
+}
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	if r.URL.Query().Has("recent") {
+		h.serveRecent(w, r)
+		return
+	}
 	opts, d, err := parse(r)
 	if err != nil {
 		http.Error(w, "httpprof: "+err.Error(), http.StatusBadRequest)

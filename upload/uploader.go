@@ -13,6 +13,7 @@ import (
 // Stats are an Uploader's counters since New.
 type Stats struct {
 	Segments        int64 // segments given to Segment
+	Captures        int64 // captures given to Capture
 	Pushed          int64 // payloads the store accepted
 	PushedBytes     int64
 	Retried         int64 // failed push attempts that were retried
@@ -28,6 +29,9 @@ type Stats struct {
 type transport interface {
 	// Encode returns p's payload with the service name and labels.
 	Encode(p *profile.Profile) ([]byte, error)
+	// EncodeCapture is Encode for a capture taken for reason: a profile
+	// type or resource of its own, labelled capture=reason.
+	EncodeCapture(p *profile.Profile, reason string) ([]byte, error)
 	// Send pushes one payload.
 	Send(ctx context.Context, payload []byte) error
 	// Retryable reports whether a push that failed with err may pass later.
@@ -77,7 +81,7 @@ func New(cfg Config) (*Uploader, error) {
 // Stats.Failed; an empty one is not pushed.
 func (u *Uploader) Segment(path string, last bool) {
 	u.q.count(func(s *Stats) { s.Segments++ })
-	u.enqueue(path)
+	u.enqueue(path, u.tr.Encode)
 	if last {
 		ctx, cancel := context.WithTimeout(u.ctx, u.cfg.FlushTimeout)
 		defer cancel()
@@ -88,8 +92,22 @@ func (u *Uploader) Segment(path string, last bool) {
 	}
 }
 
-// enqueue converts and encodes the segment at path and queues it.
-func (u *Uploader) enqueue(path string) {
+// Capture converts the capture at path (a finalized Tachyon file, taken
+// for reason: see profiler.Capture) and queues its payload, labelled as a
+// capture: for Pyroscope, the profile type wall_capture (process_cpu_capture
+// for a CPU profile) with the series label capture=reason, so that it is
+// found apart and never added to the segments' time, which holds it
+// already; for OTLP, the resource attribute capture=reason. It has the
+// signature of the profiler's capture hook (profiler.Profile.OnCapture),
+// and returns once the payload is queued: the file may be deleted then.
+func (u *Uploader) Capture(path, reason string) {
+	u.q.count(func(s *Stats) { s.Captures++ })
+	u.enqueue(path, func(p *profile.Profile) ([]byte, error) { return u.tr.EncodeCapture(p, reason) })
+}
+
+// enqueue converts the segment or capture at path, encodes it with
+// encode, and queues it.
+func (u *Uploader) enqueue(path string, encode func(*profile.Profile) ([]byte, error)) {
 	if u.ctx.Err() != nil {
 		u.q.count(func(s *Stats) { s.Dropped++ })
 		return // closed
@@ -100,7 +118,7 @@ func (u *Uploader) enqueue(path string) {
 	}
 	var data []byte
 	if err == nil {
-		data, err = u.tr.Encode(p)
+		data, err = encode(p)
 	}
 	if err != nil {
 		u.q.count(func(s *Stats) { s.Failed++ })
@@ -141,6 +159,6 @@ func (u *Uploader) Close() error {
 
 // String describes the counters in a log line.
 func (s Stats) String() string {
-	return fmt.Sprintf("%d segments, %d pushed (%d bytes), %d retries, %d dropped (%d bytes), %d failed",
-		s.Segments, s.Pushed, s.PushedBytes, s.Retried, s.Dropped, s.DroppedBytes, s.Failed)
+	return fmt.Sprintf("%d segments, %d captures, %d pushed (%d bytes), %d retries, %d dropped (%d bytes), %d failed",
+		s.Segments, s.Captures, s.Pushed, s.PushedBytes, s.Retried, s.Dropped, s.DroppedBytes, s.Failed)
 }

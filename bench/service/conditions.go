@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	rtrace "runtime/trace"
+	"time"
 
 	"github.com/felixge/fgprof"
 
@@ -17,8 +18,8 @@ import (
 
 // condition is one way of running the service: start starts it and returns
 // the function that stops it. A condition with a twin is its twin with
-// the service's routes labelled (httpprof.Labels), paired with it in the
-// report.
+// one thing more (the service's routes labelled, httpprof.Labels; a recent
+// window), paired with it in the report.
 type condition struct {
 	name  string
 	start func(dir string) (stop func() error, err error)
@@ -32,6 +33,7 @@ var conditions = []condition{
 	{name: "trace+cpu-floor", start: traceFloor(true)},
 	tachyonWall,
 	withLabels(tachyonWall),
+	{name: "tachyon-wall+recent", twin: "tachyon-wall", start: tachyon(sampler.Wall, profiler.WithRecent(time.Minute, 0))},
 	{name: "tachyon-cpu", start: tachyon(sampler.CPU)},
 	{name: "fgprof", start: func(string) (func() error, error) {
 		var buf bytes.Buffer
@@ -109,12 +111,13 @@ func traceFloor(cpu bool) func(string) (func() error, error) {
 	}
 }
 
-// tachyon runs gotachyon in mode m at 100 Hz into a zstd file in dir.
-func tachyon(m sampler.Mode) func(string) (func() error, error) {
+// tachyon runs gotachyon in mode m at 100 Hz into a zstd file in dir,
+// with the options more.
+func tachyon(m sampler.Mode, more ...profiler.Option) func(string) (func() error, error) {
 	return func(dir string) (func() error, error) {
 		path := filepath.Join(dir, "p.bin")
-		p := profiler.Start(profiler.WithPath(path), profiler.WithMode(m),
-			profiler.WithRate(100), profiler.WithQuiet(true))
+		p := profiler.Start(append([]profiler.Option{profiler.WithPath(path), profiler.WithMode(m),
+			profiler.WithRate(100), profiler.WithQuiet(true)}, more...)...)
 		if err := p.Err(); err != nil {
 			return nil, err
 		}

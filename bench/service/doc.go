@@ -17,6 +17,8 @@
 //	tachyon-wall         gotachyon, wall mode, 100 Hz, zstd file
 //	tachyon-wall+labels  the same with the routes labelled: every request
 //	                     sets its labels, and the profile reads them
+//	tachyon-wall+recent  the same keeping a recent window of a minute
+//	                     (profiler.WithRecent, PROFILE_RECENT=60s)
 //	tachyon-cpu          gotachyon, CPU mode, 100 Hz, zstd file
 //	fgprof               felixge/fgprof, 99 Hz, pprof into memory
 //	pprof-cpu            runtime/pprof's CPU profile into memory
@@ -31,8 +33,9 @@
 //	over-floor% the paired excess over trace+cpu-floor in the same round,
 //	            100*(cpu/1k / floor's cpu/1k - 1): the pairing cancels most
 //	            of a shared machine's drift
-//	over-unlabelled%  for a +labels condition, the same paired excess over
-//	            its unlabelled twin: what labelling the routes costs
+//	over-twin%  for a condition with a twin (+labels, +recent), the same
+//	            paired excess over its twin: what labelling the routes, or
+//	            keeping the recent window, costs
 //	p50/p99/p99.9-us  latency from the request's send to its response
 //	p99q-us     p99 latency from the request's scheduled time (open loop:
 //	            queueing behind a slow server counts)

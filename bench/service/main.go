@@ -278,7 +278,7 @@ func (p *loadgenProc) close() {
 func report(conds []condition, res map[string][]result) {
 	floor := res[floorName]
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-unlabelled%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\theap-MiB\theap-slope-MiB/min\t")
+	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-twin%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\theap-MiB\theap-slope-MiB/min\t")
 	for _, c := range conds {
 		rs := res[c.name]
 		get := func(f func(result) float64) []float64 {

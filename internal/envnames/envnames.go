@@ -21,12 +21,21 @@ const (
 	Upload     = "PROFILE_UPLOAD"     // upload (through upload/auto)
 	Service    = "PROFILE_SERVICE"    // upload
 	Labels     = "PROFILE_LABELS"     // upload
+
+	Recent        = "PROFILE_RECENT"         // profiler
+	RecentBytes   = "PROFILE_RECENT_BYTES"   // profiler
+	RecentSignal  = "PROFILE_RECENT_SIGNAL"  // profiler
+	CaptureDir    = "PROFILE_CAPTURE_DIR"    // profiler
+	CapturePeriod = "PROFILE_CAPTURE_PERIOD" // profiler
 )
 
 // All lists every name.
-var All = []string{Out, Mode, Rate, Segment, Keep, KeepBytes, Checkpoint, Signals, Upload, Service, Labels}
+var All = []string{Out, Mode, Rate, Segment, Keep, KeepBytes, Checkpoint, Signals, Upload, Service, Labels,
+	Recent, RecentBytes, RecentSignal, CaptureDir, CapturePeriod}
 
 // Needs maps a name to the variable without which it has no effect.
+// Recent stands for Out where it is set: a profile kept only in memory
+// takes the variables a file does.
 var Needs = map[string]string{
 	Mode:       Out,
 	Rate:       Out,

@@ -7,6 +7,12 @@ import (
 	"github.com/gotachyon/profiler/upload"
 )
 
+// captureHooker is the profiler's capture hook: fn gets each capture
+// written (profiler.Profile.OnCapture).
+type captureHooker interface {
+	OnCapture(fn func(path, reason string))
+}
+
 // segmentHooker is the profiler's segment hook: fn gets each finalized
 // segment's path in order, last=true for the one Stop closes.
 type segmentHooker interface {
@@ -47,6 +53,9 @@ func start(cfg upload.Config, p any) *upload.Uploader {
 		return nil
 	}
 	h.OnSegment(hook(u))
+	if c, ok := p.(captureHooker); ok {
+		c.OnCapture(u.Capture)
+	}
 	return u
 }
 

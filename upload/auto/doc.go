@@ -7,7 +7,10 @@
 // Its own init then, when PROFILE_UPLOAD is set and a profile runs, makes
 // an upload.Uploader from upload.FromEnv (PROFILE_UPLOAD, PROFILE_SERVICE,
 // PROFILE_LABELS) and registers its Segment method as the profile's
-// segment hook (profiler.Profile.OnSegment). When the last segment has
+// segment hook (profiler.Profile.OnSegment), and its Capture method as
+// the capture hook (profiler.Profile.OnCapture), so that captures
+// (profiler.Capture, PROFILE_RECENT_SIGNAL) are pushed labelled
+// capture=REASON. When the last segment has
 // been flushed (at Stop, within the uploader's flush deadline), it logs
 // the uploader's counters (pushed, retried, dropped, failed) and closes
 // it.

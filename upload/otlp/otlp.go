@@ -56,9 +56,32 @@ func New(rawURL, service string, labels map[string]string) (*Client, error) {
 	return &Client{conn: conn, service: service, labels: labels}, nil
 }
 
+// AttrCapture is the resource attribute of a capture's reason
+// (EncodeCapture).
+const AttrCapture = "capture"
+
 // Encode returns the ExportRequest of p, marshaled.
 func (c *Client) Encode(p *profile.Profile) ([]byte, error) {
-	req := pprofileotlp.NewExportRequestFromProfiles(convert(p, c.service, c.labels))
+	return c.encode(p, c.labels)
+}
+
+// EncodeCapture is Encode for a capture taken for reason (see
+// profiler.Capture): its resource has the attribute capture=reason
+// beside the client's, a resource of its own, so that a consumer tells
+// it from the segments that hold the same time.
+func (c *Client) EncodeCapture(p *profile.Profile, reason string) ([]byte, error) {
+	labels := make(map[string]string, len(c.labels)+1)
+	for k, v := range c.labels {
+		labels[k] = v
+	}
+	labels[AttrCapture] = reason
+	return c.encode(p, labels)
+}
+
+// encode returns the ExportRequest of p with the resource attributes
+// labels, marshaled.
+func (c *Client) encode(p *profile.Profile, labels map[string]string) ([]byte, error) {
+	req := pprofileotlp.NewExportRequestFromProfiles(convert(p, c.service, labels))
 	data, err := req.MarshalProto()
 	if err != nil {
 		return nil, fmt.Errorf("otlp: %w", err)

@@ -30,6 +30,13 @@ const (
 const (
 	NameWall = "wall"
 	NameCPU  = "process_cpu"
+	// CaptureSuffix ends the profile name of a capture (EncodeCapture):
+	// wall_capture, process_cpu_capture, profile types of their own, so
+	// that a query of a service's wall time does not add a capture's
+	// seconds to the segments' that hold them already.
+	CaptureSuffix = "_capture"
+	// LabelCapture is the series label of a capture's reason.
+	LabelCapture = "capture"
 )
 
 // Client pushes to one Pyroscope server.
@@ -72,12 +79,24 @@ func New(baseURL, service string, labels map[string]string) (*Client, error) {
 // labels whose names are not Prometheus label names, in place, as
 // nameLabels says: http.route becomes http_route.
 func (c *Client) Encode(p *profile.Profile) ([]byte, error) {
+	return c.encode(p, []*typesv1.LabelPair{{Name: LabelName, Value: name(p)}})
+}
+
+// EncodeCapture is Encode for a capture taken for reason (see
+// profiler.Capture): its profile name is the profile's with
+// CaptureSuffix, and it has the series label capture=reason.
+func (c *Client) EncodeCapture(p *profile.Profile, reason string) ([]byte, error) {
+	return c.encode(p, []*typesv1.LabelPair{{Name: LabelName, Value: name(p) + CaptureSuffix}, {Name: LabelCapture, Value: reason}})
+}
+
+// encode is Encode with the labels own before the client's.
+func (c *Client) encode(p *profile.Profile, own []*typesv1.LabelPair) ([]byte, error) {
 	nameLabels(p)
 	var gz bytes.Buffer
 	if err := p.Write(&gz); err != nil {
 		return nil, fmt.Errorf("pyroscope: %w", err)
 	}
-	labels := append([]*typesv1.LabelPair{{Name: LabelName, Value: name(p)}}, c.labels...)
+	labels := append(own, c.labels...)
 	req := &pushv1.PushRequest{Series: []*pushv1.RawProfileSeries{{
 		Labels:  labels,
 		Samples: []*pushv1.RawSample{{RawProfile: gz.Bytes(), ID: newUUID()}},
