@@ -80,6 +80,7 @@ func BenchmarkSegmentLate(b *testing.B) {
 	b.ReportMetric(float64(b.N)*threads*genTicks/b.Elapsed().Seconds(), "samples/s")
 	b.ReportMetric(float64(st.MaxPause.Microseconds()), "max-rollover-µs")
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(st.PeakOpen), "peak-open")
 	if st.Rollovers > 0 {
 		b.ReportMetric(float64(st.Pauses.Microseconds())/float64(st.Rollovers), "mean-rollover-µs")
 	}

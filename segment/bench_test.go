@@ -70,6 +70,7 @@ func BenchmarkSegmentRollover(b *testing.B) {
 	b.ReportMetric(float64(st.MaxPause.Microseconds()), "max-rollover-µs")
 	b.ReportMetric(float64(st.Bytes)/float64(st.Written), "bytes/segment")
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(st.PeakOpen), "peak-open")
 	if st.Rollovers > 0 {
 		b.ReportMetric(float64(st.Pauses.Microseconds())/float64(st.Rollovers), "mean-rollover-µs")
 		b.ReportMetric(float64(st.Unprepared)/float64(st.Rollovers), "unprepared/rollover")
