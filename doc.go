@@ -64,10 +64,11 @@
 // # Memory
 //
 // The profiler's heap is bounded by what the program has, not by how long
-// it runs: a fixed part (the writer's record buffer, pending runs and zstd
-// encoder, the pipe and tables of the trace reader), plus a part per live
-// goroutine (its record in the sampler, its thread in the writer and the
-// segment writer, its state in the trace reader), plus a part per distinct
+// it runs: a fixed part (the record buffer, pending runs and zstd encoder of
+// a writer per open segment, up to segment.MaxOpen, the pipe and tables of
+// the trace reader), plus a part per live goroutine (its record in the
+// sampler, its thread in the writers and the segment writer, its state in
+// the trace reader), plus a part per distinct
 // frame (strings, frame and stack tables), plus three times one generation
 // of the runtime's trace (about a second of it, held whole by the trace
 // reader while it is read, and so growing with the scheduler's events).

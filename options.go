@@ -241,7 +241,7 @@ const MinSegment = 100 * time.Millisecond
 
 // WithSegment writes the profile as a series of finalized Tachyon files,
 // one per period d, so that a service's profile can be read while it runs
-// and a crash loses at most the open segment. The path of WithPath then
+// and a crash loses at most the open segments. The path of WithPath then
 // names a directory (created if missing; without WithPath, a new temporary
 // directory); see segment.Name for the file names, which sort by start
 // time, and Profile.OnSegment for a hook on each finalized file. It cannot

@@ -72,7 +72,7 @@ func (p *Profile) crashNote() string {
 	case p.part != "":
 		return fmt.Sprintf("; until Stop, finished checkpoints (every %v) are in %s, which a crash leaves for tachyon to read", p.cfg.checkpoint, p.part)
 	case p.cfg.segment > 0:
-		return fmt.Sprintf("; a crash loses only the open segment (%v)", p.cfg.segment)
+		return fmt.Sprintf("; a crash loses only the open segments (%v and the sampler's lag)", p.cfg.segment)
 	}
 	return ""
 }
@@ -167,8 +167,8 @@ func (p *Profile) segmentSummary() string {
 	if st.Stale > 0 {
 		s += fmt.Sprintf(", %d stale .part files of dead runs removed", st.Stale)
 	}
-	if st.Early > 0 {
-		s += fmt.Sprintf(", %d samples older than their segment written at its start", st.Early)
+	if st.Late > 0 {
+		s += fmt.Sprintf(", %d samples left out, come after their segment was finalized", st.Late)
 	}
 	return s + ")"
 }

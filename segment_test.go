@@ -49,7 +49,7 @@ func TestSegmentedProfile(t *testing.T) {
 	if samples != st.Samples || seg.Written != len(paths) {
 		t.Errorf("segments hold %d samples, Stats %d; %d segments, hook saw %d", samples, st.Samples, seg.Written, len(paths))
 	}
-	t.Logf("%d segments, %d bytes, %d samples, longest rollover pause %v, early %d", seg.Written, seg.Bytes, samples, seg.MaxPause, seg.Early)
+	t.Logf("%d segments, %d bytes, %d samples, longest rollover pause %v, late %d, at most %d open", seg.Written, seg.Bytes, samples, seg.MaxPause, seg.Late, seg.PeakOpen)
 }
 
 // verifyFile checks a whole file and returns its sample count.

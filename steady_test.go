@@ -185,6 +185,11 @@ func allocOwner(s *profile.Sample) string {
 				// collections the snapshots make wake the runtime's GC
 				// workers, busier in one generation than in another.
 				return "high water"
+			case strings.HasSuffix(name, "zstd.(*doubleFastEncoder).Encode"):
+				// A block with more sequences than any before grows the
+				// encoder's reused slice: each segment writer's encoder
+				// (up to segment.MaxOpen) meets its largest block in turn.
+				return "high water"
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
 			case strings.HasSuffix(name, "gotrace.(*Reader).thread"):
@@ -195,7 +200,7 @@ func allocOwner(s *profile.Sample) string {
 				// slower snapshots move the window onto it.
 				return "stale files"
 			case strings.Contains(name, "segment.(*Writer).finishLoop"), strings.Contains(name, "segment.(*Writer).roll"),
-				strings.Contains(name, "segment.Name"):
+				strings.Contains(name, "segment.(*Writer).finishOldest"), strings.Contains(name, "segment.Name"):
 				// Closing and finalizing segments, opening the next.
 				return "rollover"
 			case strings.HasPrefix(name, "slices.") && owner == "other":

@@ -35,7 +35,7 @@
 // PROFILE_OUT.part where PROFILE_OUT is missing, and the next run with
 // the same PROFILE_OUT recovers it into a finished file beside it. With
 // segments, the finished segments are in the directory and such a process
-// loses only its open segment.
+// loses only its open segments.
 //
 // The package does not touch signals: the program's own handlers, and the
 // default actions when it has none, stay exactly as without the import.

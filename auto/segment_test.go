@@ -42,8 +42,9 @@ func TestSegmentHelperProcess(t *testing.T) {
 // generation of the trace at a time, so how soon depends on the machine's
 // load, not on the period alone), and checks that every complete
 // segment (*.tachyon) verifies, with the reader tachyon verify uses and the
-// reference validator: a kill -9 loses at most the open segment,
-// left as a .part file.
+// reference validator: a kill -9 loses at most the open segments (up to
+// segment.MaxOpen and the first one's sequel, while the sampler's late
+// ticks may still come), left as .part files.
 func TestKillLosesOnlyOpenSegment(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "segs")
 	cmd, _ := startChild(t, "TestSegmentHelperProcess", "AUTO_SEGMENT_HELPER=1", profiler.EnvOut+"="+dir, profiler.EnvSegment+"=200ms")
@@ -61,7 +62,7 @@ func TestKillLosesOnlyOpenSegment(t *testing.T) {
 	cmd.Wait()
 	done, _ := filepath.Glob(filepath.Join(dir, "*"+segment.Ext))
 	open, _ := filepath.Glob(filepath.Join(dir, "*"+segment.Ext+segment.PartExt))
-	if len(done) == 0 || len(open) > 1 {
+	if len(done) == 0 || len(open) > segment.MaxOpen+1 {
 		t.Fatalf("%d complete segments, %d open ones", len(done), len(open))
 	}
 	var samples uint32

@@ -15,9 +15,11 @@ import (
 // reports samples/s, the mean and longest pause a rollover made on the
 // writing goroutine (renaming the segment opened ahead; the finalization
 // and the opening run on the Writer's goroutine, given 20 ms between
-// rollovers outside the timer), and the bytes per segment.
+// rollovers outside the timer), the bytes per segment, and the Writer's
+// live heap at the end (heap-MiB, as BenchmarkSegmentLate).
 func BenchmarkSegmentRollover(b *testing.B) {
 	const threads = 1000
+	base := heapAlloc()
 	s, err := segment.New(segment.Options{Dir: b.TempDir(), StartTime: segStart, Period: 10 * time.Second,
 		Interval: segStep, Compression: tachyon.CompressionZstd, KeepFiles: 2})
 	if err != nil {
@@ -59,6 +61,7 @@ func BenchmarkSegmentRollover(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	heap := heapAlloc() - min(base, heapAlloc())
 	if err := s.Close(); err != nil {
 		b.Fatal(err)
 	}
@@ -66,6 +69,8 @@ func BenchmarkSegmentRollover(b *testing.B) {
 	b.ReportMetric(float64(b.N)*threads*100/b.Elapsed().Seconds(), "samples/s")
 	b.ReportMetric(float64(st.MaxPause.Microseconds()), "max-rollover-µs")
 	b.ReportMetric(float64(st.Bytes)/float64(st.Written), "bytes/segment")
+	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")
+	b.ReportMetric(float64(st.PeakOpen), "peak-open")
 	if st.Rollovers > 0 {
 		b.ReportMetric(float64(st.Pauses.Microseconds())/float64(st.Rollovers), "mean-rollover-µs")
 		b.ReportMetric(float64(st.Unprepared)/float64(st.Rollovers), "unprepared/rollover")

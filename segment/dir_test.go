@@ -28,7 +28,7 @@ func runInDir(t *testing.T, dir string, start uint64, gens int, opts segment.Opt
 	if err != nil {
 		t.Fatal(err)
 	}
-	drive(t, segSink(s), gens)
+	driveFrom(t, segSink(s), start, gens)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}

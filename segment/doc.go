@@ -9,13 +9,29 @@
 // returns a thread's handle, valid across segments, whose Write,
 // RepeatEvery, Flush and Forget are the writer's thread-handle calls; each
 // segment interns the frames its samples use, and starts each thread with a
-// full stack. A sample at or past the open segment's end rolls over: on the
-// writing goroutine, the writer.Writer finalizes the segment and starts
-// anew (writer.Writer.Reset) in the next file, opened ahead; the
-// finalizing goroutine then renames the closed file to its final name, so
-// that only complete files end in Ext. Watermark tells when late samples
-// can no longer come, which lets a segment's header start at its nominal
-// boundary. Close finalizes the open segment and waits for the others.
+// full stack.
+//
+// Every sample goes to the segment whose time range holds it: a segment
+// holds [start, end), its nominal period, whose start its header and name
+// state and whose end is the next segment's start (the last ends at
+// Close); a RepeatEvery run that crosses boundaries is split across the
+// segments it spans. A sample at or past the newest segment's end opens
+// the next, in the file the finalizing goroutine opened ahead; the older
+// segments stay open, each with its writer.Writer, while the samples of
+// their time may still come: a sampler writes some goroutines' ticks
+// seconds late, and Watermark tells when it will write none older. A
+// segment is finalized once the watermark passes its end, or MaxLag after
+// it, or at Close; the first segment also at the first rollover, so that
+// a process that dies soon after its start leaves a finalized file, its
+// later samples going to a sequel of the same range. A sample no open
+// segment can hold is left out, counted (Stats.Late) and logged. At most
+// MaxOpen segments are open (the newest is lengthened instead), and a
+// closed segment's writer.Writer is started anew (writer.Writer.Reset) in
+// a later one. Finalizing writes the closed segment's tables, footer and
+// header on the writing goroutine; the finalizing goroutine then renames
+// the closed file to its final name, so that only complete files end in
+// Ext, and a process killed at any point loses only the open segments.
+// Close finalizes the open segments and waits for the others.
 //
 // The names (Name, ParseName) sort by start time and carry the run's id
 // (NewRunID), so that the segments of several runs sharing a directory can

@@ -214,14 +214,24 @@ func (s *Writer) failed(err error) {
 	}
 }
 
-// report logs the start of an outage, once.
+// report logs the start of an outage, once, and the first samples that
+// came too late to be written.
 func (s *Writer) report() {
 	s.mu.Lock()
 	first, log := s.first, s.first != nil && !s.logged
 	s.logged = s.logged || log
+	late := s.stats.Late
+	logLate := late > 0 && !s.lateLogged
+	s.lateLogged = s.lateLogged || logLate
 	s.mu.Unlock()
-	if log && s.opts.Logf != nil {
+	if s.opts.Logf == nil {
+		return
+	}
+	if log {
 		s.opts.Logf("segment: cannot write into %s (%v); holding up to %d bytes of samples in memory, trying again every %v", s.opts.Dir, first, s.opts.HoldBytes, s.opts.retry)
+	}
+	if logLate {
+		s.opts.Logf("segment: %d samples came after the segment of their time was finalized (the sampler's watermark lagged or was broken); they are left out, and counted in the segment stats (Late)", late)
 	}
 }
 

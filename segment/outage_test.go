@@ -72,9 +72,11 @@ func newOutageRun(t *testing.T, opts segment.Options, fault func(op, name string
 	return r
 }
 
-// write writes the ticks up to (not including) upTo.
+// write writes the ticks up to (not including) upTo, in order: the
+// watermark is the tick being written.
 func (r *outageRun) write(upTo uint64) {
 	for ; r.tick < upTo; r.tick++ {
+		r.s.Watermark(segStart + r.tick*outTick)
 		for i, h := range r.hs {
 			st := r.stacks[(int(r.tick)+i)%len(r.stacks)]
 			if err := h.Write(segStart+r.tick*outTick, 0, st); err != nil {

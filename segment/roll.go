@@ -4,65 +4,75 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gotachyon/profiler/writer"
 )
 
-// open makes the next segment's file, NAME.tachyon.part; its writer is
-// attached by the caller. The segment is usable whatever the error (that
-// of creating its file), which a later flush tries again.
-func (s *Writer) open(nominal uint64) (*segment, error) {
+// newSegment makes the file of the segment [start, end),
+// NAME.tachyon.part; its writer is attached by the caller. The segment is
+// usable whatever the error (that of creating its file), which a later
+// flush tries again.
+func (s *Writer) newSegment(start, end uint64) (*segment, error) {
 	s.seq++
-	path := filepath.Join(s.opts.Dir, Name(s.opts.Prefix, s.opts.Run, nominal, s.seq))
+	path := filepath.Join(s.opts.Dir, Name(s.opts.Prefix, s.opts.Run, start, s.seq))
 	sf, err := s.newSegFile(path + PartExt)
-	return &segment{file: sf, path: path}, err
+	return &segment{file: sf, path: path, start: start, end: end}, err
 }
 
 // attach starts w, or a new writer if w is nil, in seg's file, with the
-// header start time start.
-func (s *Writer) attach(seg *segment, w *writer.Writer, start uint64) {
-	opts := writer.Options{StartTime: start, Interval: s.opts.Interval, Compression: s.opts.Compression}
+// header start time seg.start.
+func (s *Writer) attach(seg *segment, w *writer.Writer) {
+	opts := writer.Options{StartTime: seg.start, Interval: s.opts.Interval, Compression: s.opts.Compression}
 	if w == nil || w.Reset(seg.file, opts) != nil {
 		var err error
 		if w, err = writer.New(seg.file, opts); err != nil {
 			panic(err) // the options were checked by New, and a segFile never fails
 		}
 	}
-	seg.w, seg.start = w, start
+	seg.w = w
 }
 
-// next returns the next segment, its writer w (the closed segment's)
-// started anew in it: the spare file finishLoop opened ahead, renamed (or
-// under its own name if the rename fails: finalizing gives it its name),
-// or else a new one.
-func (s *Writer) next(nominal, start uint64, w *writer.Writer) *segment {
-	var sp *segment
+// next returns the segment [start, end), written by the spare writer if
+// there is one: the spare file finishLoop opened ahead, renamed (or under
+// its own name if the rename fails: finalizing gives it its name), or else
+// a new one.
+func (s *Writer) next(start, end uint64) *segment {
+	var w *writer.Writer
+	var local []uint32
+	if n := len(s.spares); n > 0 {
+		w, local = s.spares[n-1].w, s.spares[n-1].local
+		s.spares[n-1] = spareWriter{}
+		s.spares = s.spares[:n-1]
+		clear(local[:cap(local)]) // growZeroed wants zeros past the length
+	}
+	var seg *segment
 	select {
-	case sp = <-s.spare:
+	case seg = <-s.spare:
+		s.seq++
+		seg.path = filepath.Join(s.opts.Dir, Name(s.opts.Prefix, s.opts.Run, start, s.seq))
+		seg.start, seg.end = start, end
+		part := seg.path + PartExt
+		if _, err := os.Lstat(part); errors.Is(err, fs.ErrNotExist) && os.Rename(seg.file.name, part) == nil {
+			seg.file.name = part
+		}
 	default:
 		s.mu.Lock()
 		s.stats.Unprepared++
 		s.mu.Unlock()
-		seg, err := s.open(nominal)
-		if err != nil {
+		var err error
+		if seg, err = s.newSegment(start, end); err != nil {
 			s.failed(err)
 		}
-		s.attach(seg, w, start)
-		return seg
 	}
-	s.seq++
-	path := filepath.Join(s.opts.Dir, Name(s.opts.Prefix, s.opts.Run, nominal, s.seq))
-	part := path + PartExt
-	if _, err := os.Lstat(part); errors.Is(err, fs.ErrNotExist) && os.Rename(sp.file.name, part) == nil {
-		sp.file.name = part
-	}
-	sp.path = path
-	s.attach(sp, w, start)
-	return sp
+	s.attach(seg, w)
+	seg.local = local[:0]
+	return seg
 }
 
 // prepare opens a spare segment for the next rollover, unless one waits
@@ -94,48 +104,163 @@ func (s *Writer) gridFloor(ts uint64) uint64 {
 	return s.origin + (ts-s.origin)/s.period*s.period
 }
 
-// roll closes the open segment and opens the next, for samples from first
-// to last (first past the open segment's end). It runs on the writing
-// goroutine; the closed segment is finalized by the Writer's own.
-func (s *Writer) roll(first, last uint64) {
+// newest returns the newest open segment, which the latest samples go to.
+func (s *Writer) newest() *segment { return s.open[len(s.open)-1] }
+
+// route returns the open segment whose range holds ts, first finalizing
+// the segments MaxLag behind it and opening the segment of a ts past the
+// newest's end, or the first segment's sequel for a ts in its range; nil
+// if no segment can hold ts.
+func (s *Writer) route(ts uint64) *segment {
+	if ts >= s.limit {
+		s.reach(ts)
+	}
+	for i := len(s.open) - 1; i >= 0; i-- {
+		if seg := s.open[i]; ts >= seg.start {
+			if ts < seg.end {
+				return seg
+			}
+			break
+		}
+	}
+	if ts >= s.early.start && ts < s.early.end {
+		return s.sequel()
+	}
+	return nil
+}
+
+// nextStart returns the start of the first range after ts that a
+// segment may hold: an open segment's, or the first segment's sequel's.
+func (s *Writer) nextStart(ts uint64) uint64 {
+	next := uint64(math.MaxUint64)
+	if ts < s.early.start {
+		next = s.early.start
+	}
+	for _, seg := range s.open {
+		if seg.start > ts {
+			return min(next, seg.start)
+		}
+	}
+	return next
+}
+
+// sequel opens the segment of the first segment's range, for its samples
+// that came after the first rollover finalized it, before the open ones.
+func (s *Writer) sequel() *segment {
 	t0 := time.Now()
-	nominal := max(s.gridFloor(first), s.deadline)
-	// The closed segment's writer writes its tables here, and then the
-	// next segment: one writer serves every segment, its memory reused.
-	old := s.cur
-	old.samples = old.w.Stats().Samples
-	old.closeErr = old.w.Close()
-	w := old.w
-	old.w = nil
-	next := s.next(nominal, min(nominal, s.floor()), w)
-	// The new segment interns its frames anew in the old one's map.
-	next.local, old.local = old.local[:0], nil
-	clear(next.local[:cap(next.local)])
-	s.cur, s.gen = next, s.gen+1
-	s.deadline = max(s.gridFloor(last), nominal) + s.period
-	s.closing <- old
-	d := time.Since(t0)
+	seg := s.next(s.early.start, s.early.end)
+	s.early.start, s.early.end = 0, 0
+	s.open = slices.Insert(s.open, 0, seg)
 	s.mu.Lock()
 	s.stats.Rollovers++
+	s.stats.PeakOpen = max(s.stats.PeakOpen, len(s.open))
+	s.mu.Unlock()
+	s.paused(t0)
+	s.setLimit()
+	return seg
+}
+
+// reach finalizes the open segments that end MaxLag or more before ts
+// (but the newest), and opens the segment of ts if it is past the
+// newest's end.
+func (s *Writer) reach(ts uint64) {
+	for len(s.open) > 1 && s.open[0].end+s.maxLag <= ts {
+		s.mu.Lock()
+		s.stats.Expired++
+		s.mu.Unlock()
+		s.finishOldest()
+	}
+	if ts >= s.newest().end {
+		s.roll(ts)
+	}
+	s.setLimit()
+}
+
+// roll opens the segment of ts, past the newest's end, which ends where
+// it starts (periods without samples in between join the newest), after
+// finalizing the segments the watermark passed, so that the next one
+// reuses a writer; with MaxOpen segments still open, it lengthens the
+// newest to hold ts instead. It runs on the writing goroutine; the
+// segments closed are finalized by the Writer's own.
+func (s *Writer) roll(ts uint64) {
+	t0 := time.Now()
+	last := s.newest()
+	start := s.gridFloor(ts)
+	if len(s.open) >= MaxOpen && s.open[0].end > s.wm {
+		s.mu.Lock()
+		s.stats.Extended += int((start + s.period - last.end) / s.period)
+		s.mu.Unlock()
+		last.end = start + s.period
+		return
+	}
+	last.end = start
+	for len(s.open) > 0 && s.open[0].end <= s.wm {
+		s.finishOldest()
+	}
+	if s.firstSeg != nil {
+		// The first rollover finalizes the first segment at once, so
+		// that a process that dies soon after its start leaves a
+		// finalized file: its samples that come later go to its sequel.
+		if s.firstSeg.w != nil {
+			s.early.start, s.early.end = s.firstSeg.start, s.firstSeg.end
+			s.finishOldest()
+		}
+		s.firstSeg = nil
+	}
+	s.open = append(s.open, s.next(start, start+s.period))
+	s.mu.Lock()
+	s.stats.Rollovers++
+	s.stats.PeakOpen = max(s.stats.PeakOpen, len(s.open))
+	s.mu.Unlock()
+	s.paused(t0)
+}
+
+// settle finalizes the open segments, but the newest, that the watermark
+// passed, oldest first.
+func (s *Writer) settle() {
+	for len(s.open) > 1 && s.open[0].end <= s.wm {
+		s.finishOldest()
+	}
+	s.setLimit()
+}
+
+// setLimit sets the time from which a sample takes the slow path: the
+// newest segment's end, or MaxLag past the oldest's if another is open.
+func (s *Writer) setLimit() {
+	s.limit = s.newest().end
+	if len(s.open) > 1 {
+		s.limit = min(s.limit, s.open[0].end+s.maxLag)
+	}
+}
+
+// finishOldest closes the oldest open segment's writer, keeps the writer
+// for the next segment, and hands the segment to finishLoop.
+func (s *Writer) finishOldest() {
+	t0 := time.Now()
+	seg := s.open[0]
+	copy(s.open, s.open[1:])
+	s.open[len(s.open)-1] = nil
+	s.open = s.open[:len(s.open)-1]
+	seg.samples = seg.w.Stats().Samples
+	seg.closeErr = seg.w.Close()
+	if len(s.spares)+len(s.open) < MaxOpen {
+		s.spares = append(s.spares, spareWriter{seg.w, seg.local})
+	}
+	seg.w, seg.local = nil, nil
+	s.closing <- seg
+	s.paused(t0)
+}
+
+// paused counts a pause of the writing goroutine that began at t0.
+func (s *Writer) paused(t0 time.Time) {
+	d := time.Since(t0)
+	s.mu.Lock()
 	s.stats.Pauses += d
 	s.stats.MaxPause = max(s.stats.MaxPause, d)
 	s.mu.Unlock()
 }
 
-// floor returns the oldest timestamp that may still come: the writer's
-// watermark, or the earliest latest sample of the live threads, whose
-// next samples are no older.
-func (s *Writer) floor() uint64 {
-	f := s.wm
-	for _, t := range s.threads {
-		if t.started {
-			f = min(f, t.lastTS)
-		}
-	}
-	return f
-}
-
-// Close closes the open segment and waits until every closed segment is
+// Close closes the open segments and waits until every closed segment is
 // finalized (or, if the directory still refuses it after a last try,
 // given up) and the Closed calls have returned. It returns an error if
 // anything was lost: the first error that lost something, with what was
@@ -145,8 +270,12 @@ func (s *Writer) Close() error {
 		return writer.ErrClosed
 	}
 	s.closed = true
-	s.cur.last = true
-	s.closing <- s.cur
+	s.newest().last = true
+	for i, seg := range s.open {
+		s.closing <- seg // finishLoop closes its writer
+		s.open[i] = nil
+	}
+	s.open, s.spares = nil, nil
 	close(s.closing)
 	<-s.done
 	select {

@@ -23,7 +23,8 @@ type Options struct {
 	// StartTime is the run's start in microseconds since the epoch: the
 	// first segment's start, and the origin of the segment boundaries.
 	StartTime uint64
-	// Period is the length of a segment; it must be positive.
+	// Period is the length of a segment (see Writer for when one is
+	// longer); it must be positive.
 	Period time.Duration
 	// First, when positive and shorter than Period, ends the first
 	// segment early, at StartTime+First; the later boundaries follow it a
@@ -74,11 +75,19 @@ type Stats struct {
 	Written, Deleted int
 	// Bytes is the size of the finalized segments, deleted ones included.
 	Bytes int64
-	// Early counts samples written at their segment's start because they
-	// were older than it (see Writer).
-	Early uint64
-	// Rollovers counts the segments opened by a rollover; Pauses is their
-	// total time on the writing goroutine, MaxPause the longest.
+	// Late counts the samples not written because they came after the
+	// segment that holds their time was finalized (see Writer): a
+	// Watermark broken, or one that lagged more than MaxLag.
+	Late uint64
+	// PeakOpen is the most segments open at once. Extended counts the
+	// periods added to the newest segment, instead of a segment of their
+	// own, because MaxOpen were open; Expired the segments finalized
+	// MaxLag after their end, before the watermark passed it.
+	PeakOpen, Extended, Expired int
+	// Rollovers counts the segments opened by a rollover; Pauses is the
+	// time rollovers took on the writing goroutine (opening the new
+	// segments and closing the writers of the finished ones), MaxPause
+	// the longest.
 	Rollovers        int
 	Pauses, MaxPause time.Duration
 	// Unprepared counts the rollovers that found no segment opened ahead
@@ -102,16 +111,32 @@ type Stats struct {
 	Stale int
 }
 
-// segment is one open segment file.
+// Bounds of the segments open at once (see Writer).
+const (
+	// MaxOpen is the most segments open at once, besides the first
+	// segment's sequel: past it, the newest is lengthened by whole periods
+	// instead of a new one opening.
+	MaxOpen = 2
+	// MaxLag is how long, in the samples' time, a segment waits past its
+	// end for the watermark: a segment that ends MaxLag before a sample
+	// written is finalized.
+	MaxLag = 10 * time.Second
+)
+
+// segment is one segment file, open until it is handed to finishLoop.
 type segment struct {
-	w     *writer.Writer
-	file  *segFile // named NAME.tachyon.part, or a spare's name
-	path  string   // its name once finalized
-	local []uint32 // Writer frame index -> this file's index + 1 (0: not yet)
-	start uint64   // header start time
-	last  bool
-	// samples counts the segment's samples once it is closed (w is nil
-	// from then on), and closeErr is its writer's Close error.
+	w     *writer.Writer // nil once closed
+	file  *segFile       // named NAME.tachyon.part, or a spare's name
+	path  string         // its name once finalized
+	local []uint32       // Writer frame index -> this file's index + 1 (0: not yet)
+	// start and end bound the samples' times, [start, end): the nominal
+	// period boundaries, and the header's start time. The newest
+	// segment's end moves when it is lengthened, or when the next
+	// segment starts later, after periods without samples.
+	start, end uint64
+	last       bool
+	// samples counts the segment's samples once it is closed, and
+	// closeErr is its writer's Close error.
 	samples  uint64
 	closeErr error
 }
@@ -121,28 +146,41 @@ type segment struct {
 // handles (Thread), as into a writer.Writer; it is not safe for concurrent
 // use, except that the closed segments are finalized by its own goroutine.
 //
-// Frame indices are the Writer's own; each segment interns the frames
-// its samples use. A segment ends at the first sample at or past its end
-// (start + k*Period): a RepeatEvery run that crosses the end is split
-// there, and the next segment opens, so that no sample is lost or written
-// twice. A thread's first sample in a segment is written as a full stack.
-// Samples reach a Writer in the order they are written, which for a
-// sampler is per thread, not across threads: a thread's samples older than
-// the boundary that arrive after the rollover go to the new segment, whose
-// header start time is therefore the earliest of its nominal start, the
-// latest sample of every live thread, and the last Watermark (the run's
-// start until the first Watermark). A sample older still (a caller that
-// broke its Watermark) is written at the segment's start, as writer.Writer
-// does, and counted in Stats.Early.
+// Every sample goes to the segment whose time range holds it, [start,
+// end): start is the segment's nominal start, which its header and name
+// state, and end the next segment's start (the last ends at Close). The
+// boundaries are StartTime, StartTime+First if First is set, and then a
+// Period apart; a segment spans several periods only after periods
+// without samples, or when MaxOpen were open. A RepeatEvery run that
+// crosses boundaries is split across the segments it spans, so that no
+// sample is lost, written twice or written outside its segment's range.
+// Frame indices are the Writer's own; each segment interns the frames its
+// samples use, and starts each thread with a full stack.
 //
-// The open segment is named NAME.tachyon.part. At a rollover the writing
-// goroutine writes its tables, footer and header, and starts the same
-// writer.Writer anew (Reset) in the next file, which the Writer's own
-// goroutine opened ahead as PREFIX-next-*.part and the rollover only
-// renames: one writer.Writer serves every segment, its memory reused. The
-// Writer's goroutine then writes out what the disk had refused and renames the
-// closed file NAME.tachyon, so a process killed at any point leaves only
-// complete *.tachyon files.
+// Samples reach a Writer in the order they are written, which for a
+// sampler is per thread, not across threads: a thread's samples may come
+// seconds after newer ones of other threads. A sample at or past the
+// newest segment's end opens the next segment, but the older ones stay
+// open, each with its own writer.Writer, until Watermark passes their end
+// (or MaxLag after it, in the samples' time; or at Close), and are then
+// finalized, oldest first. The first segment is finalized at the first
+// rollover, so that a process that dies soon after its start leaves a
+// finalized file; its samples that come later go to its sequel, a second
+// segment of the same range (named with the same start), finalized as the
+// others are. At most MaxOpen are open (and the sequel): past it the
+// newest is lengthened instead. A sample that no open segment can hold (a
+// caller that broke its Watermark, or one that lagged more than MaxLag)
+// cannot be placed truthfully: it is not written, but counted in
+// Stats.Late, and logged once.
+//
+// An open segment is named NAME.tachyon.part. A rollover renames the file
+// the Writer's own goroutine opened ahead as PREFIX-next-*.part; closing a
+// segment writes its tables, footer and header on the writing goroutine,
+// and keeps its writer.Writer to start anew (Reset) in the next segment, so
+// that the writers' memory is reused. The Writer's goroutine then writes
+// out what the disk had refused and renames the closed file NAME.tachyon,
+// so a process killed at any point leaves only complete *.tachyon files,
+// and loses the open segments.
 // NAME is PREFIX-YYYYMMDDTHHMMSS.mmmZ-RUN-NNNNNN: the segment's nominal
 // start in UTC, the run's id and a sequence number from 1, so that names
 // sort by start time and tell runs apart. The open files are held (see
@@ -158,15 +196,27 @@ type segment struct {
 // segments: this run's if they are still the files it wrote, another
 // run's if they begin with a valid Tachyon header.
 type Writer struct {
-	opts     Options
-	period   uint64 // µs
-	nominal  uint64 // the open segment's nominal start
-	deadline uint64 // its nominal end: a sample at or past it rolls over
-	origin   uint64 // a boundary: the others are a whole number of periods from it
-	seq      int
-	gen      uint64
-	wm       uint64 // no sample older than this will come (Watermark)
-	cur      *segment
+	opts   Options
+	period uint64 // µs
+	origin uint64 // a boundary: the others are a whole number of periods from it
+	maxLag uint64 // MaxLag, µs
+	seq    int
+	wm     uint64 // no sample older than this will come (Watermark)
+	// open holds the open segments, oldest first, which tile time from
+	// the oldest's start to the newest's end. A sample at or past limit
+	// (the newest's end, or MaxLag past the oldest's end) takes the slow
+	// path (reach).
+	open  []*segment
+	limit uint64
+	// firstSeg is the first segment until the first rollover finalizes it;
+	// then early is its range if the watermark had not passed its end,
+	// which its sequel may open to hold (until it opens: then early is
+	// empty).
+	firstSeg *segment
+	early    struct{ start, end uint64 }
+	// spares holds the writers of closed segments, with their frame maps,
+	// for the next segments: no more than MaxOpen writers exist.
+	spares []spareWriter
 
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame
@@ -174,18 +224,26 @@ type Writer struct {
 	dirty   map[*Thread]bool      // threads with dropped samples since their last written
 	scratch []uint32
 
-	closing chan *segment
-	spare   chan *segment // the next segment, opened ahead by finishLoop
-	wake    chan struct{} // tells finishLoop that writing failed
-	done    chan struct{}
-	closed  bool
-	held    atomic.Int64 // bytes held in memory by every segFile
-	mu      sync.Mutex   // guards the fields below
-	stats   Stats
-	ferr    error     // the first error that lost something
-	first   error     // the current outage's first error; nil when writing works
-	since   time.Time // the current outage's start
-	logged  bool      // the current outage was logged
+	closing    chan *segment
+	spare      chan *segment // the next segment, opened ahead by finishLoop
+	wake       chan struct{} // tells finishLoop that writing failed, or a late sample
+	done       chan struct{}
+	closed     bool
+	held       atomic.Int64 // bytes held in memory by every segFile
+	mu         sync.Mutex   // guards the fields below
+	stats      Stats
+	ferr       error     // the first error that lost something
+	first      error     // the current outage's first error; nil when writing works
+	since      time.Time // the current outage's start
+	logged     bool      // the current outage was logged
+	lateLogged bool      // Stats.Late was logged
+}
+
+// spareWriter is a closed segment's writer.Writer and frame map, kept to
+// write another segment.
+type spareWriter struct {
+	w     *writer.Writer
+	local []uint32
 }
 
 // ErrPeriod is returned by New for a period that is not positive.
@@ -215,31 +273,35 @@ func New(opts Options) (*Writer, error) {
 		opts.retry = DefaultRetry
 	}
 	s := &Writer{
-		opts:     opts,
-		period:   uint64(opts.Period.Microseconds()),
-		nominal:  opts.StartTime,
-		wm:       opts.StartTime,
-		deadline: opts.StartTime + uint64(opts.Period.Microseconds()),
-		origin:   opts.StartTime,
-		frames:   make(map[tachyon.Frame]uint32),
-		threads:  make(map[threadKey]*Thread),
-		dirty:    make(map[*Thread]bool),
-		closing:  make(chan *segment, 16),
-		spare:    make(chan *segment, 1),
-		wake:     make(chan struct{}, 1),
-		done:     make(chan struct{}),
+		opts:    opts,
+		period:  uint64(opts.Period.Microseconds()),
+		origin:  opts.StartTime,
+		maxLag:  uint64(MaxLag.Microseconds()),
+		wm:      opts.StartTime,
+		open:    make([]*segment, 0, MaxOpen),
+		frames:  make(map[tachyon.Frame]uint32),
+		threads: make(map[threadKey]*Thread),
+		dirty:   make(map[*Thread]bool),
+		closing: make(chan *segment, 16),
+		spare:   make(chan *segment, 1),
+		wake:    make(chan struct{}, 1),
+		done:    make(chan struct{}),
 	}
+	end := opts.StartTime + s.period
 	if first := uint64(opts.First.Microseconds()); first > 0 && first < s.period {
-		s.deadline = opts.StartTime + first
-		s.origin = s.deadline - s.period
+		end = opts.StartTime + first
+		s.origin = end - s.period
 	}
-	cur, err := s.open(opts.StartTime)
-	s.attach(cur, nil, opts.StartTime)
+	seg, err := s.newSegment(opts.StartTime, end)
+	s.attach(seg, nil)
 	if err != nil { // a directory that refuses the first file is wrong
-		cur.file.drop()
+		seg.file.drop()
 		return nil, err
 	}
-	s.cur = cur
+	s.open = append(s.open, seg)
+	s.firstSeg = seg
+	s.stats.PeakOpen = 1
+	s.limit = end
 	own.Go(s.finishLoop)
 	return s, nil
 }
@@ -251,7 +313,7 @@ func (s *Writer) Stats() Stats {
 	defer s.mu.Unlock()
 	st := s.stats
 	st.Held = s.held.Load()
-	if s.first != nil {
+	if s.firstSeg != nil {
 		st.Outage += time.Since(s.since)
 	}
 	return st
@@ -274,10 +336,15 @@ func (s *Writer) Frame(f tachyon.Frame) uint32 {
 
 // Watermark tells the Writer that no sample older than ts will be
 // written from now on (a sampler that writes some goroutines' ticks late
-// knows how late). It lets a new segment's header start at the nominal
-// boundary, or at the oldest sample still to come, rather than at the
-// run's start. A ts below an earlier one is ignored.
-func (s *Writer) Watermark(ts uint64) { s.wm = max(s.wm, ts) }
+// knows how late): the open segments that end at or before ts, but the
+// newest, are finalized. A ts below an earlier one is ignored.
+func (s *Writer) Watermark(ts uint64) {
+	if s.closed || ts <= s.wm {
+		return
+	}
+	s.wm = ts
+	s.settle()
+}
 
 // Thread returns the handle of a thread (thread id, interpreter id),
 // valid across segments until its Forget or Close.

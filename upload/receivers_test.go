@@ -27,6 +27,10 @@ type received struct {
 	totals    totals
 	split     totals          // Pyroscope: the totals of each series its distributor makes, by labels.set
 	labelKeys map[string]bool // every sample label (attribute) name seen
+	// time and duration are the range the profile states, in ns: pprof's
+	// TimeNanos and DurationNanos, OTLP's time and duration (those of
+	// every profile of the resource; -1 if they differ).
+	time, duration int64
 }
 
 // receiver records what it receives, and can go down and come back on the
@@ -147,7 +151,7 @@ func (h pyroscopeHandler) Push(_ context.Context, req *connect.Request[pushv1.Pu
 
 // pprofReceived sums p's samples per label set.
 func pprofReceived(series map[string]string, p *profile.Profile) received {
-	rec := received{series: series, totals: totals{}, split: totals{}, labelKeys: map[string]bool{}}
+	rec := received{series: series, totals: totals{}, split: totals{}, labelKeys: map[string]bool{}, time: p.TimeNanos, duration: p.DurationNanos}
 	idx := map[string]int{}
 	for i, st := range p.SampleType {
 		idx[st.Type] = i
@@ -218,7 +222,13 @@ func otlpReceived(series map[string]string, d pprofile.ProfilesDictionary, rp pp
 	rec := received{series: series, totals: totals{}, labelKeys: map[string]bool{}}
 	strs := d.StringTable()
 	for _, sp := range rp.ScopeProfiles().All() {
-		for _, p := range sp.Profiles().All() {
+		for i, p := range sp.Profiles().All() {
+			switch t, d := int64(p.Time()), int64(p.DurationNano()); {
+			case i == 0:
+				rec.time, rec.duration = t, d
+			case t != rec.time || d != rec.duration:
+				rec.time, rec.duration = -1, -1
+			}
 			typ := strs.At(int(p.SampleType().TypeStrindex()))
 			for _, s := range p.Samples().All() {
 				kv := map[string]string{}
