@@ -95,6 +95,9 @@ type Config struct {
 	// NoWaitReasonFrames, if true, omits the synthetic "[chan receive]"
 	// innermost frame of blocked goroutines.
 	NoWaitReasonFrames bool
+	// NoCreationLabels, if true, omits the label tachyon.LabelCreatedBy
+	// (where each goroutine was created) from the samples.
+	NoCreationLabels bool
 	// NoCPUSamples, in wall mode, leaves the CPU profiler alone, for an
 	// application that takes its own CPU profiles while a wall profile
 	// runs (pprof.StartCPUProfile fails while the sampler holds the

@@ -83,7 +83,8 @@ type traceBackend struct {
 	baseWall  int64 // ns since the epoch at baseTrace
 	startWall time.Time
 
-	labels labeler // label state across goroutines (labels.go)
+	labels labeler   // label state across goroutines (labels.go)
+	sites  siteCache // creation sites (creation.go)
 
 	ticks tickGrid
 	pace  pacer
@@ -336,13 +337,14 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	tb.advance(t)
 	if tb.gen == 2 {
 		// Every goroutine has been reported by now (see handover).
-		tb.em.handover = nil
+		tb.em.handover, tb.em.sites = nil, nil
 	}
 	tb.placeActive()
 	tb.settleShare()
 	tb.watermark(t)
 	clear(tb.stacks)
 	tb.stacks = tb.stacks[:0]
+	tb.sites.newGeneration()
 	tb.endedGen = 0
 }
 
@@ -402,9 +404,13 @@ func (tb *traceBackend) finish() {
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) { // Auto switches: another backend follows
 		tb.em.handover = make(map[uint64]*stack, len(tb.live))
+		tb.em.sites = make(map[uint64]string, len(tb.live))
 		for _, g := range tb.live {
 			if g.stack != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = g.stack
+			}
+			if g.created != "" && g.role != roleHidden {
+				tb.em.sites[g.id] = g.created
 			}
 		}
 	}
