@@ -1,0 +1,436 @@
+package leaks
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/gotachyon/profiler/internal/labelframes"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// FileError is an error reading one of Analyze's files.
+type FileError struct {
+	Name string
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Input is one file to analyse, with the name errors give it.
+type Input struct {
+	Name string
+	File *reader.File
+}
+
+// Options tune Analyze.
+type Options struct {
+	// Slices is how many slices one file is cut in; 0 means one a
+	// second, at least 3 and at most 12. A run of several files has one
+	// slice a file.
+	Slices int
+}
+
+// Slice is one column of time: from Start to End, in microseconds since
+// the epoch; within one file, End is the next slice's Start (which
+// belongs to the next), and the last slice's the file's last sample.
+type Slice struct {
+	Start, End uint64
+	// Name is the file the slice is, for a run of several; "" within one.
+	Name string
+}
+
+// Group is the goroutines created at one site and blocked at one stack.
+type Group struct {
+	// Site is where they were created (tachyon.LabelCreatedBy), "" if
+	// the profile does not say (created before the sampler saw it).
+	Site string
+	// Wait is where they wait: the stack's code frames, innermost first
+	// (a blocked goroutine's innermost is its wait reason, "[chan send]").
+	Wait []tachyon.Frame
+	// Counts has, for each slice, how many of them were blocked there
+	// from the slice's start to its end; Unreachable how many of those the
+	// runtime had proved could never wake by the slice's end.
+	Counts, Unreachable []int
+	// Rate is the count's growth, goroutines a second: the slope of a
+	// least-squares line through the counts at the slices' middles.
+	Rate float64
+	// New is how many of the last slice's count were not there when
+	// the profile began: goroutines created since, that stayed; Late how
+	// many of them came in its second half (after the start of the
+	// middle slice).
+	New, Late int
+	// Grows says the group still gained in the profile's second half: at
+	// least MinGain late goroutines and a rising count (Rate > 0). A pool
+	// of workers that were there before the profile's middle never grows,
+	// whatever its count does as the samples catch some of them awake.
+	Grows bool
+	// Listed says the group is a suspect: it grows, or holds goroutines
+	// the runtime proved can never wake.
+	Listed bool
+}
+
+// Last returns the group's count in the last slice.
+func (g *Group) Last() int { return g.Counts[len(g.Counts)-1] }
+
+// LastUnreachable returns how many of the last slice's count can never
+// wake.
+func (g *Group) LastUnreachable() int { return g.Unreachable[len(g.Unreachable)-1] }
+
+// MinGain is the fewest late goroutines a group must hold in its last
+// slice to grow.
+const MinGain = 2
+
+// Result is what Analyze found.
+type Result struct {
+	Slices []Slice
+	// Goroutines is the number of distinct goroutines sampled.
+	Goroutines int
+	// Groups are the groups blocked through the last slice: the listed
+	// ones first, fastest growing first, then the others (Flat),
+	// largest first.
+	Groups []Group
+	// Flat is how many of Groups are not listed, and FlatGoroutines
+	// their count in the last slice.
+	Flat, FlatGoroutines int
+	// Unreachable is the goroutines of the last slice the runtime proved
+	// can never wake, in every group; Marked says the profile holds the
+	// mark at all (the leak profile ran and found some).
+	Unreachable int
+	Marked      bool
+}
+
+// ErrNoWaits says a profile has no off-CPU sample: a CPU profile, which
+// does not sample blocked goroutines.
+var ErrNoWaits = errors.New("no off-CPU samples (a CPU-mode profile?): leaks needs a wall-mode profile")
+
+// Analyze reads files (one profile, or the segments of one run in time
+// order) and returns the groups of goroutines blocked through its
+// slices.
+func Analyze(files []Input, opt Options) (*Result, error) {
+	a := &analysis{keys: make(map[string]int32), gs: make(map[uint64]*gstate)}
+	offCPU := false
+	for _, in := range files {
+		b, err := bounds(in)
+		if err != nil {
+			return nil, err
+		}
+		offCPU = offCPU || b.offCPU
+		if b.samples == 0 {
+			continue
+		}
+		tol := 2 * in.File.Header.Interval
+		if tol == 0 {
+			tol = 20000
+		}
+		if len(files) > 1 {
+			a.slices = append(a.slices, Slice{Start: b.min, End: b.max, Name: in.Name})
+			a.plan = append(a.plan, filePlan{in: in, first: len(a.slices) - 1, n: 1, tol: tol})
+			continue
+		}
+		n := opt.Slices
+		if n <= 0 {
+			n = min(max(int((b.max-b.min+500000)/1000000), 3), 12)
+		}
+		first := len(a.slices)
+		for i := range n {
+			s := b.min + (b.max-b.min)*uint64(i)/uint64(n)
+			e := b.min + (b.max-b.min)*uint64(i+1)/uint64(n)
+			a.slices = append(a.slices, Slice{Start: s, End: e})
+		}
+		a.plan = append(a.plan, filePlan{in: in, first: first, n: n, tol: tol})
+	}
+	if !offCPU && len(a.plan) > 0 {
+		return nil, &FileError{files[0].Name, ErrNoWaits}
+	}
+	for _, p := range a.plan {
+		if err := a.read(p); err != nil {
+			return nil, err
+		}
+	}
+	return a.result(), nil
+}
+
+// fileBounds is a file's first and last sample time and whether any
+// sample is off a CPU.
+type fileBounds struct {
+	min, max, samples uint64
+	offCPU            bool
+}
+
+func bounds(in Input) (fileBounds, error) {
+	var b fileBounds
+	it := in.File.Samples()
+	defer it.Close()
+	for it.NextRun() {
+		s, r := it.Sample(), it.Run()
+		if b.samples == 0 || s.Timestamp < b.min {
+			b.min = s.Timestamp
+		}
+		b.max = max(b.max, r.Last)
+		b.samples += r.Count
+		if !s.Status.OnCPU() {
+			b.offCPU = true
+		}
+	}
+	if err := it.Err(); err != nil {
+		return b, &FileError{in.Name, err}
+	}
+	return b, nil
+}
+
+// filePlan is how one file maps onto the slices.
+type filePlan struct {
+	in       Input
+	first, n int    // its slices
+	tol      uint64 // how far from a slice's ends a goroutine's samples may start and stop
+}
+
+// group is a Group being counted.
+type group struct {
+	site        string
+	wait        []tachyon.Frame
+	counts, unr []int
+	fresh, late int // of the last slice's count, those not there at the start, and those come in the second half
+}
+
+// gstate is one goroutine's samples in its current slice.
+type gstate struct {
+	k           int // the slice
+	first, last uint64
+	key         int32 // its group; -1: not blocked at one stack all along
+	leaked      bool  // its latest sample carries the leak mark
+}
+
+// stackKey is a stack's group and leak mark, cached per file.
+type stackKey struct {
+	key    int32 // -1: not a wait
+	leaked bool
+}
+
+type analysis struct {
+	slices []Slice
+	plan   []filePlan
+	keys   map[string]int32 // content key -> index in groups
+	groups []*group
+	gs     map[uint64]*gstate
+	seen   map[uint64]uint64 // each goroutine's first sample
+	fresh  uint64            // a goroutine first sampled after this was not there at the start
+	late   uint64            // one first sampled after this came in the second half
+	marked bool
+}
+
+// read counts one file's goroutines into its slices.
+func (a *analysis) read(p filePlan) error {
+	f := p.in.File
+	lf := labelframes.Of(f)
+	cache := make(map[string]stackKey)
+	var buf []byte
+	it := f.Samples()
+	defer it.Close()
+	if a.seen == nil {
+		a.seen = make(map[uint64]uint64)
+		a.fresh = a.slices[0].Start + p.tol
+		a.late = max(a.slices[(len(a.slices)-1)/2].Start, a.fresh)
+	}
+	for it.NextEvenRun() {
+		s, r := it.Sample(), it.Run()
+		if _, ok := a.seen[s.ThreadID]; !ok {
+			a.seen[s.ThreadID] = s.Timestamp
+		}
+		sk := stackKey{key: -1}
+		if st := s.Status.State(); st == tachyon.Blocked || st == tachyon.Syscall {
+			buf = buf[:0]
+			for _, fr := range s.Stack {
+				buf = binary.AppendUvarint(buf, uint64(fr))
+			}
+			var ok bool
+			if sk, ok = cache[string(buf)]; !ok {
+				sk = a.keyOf(f, lf, s.Stack)
+				cache[string(buf)] = sk
+			}
+		}
+		a.marked = a.marked || sk.leaked
+		step := r.Step
+		for ts := s.Timestamp; ; {
+			k := a.sliceOf(p, ts)
+			end := r.Last
+			if k+1 < p.first+p.n && a.slices[k+1].Start <= r.Last {
+				end = ts
+				if step > 0 {
+					// The run's last sample before the next slice.
+					end = ts + (a.slices[k+1].Start-1-ts)/step*step
+				}
+			}
+			a.add(s.ThreadID, k, ts, end, sk, p)
+			if end >= r.Last || step == 0 {
+				break
+			}
+			ts = end + step
+		}
+	}
+	if err := it.Err(); err != nil {
+		return &FileError{p.in.Name, err}
+	}
+	// The file's goroutines end with it: a run's next file is another
+	// slice.
+	for id, g := range a.gs {
+		a.settle(id, g, p)
+		delete(a.gs, id)
+	}
+	return nil
+}
+
+// sliceOf returns the slice of time ts within the file of p: the last
+// that starts at or before it.
+func (a *analysis) sliceOf(p filePlan, ts uint64) int {
+	sl := a.slices[p.first : p.first+p.n]
+	i := sort.Search(len(sl), func(i int) bool { return sl[i].Start > ts })
+	return p.first + max(i-1, 0)
+}
+
+// add counts samples of goroutine id in slice k from first to last.
+func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey, p filePlan) {
+	g := a.gs[id]
+	if g == nil {
+		g = &gstate{k: -1}
+		a.gs[id] = g
+	}
+	if g.k != k {
+		a.settle(id, g, p)
+		*g = gstate{k: k, first: first, last: last, key: sk.key, leaked: sk.leaked}
+		return
+	}
+	g.last = last
+	if g.key != sk.key {
+		g.key = -1
+	}
+	g.leaked = sk.leaked
+}
+
+// settle counts goroutine id, g, in its slice if it was blocked at one
+// stack all through.
+func (a *analysis) settle(id uint64, g *gstate, p filePlan) {
+	if g.k < 0 || g.key < 0 {
+		return
+	}
+	s := a.slices[g.k]
+	if g.first > s.Start+p.tol || g.last+p.tol < s.End {
+		return
+	}
+	gr := a.groups[g.key]
+	gr.counts[g.k]++
+	if g.leaked {
+		gr.unr[g.k]++
+	}
+	if g.k == len(a.slices)-1 && a.seen[id] > a.fresh {
+		gr.fresh++
+		if a.seen[id] > a.late {
+			gr.late++
+		}
+	}
+	g.k = -1
+}
+
+// keyOf returns the group of a blocked sample's stack and its leak mark.
+func (a *analysis) keyOf(f *reader.File, lf *labelframes.Frames, stack []uint32) stackKey {
+	code := lf.Code(stack)
+	sk := stackKey{}
+	site := ""
+	for _, i := range stack[code:] {
+		l, ok := tachyon.LabelOf(f.Frame(i))
+		if !ok {
+			continue
+		}
+		switch {
+		case l.Key == tachyon.LabelCreatedBy:
+			site = l.Value
+		case l.Key == tachyon.LabelLeak && l.Value == tachyon.LeakUnreachable:
+			sk.leaked = true
+		}
+	}
+	key := []byte(site)
+	wait := make([]tachyon.Frame, 0, code)
+	for _, i := range stack[:code] {
+		fr := f.Frame(i)
+		wait = append(wait, fr)
+		key = append(key, 0)
+		key = append(append(append(append(key, fr.Func...), 0), fr.File...), 0)
+		key = strconv.AppendInt(key, int64(fr.Line), 10)
+	}
+	idx, ok := a.keys[string(key)]
+	if !ok {
+		idx = int32(len(a.groups))
+		a.keys[string(key)] = idx
+		a.groups = append(a.groups, &group{site: site, wait: wait, counts: make([]int, len(a.slices)), unr: make([]int, len(a.slices))})
+	}
+	sk.key = idx
+	return sk
+}
+
+// result orders the groups blocked through the last slice.
+func (a *analysis) result() *Result {
+	res := &Result{Slices: a.slices, Goroutines: len(a.seen), Marked: a.marked}
+	if len(a.slices) == 0 {
+		return res
+	}
+	for _, g := range a.groups {
+		gr := Group{Site: g.site, Wait: g.wait, Counts: g.counts, Unreachable: g.unr, New: g.fresh, Late: g.late}
+		if gr.Last() == 0 {
+			continue
+		}
+		gr.Rate = slope(a.slices, gr.Counts)
+		gr.Grows = gr.Late >= MinGain && gr.Rate > 0
+		gr.Listed = gr.Grows || gr.LastUnreachable() > 0
+		if !gr.Listed {
+			res.Flat++
+			res.FlatGoroutines += gr.Last()
+		}
+		res.Unreachable += gr.LastUnreachable()
+		res.Groups = append(res.Groups, gr)
+	}
+	slices.SortStableFunc(res.Groups, func(x, y Group) int {
+		if x.Listed != y.Listed {
+			if x.Listed {
+				return -1
+			}
+			return 1
+		}
+		if x.Listed {
+			if c := cmp.Compare(y.Rate, x.Rate); c != 0 {
+				return c
+			}
+		}
+		if c := cmp.Compare(y.Last(), x.Last()); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Site, y.Site)
+	})
+	return res
+}
+
+// slope returns the least-squares slope of counts against the slices'
+// middles, per second.
+func slope(sl []Slice, counts []int) float64 {
+	n := float64(len(counts))
+	if n < 2 {
+		return 0
+	}
+	var sx, sy, sxx, sxy float64
+	t0 := float64(sl[0].Start)
+	for i, c := range counts {
+		x := (float64(sl[i].Start+sl[i].End)/2 - t0) / 1e6
+		y := float64(c)
+		sx, sy, sxx, sxy = sx+x, sy+y, sxx+x*x, sxy+x*y
+	}
+	d := n*sxx - sx*sx
+	if d == 0 {
+		return 0
+	}
+	return (n*sxy - sx*sy) / d
+}
