@@ -44,6 +44,8 @@ type config struct {
 	keepBytes   int64
 	checkpoint  time.Duration
 	awaitCPU    time.Duration // sampler.Config.AwaitCPUProfile, for RunTests
+	noCreation  bool          // sampler.Config.NoCreationLabels (leaks.go)
+	leakEvery   time.Duration // sampler.Config.LeakProfile (leaks.go)
 }
 
 func defaultConfig() config {

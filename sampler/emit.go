@@ -76,6 +76,11 @@ type emitter struct {
 	// trace backend sees no creation for them. Dropped with handover.
 	sites map[uint64]string
 
+	// The goroutine leak profiles (leakprof.go): taken, refused, the
+	// goroutines marked, and why none could be taken.
+	leakTaken, leakRefused, leakMarked int
+	leakNote                           string
+
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
 	helper atomic.Uint64

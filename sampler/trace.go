@@ -85,6 +85,7 @@ type traceBackend struct {
 
 	labels labeler   // label state across goroutines (labels.go)
 	sites  siteCache // creation sites (creation.go)
+	leaks  *leakFeed // goroutine leak profiles, nil if not taken (leakprof.go)
 
 	ticks tickGrid
 	pace  pacer
@@ -141,6 +142,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
 	tb.startCPU()
+	tb.startLeaks()
 	close(tb.begun)
 	return tb, nil
 }
@@ -221,6 +223,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 // stop stops CPU profiling and tracing, then waits until the parser has
 // consumed and emitted everything.
 func (tb *traceBackend) stop() {
+	tb.stopLeaks()
 	tb.pace.stop()
 	tb.release() // returns once all trace data has been written to the pipe
 	tb.pw.Close()
@@ -312,6 +315,9 @@ func (tb *traceBackend) handle(ev *gotrace.Event) {
 		return
 	}
 	tb.advance(t)
+	if tb.leaks != nil && tb.leaks.has.Load() {
+		tb.applyLeaks(t)
+	}
 	switch ev.Kind {
 	case gotrace.Transition:
 		tb.transition(ev, t)

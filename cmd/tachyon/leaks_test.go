@@ -13,6 +13,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/workload/leakload"
+	"github.com/gotachyon/profiler/sampler"
 )
 
 // leakChildEnv makes the test binary the leaking program of
@@ -30,7 +31,7 @@ func init() {
 // goroutines a second beside 1,000 healthy workers woken about every
 // 200 ms, and prints the creation sites and counts it recorded.
 func leakChild(path string) int {
-	opts := []profiler.Option{profiler.WithPath(path), profiler.WithQuiet(true)}
+	opts := []profiler.Option{profiler.WithPath(path), profiler.WithQuiet(true), profiler.WithLeakProfile(time.Second)}
 	if seg := os.Getenv(leakChildEnv + "_SEGMENT"); seg != "" {
 		d, _ := time.ParseDuration(seg)
 		opts = append(opts, profiler.WithSegment(d))
@@ -52,6 +53,8 @@ func leakChild(path string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 1
 	}
+	st := p.Stats()
+	os.Stdout.WriteString("leakprofiles=" + strconv.Itoa(st.LeakProfiles) + "\nleakmarked=" + strconv.Itoa(st.LeakMarked) + "\nleaknote=" + st.LeakProfile + "\n")
 	os.Stdout.WriteString("leak=" + l.LeakSite + "\nworker=" + l.WorkerSite + "\nleaked=" + strconv.FormatInt(leaked, 10) +
 		"\njobs=" + strconv.FormatInt(jobs, 10) + "\nseconds=" + strconv.FormatFloat(el.Seconds(), 'f', 3, 64) + "\n")
 	return 0
@@ -116,5 +119,16 @@ func checkLeakOutput(t *testing.T, out string, rec map[string]string) {
 	}
 	if strings.Count(out, "\n#") != 1 {
 		t.Errorf("%d groups listed, want the leak alone", strings.Count(out, "\n#"))
+	}
+	// With the goroutine leak profile (Go 1.27), every leaked goroutine
+	// blocked through the last slice is proved unreachable; without, the
+	// program says why.
+	if sampler.LeakProfileAvailable() {
+		m := regexp.MustCompile(`can never wake: (\d+) of (\d+)`).FindStringSubmatch(out)
+		if m == nil || m[1] != m[2] || m[1] != first[2] {
+			t.Errorf("the leak is not marked unreachable in full (%v), leak profiles %s, marked %s", m, rec["leakprofiles"], rec["leakmarked"])
+		}
+	} else if !strings.Contains(rec["leaknote"], "unavailable") || !strings.Contains(out, "no goroutine is marked unreachable") {
+		t.Errorf("without the leak profile: the program says %q", rec["leaknote"])
 	}
 }
