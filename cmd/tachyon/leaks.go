@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "leaks",
-		summary: "list the goroutines blocked in one wait for whole slices of a wall profile, by creation site and wait, growing groups first, with their count over time (a DIR of segments: one slice a segment)",
+		summary: "list the goroutines blocked in one wait for whole slices of a wall profile, by creation site and wait, growing groups first, with their count over time (a DIR of segments: as many slices as segments)",
 		usage:   "[--all] [--slices N] [--runs all|latest|ID] FILE | DIR",
 		run:     runLeaks,
 	})
@@ -25,7 +25,7 @@ func runLeaks(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags(commands["leaks"], stderr)
 	runs := runsFlag(fs)
 	all := fs.Bool("all", false, "list also the groups blocked through the last slice that do not grow (idle workers, or leaks older than the profile)")
-	nslices := fs.Int("slices", 0, "cut one file in `N` slices (default: one a second, 3 to 12)")
+	nslices := fs.Int("slices", 0, "cut the profile's time in `N` slices (default: for one file one a second, 3 to 12; for segments one a segment)")
 	files, code := parseFlags(fs, args)
 	if code != proceed {
 		return code
@@ -77,11 +77,8 @@ func printLeaks(w io.Writer, name string, res *leaks.Result, all bool) {
 	}
 	first, last := res.Slices[0], res.Slices[len(res.Slices)-1]
 	span := time.Duration(last.End-first.Start) * time.Microsecond
-	unit := "slices"
-	if last.Name != "" {
-		unit = "segments"
-	}
-	fmt.Fprintf(w, "time:     %s in %d %s; %d goroutines sampled\n", span.Round(time.Millisecond), len(res.Slices), unit, res.Goroutines)
+	fmt.Fprintf(w, "time:     %s in %d slices of %s; %d goroutines sampled\n", span.Round(time.Millisecond), len(res.Slices),
+		(span / time.Duration(len(res.Slices))).Round(time.Millisecond), res.Goroutines)
 	fmt.Fprintf(w, "counts:   goroutines blocked at one stack from a slice's start to its end, by slice\n")
 	listed := len(res.Groups) - res.Flat
 	if listed == 0 {

@@ -132,3 +132,52 @@ func checkLeakOutput(t *testing.T, out string, rec map[string]string) {
 		t.Errorf("without the leak profile: the program says %q", rec["leaknote"])
 	}
 }
+
+// TestLeaksAcrossSegments reads the leaking program's run as 1-second
+// segments: one slice a segment, the leak first and growing about 100 a
+// second across them.
+func TestLeaksAcrossSegments(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "segments")
+	rec := runLeakChild(t, dir, leakChildEnv+"_SEGMENT=1s")
+	var out, errb bytes.Buffer
+	if code := run([]string{"leaks", dir}, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	t.Logf("the program's record: %v\n%s", rec, out.String())
+	if !regexp.MustCompile(`in [45] slices`).MatchString(out.String()) {
+		t.Errorf("not cut in a slice a segment of a second")
+	}
+	checkLeakOutput(t, out.String(), rec)
+}
+
+// TestLeaksErrors checks the command's refusals: no file, a bad flag, a
+// file that is not a profile (named, exit 1), a CPU profile.
+func TestLeaksErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tachyon")
+	if err := os.WriteFile(bad, []byte("not a profile"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cpu := filepath.Join(dir, "cpu.tachyon")
+	p := profiler.Start(profiler.WithPath(cpu), profiler.WithMode(profiler.CPU), profiler.WithQuiet(true))
+	for t0 := time.Now(); time.Since(t0) < 200*time.Millisecond; {
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{nil, exitUsage, "needs a FILE"},
+		{[]string{"--slices", "-1", bad}, exitUsage, "--slices"},
+		{[]string{bad}, exitBad, bad},
+		{[]string{cpu}, exitBad, "leaks needs a wall-mode profile"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"leaks"}, c.args...), &out, &errb); code != c.code || !strings.Contains(errb.String(), c.msg) {
+			t.Errorf("leaks %v: exit %d, %q; want %d and %q", c.args, code, errb.String(), c.code, c.msg)
+		}
+	}
+}

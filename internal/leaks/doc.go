@@ -5,9 +5,10 @@
 // only grows stands out. Both `tachyon leaks` and the HTML report's leaks
 // view read a profile through Analyze.
 //
-// The time of the profile is cut in slices: each file of a run of
-// segments is one, and one file is cut in about one slice a second (at
-// least 3, at most 12). A goroutine counts in a slice's column if it is
+// The time of the profile is cut in equal slices: as many as a run has
+// segments (the samples of a segment are not all of its own time: a
+// parked goroutine's ticks are written a few seconds late), and for one
+// file about one a second (at least 3, at most 12). A goroutine counts in a slice's column if it is
 // there from the slice's start to its end (its samples cover it, two
 // sampling intervals either side) and every one of its samples in it is
 // blocked (or in a system call) at one stack, its code frames: it never

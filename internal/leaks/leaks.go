@@ -30,19 +30,17 @@ type Input struct {
 
 // Options tune Analyze.
 type Options struct {
-	// Slices is how many slices one file is cut in; 0 means one a
-	// second, at least 3 and at most 12. A run of several files has one
-	// slice a file.
+	// Slices is how many slices the profile's time is cut in; 0 means,
+	// for one file, one a second, at least 3 and at most 12, and for the
+	// segments of a run, one a segment.
 	Slices int
 }
 
 // Slice is one column of time: from Start to End, in microseconds since
-// the epoch; within one file, End is the next slice's Start (which
-// belongs to the next), and the last slice's the file's last sample.
+// the epoch; End is the next slice's Start (which belongs to the next),
+// and the last slice's the profile's last sample.
 type Slice struct {
 	Start, End uint64
-	// Name is the file the slice is, for a run of several; "" within one.
-	Name string
 }
 
 // Group is the goroutines created at one site and blocked at one stack.
@@ -115,43 +113,68 @@ var ErrNoWaits = errors.New("no off-CPU samples (a CPU-mode profile?): leaks nee
 func Analyze(files []Input, opt Options) (*Result, error) {
 	a := &analysis{keys: make(map[string]int32), gs: make(map[uint64]*gstate)}
 	offCPU := false
+	var all []fileBounds
 	for _, in := range files {
 		b, err := bounds(in)
 		if err != nil {
 			return nil, err
 		}
 		offCPU = offCPU || b.offCPU
+		all = append(all, b)
+	}
+	var lo, hi uint64
+	for i, b := range all {
 		if b.samples == 0 {
 			continue
 		}
-		tol := 2 * in.File.Header.Interval
-		if tol == 0 {
-			tol = 20000
+		if lo == 0 || b.min < lo {
+			lo = b.min
 		}
-		if len(files) > 1 {
-			a.slices = append(a.slices, Slice{Start: b.min, End: b.max, Name: in.Name})
-			a.plan = append(a.plan, filePlan{in: in, first: len(a.slices) - 1, n: 1, tol: tol})
-			continue
+		hi = max(hi, b.max)
+		if a.tol == 0 {
+			a.tol = 2 * files[i].File.Header.Interval
 		}
-		n := opt.Slices
-		if n <= 0 {
-			n = min(max(int((b.max-b.min+500000)/1000000), 3), 12)
-		}
-		first := len(a.slices)
-		for i := range n {
-			s := b.min + (b.max-b.min)*uint64(i)/uint64(n)
-			e := b.min + (b.max-b.min)*uint64(i+1)/uint64(n)
-			a.slices = append(a.slices, Slice{Start: s, End: e})
-		}
-		a.plan = append(a.plan, filePlan{in: in, first: first, n: n, tol: tol})
 	}
-	if !offCPU && len(a.plan) > 0 {
+	if hi == 0 {
+		return a.result(), nil
+	}
+	if !offCPU {
 		return nil, &FileError{files[0].Name, ErrNoWaits}
 	}
-	for _, p := range a.plan {
-		if err := a.read(p); err != nil {
+	if a.tol == 0 {
+		a.tol = 20000
+	}
+	n := opt.Slices
+	if n <= 0 && len(files) > 1 {
+		// A segment holds the samples written while it was open, many
+		// of them of ticks before its start (a parked goroutine's ticks
+		// are written a few seconds late): the run's time is cut in as
+		// many slices as it has segments, and every sample goes to the
+		// slice of its time.
+		for _, b := range all {
+			if b.samples > 0 {
+				n++
+			}
+		}
+		n = max(n, 2)
+	}
+	if n <= 0 {
+		n = min(max(int((hi-lo+500000)/1000000), 3), 12)
+	}
+	for i := range n {
+		s := lo + (hi-lo)*uint64(i)/uint64(n)
+		e := lo + (hi-lo)*uint64(i+1)/uint64(n)
+		a.slices = append(a.slices, Slice{Start: s, End: e})
+	}
+	a.fresh = a.slices[0].Start + a.tol
+	a.late = max(a.slices[(len(a.slices)-1)/2].Start, a.fresh)
+	for _, in := range files {
+		if err := a.read(in); err != nil {
 			return nil, err
 		}
+	}
+	for id, g := range a.gs {
+		a.settle(id, g)
 	}
 	return a.result(), nil
 }
@@ -184,13 +207,6 @@ func bounds(in Input) (fileBounds, error) {
 	return b, nil
 }
 
-// filePlan is how one file maps onto the slices.
-type filePlan struct {
-	in       Input
-	first, n int    // its slices
-	tol      uint64 // how far from a slice's ends a goroutine's samples may start and stop
-}
-
 // group is a Group being counted.
 type group struct {
 	site        string
@@ -215,7 +231,7 @@ type stackKey struct {
 
 type analysis struct {
 	slices []Slice
-	plan   []filePlan
+	tol    uint64           // how far from a slice's ends a goroutine's samples may start and stop
 	keys   map[string]int32 // content key -> index in groups
 	groups []*group
 	gs     map[uint64]*gstate
@@ -225,9 +241,10 @@ type analysis struct {
 	marked bool
 }
 
-// read counts one file's goroutines into its slices.
-func (a *analysis) read(p filePlan) error {
-	f := p.in.File
+// read counts one file's goroutines into the slices. The files come in
+// time order: each goroutine's samples do.
+func (a *analysis) read(in Input) error {
+	f := in.File
 	lf := labelframes.Of(f)
 	cache := make(map[string]stackKey)
 	var buf []byte
@@ -235,8 +252,6 @@ func (a *analysis) read(p filePlan) error {
 	defer it.Close()
 	if a.seen == nil {
 		a.seen = make(map[uint64]uint64)
-		a.fresh = a.slices[0].Start + p.tol
-		a.late = max(a.slices[(len(a.slices)-1)/2].Start, a.fresh)
 	}
 	for it.NextEvenRun() {
 		s, r := it.Sample(), it.Run()
@@ -258,16 +273,16 @@ func (a *analysis) read(p filePlan) error {
 		a.marked = a.marked || sk.leaked
 		step := r.Step
 		for ts := s.Timestamp; ; {
-			k := a.sliceOf(p, ts)
+			k := a.sliceOf(ts)
 			end := r.Last
-			if k+1 < p.first+p.n && a.slices[k+1].Start <= r.Last {
+			if k+1 < len(a.slices) && a.slices[k+1].Start <= r.Last {
 				end = ts
 				if step > 0 {
 					// The run's last sample before the next slice.
 					end = ts + (a.slices[k+1].Start-1-ts)/step*step
 				}
 			}
-			a.add(s.ThreadID, k, ts, end, sk, p)
+			a.add(s.ThreadID, k, ts, end, sk)
 			if end >= r.Last || step == 0 {
 				break
 			}
@@ -275,34 +290,27 @@ func (a *analysis) read(p filePlan) error {
 		}
 	}
 	if err := it.Err(); err != nil {
-		return &FileError{p.in.Name, err}
-	}
-	// The file's goroutines end with it: a run's next file is another
-	// slice.
-	for id, g := range a.gs {
-		a.settle(id, g, p)
-		delete(a.gs, id)
+		return &FileError{in.Name, err}
 	}
 	return nil
 }
 
-// sliceOf returns the slice of time ts within the file of p: the last
-// that starts at or before it.
-func (a *analysis) sliceOf(p filePlan, ts uint64) int {
-	sl := a.slices[p.first : p.first+p.n]
-	i := sort.Search(len(sl), func(i int) bool { return sl[i].Start > ts })
-	return p.first + max(i-1, 0)
+// sliceOf returns the slice of time ts: the last that starts at or
+// before it.
+func (a *analysis) sliceOf(ts uint64) int {
+	i := sort.Search(len(a.slices), func(i int) bool { return a.slices[i].Start > ts })
+	return max(i-1, 0)
 }
 
 // add counts samples of goroutine id in slice k from first to last.
-func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey, p filePlan) {
+func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey) {
 	g := a.gs[id]
 	if g == nil {
 		g = &gstate{k: -1}
 		a.gs[id] = g
 	}
 	if g.k != k {
-		a.settle(id, g, p)
+		a.settle(id, g)
 		*g = gstate{k: k, first: first, last: last, key: sk.key, leaked: sk.leaked}
 		return
 	}
@@ -315,12 +323,12 @@ func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey, p file
 
 // settle counts goroutine id, g, in its slice if it was blocked at one
 // stack all through.
-func (a *analysis) settle(id uint64, g *gstate, p filePlan) {
+func (a *analysis) settle(id uint64, g *gstate) {
 	if g.k < 0 || g.key < 0 {
 		return
 	}
 	s := a.slices[g.k]
-	if g.first > s.Start+p.tol || g.last+p.tol < s.End {
+	if g.first > s.Start+a.tol || g.last+a.tol < s.End {
 		return
 	}
 	gr := a.groups[g.key]
