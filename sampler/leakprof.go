@@ -3,6 +3,7 @@ package sampler
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -26,12 +27,12 @@ import (
 // trace after the profile on; a goroutine created before the trace began
 // takes its creation site from the profile's "created by" lines.
 //
-// Its cost: the garbage collection, then a dump of every goroutine's
-// stack, as runtime.Stack(all) makes it (runtime/pprof gives the ids of
-// the leaked goroutines only in that form), which stops the world for a
-// time that grows with the goroutines (bench/MEASUREMENTS.md). The dump
-// is refused, as the snapshot backend's are, when the estimated pause
-// exceeds MaxSnapshotPause.
+// Its cost: the garbage collection, and, if it found a leaked goroutine,
+// a dump of every goroutine's stack (runtime.Stack(all): the ids of the
+// leaked goroutines are in no other form), which stops the world for a
+// time that grows with the goroutines and their depth
+// (bench/MEASUREMENTS.md). The dump is refused, as the snapshot backend's
+// are, when the estimated pause exceeds MaxSnapshotPause.
 
 // LeakProfileAvailable reports whether this Go has the goroutine leak
 // profile.
@@ -60,8 +61,9 @@ type leakFeed struct {
 	// first failure.
 	taken, refused int
 	err            error
-	buf            bytes.Buffer
+	buf            []byte        // the dump's, reused
 	perG           time.Duration // the latest dump's time per goroutine
+	bytesPerG      int           // and its text per goroutine
 }
 
 // startLeaks starts the watcher if Config.LeakProfile asks for it; it
@@ -112,30 +114,51 @@ func (tb *traceBackend) stopLeaks() {
 }
 
 // take takes one leak profile and passes what it found to the parser.
+// The profile's garbage collection marks the goroutines it proves
+// leaked, which a goroutine dump then names by id; with none leaked
+// (Profile.Count), no dump is taken. The dump is runtime.Stack's, in a
+// buffer sized from the previous one: runtime/pprof's own (debug=2)
+// starts at 1 MB and stops the world again at each doubling.
 func (lf *leakFeed) take() {
-	n := runtime.NumGoroutine()
-	perG := lf.perG
-	if perG == 0 {
-		perG = pausePerG
-	}
-	if perG*time.Duration(n) > MaxSnapshotPause {
-		lf.refused++
-		return
-	}
 	p := pprof.Lookup("goroutineleak")
-	lf.buf.Reset()
-	t0 := time.Now()
-	if err := p.WriteTo(&lf.buf, 2); err != nil {
+	if err := p.WriteTo(io.Discard, 1); err != nil {
 		if lf.err == nil {
 			lf.err = fmt.Errorf("goroutine leak profile: %w", err)
 		}
 		return
 	}
-	if n > 0 {
-		lf.perG = time.Since(t0) / time.Duration(n)
-	}
 	lf.taken++
-	gs := parseLeaked(lf.buf.Bytes(), nil)
+	var gs []leakedG
+	if p.Count() > 0 {
+		n := runtime.NumGoroutine()
+		perG := lf.perG
+		if perG == 0 {
+			perG = pausePerG
+		}
+		if perG*time.Duration(n) > MaxSnapshotPause {
+			lf.refused++
+			return
+		}
+		if want := min(n*lf.bytesPerG*5/4, snapMaxBuf); want > len(lf.buf) {
+			lf.buf = make([]byte, want)
+		}
+		if len(lf.buf) == 0 {
+			lf.buf = make([]byte, snapInitialBuf)
+		}
+		t0 := time.Now()
+		k := 0
+		for {
+			k = runtime.Stack(lf.buf, true)
+			if k < len(lf.buf) || len(lf.buf) >= snapMaxBuf {
+				break
+			}
+			lf.buf = make([]byte, min(2*len(lf.buf), snapMaxBuf))
+		}
+		if n > 0 {
+			lf.perG, lf.bytesPerG = time.Since(t0)/time.Duration(n), k/n+1
+		}
+		gs = parseLeaked(lf.buf[:k], nil)
+	}
 	lf.mu.Lock()
 	lf.pending = append(lf.pending, leakMark{at: time.Now().UnixNano(), gs: gs})
 	lf.mu.Unlock()

@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"hash/maphash"
 	"slices"
 	"sort"
-	"strconv"
 
 	"github.com/gotachyon/profiler/internal/labelframes"
 	"github.com/gotachyon/profiler/reader"
@@ -49,7 +49,8 @@ type Group struct {
 	// the profile does not say (created before the sampler saw it).
 	Site string
 	// Wait is where they wait: the stack's code frames, innermost first
-	// (a blocked goroutine's innermost is its wait reason, "[chan send]").
+	// (a blocked goroutine's innermost is its wait reason, "[chan send]"),
+	// at most the 64 innermost.
 	Wait []tachyon.Frame
 	// Counts has, for each slice, how many of them were blocked there
 	// from the slice's start to its end; Unreachable how many of those the
@@ -101,6 +102,9 @@ type Result struct {
 	// mark at all (the leak profile ran and found some).
 	Unreachable int
 	Marked      bool
+	// Untold says the profile has more distinct waits than the analysis
+	// tells apart (4,096): the goroutines of the others count in no group.
+	Untold bool
 }
 
 // ErrNoWaits says a profile has no off-CPU sample: a CPU profile, which
@@ -111,7 +115,7 @@ var ErrNoWaits = errors.New("no off-CPU samples (a CPU-mode profile?): leaks nee
 // order) and returns the groups of goroutines blocked through its
 // slices.
 func Analyze(files []Input, opt Options) (*Result, error) {
-	a := &analysis{keys: make(map[string]int32), gs: make(map[uint64]*gstate)}
+	a := &analysis{keys: make(map[uint64]int32), gs: make(map[uint64]gstate), seed: maphash.MakeSeed()}
 	offCPU := false
 	var all []fileBounds
 	for _, in := range files {
@@ -173,8 +177,8 @@ func Analyze(files []Input, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	for id, g := range a.gs {
-		a.settle(id, g)
+	for _, g := range a.gs {
+		a.settle(&g)
 	}
 	return a.result(), nil
 }
@@ -217,11 +221,22 @@ type group struct {
 
 // gstate is one goroutine's samples in its current slice.
 type gstate struct {
-	k           int // the slice
+	born        uint64 // its first sample's time
+	k           int    // the slice; -1: none yet
 	first, last uint64
 	key         int32 // its group; -1: not blocked at one stack all along
 	leaked      bool  // its latest sample carries the leak mark
 }
+
+// Bounds of the analysis's memory, whatever the file: the groups told
+// apart (a wait met past them counts in none: Result.Untold), the wait
+// frames kept of each, and the stacks cached per file (the cache starts
+// afresh when full).
+const (
+	maxGroups    = 1 << 12
+	maxWait      = 64
+	maxCacheSize = 1 << 16
+)
 
 // stackKey is a stack's group and leak mark, cached per file.
 type stackKey struct {
@@ -232,12 +247,13 @@ type stackKey struct {
 type analysis struct {
 	slices []Slice
 	tol    uint64           // how far from a slice's ends a goroutine's samples may start and stop
-	keys   map[string]int32 // content key -> index in groups
+	keys   map[uint64]int32 // content hash -> index in groups
+	seed   maphash.Seed
 	groups []*group
-	gs     map[uint64]*gstate
-	seen   map[uint64]uint64 // each goroutine's first sample
-	fresh  uint64            // a goroutine first sampled after this was not there at the start
-	late   uint64            // one first sampled after this came in the second half
+	gs     map[uint64]gstate
+	fresh  uint64 // a goroutine first sampled after this was not there at the start
+	late   uint64 // one first sampled after this came in the second half
+	untold bool   // a wait met past maxGroups
 	marked bool
 }
 
@@ -246,28 +262,26 @@ type analysis struct {
 func (a *analysis) read(in Input) error {
 	f := in.File
 	lf := labelframes.Of(f)
-	cache := make(map[string]stackKey)
+	cache := make(map[uint64]stackKey)
 	var buf []byte
 	it := f.Samples()
 	defer it.Close()
-	if a.seen == nil {
-		a.seen = make(map[uint64]uint64)
-	}
 	for it.NextEvenRun() {
 		s, r := it.Sample(), it.Run()
-		if _, ok := a.seen[s.ThreadID]; !ok {
-			a.seen[s.ThreadID] = s.Timestamp
-		}
 		sk := stackKey{key: -1}
 		if st := s.Status.State(); st == tachyon.Blocked || st == tachyon.Syscall {
 			buf = buf[:0]
 			for _, fr := range s.Stack {
 				buf = binary.AppendUvarint(buf, uint64(fr))
 			}
+			h := maphash.Bytes(a.seed, buf)
 			var ok bool
-			if sk, ok = cache[string(buf)]; !ok {
+			if sk, ok = cache[h]; !ok {
 				sk = a.keyOf(f, lf, s.Stack)
-				cache[string(buf)] = sk
+				if len(cache) >= maxCacheSize {
+					clear(cache)
+				}
+				cache[h] = sk
 			}
 		}
 		a.marked = a.marked || sk.leaked
@@ -304,26 +318,26 @@ func (a *analysis) sliceOf(ts uint64) int {
 
 // add counts samples of goroutine id in slice k from first to last.
 func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey) {
-	g := a.gs[id]
-	if g == nil {
-		g = &gstate{k: -1}
-		a.gs[id] = g
+	g, ok := a.gs[id]
+	if !ok {
+		g = gstate{born: first, k: -1}
 	}
 	if g.k != k {
-		a.settle(id, g)
-		*g = gstate{k: k, first: first, last: last, key: sk.key, leaked: sk.leaked}
-		return
+		a.settle(&g)
+		g = gstate{born: g.born, k: k, first: first, last: last, key: sk.key, leaked: sk.leaked}
+	} else {
+		g.last = last
+		if g.key != sk.key {
+			g.key = -1
+		}
+		g.leaked = sk.leaked
 	}
-	g.last = last
-	if g.key != sk.key {
-		g.key = -1
-	}
-	g.leaked = sk.leaked
+	a.gs[id] = g
 }
 
-// settle counts goroutine id, g, in its slice if it was blocked at one
-// stack all through.
-func (a *analysis) settle(id uint64, g *gstate) {
+// settle counts g in its slice if it was blocked at one stack all
+// through.
+func (a *analysis) settle(g *gstate) {
 	if g.k < 0 || g.key < 0 {
 		return
 	}
@@ -336,13 +350,12 @@ func (a *analysis) settle(id uint64, g *gstate) {
 	if g.leaked {
 		gr.unr[g.k]++
 	}
-	if g.k == len(a.slices)-1 && a.seen[id] > a.fresh {
+	if g.k == len(a.slices)-1 && g.born > a.fresh {
 		gr.fresh++
-		if a.seen[id] > a.late {
+		if g.born > a.late {
 			gr.late++
 		}
 	}
-	g.k = -1
 }
 
 // keyOf returns the group of a blocked sample's stack and its leak mark.
@@ -362,19 +375,32 @@ func (a *analysis) keyOf(f *reader.File, lf *labelframes.Frames, stack []uint32)
 			sk.leaked = true
 		}
 	}
-	key := []byte(site)
-	wait := make([]tachyon.Frame, 0, code)
+	var h maphash.Hash
+	h.SetSeed(a.seed)
+	h.WriteString(site)
+	var n [8]byte
 	for _, i := range stack[:code] {
 		fr := f.Frame(i)
-		wait = append(wait, fr)
-		key = append(key, 0)
-		key = append(append(append(append(key, fr.Func...), 0), fr.File...), 0)
-		key = strconv.AppendInt(key, int64(fr.Line), 10)
+		h.WriteByte(0)
+		h.WriteString(fr.Func)
+		h.WriteByte(0)
+		h.WriteString(fr.File)
+		binary.LittleEndian.PutUint64(n[:], uint64(fr.Line))
+		h.Write(n[:])
 	}
-	idx, ok := a.keys[string(key)]
+	sum := h.Sum64()
+	idx, ok := a.keys[sum]
 	if !ok {
+		if len(a.groups) >= maxGroups {
+			a.untold = true
+			return stackKey{key: -1}
+		}
+		wait := make([]tachyon.Frame, 0, min(code, maxWait))
+		for _, i := range stack[:min(code, maxWait)] {
+			wait = append(wait, f.Frame(i))
+		}
 		idx = int32(len(a.groups))
-		a.keys[string(key)] = idx
+		a.keys[sum] = idx
 		a.groups = append(a.groups, &group{site: site, wait: wait, counts: make([]int, len(a.slices)), unr: make([]int, len(a.slices))})
 	}
 	sk.key = idx
@@ -383,7 +409,7 @@ func (a *analysis) keyOf(f *reader.File, lf *labelframes.Frames, stack []uint32)
 
 // result orders the groups blocked through the last slice.
 func (a *analysis) result() *Result {
-	res := &Result{Slices: a.slices, Goroutines: len(a.seen), Marked: a.marked}
+	res := &Result{Slices: a.slices, Goroutines: len(a.gs), Marked: a.marked, Untold: a.untold}
 	if len(a.slices) == 0 {
 		return res
 	}
