@@ -179,7 +179,8 @@ func parseLeaked(b []byte, out []leakedG) []leakedG {
 		}
 		if id, rest, ok := goid.ParseHeader(line); ok {
 			cur, creator = nil, nil
-			if bytes.Contains(rest, []byte("(leaked)")) {
+			// "goroutine 19 [chan send (leaked)]:"
+			if st, ok := bytes.CutPrefix(rest, []byte(" [")); ok && bytes.Contains(st[:max(bytes.IndexByte(st, ']'), 0)], []byte("(leaked)")) {
 				out = append(out, leakedG{id: id})
 				cur = &out[len(out)-1]
 			}
