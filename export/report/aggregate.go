@@ -29,7 +29,7 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Leaks, err = leaksOf(f); err != nil {
+	if p.Leaks, err = leaksOf(f, p); err != nil {
 		return nil, err
 	}
 	return p, nil

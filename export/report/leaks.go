@@ -7,6 +7,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/leaks"
 	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // The leaks view: the goroutines blocked at one stack through whole
@@ -18,14 +19,15 @@ import (
 // that grow, or that the runtime proved can never wake) first.
 const maxLeakGroups = 50
 
-// leaksOf analyses f for the leaks view; nil for a profile without
-// blocked samples (a CPU profile) or without a group blocked through its
-// last slice.
-func leaksOf(f *reader.File) (*leaks.Result, error) {
-	res, err := leaks.Analyze([]leaks.Input{{Name: "profile", File: f}}, leaks.Options{})
-	if errors.Is(err, leaks.ErrNoWaits) {
+// leaksOf analyses f, which p aggregates, for the leaks view; nil for a
+// profile without blocked samples (a CPU profile) or without a group
+// blocked through its last slice.
+func leaksOf(f *reader.File, p *Profile) (*leaks.Result, error) {
+	if p.Samples == 0 || p.States[tachyon.Blocked]+p.States[tachyon.Syscall] == 0 {
 		return nil, nil
 	}
+	last := p.End - min(p.Interval, p.End-p.First)
+	res, err := leaks.Analyze([]leaks.Input{{Name: "profile", File: f}}, leaks.Options{First: p.First, Last: max(last, p.First+1)})
 	if fe := (*leaks.FileError)(nil); errors.As(err, &fe) {
 		return nil, fe.Err
 	}

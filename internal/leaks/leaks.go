@@ -30,6 +30,11 @@ type Input struct {
 
 // Options tune Analyze.
 type Options struct {
+	// First and Last, when Last is set, are the times of the profile's
+	// first and last samples, which a caller that has read it knows (the
+	// report): Analyze then reads the files once, not twice, and takes
+	// it that some samples are off a CPU.
+	First, Last uint64
 	// Slices is how many slices the profile's time is cut in; 0 means,
 	// for one file, one a second, at least 3 and at most 12, and for the
 	// segments of a run, one a segment.
@@ -116,34 +121,39 @@ var ErrNoWaits = errors.New("no off-CPU samples (a CPU-mode profile?): leaks nee
 // slices.
 func Analyze(files []Input, opt Options) (*Result, error) {
 	a := &analysis{keys: make(map[uint64]int32), gs: make(map[uint64]gstate), seed: maphash.MakeSeed()}
-	offCPU := false
-	var all []fileBounds
-	for _, in := range files {
-		b, err := bounds(in)
-		if err != nil {
-			return nil, err
-		}
-		offCPU = offCPU || b.offCPU
-		all = append(all, b)
-	}
 	var lo, hi uint64
-	for i, b := range all {
-		if b.samples == 0 {
-			continue
+	nfiles := len(files)
+	if opt.Last > 0 {
+		lo, hi = opt.First, opt.Last
+	} else {
+		offCPU := false
+		nfiles = 0
+		for _, in := range files {
+			b, err := bounds(in)
+			if err != nil {
+				return nil, err
+			}
+			offCPU = offCPU || b.offCPU
+			if b.samples == 0 {
+				continue
+			}
+			nfiles++
+			if lo == 0 || b.min < lo {
+				lo = b.min
+			}
+			hi = max(hi, b.max)
 		}
-		if lo == 0 || b.min < lo {
-			lo = b.min
+		if hi == 0 {
+			return a.result(), nil
 		}
-		hi = max(hi, b.max)
-		if a.tol == 0 {
-			a.tol = 2 * files[i].File.Header.Interval
+		if !offCPU {
+			return nil, &FileError{files[0].Name, ErrNoWaits}
 		}
 	}
-	if hi == 0 {
-		return a.result(), nil
-	}
-	if !offCPU {
-		return nil, &FileError{files[0].Name, ErrNoWaits}
+	for _, in := range files {
+		if a.tol = 2 * in.File.Header.Interval; a.tol > 0 {
+			break
+		}
 	}
 	if a.tol == 0 {
 		a.tol = 20000
@@ -155,12 +165,7 @@ func Analyze(files []Input, opt Options) (*Result, error) {
 		// are written a few seconds late): the run's time is cut in as
 		// many slices as it has segments, and every sample goes to the
 		// slice of its time.
-		for _, b := range all {
-			if b.samples > 0 {
-				n++
-			}
-		}
-		n = max(n, 2)
+		n = max(nfiles, 2)
 	}
 	if n <= 0 {
 		n = min(max(int((hi-lo+500000)/1000000), 3), 12)
@@ -238,6 +243,22 @@ const (
 	maxCacheSize = 1 << 16
 )
 
+// frameInfo is what the analysis needs of a frame, found once per frame
+// index of a file: a hash of its content (so that the same frame of two
+// files, or twice in one table, hashes alike) and its kind.
+type frameInfo struct {
+	h    uint64
+	kind uint8
+}
+
+// The kinds of frame.
+const (
+	frameUnseen  uint8 = iota // not looked at yet
+	frameCode                 // a code frame, or a label the analysis ignores
+	frameCreated              // the label tachyon.LabelCreatedBy
+	frameLeak                 // the label leak=unreachable
+)
+
 // stackKey is a stack's group and leak mark, cached per file.
 type stackKey struct {
 	key    int32 // -1: not a wait
@@ -262,6 +283,7 @@ type analysis struct {
 func (a *analysis) read(in Input) error {
 	f := in.File
 	lf := labelframes.Of(f)
+	infos := make([]frameInfo, len(f.FrameRefs()))
 	cache := make(map[uint64]stackKey)
 	var buf []byte
 	it := f.Samples()
@@ -277,7 +299,7 @@ func (a *analysis) read(in Input) error {
 			h := maphash.Bytes(a.seed, buf)
 			var ok bool
 			if sk, ok = cache[h]; !ok {
-				sk = a.keyOf(f, lf, s.Stack)
+				sk = a.keyOf(f, lf, infos, s.Stack)
 				if len(cache) >= maxCacheSize {
 					clear(cache)
 				}
@@ -358,34 +380,58 @@ func (a *analysis) settle(g *gstate) {
 	}
 }
 
-// keyOf returns the group of a blocked sample's stack and its leak mark.
-func (a *analysis) keyOf(f *reader.File, lf *labelframes.Frames, stack []uint32) stackKey {
-	code := lf.Code(stack)
-	sk := stackKey{}
-	site := ""
-	for _, i := range stack[code:] {
-		l, ok := tachyon.LabelOf(f.Frame(i))
-		if !ok {
-			continue
-		}
+// info returns what the analysis needs of frame index i of f, through
+// the file's cache.
+func (a *analysis) info(f *reader.File, infos []frameInfo, i uint32) frameInfo {
+	if int(i) >= len(infos) {
+		return frameInfo{kind: frameCode}
+	}
+	if fi := infos[i]; fi.kind != frameUnseen {
+		return fi
+	}
+	fr := f.Frame(i)
+	var h maphash.Hash
+	h.SetSeed(a.seed)
+	h.WriteString(fr.Func)
+	h.WriteByte(0)
+	h.WriteString(fr.File)
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(fr.Line))
+	h.Write(n[:])
+	fi := frameInfo{h: h.Sum64(), kind: frameCode}
+	if l, ok := tachyon.LabelOf(fr); ok {
 		switch {
 		case l.Key == tachyon.LabelCreatedBy:
-			site = l.Value
+			fi.kind = frameCreated
 		case l.Key == tachyon.LabelLeak && l.Value == tachyon.LeakUnreachable:
+			fi.kind = frameLeak
+		}
+	}
+	infos[i] = fi
+	return fi
+}
+
+// keyOf returns the group of a blocked sample's stack and its leak mark.
+func (a *analysis) keyOf(f *reader.File, lf *labelframes.Frames, infos []frameInfo, stack []uint32) stackKey {
+	code := lf.Code(stack)
+	sk := stackKey{}
+	site, hasSite := uint32(0), false
+	var h maphash.Hash
+	h.SetSeed(a.seed)
+	var n [8]byte
+	for _, i := range stack[code:] {
+		switch fi := a.info(f, infos, i); fi.kind {
+		case frameCreated:
+			site, hasSite = i, true
+			binary.LittleEndian.PutUint64(n[:], fi.h)
+			h.Write(n[:])
+		case frameLeak:
 			sk.leaked = true
 		}
 	}
-	var h maphash.Hash
-	h.SetSeed(a.seed)
-	h.WriteString(site)
-	var n [8]byte
+	h.WriteByte(0)
 	for _, i := range stack[:code] {
-		fr := f.Frame(i)
-		h.WriteByte(0)
-		h.WriteString(fr.Func)
-		h.WriteByte(0)
-		h.WriteString(fr.File)
-		binary.LittleEndian.PutUint64(n[:], uint64(fr.Line))
+		binary.LittleEndian.PutUint64(n[:], a.info(f, infos, i).h)
 		h.Write(n[:])
 	}
 	sum := h.Sum64()
@@ -395,13 +441,18 @@ func (a *analysis) keyOf(f *reader.File, lf *labelframes.Frames, stack []uint32)
 			a.untold = true
 			return stackKey{key: -1}
 		}
-		wait := make([]tachyon.Frame, 0, min(code, maxWait))
+		g := &group{counts: make([]int, len(a.slices)), unr: make([]int, len(a.slices))}
+		if hasSite {
+			l, _ := tachyon.LabelOf(f.Frame(site))
+			g.site = l.Value
+		}
+		g.wait = make([]tachyon.Frame, 0, min(code, maxWait))
 		for _, i := range stack[:min(code, maxWait)] {
-			wait = append(wait, f.Frame(i))
+			g.wait = append(g.wait, f.Frame(i))
 		}
 		idx = int32(len(a.groups))
 		a.keys[sum] = idx
-		a.groups = append(a.groups, &group{site: site, wait: wait, counts: make([]int, len(a.slices)), unr: make([]int, len(a.slices))})
+		a.groups = append(a.groups, g)
 	}
 	sk.key = idx
 	return sk
