@@ -1,7 +1,9 @@
 package sampler
 
 import (
+	"bytes"
 	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -85,5 +87,51 @@ func TestCreationSites(t *testing.T) {
 		check(early, c.before)
 		check(late, true)
 		t.Logf("%v: %v", c.b, late)
+	}
+}
+
+// TestSitesHandedOver: a trace backend that follows another under Auto
+// labels a goroutine created before its trace began with the site the
+// previous backend knew (emitter.sites), and the others with none.
+func TestSitesHandedOver(t *testing.T) {
+	data := recordTrace(t, 20, 200*time.Millisecond)
+	parse := func(sites map[uint64]string) *memSink {
+		rd, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink := newMemSink()
+		em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
+		em.sites = sites
+		if err := newTraceBackend(em, rd, time.Now()).consume(); err != nil {
+			t.Fatal(err)
+		}
+		return sink
+	}
+	var parked []uint64
+	for _, s := range parse(nil).all() {
+		if s.hasFunc("sampler.blockChan2") && createdOf(s.stack) == "" && !slices.Contains(parked, s.gid) {
+			parked = append(parked, s.gid)
+		}
+	}
+	if len(parked) < 2 {
+		t.Fatalf("%d parked goroutines without a site", len(parked))
+	}
+	const site = "main.before main.go:7"
+	sink := parse(map[uint64]string{parked[0]: site})
+	for _, id := range parked[:2] {
+		want := ""
+		if id == parked[0] {
+			want = site
+		}
+		smps := sink.of(id)
+		if len(smps) == 0 {
+			t.Fatalf("g%d: no samples", id)
+		}
+		for _, s := range smps {
+			if got := createdOf(s.stack); got != want {
+				t.Fatalf("g%d: created_by %q, want %q", id, got, want)
+			}
+		}
 	}
 }
