@@ -56,6 +56,9 @@ type config struct {
 	capturePeriod time.Duration
 	captureBefore time.Duration
 	captureAfter  time.Duration
+
+	noCreation bool          // sampler.Config.NoCreationLabels (leaks.go)
+	leakEvery  time.Duration // sampler.Config.LeakProfile (leaks.go)
 }
 
 func defaultConfig() config {

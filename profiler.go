@@ -117,6 +117,8 @@ func Start(opts ...Option) (p *Profile) {
 		NoWaitReasonFrames: !p.cfg.waitFrames,
 		NoCPUSamples:       !p.cfg.wallCPU,
 		AwaitCPUProfile:    p.cfg.awaitCPU,
+		NoCreationLabels:   p.cfg.noCreation,
+		LeakProfile:        p.cfg.leakEvery,
 		Observer:           sampler.Tee(p.cfg.observers...),
 		// What the sampler must say at once (the app's CPU profile was
 		// shared or taken back) is said even when quiet.
@@ -278,6 +280,7 @@ func (p *Profile) Stop() error {
 			if st.CPUProfile != "" {
 				fallback += " (CPU profile: " + st.CPUProfile + ")"
 			}
+			fallback += leakSummary(st)
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
 			}

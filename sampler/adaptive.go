@@ -297,10 +297,11 @@ func (a *adaptive) switchTo(kind Backend, why string) {
 	at := time.Since(a.start)
 	a.em.handing.Store(true)
 	a.cur.stop()
-	a.em.handing.Store(false) // a snapshot backend hands nothing over
+	a.em.handing.Store(false)
 	a.cur = nil
 	if kind != Trace {
 		a.em.handover = nil // stacks of goroutines that will move meanwhile
+		a.em.sites = nil    // the snapshots read them off their dumps
 	}
 	if kind == Trace {
 		kind, why = a.startTrace(traceOpts{resync: true}, why)

@@ -270,7 +270,16 @@
 //     runtime/trace region (trace.WithRegion, StartRegion);
 //   - task (tachyon.LabelTask): the type of the task of that region if it
 //     is in one, else of the latest task (trace.NewTask) the goroutine
-//     began and has not ended. Tasks and regions are not inherited.
+//     began and has not ended. Tasks and regions are not inherited;
+//   - created_by (tachyon.LabelCreatedBy): where the goroutine was
+//     created, the innermost frame the normalisation keeps of its
+//     creator's stack at the go statement, which the trace records with
+//     each creation ("main.serve server.go:42"), unless
+//     Config.NoCreationLabels. A goroutine created before the trace
+//     began has none (creation.go);
+//   - leak (tachyon.LabelLeak): "unreachable" from the goroutine leak
+//     profile that found the goroutine can never run again (Go 1.27 and
+//     later, with Config.LeakProfile; leakprof.go).
 //
 // A change takes effect at the first tick after it (a tick at the same
 // nanosecond sees the labels before it), so a region's samples total its
@@ -293,8 +302,11 @@
 //
 // The trace backend asks for label events (tracelabel.Enable) while it
 // runs and stops asking when it stops, Auto's switches to snapshots
-// included. The snapshot backend's samples carry no labels: a
-// runtime.Stack dump has none.
+// included. The snapshot backend's samples carry one label only,
+// created_by, from runtime.Stack's "created by" lines (for every
+// goroutine, those created before Start too): a dump has no other. Its
+// function is the one that holds the go statement, where the trace names
+// the function inlined there, if the statement is in an inlined call.
 //
 // # Observers
 //

@@ -71,6 +71,15 @@ type emitter struct {
 	// backend drops the map once the runtime has reported every goroutine.
 	handing  atomic.Bool
 	handover map[uint64]*stack
+	// sites holds, across a switch under Auto, the creation site of each
+	// live goroutine the outgoing backend knew (creation.go): the next
+	// trace backend sees no creation for them. Dropped with handover.
+	sites map[uint64]string
+
+	// The goroutine leak profiles (leakprof.go): taken, refused, the
+	// goroutines marked, and why none could be taken.
+	leakTaken, leakRefused, leakMarked int
+	leakNote                           string
 
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.

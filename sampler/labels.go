@@ -51,11 +51,14 @@ type pset struct {
 	labels []tachyon.Label
 }
 
-// setKey identifies a labelSet: the pprof set and the trace's task and
-// region types.
+// setKey identifies a labelSet: the pprof set, the trace's task and
+// region types, the goroutine's creation site and whether the runtime
+// proved it leaked.
 type setKey struct {
 	p            *pset
 	task, region string
+	created      string
+	leaked       bool
 }
 
 // labelledKey identifies a stack with a label set.
@@ -85,6 +88,8 @@ type glabels struct {
 	regions []regionRec
 	deep    int       // regions begun past maxRegions, not kept
 	tasks   []taskRec // tasks it began and has not ended, latest last
+	created string    // its creation site (creation.go); "": not known
+	leaked  bool      // the goroutine leak profile found it (leakprof.go)
 }
 
 // Bounds of the label state: a goroutine's regions and tasks kept, and
@@ -223,15 +228,16 @@ func (lb *labeler) pset(msg string) *pset {
 }
 
 // inherit gives a goroutine created by the goroutine creator its pprof
-// labels, as runtime/pprof does.
-func (tb *traceBackend) inherit(g *tgor, creator uint64) {
+// labels, as runtime/pprof does, and reports whether it had any.
+func (tb *traceBackend) inherit(g *tgor, creator uint64) bool {
 	if len(tb.labels.psets) == 0 || creator == gotrace.NoGoroutine || creator == g.id {
-		return // no label event met yet: nothing to inherit
+		return false // no label event met yet: nothing to inherit
 	}
 	if c := tb.gs.Find(creator); c != nil && c.pl != nil {
 		g.pl = c.pl
-		tb.relabel(g, nil)
+		return true
 	}
+	return false
 }
 
 // relabel sets g's label set from its state, first queuing the ticks
@@ -241,7 +247,7 @@ func (tb *traceBackend) inherit(g *tgor, creator uint64) {
 // sample under their labels tell where: not where the scheduler sees it
 // later, under other labels.
 func (tb *traceBackend) relabel(g *tgor, s *stack) {
-	k := setKey{p: g.pl}
+	k := setKey{p: g.pl, created: g.created, leaked: g.leaked}
 	if n := len(g.regions); n > 0 {
 		k.region = g.regions[n-1].typ
 	}
@@ -263,7 +269,7 @@ func (tb *traceBackend) relabel(g *tgor, s *stack) {
 
 // labelSet returns the interned set of k, nil if it holds no label.
 func (tb *traceBackend) labelSet(k setKey) *labelSet {
-	if k.p == nil && k.task == "" && k.region == "" {
+	if k == (setKey{}) {
 		return nil
 	}
 	lb := &tb.labels
@@ -280,6 +286,12 @@ func (tb *traceBackend) labelSet(k setKey) *labelSet {
 	}
 	if k.region != "" {
 		all = append(all, tachyon.Label{Key: tachyon.LabelRegion, Value: k.region})
+	}
+	if k.created != "" {
+		all = append(all, tachyon.Label{Key: tachyon.LabelCreatedBy, Value: k.created})
+	}
+	if k.leaked {
+		all = append(all, tachyon.Label{Key: tachyon.LabelLeak, Value: tachyon.LeakUnreachable})
 	}
 	frames := tachyon.LabelFrames(all)
 	lb.scratch = all[:0]

@@ -23,14 +23,32 @@ import (
 )
 
 // labelsOf returns the labels of a sample's stack as "k=v" strings,
-// outermost first, and the number of code frames.
+// outermost first, but its creation site (createdOf), and the number of
+// code frames.
 func labelsOf(stack []tachyon.Frame) (labels []string, code int) {
 	code = tachyon.SplitLabels(len(stack), func(i int) bool { return tachyon.IsLabel(stack[i]) })
 	for i := len(stack) - 1; i >= code; i-- {
 		l, _ := tachyon.LabelOf(stack[i])
-		labels = append(labels, l.String())
+		if l.Key != tachyon.LabelCreatedBy {
+			labels = append(labels, l.String())
+		}
 	}
 	return labels, code
+}
+
+// createdOf returns the creation-site label of a sample's stack, "" if
+// none.
+func createdOf(stack []tachyon.Frame) string {
+	for i := len(stack) - 1; i >= 0; i-- {
+		l, ok := tachyon.LabelOf(stack[i])
+		if !ok {
+			break
+		}
+		if l.Key == tachyon.LabelCreatedBy {
+			return l.Value
+		}
+	}
+	return ""
 }
 
 // setLabels writes a label log as profiler.SetGoroutineLabels does.

@@ -95,6 +95,16 @@ type Config struct {
 	// NoWaitReasonFrames, if true, omits the synthetic "[chan receive]"
 	// innermost frame of blocked goroutines.
 	NoWaitReasonFrames bool
+	// NoCreationLabels, if true, omits the label tachyon.LabelCreatedBy
+	// (where each goroutine was created) from the samples.
+	NoCreationLabels bool
+	// LeakProfile, if positive, has the trace backend take the runtime's
+	// goroutine leak profile (Go 1.27 and later) every LeakProfile and at
+	// Stop, and label the goroutines it proves can never wake
+	// (tachyon.LabelLeak). Each one stops the world for a dump of every
+	// goroutine: see leakprof.go. Where the profile does not exist,
+	// Stats.LeakProfile says so.
+	LeakProfile time.Duration
 	// NoCPUSamples, in wall mode, leaves the CPU profiler alone, for an
 	// application that takes its own CPU profiles while a wall profile
 	// runs (pprof.StartCPUProfile fails while the sampler holds the
@@ -192,6 +202,13 @@ type Stats struct {
 	// CPUUnplaced counts CPU samples wall mode could not place: the
 	// goroutine had no tick left in the generation to take them.
 	CPUUnplaced uint64
+	// LeakProfiles counts the goroutine leak profiles taken
+	// (Config.LeakProfile), LeakRefused those not taken because the dump
+	// would stop the world longer than MaxSnapshotPause, and LeakMarked
+	// the goroutines they labelled unreachable. LeakProfile says why
+	// none could be taken ("" if they could, or were not asked for).
+	LeakProfiles, LeakRefused, LeakMarked int
+	LeakProfile                           string
 }
 
 // ErrRunning is returned by Start while another Sampler runs in this process.
@@ -301,6 +318,8 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.CPUSamples = em.cpuSamples
 		s.stats.NoCPUSample, s.stats.CPUUnplaced = em.noCPU, em.cpuUnplaced
 		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
+		s.stats.LeakProfiles, s.stats.LeakRefused, s.stats.LeakMarked = em.leakTaken, em.leakRefused, em.leakMarked
+		s.stats.LeakProfile = em.leakNote
 		if sec := elapsed.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec
 		}

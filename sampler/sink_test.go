@@ -164,6 +164,18 @@ func (s memSample) String() string {
 	return b.String()
 }
 
+// code returns s without its creation-site label, which a goroutine
+// created before the trace began gains where the snapshot backend
+// samples it.
+func (s memSample) code() memSample {
+	if n := len(s.stack); n > 0 {
+		if l, ok := tachyon.LabelOf(s.stack[n-1]); ok && l.Key == tachyon.LabelCreatedBy {
+			s.stack = s.stack[:n-1]
+		}
+	}
+	return s
+}
+
 // hasFunc reports whether the stack contains a function with this suffix.
 func (s memSample) hasFunc(suffix string) bool {
 	for _, f := range s.stack {

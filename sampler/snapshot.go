@@ -50,6 +50,7 @@ type snapFrame struct {
 type snapGor struct {
 	track
 	dump uint64 // the latest dump that listed it
+	site string // its creation site, "" if the dump did not say
 }
 
 // snapshot is the snapshot backend; its loop owns every field but quit,
@@ -61,6 +62,7 @@ type snapshot struct {
 
 	buf       []byte
 	frames    map[string]snapFrame // "func\x00file:line" -> frame
+	sites     map[string]siteFrame // "func\x00file:line" of a go statement -> its created_by label
 	elided    uint32               // the "[frames elided]" frame, once elidedSet
 	elidedSet bool
 	stacks    stackTable
@@ -83,6 +85,7 @@ func newSnapshot(em *emitter) *snapshot {
 		done:    make(chan struct{}),
 		buf:     make([]byte, snapInitialBuf),
 		frames:  make(map[string]snapFrame),
+		sites:   make(map[string]siteFrame),
 		stacks:  make(stackTable),
 		reasons: make(map[string]string),
 		gs:      make(map[uint64]*snapGor),
@@ -96,10 +99,19 @@ func startSnapshot(em *emitter) *snapshot {
 	return sb
 }
 
-// stop ends the loop and waits for it.
+// stop ends the loop and waits for it. Under Auto's switch, the next
+// backend learns the creation sites of the goroutines of the last dump.
 func (sb *snapshot) stop() {
 	close(sb.quit)
 	<-sb.done
+	if sb.em.handing.Load() {
+		sb.em.sites = make(map[uint64]string, len(sb.gs))
+		for id, g := range sb.gs {
+			if g.site != "" {
+				sb.em.sites[id] = g.site
+			}
+		}
+	}
 }
 
 func (sb *snapshot) loop() {
@@ -189,6 +201,9 @@ type snapG struct {
 	outer     role // role of the outermost frame so far: the start function
 	skip      bool
 	open      bool
+	// created is its creation site's label, if hasCreated.
+	created    siteFrame
+	hasCreated bool
 }
 
 // parse turns one dump into samples at timestamp ts (µs since the epoch),
@@ -197,7 +212,8 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 	sb.em.ticks++
 	sb.dumps++
 	var g snapG
-	var fn []byte // function of the frame whose file line comes next
+	var fn []byte      // function of the frame whose file line comes next
+	var creator []byte // function of the "created by" line whose file line comes next
 	skipFile := false
 	for len(b) > 0 {
 		var line []byte
@@ -223,6 +239,9 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		case line[0] == '\t':
 			if skipFile {
 				skipFile = false
+				if creator != nil {
+					sb.creation(&g, creator, line[1:])
+				}
 				continue
 			}
 			if fn != nil {
@@ -231,6 +250,13 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 			}
 		case bytes.HasPrefix(line, []byte("created by ")):
 			skipFile = true
+			creator = nil
+			if !sb.em.cfg.NoCreationLabels {
+				creator = line[len("created by "):]
+				if k := bytes.Index(creator, []byte(" in goroutine ")); k >= 0 {
+					creator = creator[:k]
+				}
+			}
 		case bytes.HasPrefix(line, []byte("...")) && bytes.Contains(line, []byte("elided")):
 			// runtime.Stack keeps a deep stack's innermost and outermost
 			// 50 frames: mark the gap.
@@ -285,6 +311,39 @@ func (sb *snapshot) elidedFrame() uint32 {
 
 // elidedFrame names the gap runtime.Stack leaves in a deep stack.
 const elidedFrame = "[frames elided]"
+
+// siteFrame is a creation site and its label frame.
+type siteFrame struct {
+	idx  uint32
+	site string
+}
+
+// creation sets g's creation-site label from its "created by fn" line
+// and the file line after it ("file:line +0x1d"), through the cache.
+func (sb *snapshot) creation(g *snapG, fn, loc []byte) {
+	if k := bytes.LastIndexByte(loc, ' '); k > 0 {
+		loc = loc[:k]
+	}
+	sb.key = append(append(append(sb.key[:0], fn...), 0), loc...)
+	sf, ok := sb.sites[string(sb.key)]
+	if !ok {
+		k := bytes.LastIndexByte(loc, ':')
+		if k <= 0 {
+			return
+		}
+		line, err := strconv.Atoi(string(loc[k+1:]))
+		if err != nil {
+			return
+		}
+		sf.site = tachyon.CreationSite(string(fn), string(loc[:k]), line)
+		sf.idx = sb.em.sink.Frame(tachyon.LabelFrame(tachyon.Label{Key: tachyon.LabelCreatedBy, Value: sf.site}))
+		if len(sb.sites) >= maxSites {
+			clear(sb.sites)
+		}
+		sb.sites[string(sb.key)] = sf
+	}
+	g.created, g.hasCreated = sf, true
+}
 
 // addFrame resolves one "func" + "file:line +0x1d" pair through the cache
 // and normalises it as the trace backend does (a dump taken with
@@ -343,6 +402,11 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 	}
 	if sb.em.cfg.Mode == CPU && g.state != gRunning && g.state != gRunnable && g.state != gSyscall {
 		return
+	}
+	if g.hasCreated {
+		// The label frame outermost, as the trace backend writes it.
+		sb.stack = append(sb.stack[:min(len(sb.stack), maxDepth-1)], g.created.idx)
+		gor.site = g.created.site
 	}
 	s := sb.stacks.intern(&stack{frames: sb.stack, panicking: g.panicking, evidence: true})
 	if g.state == gWaiting {

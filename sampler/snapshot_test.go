@@ -86,7 +86,7 @@ func TestSnapshotParse(t *testing.T) {
 		got = append(got, b.String())
 	}
 	want := []string{
-		"g7 status=0x0: [chan receive] main.(*T).wait main.Gen[...] @t.go:42 @gen.go:7",
+		"g7 status=0x0: [chan receive] main.(*T).wait main.Gen[...] created_by=main.main main.go:9 @t.go:42 @gen.go:7 @<labels>:0",
 		"g8 status=0x0: [select (no cases)] main.forever [frames elided] main.root @f.go:3 @f.go:1",
 		"g9 status=0x8: main.work @w.go:5",
 		"g10 status=0x0: [semacquire] main.lock @l.go:2",

@@ -103,6 +103,7 @@ func (x *xsource) Next(out *gotrace.Event) error {
 			out.Stack, out.Reason = x.id(tr.Stack), x.reasonOf(tr.Reason)
 			if from == xtrace.GoNotExist {
 				out.Creator = uint64(ev.Goroutine())
+				out.CreatorStack = x.id(ev.Stack())
 			}
 			return nil
 		case xtrace.EventTaskBegin, xtrace.EventTaskEnd:

@@ -83,7 +83,9 @@ type traceBackend struct {
 	baseWall  int64 // ns since the epoch at baseTrace
 	startWall time.Time
 
-	labels labeler // label state across goroutines (labels.go)
+	labels labeler   // label state across goroutines (labels.go)
+	sites  siteCache // creation sites (creation.go)
+	leaks  *leakFeed // goroutine leak profiles, nil if not taken (leakprof.go)
 
 	ticks tickGrid
 	pace  pacer
@@ -140,6 +142,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
 	tb.startCPU()
+	tb.startLeaks()
 	close(tb.begun)
 	return tb, nil
 }
@@ -220,6 +223,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 // stop stops CPU profiling and tracing, then waits until the parser has
 // consumed and emitted everything.
 func (tb *traceBackend) stop() {
+	tb.stopLeaks()
 	tb.pace.stop()
 	tb.release() // returns once all trace data has been written to the pipe
 	tb.pw.Close()
@@ -311,6 +315,9 @@ func (tb *traceBackend) handle(ev *gotrace.Event) {
 		return
 	}
 	tb.advance(t)
+	if tb.leaks != nil && tb.leaks.has.Load() {
+		tb.applyLeaks(t)
+	}
 	switch ev.Kind {
 	case gotrace.Transition:
 		tb.transition(ev, t)
@@ -336,13 +343,14 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	tb.advance(t)
 	if tb.gen == 2 {
 		// Every goroutine has been reported by now (see handover).
-		tb.em.handover = nil
+		tb.em.handover, tb.em.sites = nil, nil
 	}
 	tb.placeActive()
 	tb.settleShare()
 	tb.watermark(t)
 	clear(tb.stacks)
 	tb.stacks = tb.stacks[:0]
+	tb.sites.newGeneration()
 	tb.endedGen = 0
 }
 
@@ -402,9 +410,13 @@ func (tb *traceBackend) finish() {
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) { // Auto switches: another backend follows
 		tb.em.handover = make(map[uint64]*stack, len(tb.live))
+		tb.em.sites = make(map[uint64]string, len(tb.live))
 		for _, g := range tb.live {
 			if g.stack != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = g.stack
+			}
+			if g.created != "" && g.role != roleHidden {
+				tb.em.sites[g.id] = g.created
 			}
 		}
 	}

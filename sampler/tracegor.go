@@ -114,6 +114,13 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 	}
 	tb.gs.Add(id, g)
 	tb.live = append(tb.live, g)
+	if site, ok := tb.em.sites[id]; ok {
+		// Created before this trace began, where the previous backend
+		// saw where.
+		delete(tb.em.sites, id)
+		g.created = site
+		tb.relabel(g, nil)
+	}
 	return g, true
 }
 
@@ -163,7 +170,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g, isNew := tb.goroutine(id)
 	if isNew && from == gotrace.GoNotExist {
-		tb.inherit(g, ev.Creator)
+		tb.born(g, ev)
 	}
 	s := tb.gstack(g, ev.Stack)
 	tb.learnFromTransition(g, s, from == gotrace.GoNotExist)

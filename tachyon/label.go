@@ -1,7 +1,9 @@
 package tachyon
 
 import (
+	"path"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -22,7 +24,8 @@ import (
 // of a function name splits it; a value may hold anything.
 //
 // Keys the Go sampler writes from the runtime's execution trace:
-// LabelTask and LabelRegion. Other keys are the program's pprof labels.
+// LabelTask, LabelRegion and LabelCreatedBy; LabelLeak from the runtime's
+// goroutine leak profile. Other keys are the program's pprof labels.
 
 // LabelFile is the file name of every label frame.
 const LabelFile = "<labels>"
@@ -35,7 +38,26 @@ const (
 	// LabelRegion is the type of a goroutine's innermost region
 	// (trace.WithRegion, trace.StartRegion).
 	LabelRegion = "region"
+	// LabelCreatedBy is where a goroutine was created: the function that
+	// holds the go statement, a space, and the statement's file base
+	// name and line ("main.serve server.go:42"). Each goroutine has its
+	// own; it is not inherited.
+	LabelCreatedBy = "created_by"
+	// LabelLeak marks a goroutine the runtime proved can never run again
+	// (Go's goroutineleak profile: blocked on something no running
+	// goroutine can reach), with the value LeakUnreachable, on its
+	// samples from the profile that found it on.
+	LabelLeak = "leak"
 )
+
+// LeakUnreachable is the value of LabelLeak.
+const LeakUnreachable = "unreachable"
+
+// CreationSite returns the value of LabelCreatedBy for a go statement in
+// function fn at file:line.
+func CreationSite(fn, file string, line int) string {
+	return fn + " " + path.Base(file) + ":" + strconv.Itoa(line)
+}
 
 // Label is one key and value.
 type Label struct {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/upload"
 )
 
@@ -59,8 +60,8 @@ func checkReceived(t *testing.T, got []received, paths []string, series map[stri
 			t.Errorf("segment %d: series labels %v, want %v", i, rec.series, series)
 		}
 		for k := range rec.labelKeys {
-			if k != "state" && k != "wait_reason" {
-				t.Errorf("segment %d: sample label %q, want only state and wait_reason", i, k)
+			if k != "state" && k != "wait_reason" && k != tachyon.LabelCreatedBy {
+				t.Errorf("segment %d: sample label %q, want only state, wait_reason and created_by", i, k)
 			}
 		}
 		if !rec.labelKeys["state"] || !rec.labelKeys["wait_reason"] {

@@ -44,7 +44,7 @@ func TestHostileSuite(t *testing.T) {
 		"proc-names":    hostile.ProcNames(),
 	}
 	commands := [][]string{
-		{"info"}, {"verify"}, {"dump"}, {"collapsed"}, {"report", "-o", "OUT.html"},
+		{"info"}, {"verify"}, {"dump"}, {"collapsed"}, {"report", "-o", "OUT.html"}, {"leaks"},
 		{"convert", "--to", "pprof", "-o", "OUT.pb"},
 		{"convert", "--to", "speedscope", "-o", "OUT.json"},
 		{"convert", "--to", "nytprof", "-o", "OUT.nyt"},

@@ -25,7 +25,14 @@ func Aggregate(f *reader.File, opt Options) (*Profile, error) {
 	if err := a.read(f); err != nil {
 		return nil, err
 	}
-	return a.finish(f)
+	p, err := a.finish(f)
+	if err != nil {
+		return nil, err
+	}
+	if p.Leaks, err = leaksOf(f, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // goroutine is what Aggregate keeps of every goroutine: some 70 bytes,

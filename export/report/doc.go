@@ -50,6 +50,16 @@
 // brushed range (labels.js, labels.css, which work through report.js's
 // API); the page of a profile without labels carries neither.
 //
+// The Go sampler labels every goroutine's samples with where it was
+// created (tachyon.LabelCreatedBy), so the label picker groups every view
+// by spawn site; it shows a program's own key first, if it has one.
+// A wall profile with goroutines blocked at one stack through whole slices
+// of it has a leaks view (leaks.js, leaks.css): internal/leaks' groups, by
+// creation site and wait, those that grow or that the runtime proved can
+// never wake first, each with its count by slice as a sparkline, its growth
+// a second and its goroutines marked unreachable; the groups that do not
+// grow on demand. tachyon leaks prints the same analysis.
+//
 // The page keeps its view in the URL's fragment (urlstate.js): the view,
 // frames by function or line, the brushed range, the search, the node
 // zoomed into and the label key and values picked, as in

@@ -25,6 +25,7 @@ type document struct {
 	Groups  []docGroup `json:"groups"`
 	Lanes   []lane     `json:"lanes"`
 	Labels  *docLabels `json:"labels,omitempty"` // only when samples carry labels
+	Leaks   *docLeaks  `json:"leaks,omitempty"`  // only with goroutines blocked through the last slice
 }
 
 type meta struct {
@@ -126,6 +127,7 @@ func (p *Profile) document(keep []int32) *document {
 		d.Labels = p.docLabels(in, sets)
 	}
 	d.Groups = p.docGroups(in)
+	d.Leaks = p.docLeaks(in)
 	for _, l := range p.Lanes {
 		d.Lanes = append(d.Lanes, lane{
 			G: goroutineName(l), Group: l.Group, Samples: l.Samples, States: l.States,

@@ -27,6 +27,12 @@ var (
 	labelsStyle string
 	//go:embed labels.js
 	labelsScript string
+	// The page of a profile with a leaks view (leaks.go) adds these,
+	// which run after script and labelsScript.
+	//go:embed leaks.css
+	leaksStyle string
+	//go:embed leaks.js
+	leaksScript string
 	// urlScript keeps the view in the URL's fragment and sets it from
 	// there; it runs last, through the API of script and labelsScript.
 	//go:embed urlstate.js
@@ -69,12 +75,18 @@ func (p *Profile) WriteHTML(w io.Writer) error {
 	if labels {
 		bw.WriteString(labelsStyle)
 	}
+	if p.Leaks != nil {
+		bw.WriteString(leaksStyle)
+	}
 	bw.WriteString(mid)
 	bw.Write(data) // json.Marshal escapes <, > and &, so no "</script>" can occur
 	bw.WriteString(mid2)
 	bw.WriteString(script)
 	if labels {
 		bw.WriteString(labelsScript)
+	}
+	if p.Leaks != nil {
+		bw.WriteString(leaksScript)
 	}
 	bw.WriteString(urlScript)
 	bw.WriteString(tail)
@@ -92,6 +104,9 @@ func (p *Profile) documentJSON() ([]byte, error) {
 	budget := p.Options.MaxBytes - len(page) - len(style) - len(script) - len(urlScript)
 	if p.Labelled() {
 		budget -= len(labelsStyle) + len(labelsScript)
+	}
+	if p.Leaks != nil {
+		budget -= len(leaksStyle) + len(leaksScript)
 	}
 	keep := min(p.Options.MaxNodes, len(p.Nodes))
 	for {

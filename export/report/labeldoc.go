@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/gotachyon/profiler/tachyon"
 	"maps"
 	"slices"
 )
@@ -89,9 +90,10 @@ func (p *Profile) docLabels(in *interner, sets []uint16) *docLabels {
 
 // firstKey returns the index in keys of the key the page shows first: the
 // one the most samples shown carry (perSet has them per set), ties by
-// key.
+// key; the program's own keys before the creation site and the leak mark,
+// which the Go sampler puts on every goroutine's samples.
 func (p *Profile) firstKey(keys []string, perSet []uint64) int {
-	best, bestN := 0, uint64(0)
+	best, bestN, bestOwn := 0, uint64(0), false
 	for i, k := range keys {
 		var n uint64
 		for s, set := range p.LabelSets {
@@ -99,8 +101,9 @@ func (p *Profile) firstKey(keys []string, perSet []uint64) int {
 				n += perSet[s]
 			}
 		}
-		if n > bestN {
-			best, bestN = i, n
+		own := k != tachyon.LabelCreatedBy && k != tachyon.LabelLeak
+		if n > 0 && (own && !bestOwn || own == bestOwn && n > bestN) {
+			best, bestN, bestOwn = i, n, own
 		}
 	}
 	return best

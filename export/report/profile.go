@@ -1,6 +1,9 @@
 package report
 
-import "github.com/gotachyon/profiler/tachyon"
+import (
+	"github.com/gotachyon/profiler/internal/leaks"
+	"github.com/gotachyon/profiler/tachyon"
+)
 
 // Class is the part of the samples a state belongs to, as the views split
 // them: a View shows one or two classes, or all of them.
@@ -200,6 +203,10 @@ type Profile struct {
 	// seen: LabelSets[0] is the empty set, of the samples without labels,
 	// and past MaxLabelSets one more set, Other, stands for the rest.
 	LabelSets []LabelSet
+	// Leaks are the goroutines blocked at one stack through whole slices
+	// of the profile, by creation site and wait (internal/leaks); nil for
+	// a CPU profile or one without such goroutines.
+	Leaks *leaks.Result
 }
 
 // BucketWidth returns the span of one timeline bucket in µs.

@@ -136,6 +136,7 @@ type line struct {
 	// creations, tasks, regions, logs
 	creator, task, parent uint64
 	name                  string
+	creatorStack          string // a creation's: the creator's stack
 }
 
 var states = [...]string{"Undetermined", "NotExist", "Runnable", "Running", "Waiting", "Syscall"}
@@ -205,6 +206,7 @@ func xLines(t testing.TB, data []byte) []line {
 				from: xState(from), to: xState(to), reason: tr.Reason, stack: xStack(tr.Stack, seen)}
 			if from == xtrace.GoNotExist {
 				l.creator = uint64(ev.Goroutine())
+				l.creatorStack = xStack(ev.Stack(), seen)
 			}
 			out = append(out, l)
 		case xtrace.EventTaskBegin, xtrace.EventTaskEnd:
@@ -273,6 +275,7 @@ func ourLines(t testing.TB, data []byte) []line {
 				from: states[ev.From], to: states[ev.To], reason: rd.Reason(ev.Reason), stack: stack(ev.Stack)}
 			if ev.From == gotrace.GoNotExist {
 				l.creator = ev.Creator
+				l.creatorStack = stack(ev.CreatorStack)
 			}
 			out = append(out, l)
 		case gotrace.TaskBegin:

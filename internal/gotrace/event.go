@@ -70,6 +70,10 @@ type Event struct {
 	// goroutine that created it: NoGoroutine if none did (a goroutine
 	// made for a cgo callback).
 	Creator uint64
+	// CreatorStack is, for a goroutine's creation, the creator's stack
+	// at the go statement, innermost first, in this generation's table
+	// (0 for none).
+	CreatorStack uint64
 	// Task is the task of a task, region or log event; Parent a
 	// TaskBegin's parent task (0: none).
 	Task, Parent uint64

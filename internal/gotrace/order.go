@@ -93,9 +93,9 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		if c.typ == evGoCreateBlocked {
 			to = GoWaiting
 		}
-		r.create(a[0], to, c.time, a[1], m.g)
+		r.create(a[0], to, c.time, a[1], a[2], m.g)
 	case evGoCreateSyscall:
-		r.create(a[0], GoSyscall, c.time, 0, NoGoroutine)
+		r.create(a[0], GoSyscall, c.time, 0, 0, NoGoroutine)
 		m.g = a[0]
 	case evGoStatus, evGoStatusStack:
 		return true, r.status(c)
@@ -253,15 +253,15 @@ func (r *Reader) status(c *cursor) error {
 // mid returns the M id of c's thread.
 func (r *Reader) mid(c *cursor) uint64 { return r.gen.batches[c.bi].m }
 
-// create adds a goroutine created by goroutine by in state to at t, to
-// start at stack.
-func (r *Reader) create(id uint64, to GoState, t Time, stack, by uint64) {
+// create adds a goroutine created by goroutine by, at its stack at, in
+// state to at t, to start at stack.
+func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 	g := r.gs.Find(id)
 	if g == nil {
 		g = r.add(id, to)
 	}
 	g.state, g.seqGen, g.seq = to, r.gen.num, 0
-	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by})
+	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at})
 }
 
 // end removes goroutine g, which ended at t.

@@ -1,0 +1,104 @@
+package sampler
+
+import (
+	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// Creation sites (trace backend). The runtime records, with each
+// goroutine's creation, the creator's stack at the go statement; its
+// innermost frame the normalisation keeps (the runtime's own frames and
+// compiler wrappers dropped) is the goroutine's creation site, the label
+// tachyon.LabelCreatedBy on every sample of it. A goroutine that existed
+// before the trace began has no creation in the trace and so no site
+// (nothing rather than a guess), unless the goroutine leak profile names
+// its creator (leakprof.go). The snapshot backend reads the site off
+// runtime.Stack's "created by" lines (snapshot.go).
+//
+// A site costs a lookup per creation: the creator's stack id is resolved
+// once a generation (sites), each distinct frame's site string once
+// (siteOf).
+
+// siteCache is the trace backend's creation-site state.
+type siteCache struct {
+	// byStack is this generation's creator stacks resolved: the site's
+	// frame index plus one, noSite for a stack without one, 0 not yet.
+	byStack []uint32
+	// siteOf is the site of each frame index met as one.
+	siteOf map[uint32]string
+}
+
+// noSite marks a creator stack that has no frame to name.
+const noSite = ^uint32(0)
+
+// born sets up the labels of g, created by ev: its creation site and the
+// pprof labels it inherits.
+func (tb *traceBackend) born(g *tgor, ev *gotrace.Event) {
+	changed := tb.inherit(g, ev.Creator)
+	if !tb.em.cfg.NoCreationLabels {
+		if g.created = tb.site(ev.CreatorStack); g.created != "" {
+			changed = true
+		}
+	}
+	if changed {
+		tb.relabel(g, nil)
+	}
+}
+
+// site returns the creation site of creator stack h, "" if it has none.
+func (tb *traceBackend) site(h uint64) string {
+	if h == 0 {
+		return ""
+	}
+	sc := &tb.sites
+	if h < uint64(len(sc.byStack)) {
+		switch v := sc.byStack[h]; v {
+		case 0:
+		case noSite:
+			return ""
+		default:
+			return sc.siteOf[v-1]
+		}
+	}
+	v := noSite
+	frames := tb.rd.Stack(h)
+	for k := range frames {
+		f := &frames[k]
+		e := tb.frame(f)
+		if e.kind != keepFrame {
+			continue
+		}
+		if _, ok := sc.siteOf[e.idx]; !ok {
+			if sc.siteOf == nil {
+				sc.siteOf = make(map[uint32]string)
+			}
+			if len(sc.siteOf) >= maxSites {
+				clear(sc.siteOf)
+				clear(sc.byStack)
+			}
+			sc.siteOf[e.idx] = tachyon.CreationSite(f.Func, f.File, int(f.Line))
+		}
+		v = e.idx + 1
+		break
+	}
+	if h < maxStackIDs {
+		for uint64(len(sc.byStack)) <= h {
+			sc.byStack = append(sc.byStack, 0)
+		}
+		sc.byStack[h] = v
+	}
+	if v == noSite {
+		return ""
+	}
+	return sc.siteOf[v-1]
+}
+
+// maxSites bounds the distinct creation sites remembered (the table
+// starts afresh when full: the sites in use stay valid in the label sets).
+const maxSites = 1 << 14
+
+// newGeneration forgets the ending generation's creator stacks.
+func (sc *siteCache) newGeneration() {
+	clear(sc.byStack)
+	sc.byStack = sc.byStack[:0]
+}

@@ -1,0 +1,137 @@
+package sampler
+
+import (
+	"bytes"
+	"runtime"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// spawnRecord is a goroutine a test started and where, by the program's
+// own record: the function and line of its go statement.
+type spawnRecord struct {
+	id   uint64
+	site string
+}
+
+// spawnAt starts a goroutine parked on stop at a go statement whose site
+// it records (runtime.Caller on the line before it), and another from a
+// closure one call deeper.
+//
+//go:noinline
+func spawnAt(stop chan struct{}, wg *sync.WaitGroup) []spawnRecord {
+	ids := make(chan uint64)
+	var out []spawnRecord
+	pc, file, line, _ := runtime.Caller(0)
+	go func() { ids <- goid.Current(); labelChild(stop); wg.Done() }()
+	out = append(out, spawnRecord{<-ids, tachyon.CreationSite(runtime.FuncForPC(pc).Name(), file, line+1)})
+	func() {
+		pc, file, line, _ := runtime.Caller(0)
+		go func() { ids <- goid.Current(); labelChild(stop); wg.Done() }()
+		out = append(out, spawnRecord{<-ids, tachyon.CreationSite(runtime.FuncForPC(pc).Name(), file, line+1)})
+	}()
+	return out
+}
+
+// TestCreationSites checks every sample of goroutines started before and
+// after Start against the program's own record of where it started
+// them: the trace backend labels those it saw created (the trace has no
+// creation for the others, which carry none), the snapshot backend all,
+// from runtime.Stack; with NoCreationLabels, none.
+func TestCreationSites(t *testing.T) {
+	for _, c := range []struct {
+		b       Backend
+		before  bool // labels the goroutines started before Start
+		noLabel bool
+	}{{Trace, false, false}, {Snapshot, true, false}, {Trace, false, true}, {Snapshot, false, true}} {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(4)
+		early := spawnAt(stop, &wg)
+		sink := newMemSink()
+		s, err := Start(Config{Mode: Wall, Rate: 100, Backend: c.b, NoCreationLabels: c.noLabel}, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond)
+		late := spawnAt(stop, &wg)
+		time.Sleep(100 * time.Millisecond)
+		if _, err := s.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		close(stop)
+		wg.Wait()
+		check := func(recs []spawnRecord, labelled bool) {
+			for _, r := range recs {
+				want := r.site
+				if !labelled || c.noLabel {
+					want = ""
+				}
+				smps := sink.of(r.id)
+				if len(smps) == 0 {
+					t.Errorf("%v: g%d: no samples", c.b, r.id)
+				}
+				for _, smp := range smps {
+					if got := createdOf(smp.stack); got != want {
+						t.Errorf("%v (no labels: %v): g%d: created_by %q, want %q", c.b, c.noLabel, r.id, got, want)
+						break
+					}
+				}
+			}
+		}
+		check(early, c.before)
+		check(late, true)
+		t.Logf("%v: %v", c.b, late)
+	}
+}
+
+// TestSitesHandedOver: a trace backend that follows another under Auto
+// labels a goroutine created before its trace began with the site the
+// previous backend knew (emitter.sites), and the others with none.
+func TestSitesHandedOver(t *testing.T) {
+	data := recordTrace(t, 20, 200*time.Millisecond)
+	parse := func(sites map[uint64]string) *memSink {
+		rd, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink := newMemSink()
+		em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
+		em.sites = sites
+		if err := newTraceBackend(em, rd, time.Now()).consume(); err != nil {
+			t.Fatal(err)
+		}
+		return sink
+	}
+	var parked []uint64
+	for _, s := range parse(nil).all() {
+		if s.hasFunc("sampler.blockChan2") && createdOf(s.stack) == "" && !slices.Contains(parked, s.gid) {
+			parked = append(parked, s.gid)
+		}
+	}
+	if len(parked) < 2 {
+		t.Fatalf("%d parked goroutines without a site", len(parked))
+	}
+	const site = "main.before main.go:7"
+	sink := parse(map[uint64]string{parked[0]: site})
+	for _, id := range parked[:2] {
+		want := ""
+		if id == parked[0] {
+			want = site
+		}
+		smps := sink.of(id)
+		if len(smps) == 0 {
+			t.Fatalf("g%d: no samples", id)
+		}
+		for _, s := range smps {
+			if got := createdOf(s.stack); got != want {
+				t.Fatalf("g%d: created_by %q, want %q", id, got, want)
+			}
+		}
+	}
+}
