@@ -1,0 +1,315 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	rtrace "runtime/trace"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/felixge/fgprof"
+	"github.com/google/pprof/profile"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
+	"github.com/gotachyon/profiler/sampler"
+)
+
+var (
+	scaleNs    = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
+	scalePeers = flag.String("scale-peers", "floor,tachyon,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, fgprof")
+)
+
+// fgprofMaxN is the most goroutines BenchmarkScale runs fgprof with: it
+// dumps every goroutine's stack 99 times a second, and at a million one
+// dump takes longer than the interval.
+const fgprofMaxN = 100000
+
+// scaleEnv names the environment variable that makes the test binary a
+// child of BenchmarkScale: peer,n,settle,window.
+const scaleEnv = "BENCH_SCALE_CHILD"
+
+// scaleResult is what a child of BenchmarkScale measured.
+type scaleResult struct {
+	Peer   string
+	N      int
+	CPU    float64 // process CPU over the window, ms per second (rusage)
+	RSS    uint64  // resident set at the window's end, bytes
+	Heap   uint64  // Go heap in use at the window's end, bytes
+	StopMS float64 // the peer's stop, ms
+	Hz     float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
+	Err    string
+}
+
+// TestMain runs the test binary as a child of BenchmarkScale when asked to
+// (scaleEnv), and the tests otherwise.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(scaleEnv); spec != "" {
+		os.Exit(scaleChild(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// BenchmarkScale measures what profiling costs a program of N goroutines
+// parked benchload.ParkDepth frames deep that does nothing else, at each
+// N of -scale (10,000 and 100,000; 1,000,000 takes minutes and about
+// 3 GB a process). Each peer runs in a child process of its own, so that
+// its resident set is its own: the floor (the runtime writing the
+// execution trace and the CPU profile into io.Discard, which no profiler
+// built on them can go under), tachyon in wall mode at 100 Hz (the Auto
+// backend, writing a zstd file) and fgprof (99 Hz, up to 100,000
+// goroutines), one after the other in rotating order in each iteration.
+// A child parks its goroutines, starts its peer, lets -settle pass, then
+// measures one -window and stops the peer. It reports per N the medians
+// over the iterations of
+//
+//	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
+//	over-floor-%        tachyon's CPU over the floor's in the same
+//	                    iteration, in percent of the floor's
+//	rss-over-floor-B/g  tachyon's resident set over the floor's in the same
+//	                    iteration, per goroutine
+//	heap-over-floor-B/g the same for the Go heap in use
+//	stop-ms             tachyon's Stop (the sampler's and the file's)
+//	Hz                  tachyon's achieved rate (Stats.AchievedHz)
+//	fgprof-Hz           fgprof's, estimated as samples / goroutines / s
+//
+//	go test ./bench -run '^$' -bench Scale -benchtime 3x -window 10s -scale 10000,100000,1000000
+func BenchmarkScale(b *testing.B) {
+	var ns []int
+	for _, f := range strings.Split(*scaleNs, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			b.Fatalf("-scale: bad count %q", f)
+		}
+		ns = append(ns, n)
+	}
+	for _, n := range ns {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchScale(b, n) })
+	}
+}
+
+func benchScale(b *testing.B, n int) {
+	var peers []string
+	for _, p := range strings.Split(*scalePeers, ",") {
+		if p = strings.TrimSpace(p); p == "fgprof" && n > fgprofMaxN {
+			b.Logf("fgprof not run at %d goroutines (at most %d)", n, fgprofMaxN)
+			continue
+		}
+		peers = append(peers, p)
+	}
+	res := map[string][]scaleResult{}
+	var over, rssOver, heapOver []float64
+	for i := range b.N {
+		got := map[string]scaleResult{}
+		for k := range peers {
+			pe := peers[(k+i)%len(peers)]
+			r, err := runScaleChild(pe, n)
+			if err != nil {
+				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
+			}
+			b.Logf("iteration %d: %s: %.1f ms/s, RSS %.1f MB, heap %.1f MB, stop %.1f ms, %.2f Hz",
+				i, pe, r.CPU, float64(r.RSS)/1e6, float64(r.Heap)/1e6, r.StopMS, r.Hz)
+			got[pe] = r
+			res[pe] = append(res[pe], r)
+		}
+		f, okf := got["floor"]
+		t, okt := got["tachyon"]
+		if okf && okt {
+			over = append(over, 100*(t.CPU-f.CPU)/f.CPU)
+			rssOver = append(rssOver, (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
+			heapOver = append(heapOver, (float64(t.Heap)-float64(f.Heap))/float64(max(n, 1)))
+		}
+	}
+	b.StopTimer()
+	med := func(pe string, f func(scaleResult) float64) float64 {
+		var v []float64
+		for _, r := range res[pe] {
+			v = append(v, f(r))
+		}
+		return benchload.Median(v)
+	}
+	for _, pe := range peers {
+		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.CPU }), pe+"-cpu-ms/s")
+	}
+	if len(over) > 0 {
+		b.ReportMetric(benchload.Median(over), "over-floor-%")
+		b.ReportMetric(benchload.Median(rssOver), "rss-over-floor-B/g")
+		b.ReportMetric(benchload.Median(heapOver), "heap-over-floor-B/g")
+	}
+	if len(res["tachyon"]) > 0 {
+		b.ReportMetric(med("tachyon", func(r scaleResult) float64 { return r.StopMS }), "stop-ms")
+		b.ReportMetric(med("tachyon", func(r scaleResult) float64 { return r.Hz }), "Hz")
+	}
+	if len(res["fgprof"]) > 0 {
+		b.ReportMetric(med("fgprof", func(r scaleResult) float64 { return r.Hz }), "fgprof-Hz")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// runScaleChild runs one peer with n parked goroutines in a child process
+// and returns what it measured.
+func runScaleChild(pe string, n int) (scaleResult, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s", scaleEnv, pe, n, *settle, *window))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return scaleResult{}, fmt.Errorf("%w: %s", err, stderr.Bytes())
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line, ok := strings.CutPrefix(sc.Text(), "scale-result ")
+		if !ok {
+			continue
+		}
+		var r scaleResult
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return r, err
+		}
+		if r.Err != "" {
+			return r, fmt.Errorf("child: %s", r.Err)
+		}
+		return r, nil
+	}
+	return scaleResult{}, fmt.Errorf("no result from the child: %s%s", out, stderr.Bytes())
+}
+
+// scaleChild is a child of BenchmarkScale: it parks n goroutines, runs
+// peer for settle and window, measures the window, and prints the result.
+func scaleChild(spec string) int {
+	f := strings.Split(spec, ",")
+	if len(f) != 4 {
+		fmt.Fprintf(os.Stderr, "%s: want peer,n,settle,window: %q\n", scaleEnv, spec)
+		return 2
+	}
+	n, err1 := strconv.Atoi(f[1])
+	settleD, err2 := time.ParseDuration(f[2])
+	windowD, err3 := time.ParseDuration(f[3])
+	if err1 != nil || err2 != nil || err3 != nil {
+		fmt.Fprintf(os.Stderr, "%s: bad spec %q\n", scaleEnv, spec)
+		return 2
+	}
+	r := scaleResult{Peer: f[0], N: n}
+	release := benchload.Park(n)
+	defer release()
+	for runtime.NumGoroutine() < n {
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	runtime.GC()
+	stop, err := startScalePeer(f[0], n)
+	if err != nil {
+		r.Err = err.Error()
+	} else {
+		time.Sleep(settleD)
+		c0, t0 := cpuTime(), time.Now()
+		time.Sleep(windowD)
+		r.CPU = float64(cpuTime()-c0) / 1e6 / time.Since(t0).Seconds()
+		r.RSS, r.Heap = rss(), heapInUse()
+		t1 := time.Now()
+		hz, err := stop()
+		r.StopMS = float64(time.Since(t1).Microseconds()) / 1e3
+		r.Hz = hz
+		if err != nil {
+			r.Err = err.Error()
+		}
+	}
+	line, _ := json.Marshal(r)
+	fmt.Printf("scale-result %s\n", line)
+	return 0
+}
+
+// startScalePeer starts a peer of BenchmarkScale and returns what stops it
+// and returns its achieved rate.
+func startScalePeer(name string, n int) (stop func() (float64, error), err error) {
+	switch name {
+	case "none":
+		return func() (float64, error) { return 0, nil }, nil
+	case "floor":
+		if err := rtrace.Start(io.Discard); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(io.Discard); err != nil {
+			rtrace.Stop()
+			return nil, err
+		}
+		return func() (float64, error) {
+			pprof.StopCPUProfile()
+			rtrace.Stop()
+			return 0, nil
+		}, nil
+	case "tachyon":
+		dir, err := os.MkdirTemp("", "scale")
+		if err != nil {
+			return nil, err
+		}
+		be, err := sampler.ParseBackend(*backend)
+		if err != nil {
+			return nil, err
+		}
+		p := profiler.Start(profiler.WithPath(filepath.Join(dir, "p.bin")), profiler.WithMode(sampler.Wall),
+			profiler.WithRate(100), profiler.WithQuiet(true), profiler.WithBackend(be))
+		if err := p.Err(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		return func() (float64, error) {
+			defer os.RemoveAll(dir)
+			err := p.Stop()
+			return p.Stats().AchievedHz, err
+		}, nil
+	case "fgprof":
+		var buf bytes.Buffer
+		t0 := time.Now()
+		stopF := fgprof.Start(&buf, fgprof.FormatPprof)
+		return func() (float64, error) {
+			if err := stopF(); err != nil {
+				return 0, err
+			}
+			secs := time.Since(t0).Seconds()
+			prof, err := profile.Parse(&buf)
+			if err != nil {
+				return 0, err
+			}
+			var samples int64
+			for _, s := range prof.Sample {
+				samples += s.Value[0]
+			}
+			return float64(samples) / float64(max(n, 1)) / secs, nil
+		}, nil
+	}
+	return nil, fmt.Errorf("unknown peer %q", name)
+}
+
+// rss returns the process's resident set, in bytes.
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+// heapInUse returns the Go heap's spans in use, in bytes.
+func heapInUse() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}

@@ -1,0 +1,143 @@
+package sampler
+
+import (
+	"bytes"
+	"flag"
+	"io"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
+)
+
+var parkedN = flag.Int("parked", 10000, "BenchmarkTraceParked: parked goroutines in the recorded trace")
+
+// parkedTrace is a recorded trace of *parkedN goroutines parked
+// benchload.ParkDepth frames deep, recorded once per process.
+var parkedTrace struct {
+	once sync.Once
+	n    int
+	data []byte
+}
+
+// recordParked records about seven generations of execution trace, with
+// the CPU profiler alongside, while n goroutines are parked.
+func recordParked(tb testing.TB, n int) []byte {
+	parkedTrace.once.Do(func() {
+		release := benchload.Park(n)
+		defer release()
+		time.Sleep(100 * time.Millisecond)
+		parkedTrace.n, parkedTrace.data = n, traceFor(tb, 7200*time.Millisecond)
+	})
+	if parkedTrace.n != n {
+		tb.Fatalf("recorded %d goroutines, want %d", parkedTrace.n, n)
+	}
+	return parkedTrace.data
+}
+
+// generations counts a recorded trace's generations (its Syncs but the
+// last, which ends the trace).
+func generations(tb testing.TB, data []byte) int {
+	rd, err := gotrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ev gotrace.Event
+	n := 0
+	for {
+		if err := rd.Next(&ev); err == io.EOF {
+			break
+		} else if err != nil {
+			tb.Fatal(err)
+		}
+		if ev.Kind == gotrace.Sync {
+			n++
+		}
+	}
+	return n - 1
+}
+
+// warmGens is how many generations BenchmarkTraceParked leaves untimed:
+// the first reports every goroutine as new, and the sampler writes each
+// goroutine's first sample (its handle made) over the next four.
+const warmGens = 5
+
+// BenchmarkTraceParked reads a recorded trace of -parked goroutines
+// (10,000) that do nothing, about seven generations long, alone (read) and
+// through the wall-mode state machine at 100 Hz into a discarding sink
+// (fold). The runtime reports every goroutine's status at each
+// generation's start: ns/g-gen is the cost of one such report of a
+// goroutine that did not change, read (and folded), timed from the sixth
+// generation on, and heap-B/g the heap the reader (and the fold) hold per
+// goroutine at the trace's end. Run it at 100,000 and 1,000,000 with
+//
+//	go test ./sampler -run '^$' -bench TraceParked -parked 100000
+func BenchmarkTraceParked(b *testing.B) {
+	n := *parkedN
+	data := recordParked(b, n)
+	gens := generations(b, data) - warmGens
+	if gens < 1 {
+		b.Fatalf("%d generations recorded", gens+warmGens)
+	}
+	b.Run("read", func(b *testing.B) {
+		benchParked(b, data, n, gens, func(src source) func(*gotrace.Event) { return func(*gotrace.Event) {} })
+	})
+	b.Run("fold", func(b *testing.B) {
+		benchParked(b, data, n, gens, func(src source) func(*gotrace.Event) {
+			tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink()), src, time.Now())
+			return tb.handle
+		})
+	})
+}
+
+// benchParked times, per iteration, reading data from generation warmGens+1
+// on, each event passed to the handler newHandler returns.
+func benchParked(b *testing.B, data []byte, n, gens int, newHandler func(source) func(*gotrace.Event)) {
+	b.ReportAllocs()
+	var heap float64
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		h0 := liveHeap()
+		src, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		handle := newHandler(src)
+		var ev gotrace.Event
+		syncs := 0
+		for {
+			err := src.Next(&ev)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Kind == gotrace.Sync {
+				if syncs++; syncs == warmGens+1 {
+					b.StartTimer()
+				}
+			}
+			handle(&ev)
+		}
+		b.StopTimer()
+		heap = (float64(liveHeap()) - float64(h0)) / float64(n)
+		runtime.KeepAlive(src)
+		runtime.KeepAlive(handle)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*gens), "ns/g-gen")
+	b.ReportMetric(heap, "heap-B/g")
+}
+
+// liveHeap returns the heap in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
