@@ -28,13 +28,16 @@ import (
 
 var (
 	scaleNs    = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
-	scalePeers = flag.String("scale-peers", "floor,tachyon,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, fgprof")
+	scalePeers = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, fgprof")
 )
 
 // fgprofMaxN is the most goroutines BenchmarkScale runs fgprof with: it
 // dumps every goroutine's stack 99 times a second, and at a million one
 // dump takes longer than the interval.
 const fgprofMaxN = 100000
+
+// tachyonPeers are BenchmarkScale's peers that are tachyon.
+var tachyonPeers = []string{"tachyon", "tachyon-out"}
 
 // scaleEnv names the environment variable that makes the test binary a
 // child of BenchmarkScale: peer,n,settle,window.
@@ -68,20 +71,23 @@ func TestMain(m *testing.M) {
 // its resident set is its own: the floor (the runtime writing the
 // execution trace and the CPU profile into io.Discard, which no profiler
 // built on them can go under), tachyon in wall mode at 100 Hz (the Auto
-// backend, writing a zstd file) and fgprof (99 Hz, up to 100,000
-// goroutines), one after the other in rotating order in each iteration.
+// backend, writing a zstd file to a path: its checkpoints, merged at
+// Stop), tachyon-out (the same into one file, WithOutput: no checkpoints)
+// and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
+// rotating order in each iteration.
 // A child parks its goroutines, starts its peer, lets -settle pass, then
 // measures one -window and stops the peer. It reports per N the medians
 // over the iterations of
 //
 //	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
-//	over-floor-%        tachyon's CPU over the floor's in the same
+//	<t>-over-floor-%    a tachyon peer's CPU over the floor's in the same
 //	                    iteration, in percent of the floor's
-//	rss-over-floor-B/g  tachyon's resident set over the floor's in the same
+//	<t>-rss-B/g         its resident set over the floor's in the same
 //	                    iteration, per goroutine
-//	heap-over-floor-B/g the same for the Go heap in use
-//	stop-ms             tachyon's Stop (the sampler's and the file's)
-//	Hz                  tachyon's achieved rate (Stats.AchievedHz)
+//	<t>-heap-B/g        the same for the Go heap in use
+//	<t>-stop-ms         its Stop (the sampler's and the file's; tachyon's
+//	                    merges the checkpoints)
+//	<t>-Hz              its achieved rate (Stats.AchievedHz)
 //	fgprof-Hz           fgprof's, estimated as samples / goroutines / s
 //
 //	go test ./bench -run '^$' -bench Scale -benchtime 3x -window 10s -scale 10000,100000,1000000
@@ -109,7 +115,7 @@ func benchScale(b *testing.B, n int) {
 		peers = append(peers, p)
 	}
 	res := map[string][]scaleResult{}
-	var over, rssOver, heapOver []float64
+	over, rssOver, heapOver := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for i := range b.N {
 		got := map[string]scaleResult{}
 		for k := range peers {
@@ -124,11 +130,12 @@ func benchScale(b *testing.B, n int) {
 			res[pe] = append(res[pe], r)
 		}
 		f, okf := got["floor"]
-		t, okt := got["tachyon"]
-		if okf && okt {
-			over = append(over, 100*(t.CPU-f.CPU)/f.CPU)
-			rssOver = append(rssOver, (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
-			heapOver = append(heapOver, (float64(t.Heap)-float64(f.Heap))/float64(max(n, 1)))
+		for _, pe := range tachyonPeers {
+			if t, ok := got[pe]; ok && okf {
+				over[pe] = append(over[pe], 100*(t.CPU-f.CPU)/f.CPU)
+				rssOver[pe] = append(rssOver[pe], (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
+				heapOver[pe] = append(heapOver[pe], (float64(t.Heap)-float64(f.Heap))/float64(max(n, 1)))
+			}
 		}
 	}
 	b.StopTimer()
@@ -142,14 +149,16 @@ func benchScale(b *testing.B, n int) {
 	for _, pe := range peers {
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.CPU }), pe+"-cpu-ms/s")
 	}
-	if len(over) > 0 {
-		b.ReportMetric(benchload.Median(over), "over-floor-%")
-		b.ReportMetric(benchload.Median(rssOver), "rss-over-floor-B/g")
-		b.ReportMetric(benchload.Median(heapOver), "heap-over-floor-B/g")
-	}
-	if len(res["tachyon"]) > 0 {
-		b.ReportMetric(med("tachyon", func(r scaleResult) float64 { return r.StopMS }), "stop-ms")
-		b.ReportMetric(med("tachyon", func(r scaleResult) float64 { return r.Hz }), "Hz")
+	for _, pe := range tachyonPeers {
+		if len(over[pe]) > 0 {
+			b.ReportMetric(benchload.Median(over[pe]), pe+"-over-floor-%")
+			b.ReportMetric(benchload.Median(rssOver[pe]), pe+"-rss-B/g")
+			b.ReportMetric(benchload.Median(heapOver[pe]), pe+"-heap-B/g")
+		}
+		if len(res[pe]) > 0 {
+			b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.StopMS }), pe+"-stop-ms")
+			b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.Hz }), pe+"-Hz")
+		}
 	}
 	if len(res["fgprof"]) > 0 {
 		b.ReportMetric(med("fgprof", func(r scaleResult) float64 { return r.Hz }), "fgprof-Hz")
@@ -250,7 +259,7 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 			rtrace.Stop()
 			return 0, nil
 		}, nil
-	case "tachyon":
+	case "tachyon", "tachyon-out":
 		dir, err := os.MkdirTemp("", "scale")
 		if err != nil {
 			return nil, err
@@ -259,8 +268,17 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 		if err != nil {
 			return nil, err
 		}
-		p := profiler.Start(profiler.WithPath(filepath.Join(dir, "p.bin")), profiler.WithMode(sampler.Wall),
-			profiler.WithRate(100), profiler.WithQuiet(true), profiler.WithBackend(be))
+		path := filepath.Join(dir, "p.bin")
+		out := profiler.WithPath(path)
+		var f *os.File
+		if name == "tachyon-out" {
+			if f, err = os.Create(path); err != nil {
+				return nil, err
+			}
+			out = profiler.WithOutput(f)
+		}
+		p := profiler.Start(out, profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true),
+			profiler.WithBackend(be))
 		if err := p.Err(); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -268,6 +286,9 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 		return func() (float64, error) {
 			defer os.RemoveAll(dir)
 			err := p.Stop()
+			if f != nil {
+				f.Close()
+			}
 			return p.Stats().AchievedHz, err
 		}, nil
 	case "fgprof":
