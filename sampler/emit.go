@@ -84,6 +84,10 @@ type emitter struct {
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
 	helper atomic.Uint64
+	// stopWall is the wall time of the Stop request, in nanoseconds since
+	// the epoch (0 before): the last tick sampled is at or before it, as
+	// the trace runs on while the tracer stops.
+	stopWall atomic.Int64
 }
 
 func newEmitter(cfg Config, sink Sink) *emitter {

@@ -300,8 +300,10 @@ func (s *Sampler) Backend() Backend {
 func (s *Sampler) Stop() (Stats, error) {
 	s.stopOnce.Do(func() {
 		// The rate is measured up to the Stop request, not including the
-		// flush that follows it.
-		elapsed := time.Since(s.start)
+		// flush that follows it, and no tick after the request is sampled.
+		now := time.Now()
+		elapsed := now.Sub(s.start)
+		s.em.stopWall.Store(now.UnixNano())
 		s.stopFn()
 		em := s.em
 		s.stats.Backend = s.Backend()

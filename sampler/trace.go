@@ -439,10 +439,13 @@ func (tb *traceBackend) wallNS(t gotrace.Time) int64 {
 	return tb.baseWall + int64(t-tb.baseTrace)
 }
 
-// advance passes the wall-mode ticks up to and including trace time t. A
-// tick writes nothing by itself: each goroutine's ticks are written when its
-// stack over them is known, so a tick costs the same with 10 or 10,000
-// goroutines and a parked goroutine costs a few bytes of copying per tick.
+// advance passes the wall-mode ticks up to and including trace time t, and
+// none past the Stop request: the runtime goes on tracing while it stops
+// (with a million goroutines, for seconds), and no tick after the request
+// is sampled. A tick writes nothing by itself: each goroutine's ticks are
+// written when its stack over them is known, so a tick costs the same with
+// 10 or 10,000 goroutines and a parked goroutine costs a few bytes of
+// copying per tick.
 func (tb *traceBackend) advance(t gotrace.Time) {
 	if tb.em.cfg.Mode != Wall {
 		return
@@ -450,7 +453,18 @@ func (tb *traceBackend) advance(t gotrace.Time) {
 	if !tb.ticks.started {
 		tb.ticks.start(t, tb.micros(t))
 	}
+	if !tb.ticks.due(t) {
+		return
+	}
+	if w := tb.em.stopWall.Load(); w != 0 {
+		t = max(min(t, tb.traceTime(w)), tb.ticks.first)
+	}
 	tb.em.ticks += tb.ticks.advance(t)
+}
+
+// traceTime maps wall-clock nanoseconds since the epoch onto trace time.
+func (tb *traceBackend) traceTime(wallNS int64) gotrace.Time {
+	return tb.baseTrace + gotrace.Time(wallNS-tb.baseWall)
 }
 
 // tickGrid is the wall-mode ticks: tick k is at trace time first + k*step
@@ -471,10 +485,13 @@ func (g *tickGrid) start(t gotrace.Time, us uint64) {
 
 func (g *tickGrid) step() gotrace.Time { return gotrace.Time(g.stepUS * 1000) }
 
+// due reports whether t is at or past the first tick not passed yet: most
+// events fall between two ticks, and one comparison says so.
+func (g *tickGrid) due(t gotrace.Time) bool { return g.n == 0 || t >= g.next }
+
 // advance passes the ticks at or before t and returns how many it passed.
-// Most events fall between two ticks: one comparison says so.
 func (g *tickGrid) advance(t gotrace.Time) uint64 {
-	if g.n > 0 && t < g.next {
+	if !g.due(t) {
 		return 0
 	}
 	n := g.upTo(t)

@@ -1,0 +1,156 @@
+package sampler
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// countSink is a Sink that counts each goroutine's samples and checks
+// that they fall on an even grid, without keeping them: tests of many
+// goroutines.
+type countSink struct {
+	mu     sync.Mutex
+	frames []tachyon.Frame
+	index  map[tachyon.Frame]uint32
+	gs     []*countGoroutine
+}
+
+// countGoroutine is a countSink's handle: its samples' count, first and
+// last timestamps, the steps between them that were not step, and whether
+// a stack of its showed fn.
+type countGoroutine struct {
+	m           *countSink
+	id          uint64
+	n           uint64
+	first, last uint64
+	step        uint64
+	uneven      int
+	started     bool
+	match       bool
+}
+
+func newCountSink() *countSink { return &countSink{index: make(map[tachyon.Frame]uint32)} }
+
+func (m *countSink) Frame(f tachyon.Frame) uint32 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if i, ok := m.index[f]; ok {
+		return i
+	}
+	i := uint32(len(m.frames))
+	m.frames = append(m.frames, f)
+	m.index[f] = i
+	return i
+}
+
+func (m *countSink) Goroutine(id uint64) Goroutine {
+	g := &countGoroutine{m: m, id: id, step: uint64(1e6 / DefaultRate)}
+	m.mu.Lock()
+	m.gs = append(m.gs, g)
+	m.mu.Unlock()
+	return g
+}
+
+// add counts n samples at ts, ts+step, ...
+func (g *countGoroutine) add(ts, step uint64, n int) {
+	if g.n > 0 && ts != g.last+g.step {
+		g.uneven++
+	}
+	if n > 1 && step != g.step {
+		g.uneven++
+	}
+	if g.n == 0 {
+		g.first = ts
+	}
+	g.n += uint64(n)
+	g.last = ts + uint64(n-1)*step
+}
+
+func (g *countGoroutine) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	g.m.mu.Lock()
+	for _, idx := range stack {
+		if strings.HasSuffix(g.m.frames[idx].Func, "sampler.blockChan2") {
+			g.match = true
+		}
+	}
+	g.m.mu.Unlock()
+	g.started = true
+	g.add(ts, g.step, 1)
+	return nil
+}
+
+func (g *countGoroutine) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	if !g.started {
+		return fmt.Errorf("repeat before goroutine %d's first sample", g.id)
+	}
+	g.add(ts, step, n)
+	return nil
+}
+
+func (g *countGoroutine) Flush()  {}
+func (g *countGoroutine) Forget() {}
+
+// TestTicksExactAtScale checks wall mode's count at many goroutines: each
+// of 50,000 goroutines parked throughout (5,000 under the race detector)
+// has one sample per tick, on the tick grid, and no more: as many as
+// Stats.Ticks, the last at or before the Stop request, however long the
+// runtime's tracer takes to stop.
+func TestTicksExactAtScale(t *testing.T) {
+	n := 50000
+	if testutil.Race {
+		n = 5000
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { blockChan2(stop, i%7) })
+	}
+	defer func() { close(stop); wg.Wait() }()
+	for runtime.NumGoroutine() < n {
+		time.Sleep(10 * time.Millisecond)
+	}
+	sink := newCountSink()
+	s, err := Start(Config{Mode: Wall, Rate: DefaultRate, Backend: Trace}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Backend != Trace {
+		t.Fatalf("backend %v (%s), want the trace", st.Backend, st.Fallback)
+	}
+	stopUS := uint64(s.em.stopWall.Load() / 1000)
+	parked, first := 0, uint64(0)
+	for _, g := range sink.gs {
+		if !g.match {
+			continue
+		}
+		if parked++; parked == 1 {
+			first = g.first
+		}
+		switch {
+		case g.first != first:
+			t.Fatalf("goroutine %d: first sample at %d us, another's at %d", g.id, g.first, first)
+		case g.n != st.Ticks:
+			t.Fatalf("goroutine %d: %d samples, want one per tick: %d", g.id, g.n, st.Ticks)
+		case g.uneven > 0:
+			t.Fatalf("goroutine %d: %d samples off the tick grid", g.id, g.uneven)
+		case g.last > stopUS:
+			t.Fatalf("goroutine %d: last sample at %d us, %d us after the Stop request", g.id, g.last, g.last-stopUS)
+		}
+	}
+	if parked != n {
+		t.Fatalf("%d parked goroutines sampled, want %d", parked, n)
+	}
+	t.Logf("%d goroutines, %d ticks each, %.2f Hz", parked, st.Ticks, st.AchievedHz)
+}
