@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 	"testing"
@@ -13,7 +14,10 @@ import (
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
-var parkedN = flag.Int("parked", 10000, "BenchmarkTraceParked: parked goroutines in the recorded trace")
+var (
+	parkedN    = flag.Int("parked", 10000, "BenchmarkTraceParked: parked goroutines in the recorded trace")
+	parkedFile = flag.String("parked-file", "", "BenchmarkTraceParked: a trace file to read if it exists, else to save the recorded trace in (so that two builds read the same trace)")
+)
 
 // parkedTrace is a recorded trace of *parkedN goroutines parked
 // benchload.ParkDepth frames deep, recorded once per process.
@@ -27,6 +31,17 @@ var parkedTrace struct {
 // the CPU profiler alongside, while n goroutines are parked.
 func recordParked(tb testing.TB, n int) []byte {
 	parkedTrace.once.Do(func() {
+		if *parkedFile != "" {
+			if data, err := os.ReadFile(*parkedFile); err == nil {
+				parkedTrace.n, parkedTrace.data = n, data
+				return
+			}
+			defer func() {
+				if err := os.WriteFile(*parkedFile, parkedTrace.data, 0o644); err != nil {
+					tb.Fatal(err)
+				}
+			}()
+		}
 		release := benchload.Park(n)
 		defer release()
 		time.Sleep(100 * time.Millisecond)
