@@ -43,6 +43,25 @@ var tachyonPeers = []string{"tachyon", "tachyon-out"}
 // child of BenchmarkScale: peer,n,settle,window.
 const scaleEnv = "BENCH_SCALE_CHILD"
 
+// scaleHeapEnv names the environment variable that has each child of
+// BenchmarkScale write its heap profile at the window's end into that
+// directory, as heap-PEER-N.pprof: what the memory over the floor is.
+const scaleHeapEnv = "BENCH_SCALE_HEAPPROFILE"
+
+// writeHeapProfile writes the heap profile to path, as of a collection.
+func writeHeapProfile(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return
+	}
+	defer f.Close()
+	runtime.GC()
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+}
+
 // scaleResult is what a child of BenchmarkScale measured.
 type scaleResult struct {
 	Peer   string
@@ -173,6 +192,9 @@ func runScaleChild(pe string, n int) (scaleResult, error) {
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s", scaleEnv, pe, n, *settle, *window))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	if os.Getenv("SCALE_DEBUG") != "" {
+		cmd.Stderr = os.Stderr
+	}
 	out, err := cmd.Output()
 	if err != nil {
 		return scaleResult{}, fmt.Errorf("%w: %s", err, stderr.Bytes())
@@ -227,6 +249,17 @@ func scaleChild(spec string) int {
 		time.Sleep(windowD)
 		r.CPU = float64(cpuTime()-c0) / 1e6 / time.Since(t0).Seconds()
 		r.RSS, r.Heap = rss(), heapInUse()
+		if os.Getenv("SCALE_DEBUG") != "" {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			fmt.Fprintf(os.Stderr, "%s: alloc %d inuse %d idle %d released %d stack %d sys %d otherSys %d gcsys %d numgc %d\n", f[0], m.HeapAlloc>>20, m.HeapInuse>>20, m.HeapIdle>>20, m.HeapReleased>>20, m.StackInuse>>20, m.Sys>>20, m.OtherSys>>20, m.GCSys>>20, m.NumGC)
+			runtime.GC()
+			runtime.ReadMemStats(&m)
+			fmt.Fprintf(os.Stderr, "%s after GC: alloc %d inuse %d idle %d released %d rss %d\n", f[0], m.HeapAlloc>>20, m.HeapInuse>>20, m.HeapIdle>>20, m.HeapReleased>>20, rss()>>20)
+		}
+		if dir := os.Getenv(scaleHeapEnv); dir != "" {
+			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
+		}
 		t1 := time.Now()
 		hz, err := stop()
 		r.StopMS = float64(time.Since(t1).Microseconds()) / 1e3

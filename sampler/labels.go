@@ -128,7 +128,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		if g.id != ev.G {
 			return nil
 		}
-		return tb.gstack(g, ev.Stack)
+		return tb.stack(ev.Stack)
 	}
 	switch ev.Kind {
 	case gotrace.TaskBegin:

@@ -310,7 +310,7 @@ func BenchmarkTraceTickLabelled(b *testing.B) {
 		b.Fatal(err)
 	}
 	labelled := 0
-	for _, g := range tb.live {
+	for g := range tb.lives {
 		if g.labels != nil {
 			labelled++
 		}
@@ -351,7 +351,7 @@ func BenchmarkLabelChange(b *testing.B) {
 		b.Fatal(err)
 	}
 	var g *tgor
-	for _, lg := range tb.live {
+	for lg := range tb.lives {
 		if len(lg.regions) > 0 {
 			g = lg
 		}

@@ -2,10 +2,12 @@ package sampler
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"syscall"
 	"testing"
@@ -110,6 +112,10 @@ func BenchmarkTraceParked(b *testing.B) {
 	})
 }
 
+// timed labels the timed parts of BenchmarkTraceParked, for its CPU
+// profile: go tool pprof -tagfocus part=timed.
+var timed = pprof.WithLabels(context.Background(), pprof.Labels("part", "timed"))
+
 // benchParked times, per iteration, reading data from generation warmGens+1
 // on, each event passed to the handler newHandler returns.
 func benchParked(b *testing.B, data []byte, n, gens int, newHandler func(source) func(*gotrace.Event)) {
@@ -139,12 +145,14 @@ func benchParked(b *testing.B, data []byte, n, gens int, newHandler func(source)
 				if syncs++; syncs == warmGens+1 {
 					b.StartTimer()
 					cpu -= processCPU()
+					pprof.SetGoroutineLabels(timed)
 				}
 			}
 			handle(&ev)
 		}
 		b.StopTimer()
 		cpu += processCPU()
+		pprof.SetGoroutineLabels(context.Background())
 		heap = (float64(liveHeap()) - float64(h0)) / float64(n)
 		runtime.KeepAlive(src)
 		runtime.KeepAlive(handle)

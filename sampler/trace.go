@@ -61,9 +61,11 @@ type traceBackend struct {
 	// funcIDs (leafcaller.go).
 	frameFunc []uint32
 	funcIDs   map[string]uint32
-	gs        gotrace.ByID[tgor] // live goroutines
-	live      []*tgor
-	free      []*tgor // records of ended goroutines, for reuse
+	gs        gotrace.ByID[tgor, *tgor] // live goroutines
+	// live holds the live goroutines, by the generation of the four in
+	// which settleShare writes them (bucket).
+	live [settleEvery][]*tgor
+	free []*tgor // records of ended goroutines, for reuse
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
 	// be counted twice by the sink). A table, not a map: under churn, a
@@ -212,7 +214,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
 		funcIDs:   make(map[string]uint32),
-		gs:        gotrace.NewByID[tgor](14),
+		gs:        gotrace.NewByID[tgor, *tgor](14),
 		labels:    newLabeler(),
 		startWall: start,
 	}
@@ -345,6 +347,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		// Every goroutine has been reported by now (see handover).
 		tb.em.handover, tb.em.sites = nil, nil
 	}
+	tb.gs.NextRound()
 	tb.placeActive()
 	tb.settleShare()
 	tb.watermark(t)
@@ -363,14 +366,35 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 // and Stop has at most settleEvery generations of ticks left to write.
 func (tb *traceBackend) settleShare() {
 	tb.gen++
-	for _, g := range tb.live {
-		g.hs = [2]handleStack{} // the handles are the ending generation's
-		if (g.id+tb.gen)%settleEvery != 0 {
-			continue
-		}
+	for _, g := range tb.live[(settleEvery-tb.gen%settleEvery)%settleEvery] {
 		tb.settle(g)
 		tb.em.flush(&g.track)
 	}
+}
+
+// bucket is the index in traceBackend.live of goroutine id's bucket: the
+// generations gen at which settleShare writes it are those at which
+// (id+gen)%settleEvery is 0.
+func bucket(id uint64) int { return int(id % settleEvery) }
+
+// lives yields every live goroutine.
+func (tb *traceBackend) lives(yield func(*tgor) bool) {
+	for _, b := range tb.live {
+		for _, g := range b {
+			if !yield(g) {
+				return
+			}
+		}
+	}
+}
+
+// nlive counts the live goroutines.
+func (tb *traceBackend) nlive() int {
+	n := 0
+	for _, b := range tb.live {
+		n += len(b)
+	}
+	return n
 }
 
 // watermark tells a sink that takes watermarks the oldest tick still to
@@ -390,7 +414,7 @@ func (tb *traceBackend) watermark(t gotrace.Time) {
 		return
 	}
 	oldest := tb.ticks.n
-	for _, g := range tb.live {
+	for g := range tb.lives {
 		oldest = min(oldest, g.due)
 		if len(g.pend) > 0 {
 			oldest = min(oldest, g.pend[0].from)
@@ -404,14 +428,14 @@ const settleEvery = 4
 
 // finish writes every goroutine's remaining ticks at the end of the trace.
 func (tb *traceBackend) finish() {
-	for _, g := range tb.live {
+	for g := range tb.lives {
 		tb.close(g)
 	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) { // Auto switches: another backend follows
-		tb.em.handover = make(map[uint64]*stack, len(tb.live))
-		tb.em.sites = make(map[uint64]string, len(tb.live))
-		for _, g := range tb.live {
+		tb.em.handover = make(map[uint64]*stack, tb.nlive())
+		tb.em.sites = make(map[uint64]string, tb.nlive())
+		for g := range tb.lives {
 			if g.stack != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = g.stack
 			}

@@ -40,7 +40,7 @@ type tgor struct {
 	due     uint64 // first tick not yet queued
 	seen    *stack // where the scheduler last saw it running (a preemption), nil if not since it ran
 	pend    []run  // ticks queued, in time order, not yet written
-	pos     int    // index in traceBackend.live
+	pos     int    // index in its bucket of traceBackend.live
 	// cpu holds the generation's CPU samples of g, and active says g ran
 	// or was sampled in it: its runs wait for oncpu.go's placement.
 	cpu    []cpuHit
@@ -48,17 +48,10 @@ type tgor struct {
 	active bool
 	credit float64 // ticks owed by CPU samples, carried between generations
 	glabels
-	// hs caches the stacks of g's latest trace stack handles: a goroutine
-	// moves between a few places (its system calls, its blocks), and a
-	// hit saves a lookup in the generation's table.
-	hs [2]handleStack
 }
 
-// handleStack is a trace stack id and its normalised stack.
-type handleStack struct {
-	h uint64
-	s *stack
-}
+// GoID returns g's goroutine id, for traceBackend.gs.
+func (g *tgor) GoID() uint64 { return g.id }
 
 // run is the ticks [from, to) of a goroutine in one state.
 type run struct {
@@ -93,14 +86,21 @@ func goState(s gotrace.GoState) gstate {
 	return gUnknown
 }
 
-// goroutine returns the goroutine id, creating it if new. The backends' own
-// goroutines are hidden by identity.
-func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
-	if g = tb.gs.Find(id); g != nil {
+// goroutine returns the goroutine id, creating it if new; reported says
+// the event is the runtime's report of its status (see gotrace.ByID). The
+// backends' own goroutines are hidden by identity.
+func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool) {
+	if reported {
+		g = tb.gs.FindReported(id)
+	} else {
+		g = tb.gs.Find(id)
+	}
+	if g != nil {
 		return g, false
 	}
 	g = tb.newTgor()
-	*g = tgor{track: track{id: id}, pos: len(tb.live), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0],
+	b := &tb.live[bucket(id)]
+	*g = tgor{track: track{id: id}, pos: len(*b), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0],
 		glabels: glabels{regions: g.regions[:0], tasks: g.tasks[:0]}}
 	// The backend's own goroutines, and those package own says are the
 	// profiler's when the backend meets them, are hidden for life;
@@ -113,7 +113,10 @@ func (tb *traceBackend) goroutine(id uint64) (g *tgor, isNew bool) {
 		delete(tb.em.handover, id)
 	}
 	tb.gs.Add(id, g)
-	tb.live = append(tb.live, g)
+	if reported {
+		tb.gs.Report(g)
+	}
+	*b = append(*b, g)
 	if site, ok := tb.em.sites[id]; ok {
 		// Created before this trace began, where the previous backend
 		// saw where.
@@ -137,28 +140,12 @@ func (tb *traceBackend) newTgor() *tgor {
 	return &tgor{}
 }
 
-// gstack returns g's normalised stack for stack id h (nil for none),
-// through g's cache of its latest ones.
-func (tb *traceBackend) gstack(g *tgor, h uint64) *stack {
-	if h == 0 {
-		return nil
-	}
-	for i := range g.hs {
-		if g.hs[i].h == h {
-			return g.hs[i].s
-		}
-	}
-	s := tb.stack(h)
-	g.hs[1], g.hs[0] = g.hs[0], handleStack{h, s}
-	return s
-}
-
 // transition folds a goroutine's state transition at time t.
 func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	id, from, to := ev.G, ev.From, ev.To
 	if to == gotrace.GoNotExist {
 		if g := tb.gs.Find(id); g != nil {
-			s := tb.gstack(g, ev.Stack)
+			s := tb.stack(ev.Stack)
 			tb.learn(g, s, false)
 			tb.cut(g)
 			if g.state == gRunning {
@@ -168,11 +155,12 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 		}
 		return
 	}
-	g, isNew := tb.goroutine(id)
+	report := from == to || from == gotrace.GoUndetermined
+	g, isNew := tb.goroutine(id, report)
 	if isNew && from == gotrace.GoNotExist {
 		tb.born(g, ev)
 	}
-	s := tb.gstack(g, ev.Stack)
+	s := tb.stack(ev.Stack)
 	tb.learnFromTransition(g, s, from == gotrace.GoNotExist)
 	next := goState(to)
 	switch {
@@ -180,9 +168,10 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 		// It was in this state before the trace began: since the first
 		// tick.
 		g.due = 0
-	case (from == to || from == gotrace.GoUndetermined) && next == g.state:
-		// A status report, at a generation's start or end.
-		if s != nil && next != gRunning {
+	case report && next == g.state:
+		// A status report, at a generation's start or end: most often of
+		// a goroutine parked where it was.
+		if s != nil && next != gRunning && (s != g.stack || len(g.pend) > 0) {
 			g.stack = s
 			tb.flush(g)
 		}
@@ -255,7 +244,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	if s == nil {
 		return
 	}
-	g, isNew := tb.goroutine(id)
+	g, isNew := tb.goroutine(id, false)
 	if isNew {
 		g.due = 0 // running since before the trace began
 	}
@@ -442,11 +431,12 @@ func (tb *traceBackend) remove(g *tgor) {
 	tb.gs.Delete(g.id)
 	tb.ended[g.id%uint64(len(tb.ended))] = g.id
 	tb.endedGen++
-	last := tb.live[len(tb.live)-1]
-	tb.live[g.pos] = last
+	b := &tb.live[bucket(g.id)]
+	last := (*b)[len(*b)-1]
+	(*b)[g.pos] = last
 	last.pos = g.pos
-	tb.live[len(tb.live)-1] = nil
-	tb.live = tb.live[:len(tb.live)-1]
+	(*b)[len(*b)-1] = nil
+	*b = (*b)[:len(*b)-1]
 	if len(tb.free) < maxFree {
 		clear(g.pend[:cap(g.pend)])
 		clear(g.cpu[:cap(g.cpu)])

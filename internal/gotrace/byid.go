@@ -5,10 +5,26 @@ package gotrace
 // program's events name a few hundred goroutines over and over (a server's
 // connections), and a hit in the table saves a map lookup. Make one with
 // NewByID.
-type ByID[T any] struct {
+//
+// The runtime reports the status of every goroutine once a generation, in
+// the same order each time (its list of goroutines, where a new goroutine
+// takes an ended one's place): FindReported looks for a reported
+// goroutine where the last round of reports had the next one before it
+// looks in the map, whose lookups were most of the cost of a generation's
+// reports of many parked goroutines (bench/MEASUREMENTS.md). A record
+// knows its goroutine id (P's GoID).
+type ByID[T any, P interface {
+	*T
+	GoID() uint64
+}] struct {
 	m      map[uint64]*T
 	recent []recent[T]
 	mask   uint64 // len(recent)-1
+	// order is this round's reported records in the order they were
+	// reported, prev the last round's, and pos how far this round has
+	// followed it.
+	order, prev []*T
+	pos         int
 }
 
 // recent is a slot of ByID's table: a goroutine id and its record.
@@ -19,12 +35,15 @@ type recent[T any] struct {
 
 // NewByID returns an empty ByID whose table of recent records has
 // 1<<bits slots.
-func NewByID[T any](bits uint) ByID[T] {
-	return ByID[T]{m: make(map[uint64]*T), recent: make([]recent[T], 1<<bits), mask: 1<<bits - 1}
+func NewByID[T any, P interface {
+	*T
+	GoID() uint64
+}](bits uint) ByID[T, P] {
+	return ByID[T, P]{m: make(map[uint64]*T), recent: make([]recent[T], 1<<bits), mask: 1<<bits - 1}
 }
 
 // Find returns goroutine id's record, nil if it has none.
-func (b *ByID[T]) Find(id uint64) *T {
+func (b *ByID[T, P]) Find(id uint64) *T {
 	slot := &b.recent[id&b.mask]
 	if slot.p != nil && slot.id == id {
 		return slot.p
@@ -37,13 +56,15 @@ func (b *ByID[T]) Find(id uint64) *T {
 }
 
 // Add makes p goroutine id's record.
-func (b *ByID[T]) Add(id uint64, p *T) {
+func (b *ByID[T, P]) Add(id uint64, p *T) {
 	b.m[id] = p
 	b.recent[id&b.mask] = recent[T]{id, p}
 }
 
-// Delete removes goroutine id's record.
-func (b *ByID[T]) Delete(id uint64) {
+// Delete removes goroutine id's record. A record deleted, or given to
+// another goroutine, is not found again where the last round had it: its
+// GoID is no longer id.
+func (b *ByID[T, P]) Delete(id uint64) {
 	delete(b.m, id)
 	if slot := &b.recent[id&b.mask]; slot.id == id {
 		*slot = recent[T]{}
@@ -51,4 +72,34 @@ func (b *ByID[T]) Delete(id uint64) {
 }
 
 // Len returns the number of records.
-func (b *ByID[T]) Len() int { return len(b.m) }
+func (b *ByID[T, P]) Len() int { return len(b.m) }
+
+// NextRound begins a round of status reports (a generation's): the
+// reports of the round that ends give the order the new one is looked for
+// in.
+func (b *ByID[T, P]) NextRound() {
+	b.order, b.prev, b.pos = b.prev[:0], b.order, 0
+}
+
+// FindReported is Find for a goroutine whose status is reported in this
+// round, and records the report: it looks first at the next few records
+// the last round reported (a few ended ones skipped), then in the map. A
+// goroutine not found is recorded with Report once added.
+func (b *ByID[T, P]) FindReported(id uint64) *T {
+	for k := b.pos; k < min(b.pos+4, len(b.prev)); k++ {
+		if p := b.prev[k]; P(p).GoID() == id && id != 0 {
+			b.pos = k + 1
+			b.order = append(b.order, p)
+			return p
+		}
+	}
+	p := b.Find(id)
+	if p != nil {
+		b.order = append(b.order, p)
+	}
+	return p
+}
+
+// Report records p's status as reported in this round, after
+// FindReported found none.
+func (b *ByID[T, P]) Report(p *T) { b.order = append(b.order, p) }

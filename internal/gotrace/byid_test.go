@@ -6,9 +6,10 @@ import "testing"
 // recent ones holds them or another id that shares it, and not after
 // Delete.
 func TestByID(t *testing.T) {
-	b := NewByID[int](2)
-	vals := make([]int, 10)
+	b := NewByID[rec, *rec](2)
+	vals := make([]rec, 10)
 	for id := range uint64(len(vals)) {
+		vals[id].id = id
 		b.Add(id, &vals[id])
 	}
 	for round := range 2 {
@@ -25,5 +26,45 @@ func TestByID(t *testing.T) {
 	}
 	if p := b.Find(8); p != &vals[8] {
 		t.Fatalf("Find(8) = %p after deleting 4, want %p", p, &vals[8])
+	}
+}
+
+// rec is a test record.
+type rec struct{ id uint64 }
+
+func (r *rec) GoID() uint64 { return r.id }
+
+// TestByIDReported: a round of reports finds every record, in the last
+// round's order or not, and one added in a round is found where it was
+// reported in the next.
+func TestByIDReported(t *testing.T) {
+	b := NewByID[rec, *rec](1)
+	vals := make([]rec, 20)
+	for id := range uint64(len(vals)) {
+		vals[id].id = id + 1
+	}
+	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 10, 3, 4, 5, 6, 7, 8, 9}, {9, 8, 0, 1, 2, 10, 4, 5, 6, 7}, {0, 1, 2, 10, 4, 5, 6, 7}} {
+		b.NextRound()
+		for _, i := range order {
+			id := vals[i].id
+			p := b.FindReported(id)
+			if p == nil {
+				b.Add(id, &vals[i])
+				b.Report(&vals[i])
+				continue
+			}
+			if p != &vals[i] {
+				t.Fatalf("order %v: FindReported(%d) = %p, want %p", order, id, p, &vals[i])
+			}
+		}
+		if len(b.order) != len(order) {
+			t.Fatalf("order %v: %d reports recorded", order, len(b.order))
+		}
+	}
+	b.Delete(vals[4].id)
+	vals[4].id = 0 // ended
+	b.NextRound()
+	if p := b.FindReported(5); p != nil {
+		t.Fatalf("FindReported found a deleted record: %p", p)
 	}
 }

@@ -221,7 +221,7 @@ func (r *Reader) status(c *cursor) error {
 		stack = a[3]
 	}
 	from := to
-	g := r.statusG(a[0])
+	g := r.gs.FindReported(a[0])
 	switch {
 	case g != nil && g.state != to:
 		return fmt.Errorf("gotrace: generation %d: goroutine %d reported %d, was %d", r.gen.num, a[0], to, g.state)
@@ -229,10 +229,10 @@ func (r *Reader) status(c *cursor) error {
 		return fmt.Errorf("gotrace: generation %d: status of goroutine %d never seen", r.gen.num, a[0])
 	case g == nil:
 		g = r.add(a[0], to)
+		r.gs.Report(g)
 		from = GoUndetermined
 	}
 	g.seqGen, g.seq = r.gen.num, 0
-	r.order = append(r.order, g)
 	switch {
 	case to == GoRunning:
 		c.m.g = g.id
@@ -272,24 +272,6 @@ func (r *Reader) end(g *gState, t Time) {
 	if len(r.freeG) < 1<<12 {
 		r.freeG = append(r.freeG, g)
 	}
-}
-
-// statusG returns the record of live goroutine id, whose status the
-// generation reports. The runtime reports the statuses of all goroutines at
-// each generation's start in the same order (its list of goroutines, where
-// a new goroutine takes an ended one's place), so the last generation's
-// order is looked at before the map, whose lookups were a large share of
-// the trace reader's time with many parked goroutines
-// (bench/MEASUREMENTS.md). Statuses reported out of that order (a goroutine
-// first met on a thread) are looked up in r.gs.
-func (r *Reader) statusG(id uint64) *gState {
-	for k := r.pos; k < min(r.pos+4, len(r.prev)); k++ { // a few ended ones skipped
-		if g := r.prev[k]; id != 0 && g.id == id {
-			r.pos = k + 1
-			return g
-		}
-	}
-	return r.gs.Find(id)
 }
 
 // add records a new goroutine.

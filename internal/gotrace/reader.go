@@ -25,14 +25,14 @@ type Reader struct {
 	br  *bufio.Reader
 	gen generation
 
-	ms     map[uint64]*mState // threads, by M id
-	gs     ByID[gState]       // live goroutines
-	freeG  []*gState          // records of ended goroutines, for reuse
-	curs   []cursor           // one per thread with events in this generation
-	heap   []*cursor          // curs with events left, by the time of the next
-	byM    map[uint64]int     // index in curs, by M id, for this generation
-	si     int                // next CPU sample
-	out    [3]Event           // events of the step, returned one by one
+	ms     map[uint64]*mState    // threads, by M id
+	gs     ByID[gState, *gState] // live goroutines
+	freeG  []*gState             // records of ended goroutines, for reuse
+	curs   []cursor              // one per thread with events in this generation
+	heap   []*cursor             // curs with events left, by the time of the next
+	byM    map[uint64]int        // index in curs, by M id, for this generation
+	si     int                   // next CPU sample
+	out    [3]Event              // events of the step, returned one by one
 	nout   int
 	iout   int
 	lastTs Time
@@ -48,12 +48,10 @@ type Reader struct {
 	reason  map[string]uint32
 	why     []uint32
 	frames  []Frame
-	// order is this generation's goroutines in the order their statuses
-	// came, prev the last generation's, and pos how far this one has
-	// followed it (see statusG).
-	order, prev []*gState
-	pos         int
 }
+
+// GoID returns g's goroutine id (0 once it ended).
+func (g *gState) GoID() uint64 { return g.id }
 
 // mState is a thread's current goroutine.
 type mState struct{ g uint64 }
@@ -95,7 +93,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	return &Reader{
 		br:      br,
 		ms:      make(map[uint64]*mState),
-		gs:      NewByID[gState](12),
+		gs:      NewByID[gState, *gState](12),
 		byM:     make(map[uint64]int),
 		intern:  make(map[string]string),
 		reasons: []string{""},
@@ -233,7 +231,7 @@ func (r *Reader) nextGen() error {
 // install sets up a cursor per thread over the new generation's batches.
 func (r *Reader) install() error {
 	r.si = 0
-	r.order, r.prev, r.pos = r.prev[:0], r.order, 0
+	r.gs.NextRound()
 	clear(r.strSet)
 	r.strs, r.strSet = r.strs[:0], r.strSet[:0]
 	clear(r.why)
