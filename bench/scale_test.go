@@ -48,6 +48,12 @@ const scaleEnv = "BENCH_SCALE_CHILD"
 // directory, as heap-PEER-N.pprof: what the memory over the floor is.
 const scaleHeapEnv = "BENCH_SCALE_HEAPPROFILE"
 
+// scalePerfEnv names the environment variable that has each child of
+// BenchmarkScale record its window with perf (perf record -g) into that
+// directory, as perf-PEER-N.data: where the CPU over the floor goes, the
+// CPU profiler being the profiler's.
+const scalePerfEnv = "BENCH_SCALE_PERF"
+
 // writeHeapProfile writes the heap profile to path, as of a collection.
 func writeHeapProfile(path string) {
 	f, err := os.Create(path)
@@ -246,7 +252,16 @@ func scaleChild(spec string) int {
 	} else {
 		time.Sleep(settleD)
 		c0, t0 := cpuTime(), time.Now()
-		time.Sleep(windowD)
+		if dir := os.Getenv(scalePerfEnv); dir != "" {
+			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
+				"-o", filepath.Join(dir, fmt.Sprintf("perf-%s-%d.data", f[0], n)), "--", "sleep", strconv.FormatFloat(windowD.Seconds(), 'f', 3, 64))
+			perf.Stderr = os.Stderr
+			if err := perf.Run(); err != nil {
+				fmt.Fprintln(os.Stderr, "perf:", err)
+			}
+		} else {
+			time.Sleep(windowD)
+		}
 		r.CPU = float64(cpuTime()-c0) / 1e6 / time.Since(t0).Seconds()
 		r.RSS, r.Heap = rss(), heapInUse()
 		if os.Getenv("SCALE_DEBUG") != "" {

@@ -85,11 +85,7 @@ type regionRec struct {
 type glabels struct {
 	labels  *labelSet // the set now; nil: none
 	pl      *pset     // pprof labels; nil: none
-	regions []regionRec
-	deep    int       // regions begun past maxRegions, not kept
-	tasks   []taskRec // tasks it began and has not ended, latest last
 	created string    // its creation site (creation.go); "": not known
-	leaked  bool      // the goroutine leak profile found it (leakprof.go)
 }
 
 // Bounds of the label state: a goroutine's regions and tasks kept, and
@@ -138,10 +134,11 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		}
 		rec := taskRec{id: ev.Task, typ: tb.rd.String(ev.Name), g: g.id}
 		lb.tasks[ev.Task] = rec
-		if len(g.tasks) == maxTasks {
-			g.tasks = append(g.tasks[:0], g.tasks[1:]...)
+		x := tb.busy(g)
+		if len(x.tasks) == maxTasks {
+			x.tasks = append(x.tasks[:0], x.tasks[1:]...)
 		}
-		g.tasks = append(g.tasks, rec)
+		x.tasks = append(x.tasks, rec)
 		tb.relabel(g, seen(g))
 	case gotrace.TaskEnd:
 		rec, ok := lb.tasks[ev.Task]
@@ -150,12 +147,13 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		}
 		delete(lb.tasks, ev.Task)
 		g := tb.gs.Find(rec.g)
-		if g == nil {
+		if g == nil || g.x == nil {
 			return
 		}
-		for i := len(g.tasks) - 1; i >= 0; i-- {
-			if g.tasks[i].id == ev.Task {
-				g.tasks = append(g.tasks[:i], g.tasks[i+1:]...)
+		x := g.x
+		for i := len(x.tasks) - 1; i >= 0; i-- {
+			if x.tasks[i].id == ev.Task {
+				x.tasks = append(x.tasks[:i], x.tasks[i+1:]...)
 				tb.relabel(g, seen(g))
 				break
 			}
@@ -165,30 +163,32 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		if g == nil {
 			return
 		}
-		if len(g.regions) == maxRegions {
-			g.deep++
+		x := tb.busy(g)
+		if len(x.regions) == maxRegions {
+			x.deep++
 			return
 		}
 		r := regionRec{task: ev.Task, typ: tb.rd.String(ev.Name)}
 		if ev.Task != 0 {
 			r.taskTyp = lb.tasks[ev.Task].typ
 		}
-		g.regions = append(g.regions, r)
+		x.regions = append(x.regions, r)
 		tb.relabel(g, seen(g))
 	case gotrace.RegionEnd:
 		g := tb.gs.Find(ev.G)
-		if g == nil {
-			return
+		if g == nil || g.x == nil {
+			return // no region: it began before the trace
 		}
-		if g.deep > 0 {
-			g.deep--
+		x := g.x
+		if x.deep > 0 {
+			x.deep--
 			return
 		}
 		typ := tb.rd.String(ev.Name)
-		for i := len(g.regions) - 1; i >= 0; i-- {
-			if g.regions[i].typ == typ && g.regions[i].task == ev.Task {
-				clear(g.regions[i:])
-				g.regions = g.regions[:i]
+		for i := len(x.regions) - 1; i >= 0; i-- {
+			if x.regions[i].typ == typ && x.regions[i].task == ev.Task {
+				clear(x.regions[i:])
+				x.regions = x.regions[:i]
 				tb.relabel(g, seen(g))
 				break
 			}
@@ -248,13 +248,15 @@ func (tb *traceBackend) inherit(g *tgor, creator uint64) bool {
 // later, under other labels.
 func (tb *traceBackend) relabel(g *tgor, s *stack) {
 	k := setKey{p: g.pl, created: g.created, leaked: g.leaked}
-	if n := len(g.regions); n > 0 {
-		k.region = g.regions[n-1].typ
-	}
-	if n := len(g.regions); n > 0 && g.regions[n-1].task != 0 {
-		k.task = g.regions[n-1].taskTyp // "" if its begin is not in the trace
-	} else if n := len(g.tasks); n > 0 {
-		k.task = g.tasks[n-1].typ
+	if x := g.x; x != nil {
+		if n := len(x.regions); n > 0 {
+			k.region = x.regions[n-1].typ
+		}
+		if n := len(x.regions); n > 0 && x.regions[n-1].task != 0 {
+			k.task = x.regions[n-1].taskTyp // "" if its begin is not in the trace
+		} else if n := len(x.tasks); n > 0 {
+			k.task = x.tasks[n-1].typ
+		}
 	}
 	ls := tb.labelSet(k)
 	if ls == g.labels {

@@ -352,7 +352,7 @@ func BenchmarkLabelChange(b *testing.B) {
 	}
 	var g *tgor
 	for lg := range tb.lives {
-		if len(lg.regions) > 0 {
+		if lg.x != nil && len(lg.x.regions) > 0 {
 			g = lg
 		}
 	}
@@ -365,9 +365,9 @@ func BenchmarkLabelChange(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		tb.advance(tb.ticks.first + gotrace.Time(tb.ticks.n)*tb.ticks.step())
 		if i%2 == 0 {
-			g.regions = append(g.regions, inner)
+			g.x.regions = append(g.x.regions, inner)
 		} else {
-			g.regions = g.regions[:len(g.regions)-1]
+			g.x.regions = g.x.regions[:len(g.x.regions)-1]
 		}
 		tb.relabel(g, nil)
 		if i%100 == 99 {

@@ -135,17 +135,19 @@ func (tb *traceBackend) mendRuns(g *tgor, claims []cpuHit) {
 		}
 		return to
 	}
-	for i := range g.pend {
-		r := &g.pend[i]
-		switch r.state {
-		case gRunnable:
-			r.stack = mended(r.stack, tb.tickTime(r.from))
-		case gRunning:
-			r.sched = mended(r.sched, tb.tickTime(r.to))
+	if x := g.x; x != nil {
+		for i := range x.pend {
+			r := &x.pend[i]
+			switch r.state {
+			case gRunnable:
+				r.stack = mended(r.stack, tb.tickTime(r.from))
+			case gRunning:
+				r.sched = mended(r.sched, tb.tickTime(r.to))
+			}
 		}
-	}
-	if g.seen != nil {
-		g.seen = mended(g.seen, claims[len(claims)-1].at)
+		if x.seen != nil {
+			x.seen = mended(x.seen, claims[len(claims)-1].at)
+		}
 	}
 	if g.state == gRunnable || g.state == gRunning {
 		g.stack = mended(g.stack, claims[len(claims)-1].at)

@@ -95,6 +95,7 @@ func (tb *traceBackend) placeActive() {
 		tb.cut(g)
 		tb.place(g)
 		tb.flush(g)
+		tb.idle(g, false)
 	}
 	tb.active = tb.active[:0]
 }
@@ -112,16 +113,20 @@ func (tb *traceBackend) cpuHz() int {
 // CPU samples (see above), and ends its activity in the generation.
 func (tb *traceBackend) place(g *tgor) {
 	g.active = false
+	x := g.x
+	if x == nil {
+		return // no queued run, no CPU sample
+	}
 	p := &tb.oncpu
 	defer func(caps int) {
 		if p.caps() != caps {
 			tb.grown++ // the scratch reached a new size
 		}
 	}(p.caps())
-	p.claims = tb.claims(g, append(p.claims[:0], g.carry...))
-	g.cpu, g.carry, p.carry = g.cpu[:0], g.carry[:0], p.carry[:0]
+	p.claims = tb.claims(g, append(p.claims[:0], x.carry...))
+	x.cpu, x.carry, p.carry = x.cpu[:0], x.carry[:0], p.carry[:0]
 	p.slots = p.slots[:0]
-	for ri, r := range g.pend {
+	for ri, r := range x.pend {
 		if r.state == gRunning && r.stack == nil {
 			for t := r.from; t < r.to; t++ {
 				p.slots = append(p.slots, slot{tick: t, run: ri, claim: -1})
@@ -139,10 +144,10 @@ func (tb *traceBackend) place(g *tgor) {
 		tb.spill(g, p)
 	}
 	tb.rebuild(g, p)
-	g.carry = append(g.carry, p.carry...)
-	if len(g.carry) > maxHits {
-		tb.em.cpuUnplaced += uint64(len(g.carry) - maxHits)
-		g.carry = g.carry[len(g.carry)-maxHits:]
+	x.carry = append(x.carry, p.carry...)
+	if len(x.carry) > maxHits {
+		tb.em.cpuUnplaced += uint64(len(x.carry) - maxHits)
+		x.carry = x.carry[len(x.carry)-maxHits:]
 	}
 }
 
@@ -151,19 +156,20 @@ func (tb *traceBackend) place(g *tgor) {
 // that pays for several ticks is repeated; of samples that pay for less
 // than one each, evenly spaced ones are kept.
 func (tb *traceBackend) claims(g *tgor, dst []cpuHit) []cpuHit {
-	m := len(g.cpu)
+	x := g.x
+	m := len(x.cpu)
 	if m == 0 {
 		return dst
 	}
 	per := float64(tb.em.cfg.Rate) / float64(max(tb.cpuHz(), 1))
-	if per == 1 && g.credit == 0 {
-		return append(dst, g.cpu...)
+	if per == 1 && x.credit == 0 {
+		return append(dst, x.cpu...)
 	}
-	owed := g.credit + float64(m)*per
+	owed := x.credit + float64(m)*per
 	k := int(owed + 1e-9)
-	g.credit = max(owed-float64(k), 0)
+	x.credit = max(owed-float64(k), 0)
 	for i := range k {
-		dst = append(dst, g.cpu[min(m-1, int((float64(i)+0.5)*float64(m)/float64(k)))])
+		dst = append(dst, x.cpu[min(m-1, int((float64(i)+0.5)*float64(m)/float64(k)))])
 	}
 	return dst
 }
@@ -233,7 +239,7 @@ func (tb *traceBackend) spill(g *tgor, p *placer) {
 
 // freeTicks lists g's queued ticks that are not running, in order.
 func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
-	for ri, r := range g.pend {
+	for ri, r := range g.x.pend {
 		if r.state == gRunning {
 			continue
 		}
@@ -249,8 +255,9 @@ func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
 func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 	out := p.out[:0]
 	si, ei, ci := 0, 0, 0
-	for ri := range g.pend {
-		r := g.pend[ri]
+	x := g.x
+	for ri := range x.pend {
+		r := x.pend[ri]
 		if r.state == gRunning && r.stack == nil {
 			sched := r.sched
 			if sched == nil {
@@ -297,7 +304,7 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 			out = appendRun(out, r)
 		}
 	}
-	g.pend = append(g.pend[:0], out...)
+	x.pend = append(x.pend[:0], out...)
 	clear(out)
 	p.out = out[:0]
 }

@@ -66,6 +66,11 @@ type traceBackend struct {
 	// which settleShare writes them (bucket).
 	live [settleEvery][]*tgor
 	free []*tgor // records of ended goroutines, for reuse
+	// busyFree holds busy states given back (tracegor.go), for reuse;
+	// busyHeld counts those goroutines hold, and busyUsed the most held
+	// at once lately, which bounds busyFree.
+	busyFree           []*gbusy
+	busyHeld, busyUsed int
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
 	// be counted twice by the sink). A table, not a map: under churn, a
@@ -350,6 +355,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	tb.gs.NextRound()
 	tb.placeActive()
 	tb.settleShare()
+	tb.busyUsed = max(tb.busyHeld, tb.busyUsed-tb.busyUsed/8)
 	tb.watermark(t)
 	clear(tb.stacks)
 	tb.stacks = tb.stacks[:0]
@@ -416,8 +422,8 @@ func (tb *traceBackend) watermark(t gotrace.Time) {
 	oldest := tb.ticks.n
 	for g := range tb.lives {
 		oldest = min(oldest, g.due)
-		if len(g.pend) > 0 {
-			oldest = min(oldest, g.pend[0].from)
+		if pend := g.pend(); len(pend) > 0 {
+			oldest = min(oldest, pend[0].from)
 		}
 	}
 	tb.em.watermark(tb.ticks.span(oldest, oldest).ts)

@@ -27,7 +27,9 @@ import (
 // first transition with a stack (where it blocks again, most often where
 // it was blocked before) and take it.
 
-// tgor is one goroutine of the trace.
+// tgor is one goroutine of the trace. What only a goroutine that ran
+// lately, waits for its first stack or is in a region or task needs is in
+// x, which a goroutine parked for good has none of.
 type tgor struct {
 	track
 	state gstate
@@ -35,19 +37,88 @@ type tgor struct {
 	// guessed says role is roleRuntime from a stack of runtime frames
 	// only, which a complete stack may correct (learnFromTransition).
 	guessed bool
-	why     string // the trace's wait reason, while waiting
-	stack   *stack // stack at the latest transition that had one; nil: none yet
-	due     uint64 // first tick not yet queued
-	seen    *stack // where the scheduler last saw it running (a preemption), nil if not since it ran
-	pend    []run  // ticks queued, in time order, not yet written
-	pos     int    // index in its bucket of traceBackend.live
-	// cpu holds the generation's CPU samples of g, and active says g ran
-	// or was sampled in it: its runs wait for oncpu.go's placement.
+	// active says g ran or was sampled in the generation: its runs wait
+	// for oncpu.go's placement.
+	active bool
+	why    uint32 // the trace's wait reason while waiting (source.Reason), 0 none
+	pos    int32  // index in its bucket of traceBackend.live
+	leaked bool   // the goroutine leak profile found it (leakprof.go)
+	stack  *stack // stack at the latest transition that had one; nil: none yet
+	due    uint64 // first tick not yet queued
+	x      *gbusy // nil: nothing queued, no CPU sample, region or task
+	glabels
+}
+
+// gbusy is the part of a goroutine's state that it holds only while it
+// runs, waits for a stack or is in a region or task: a parked goroutine
+// gives it back (traceBackend.idle), so that a million parked goroutines
+// hold none of it.
+type gbusy struct {
+	seen *stack // where the scheduler last saw it running (a preemption), nil if not since it ran
+	pend []run  // ticks queued, in time order, not yet written
+	// cpu holds the generation's CPU samples of g, to be placed
+	// (oncpu.go).
 	cpu    []cpuHit
 	carry  []cpuHit // payments no tick took yet (oncpu.go)
-	active bool
-	credit float64 // ticks owed by CPU samples, carried between generations
-	glabels
+	credit float64  // ticks owed by CPU samples, carried between generations
+	// regions and tasks are its active regions and the tasks it began
+	// (labels.go), deep the regions begun past maxRegions.
+	regions []regionRec
+	deep    int
+	tasks   []taskRec
+}
+
+// idle reports whether x holds nothing.
+func (x *gbusy) idle() bool {
+	return x.seen == nil && len(x.pend) == 0 && len(x.cpu) == 0 && len(x.carry) == 0 && x.credit == 0 &&
+		len(x.regions) == 0 && x.deep == 0 && len(x.tasks) == 0
+}
+
+// busy returns g's busy state, taking one if it has none.
+func (tb *traceBackend) busy(g *tgor) *gbusy {
+	if g.x == nil {
+		if n := len(tb.busyFree); n > 0 {
+			g.x = tb.busyFree[n-1]
+			tb.busyFree[n-1] = nil
+			tb.busyFree = tb.busyFree[:n-1]
+		} else {
+			g.x = new(gbusy)
+		}
+		tb.busyHeld++
+		tb.busyUsed = max(tb.busyUsed, tb.busyHeld)
+	}
+	return g.x
+}
+
+// idle gives g's busy state back if it holds nothing (or, g ended, in any
+// case), its buffers kept for the next goroutine to need one: as many as
+// were in use at once lately, so that goroutines that run every
+// generation take and give back without allocating.
+func (tb *traceBackend) idle(g *tgor, ended bool) {
+	x := g.x
+	if x == nil || !ended && !x.idle() {
+		return
+	}
+	g.x = nil
+	tb.busyHeld--
+	if len(tb.busyFree) >= max(maxFree, tb.busyUsed) {
+		return
+	}
+	clear(x.pend[:cap(x.pend)])
+	clear(x.cpu[:cap(x.cpu)])
+	clear(x.carry[:cap(x.carry)])
+	clear(x.regions[:cap(x.regions)])
+	clear(x.tasks[:cap(x.tasks)])
+	*x = gbusy{pend: x.pend[:0], cpu: x.cpu[:0], carry: x.carry[:0], regions: x.regions[:0], tasks: x.tasks[:0]}
+	tb.busyFree = append(tb.busyFree, x)
+}
+
+// pend returns g's queued runs.
+func (g *tgor) pend() []run {
+	if g.x == nil {
+		return nil
+	}
+	return g.x.pend
 }
 
 // GoID returns g's goroutine id, for traceBackend.gs.
@@ -57,7 +128,7 @@ func (g *tgor) GoID() uint64 { return g.id }
 type run struct {
 	from, to uint64
 	state    gstate
-	why      string
+	why      uint32 // wait reason (source.Reason)
 	stack    *stack // nil: not known yet (running: not placed yet)
 	// sched is, for running ticks, where the scheduler saw the goroutine
 	// at the end of their stretch (the stack its block, system call or
@@ -100,8 +171,7 @@ func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool
 	}
 	g = tb.newTgor()
 	b := &tb.live[bucket(id)]
-	*g = tgor{track: track{id: id}, pos: len(*b), due: tb.ticks.n, pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0],
-		glabels: glabels{regions: g.regions[:0], tasks: g.tasks[:0]}}
+	*g = tgor{track: track{id: id}, pos: int32(len(*b)), due: tb.ticks.n}
 	// The backend's own goroutines, and those package own says are the
 	// profiler's when the backend meets them, are hidden for life;
 	// ownSink catches those registered after the backend met them.
@@ -171,14 +241,16 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	case report && next == g.state:
 		// A status report, at a generation's start or end: most often of
 		// a goroutine parked where it was.
-		if s != nil && next != gRunning && (s != g.stack || len(g.pend) > 0) {
+		if s != nil && next != gRunning && (s != g.stack || len(g.pend()) > 0) {
 			g.stack = s
 			tb.flush(g)
 		}
 		return
+	case next == gRunning:
+		tb.cut(g) // its ticks so far wait for its CPU samples' placement
 	default:
-		tb.cut(g)
-		if g.state == gRunning && next != gRunning {
+		tb.cutOut(g)
+		if g.state == gRunning {
 			tb.leaveRunning(g, s, next == gRunnable)
 		}
 	}
@@ -189,9 +261,9 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	if next == gRunning {
 		tb.activate(g)
 	}
-	g.why = ""
+	g.why = 0
 	if next == gWaiting {
-		g.why = tb.rd.Reason(ev.Reason)
+		g.why = ev.Reason
 	}
 	tb.flush(g)
 }
@@ -260,12 +332,12 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 		return
 	}
 	tb.cut(g)
-	if len(g.cpu) < maxHits {
-		if len(g.cpu) == cap(g.cpu) {
-			g.cpu = slices.Grow(g.cpu, max(len(g.cpu), minGrow))
+	if x := tb.busy(g); len(x.cpu) < maxHits {
+		if len(x.cpu) == cap(x.cpu) {
+			x.cpu = slices.Grow(x.cpu, max(len(x.cpu), minGrow))
 			tb.grown++
 		}
-		g.cpu = append(g.cpu, cpuHit{at: t, s: s, ls: g.labels})
+		x.cpu = append(x.cpu, cpuHit{at: t, s: s, ls: g.labels})
 	} else {
 		tb.em.cpuUnplaced++
 	}
@@ -300,20 +372,38 @@ func (tb *traceBackend) cut(g *tgor) {
 	if g.state != gRunning {
 		r.stack = g.stack
 	}
-	if n := len(g.pend); n > 0 {
-		last := &g.pend[n-1]
+	x := tb.busy(g)
+	if n := len(x.pend); n > 0 {
+		last := &x.pend[n-1]
 		if n >= maxPend || last.to == r.from && last.state == r.state && last.why == r.why && last.stack == r.stack && last.labels == r.labels {
 			last.to = r.to
 			return
 		}
 	}
-	if len(g.pend) == cap(g.pend) && len(g.pend) > 0 {
+	if len(x.pend) == cap(x.pend) && len(x.pend) > 0 {
 		// A goroutine that queues more than one run queues several in a
 		// generation: grow in steps of minGrow, not one run at a time.
-		g.pend = slices.Grow(g.pend, max(len(g.pend), minGrow))
+		x.pend = slices.Grow(x.pend, max(len(x.pend), minGrow))
 		tb.grown++
 	}
-	g.pend = append(g.pend, r)
+	x.pend = append(x.pend, r)
+}
+
+// cutOut is cut for ticks that the next flush would write: those of a
+// goroutine whose stack is known, that has not run in the generation and
+// has nothing queued before them go straight to the sink, unqueued.
+func (tb *traceBackend) cutOut(g *tgor) {
+	if g.x != nil && len(g.x.pend) > 0 || g.active || g.state == gRunning || g.stack == nil || g.role == roleHidden {
+		tb.cut(g)
+		return
+	}
+	from, to := g.due, tb.ticks.n
+	if from >= to {
+		return
+	}
+	g.due = to
+	r := run{from: from, to: to, state: g.state, why: g.why, stack: g.stack, labels: g.labels}
+	tb.emit(g, &r)
 }
 
 // minGrow is the fewest runs or CPU samples a goroutine's queue grows by.
@@ -325,9 +415,11 @@ const minGrow = 8
 // A preempted goroutine is remembered there until it blocks.
 func (tb *traceBackend) leaveRunning(g *tgor, s *stack, preempted bool) {
 	s = tb.sighted(g, s)
-	g.seen = nil
-	if preempted {
-		g.seen = s
+	switch {
+	case preempted:
+		tb.busy(g).seen = s
+	case g.x != nil:
+		g.x.seen = nil
 	}
 }
 
@@ -338,8 +430,9 @@ func (tb *traceBackend) sighted(g *tgor, s *stack) *stack {
 	if s == nil || !s.evidence {
 		s = tb.schedStack(g)
 	}
-	for i := len(g.pend) - 1; i >= 0; i-- {
-		r := &g.pend[i]
+	pend := g.pend()
+	for i := len(pend) - 1; i >= 0; i-- {
+		r := &pend[i]
 		if r.state != gRunning || r.stack != nil || r.sched != nil {
 			break
 		}
@@ -351,8 +444,8 @@ func (tb *traceBackend) sighted(g *tgor, s *stack) *stack {
 // schedStack is where the scheduler last saw g: its latest preemption
 // since it last ran, or the stack of its latest transition.
 func (tb *traceBackend) schedStack(g *tgor) *stack {
-	if g.seen != nil {
-		return g.seen
+	if g.x != nil && g.x.seen != nil {
+		return g.x.seen
 	}
 	return g.stack
 }
@@ -361,17 +454,21 @@ func (tb *traceBackend) schedStack(g *tgor) *stack {
 // is not known yet. A run queued before g's first stack was known takes it.
 // A goroutine active in the generation holds its runs until place.
 func (tb *traceBackend) flush(g *tgor) {
+	x := g.x
+	if x == nil {
+		return
+	}
 	if g.role == roleHidden {
-		g.pend = g.pend[:0]
-		g.cpu = g.cpu[:0]
+		x.pend = x.pend[:0]
+		x.cpu = x.cpu[:0]
 		return
 	}
 	if g.active {
 		return
 	}
 	n := 0
-	for ; n < len(g.pend); n++ {
-		r := &g.pend[n]
+	for ; n < len(x.pend); n++ {
+		r := &x.pend[n]
 		if r.stack == nil && r.state != gRunning {
 			r.stack = g.stack
 		}
@@ -380,7 +477,7 @@ func (tb *traceBackend) flush(g *tgor) {
 		}
 		tb.emit(g, r)
 	}
-	g.pend = append(g.pend[:0], g.pend[n:]...)
+	x.pend = append(x.pend[:0], x.pend[n:]...)
 }
 
 // emit writes the ticks of r.
@@ -388,7 +485,7 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 	s := r.stack
 	switch r.state {
 	case gWaiting:
-		s = tb.em.waitStack(s, waitReason(s.hint, r.why))
+		s = tb.em.waitStack(s, waitReason(s.hint, tb.rd.Reason(r.why)))
 	case gOffCPU:
 		s = s.waiting(tb.em.noCPUFrame())
 	}
@@ -400,10 +497,12 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 	tb.em.write(&g.track, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
 }
 
-// settle queues and writes g's ticks passed, as far as their stack is known.
+// settle writes g's ticks passed, as far as their stack is known, and
+// gives its busy state back if it holds nothing.
 func (tb *traceBackend) settle(g *tgor) {
-	tb.cut(g)
+	tb.cutOut(g)
 	tb.flush(g)
+	tb.idle(g, false)
 }
 
 // close writes every tick of g at the end of the trace or of g: a stack
@@ -414,11 +513,15 @@ func (tb *traceBackend) close(g *tgor) {
 		tb.leaveRunning(g, nil, false)
 	}
 	tb.place(g)
-	tb.em.cpuUnplaced += uint64(len(g.carry))
-	g.carry = g.carry[:0]
-	for i := range g.pend {
-		if g.pend[i].stack == nil && g.stack == nil {
-			g.pend[i].stack = tb.unknownStack()
+	x := g.x
+	if x == nil {
+		return
+	}
+	tb.em.cpuUnplaced += uint64(len(x.carry))
+	x.carry = x.carry[:0]
+	for i := range x.pend {
+		if x.pend[i].stack == nil && g.stack == nil {
+			x.pend[i].stack = tb.unknownStack()
 		}
 	}
 	tb.flush(g)
@@ -427,6 +530,7 @@ func (tb *traceBackend) close(g *tgor) {
 // remove forgets a goroutine that ended.
 func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
+	tb.idle(g, true)
 	tb.em.forget(&g.track)
 	tb.gs.Delete(g.id)
 	tb.ended[g.id%uint64(len(tb.ended))] = g.id
@@ -438,12 +542,7 @@ func (tb *traceBackend) remove(g *tgor) {
 	(*b)[len(*b)-1] = nil
 	*b = (*b)[:len(*b)-1]
 	if len(tb.free) < maxFree {
-		clear(g.pend[:cap(g.pend)])
-		clear(g.cpu[:cap(g.cpu)])
-		clear(g.carry[:cap(g.carry)])
-		clear(g.regions[:cap(g.regions)])
-		clear(g.tasks[:cap(g.tasks)])
-		*g = tgor{pend: g.pend[:0], cpu: g.cpu[:0], carry: g.carry[:0], glabels: glabels{regions: g.regions[:0], tasks: g.tasks[:0]}}
+		*g = tgor{}
 		tb.free = append(tb.free, g)
 	}
 }
