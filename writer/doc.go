@@ -43,16 +43,21 @@
 // run's trailing copies of one pair (a parked goroutine's run is nothing
 // else) are kept as the pair and a count, and are expanded only into the
 // record buffer, so that such a run costs a few bytes however long it is.
-// A thread holds a pairs buffer only while its run has other pairs; a written
-// run's buffer goes to a free list of at most 1 MiB, from which the next
-// run takes one, so that threads written in batches share a few buffers.
+// A thread holds a run's state (its pairs, tail and place in the queue of
+// pending runs) only while it has a pending run, and a pairs buffer only
+// while its run has other pairs; a written run's buffer goes to a free list
+// of at most 1 MiB, from which the next run takes one, so that threads
+// written in batches share a few buffers.
 // The capacity of the buffers the threads hold is capped at
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most: the
 // 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
-// thread its previous stack (4 bytes a frame, in a buffer of at least 32
-// frames, up to 1 KiB) and its Thread record with its map entry; the
-// string and frame tables of what was seen; and with zstd one encoder:
+// thread its Thread record (80 bytes) with its map entry, and its previous
+// stack: from a change of its stack to its next Flush in a buffer of its
+// own (4 bytes a frame, in a buffer of at least 32 frames, up to 1 KiB),
+// otherwise one copy shared by the threads that have the same stack (a
+// table of at most 65,536 stacks); the string and frame tables of what was
+// seen; and with zstd one encoder:
 // level 5 (klauspost's SpeedDefault) with concurrency 1, lower-memory mode
 // and a 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
 // Writer; bench/MEASUREMENTS.md has that figure and a thread's.

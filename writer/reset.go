@@ -43,6 +43,9 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 			w.spare = append(w.spare, t)
 		}
 	}
+	// No thread of the last file uses its stacks any more: the table's
+	// buffers are the next file's threads' to take.
+	w.stacks.recycle(w.freeStack)
 	clear(w.threads)
 	clear(w.order)
 	clear(w.strings)
@@ -52,7 +55,7 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
 		buf: w.buf[:0], strings: w.strings, strTab: w.strTab[:0],
 		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, order: w.order[:0],
-		freeBufs: w.freeBufs, freeBytes: w.freeBytes, freeStacks: w.freeStacks,
+		freeBufs: w.freeBufs, freeBytes: w.freeBytes, stacks: w.stacks, freeStacks: w.freeStacks,
 		spare: w.spare, scratch: w.scratch[:0],
 	}
 	var zero [tachyon.HeaderSize]byte
@@ -78,16 +81,15 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 func (w *Writer) newThread(id uint64, interp uint32) *Thread {
 	n := len(w.spare)
 	if n == 0 {
-		return &Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: w.newStack()}
+		return &Thread{id: id, interp: interp, lastTS: w.opts.StartTime}
 	}
 	t := w.spare[n-1]
 	w.spare[n-1] = nil
 	w.spare = w.spare[:n-1]
-	stack := t.stack[:0]
-	if stack == nil {
-		stack = w.newStack()
+	if t.owned {
+		w.freeStack(t.stack)
 	}
-	*t = Thread{key: threadKey{id, interp}, lastTS: w.opts.StartTime, stack: stack}
+	*t = Thread{id: id, interp: interp, lastTS: w.opts.StartTime}
 	return t
 }
 

@@ -12,7 +12,7 @@ import (
 type tail struct {
 	pair [binary.MaxVarintLen64 + 1]byte
 	len  uint8
-	n    uint64
+	n    uint32 // a run is written at MaxRunBytes, 2 bytes a pair at least
 }
 
 // bytes returns the repeated pair.
@@ -39,4 +39,9 @@ func (r *tail) appendTo(b []byte) []byte {
 }
 
 // runBytes returns the size of t's pending run's pairs, expanded.
-func (t *Thread) runBytes() int { return len(t.pairs) + t.tail.size() }
+func (t *Thread) runBytes() int {
+	if t.pairs == nil {
+		return t.tail.size()
+	}
+	return len(t.pairs.buf) + t.tail.size()
+}

@@ -35,7 +35,7 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 }
 
 // ID returns the thread id t was made for.
-func (t *Thread) ID() uint64 { return t.key.id }
+func (t *Thread) ID() uint64 { return t.id }
 
 // Repeat writes a sample of t with the same stack as t's previous sample:
 // the cheapest way in, for a thread the caller knows has not moved. It costs
@@ -99,12 +99,15 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status)
 // that writes a thread's samples in batches (a sampler, once a second)
 // flushes each batch's run, so that the thread's buffer keeps its size and
 // is reused instead of growing across batches; the samples are the same.
+// Until its stack changes again, the thread then shares its previous stack
+// with the threads that have the same, and holds no buffer of its own.
 func (t *Thread) Flush() {
 	w := t.w
 	if w.closed || t.forgotten {
 		return
 	}
 	w.flushRun(t)
+	w.share(t)
 }
 
 // Forget tells the writer that t will write no more samples (a goroutine
@@ -122,11 +125,11 @@ func (t *Thread) Forget() {
 	w.dropPairs(t)
 	t.forgotten = true
 	// Unlink t from the id chain.
-	if head := w.threads[t.key.id]; head == t {
+	if head := w.threads[t.id]; head == t {
 		if t.sameID == nil {
-			delete(w.threads, t.key.id)
+			delete(w.threads, t.id)
 		} else {
-			w.threads[t.key.id] = t.sameID
+			w.threads[t.id] = t.sameID
 		}
 	} else {
 		for p := head; p != nil; p = p.sameID {
@@ -136,8 +139,10 @@ func (t *Thread) Forget() {
 			}
 		}
 	}
-	w.freeStack(t.stack)
-	t.stack, t.pairs, t.sameID = nil, nil, nil
+	if t.owned {
+		w.freeStack(t.stack)
+	}
+	t.stack, t.sameID, t.owned = nil, nil, false
 	if !t.started {
 		return
 	}

@@ -78,27 +78,37 @@ type frameKey struct {
 	line     int32
 }
 
-type threadKey struct {
-	id     uint64
-	interp uint32
-}
-
-// Thread is a handle on one thread's encoder state (see Writer.Thread).
+// Thread is a handle on one thread's encoder state (see Writer.Thread). A
+// thread whose pending run repeats one (delta, status) pair, and that was
+// flushed since its stack last changed, holds its id, clock, run and a
+// reference to its previous stack only, shared with every such thread that
+// has the same (see stackTab): a million parked goroutines' threads cost
+// 96 bytes each.
 type Thread struct {
-	w       *Writer // the Writer whose Thread made it
-	key     threadKey
-	lastTS  uint64
-	stack   []uint32 // previous stack, innermost first
-	pairs   []byte   // pending REPEAT run: (delta varint, status) pairs...
-	tail    tail     // ...then one pair repeated, not yet expanded
-	pending uint64   // samples in pairs and tail
-	// queue of threads with a pending run, oldest run first
-	prev, next *Thread
-	queued     bool
+	w      *Writer // the Writer whose Thread made it
+	id     uint64
+	lastTS uint64
+	stack  []uint32 // previous stack, innermost first
+	// the pending REPEAT run: pairs, if the run has other pairs before its
+	// tail, then the tail; pending counts its samples
+	pairs   *pairsState
+	tail    tail
+	pending uint32
+	interp  uint32
 	// other threads with the same thread id in other interpreters
 	sameID    *Thread
 	started   bool // has written a sample
 	forgotten bool
+	owned     bool // stack is the thread's own buffer, not the shared copy
+}
+
+// pairsState holds the pairs of a thread's pending run that precede its
+// tail, taken with its buffer when the run first has two different pairs
+// and given back when the run is written.
+type pairsState struct {
+	buf []byte // (delta varint, status) pairs
+	// queue of threads holding pairs, oldest run first
+	prev, next *Thread
 }
 
 // Writer streams samples into a Tachyon v2 file. It is not safe for
@@ -121,12 +131,13 @@ type Writer struct {
 	nthreads  int
 	forgotten int // forgotten threads still in order
 
-	head, tail   *Thread // pending-run queue
+	head, tail   *Thread // queue of the threads holding pairs
 	pendingBytes int     // capacity of the pairs buffers the threads hold
-	freeBufs     [][]byte
+	freeBufs     []*pairsState // pairs states with their buffers, for reuse
 	freeBytes    int
-	freeStacks   [][]uint32 // stack buffers of forgotten threads, for new ones
-	spare        []*Thread  // the last file's thread records, kept by Reset
+	stacks       stackTab   // the threads' previous stacks, shared
+	freeStacks   [][]uint32 // stack buffers threads gave back, for the next
+	spare        []*Thread   // the last file's thread records, kept by Reset
 
 	scratch []uint32
 	stats   Stats
@@ -266,7 +277,7 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 	w.stats.Samples++
 	if !t.started {
 		w.start(t)
-		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
+		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
 		return w.err
 	}
 	if slices.Equal(t.stack, stack) {
@@ -278,13 +289,13 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 	s := sharedBottom(t.stack, stack)
 	switch {
 	case s == 0:
-		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
+		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
 	case s == p:
-		w.writeChange(t, tachyon.Suffix, ts, status, uint64(p), stack[:n-p])
+		w.writeChange(t, tachyon.Suffix, ts, status, uint64(p), stack[:n-p], stack)
 	case s < n/2:
-		w.writeChange(t, tachyon.Full, ts, status, 0, stack)
+		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
 	default:
-		w.writeChange(t, tachyon.PopPush, ts, status, uint64(p-s), stack[:n-s])
+		w.writeChange(t, tachyon.PopPush, ts, status, uint64(p-s), stack[:n-s], stack)
 	}
 	return w.err
 }
@@ -294,7 +305,7 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 // id across interpreters are chained.
 func (w *Writer) lookup(id uint64, interp uint32) *Thread {
 	t := w.threads[id]
-	for t != nil && t.key.interp != interp {
+	for t != nil && t.interp != interp {
 		t = t.sameID
 	}
 	return t
@@ -326,10 +337,9 @@ func (t *Thread) delta(ts uint64) uint64 {
 // thread's previous stack. For FULL, arg is unused and frames is the whole
 // stack; for SUFFIX arg is shared_count, for POP_PUSH pop_count, and frames
 // the new frames.
-func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status tachyon.Status, arg uint64, stack []uint32) {
-	frames := stack
+func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status tachyon.Status, arg uint64, frames, stack []uint32) {
 	w.reserve(tachyon.RecordHeaderSize + 3*binary.MaxVarintLen64 + 1 + 5*len(frames))
-	b := w.recordHeader(t.key, enc)
+	b := w.recordHeader(t, enc)
 	b = binary.AppendUvarint(b, t.delta(ts))
 	b = append(b, byte(status))
 	if enc != tachyon.Full {
@@ -341,37 +351,61 @@ func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status 
 	}
 	w.buf = b
 	w.stats.Records[enc]++
-	// The new stack: frames on top of the kept outermost part of the old one.
-	switch enc {
-	case tachyon.Full:
-		t.stack = append(t.stack[:0], stack...)
-	case tachyon.Suffix:
-		// The whole previous stack is kept; the new frames go on top.
-		t.stack = rebase(t.stack, 0, frames)
-	case tachyon.PopPush:
-		t.stack = rebase(t.stack, int(arg), frames)
+	if !t.owned {
+		t.stack, t.owned = w.newStack(), true
+	}
+	t.stack = append(t.stack[:0], stack...)
+}
+
+// share makes t's stack the shared copy of it, giving its own buffer
+// back (or making it the shared copy, the first time): a thread whose
+// batch of samples has been written keeps no buffer of its own until its
+// stack changes again.
+func (w *Writer) share(t *Thread) {
+	if !t.owned {
+		return
+	}
+	own := t.stack
+	t.owned = false
+	if len(own) == 0 {
+		t.stack = nil
+		w.freeStack(own)
+		return
+	}
+	if t.stack = w.stacks.intern(own); &t.stack[0] != &own[0] {
+		w.freeStack(own)
 	}
 }
 
-// rebase returns frames followed by old[keepFrom:], reusing old's array
-// when it is large enough (copy moves overlapping ranges correctly).
-func rebase(old []uint32, keepFrom int, frames []uint32) []uint32 {
-	kept := old[keepFrom:]
-	n := len(frames) + len(kept)
-	var out []uint32
-	if cap(old) >= n {
-		out = old[:n]
-	} else {
-		out = make([]uint32, n, max(n, 2*cap(old)))
+// maxFreeStacks bounds the stack buffers kept for threads whose stack
+// changes: enough for a burst of goroutines that change between batches.
+const maxFreeStacks = 1024
+
+// newStack returns an empty stack buffer, one a thread gave back if there
+// is one: under churn (a server starting a goroutine a request), fresh
+// buffers would be half of the writer's garbage.
+func (w *Writer) newStack() []uint32 {
+	if n := len(w.freeStacks); n > 0 {
+		s := w.freeStacks[n-1]
+		w.freeStacks[n-1] = nil
+		w.freeStacks = w.freeStacks[:n-1]
+		return s
 	}
-	copy(out[len(frames):], kept)
-	copy(out, frames)
-	return out
+	return make([]uint32, 0, 32)
 }
 
-func (w *Writer) recordHeader(k threadKey, enc tachyon.Encoding) []byte {
-	b := binary.LittleEndian.AppendUint64(w.buf, k.id)
-	b = binary.LittleEndian.AppendUint32(b, k.interp)
+// freeStack keeps a thread's stack buffer for newStack, unless the list is
+// full or the buffer grew for a deep stack.
+func (w *Writer) freeStack(s []uint32) {
+	if cap(s) == 0 || cap(s) > 64 || len(w.freeStacks) >= maxFreeStacks {
+		return
+	}
+	w.freeStacks = append(w.freeStacks, s[:0])
+}
+
+func (w *Writer) recordHeader(t *Thread, enc tachyon.Encoding) []byte {
+	b := binary.LittleEndian.AppendUint64(w.buf, t.id)
+	b = binary.LittleEndian.AppendUint32(b, t.interp)
 	return append(b, byte(enc))
 }
 
@@ -399,12 +433,9 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 		if t.tail.n == 0 {
 			t.tail.len = uint8(copy(t.tail.pair[:], pair))
 		}
-		t.tail.n += uint64(k)
-		t.pending += uint64(k)
+		t.tail.n += uint32(k)
+		t.pending += uint32(k)
 		n -= k
-		if !t.queued {
-			w.enqueue(t)
-		}
 		if t.runBytes() >= MaxRunBytes {
 			w.flushRun(t)
 		}
@@ -414,10 +445,14 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 
 // expandTail moves t's tail into its pairs buffer.
 func (w *Writer) expandTail(t *Thread) {
-	if need := len(t.pairs) + t.tail.size(); need > cap(t.pairs) {
+	need := t.tail.size()
+	if t.pairs != nil {
+		need += len(t.pairs.buf)
+	}
+	if t.pairs == nil || need > cap(t.pairs.buf) {
 		w.growPairs(t, need)
 	}
-	t.pairs = t.tail.appendTo(t.pairs)
+	t.pairs.buf = t.tail.appendTo(t.pairs.buf)
 	t.tail.n = 0
 }
 
@@ -434,12 +469,18 @@ func (w *Writer) capPending() {
 // growth. pendingBytes counts the capacity the threads hold, not the bytes
 // they use.
 func (w *Writer) growPairs(t *Thread, need int) {
-	need = max(need, 2*cap(t.pairs), minPairsCap)
-	nb := w.takeBuf(need)
-	nb = append(nb, t.pairs...)
-	w.pendingBytes += cap(nb) - cap(t.pairs)
-	w.release(t.pairs)
-	t.pairs = nb
+	old := t.pairs
+	if old == nil {
+		t.pairs = w.takeBuf(max(need, minPairsCap))
+		w.pendingBytes += cap(t.pairs.buf)
+		w.enqueue(t)
+		return
+	}
+	p := w.takeBuf(max(need, 2*cap(old.buf)))
+	p.buf = append(p.buf, old.buf...)
+	w.pendingBytes += cap(p.buf) - cap(old.buf)
+	old.buf, p.buf = p.buf, old.buf // old keeps its place in the queue
+	w.release(p)
 }
 
 // Bounds of the free list of pairs buffers.
@@ -449,86 +490,71 @@ const (
 	maxFreeBytes = 1 << 20
 )
 
-// takeBuf returns an empty buffer of at least need bytes, from the free list
-// when one is large enough.
-func (w *Writer) takeBuf(need int) []byte {
+// takeBuf returns a pairs state with an empty buffer of at least need
+// bytes, from the free list when one is large enough.
+func (w *Writer) takeBuf(need int) *pairsState {
 	for i := len(w.freeBufs) - 1; i >= 0; i-- {
-		if b := w.freeBufs[i]; cap(b) >= need {
+		if p := w.freeBufs[i]; cap(p.buf) >= need {
 			w.freeBufs[i] = w.freeBufs[len(w.freeBufs)-1]
 			w.freeBufs[len(w.freeBufs)-1] = nil
 			w.freeBufs = w.freeBufs[:len(w.freeBufs)-1]
-			w.freeBytes -= cap(b)
-			return b
+			w.freeBytes -= cap(p.buf)
+			return p
 		}
 	}
-	return make([]byte, 0, need)
+	return &pairsState{buf: make([]byte, 0, need)}
 }
 
-// release keeps a pairs buffer for reuse, within the free list's bounds.
-func (w *Writer) release(b []byte) {
-	if cap(b) == 0 || len(w.freeBufs) >= maxFreeBufs || w.freeBytes+cap(b) > maxFreeBytes {
+// release keeps a pairs state and its buffer for reuse, within the free
+// list's bounds.
+func (w *Writer) release(p *pairsState) {
+	if len(w.freeBufs) >= maxFreeBufs || w.freeBytes+cap(p.buf) > maxFreeBytes {
 		return
 	}
-	w.freeBufs = append(w.freeBufs, b[:0])
-	w.freeBytes += cap(b)
-}
-
-// maxFreeStacks bounds the stack buffers kept from forgotten threads: enough
-// for a burst of goroutines ending together, while new ones start.
-const maxFreeStacks = 1024
-
-// newStack returns an empty stack buffer for a new thread, one a forgotten
-// thread left if there is one: under churn (a server starting a goroutine a
-// request), fresh buffers would be half of the writer's garbage.
-func (w *Writer) newStack() []uint32 {
-	if n := len(w.freeStacks); n > 0 {
-		s := w.freeStacks[n-1]
-		w.freeStacks[n-1] = nil
-		w.freeStacks = w.freeStacks[:n-1]
-		return s
-	}
-	return make([]uint32, 0, 32)
-}
-
-// freeStack keeps a forgotten thread's stack buffer for newStack, unless
-// the list is full or the buffer grew for a deep stack.
-func (w *Writer) freeStack(s []uint32) {
-	if cap(s) == 0 || cap(s) > 64 || len(w.freeStacks) >= maxFreeStacks {
-		return
-	}
-	w.freeStacks = append(w.freeStacks, s[:0])
+	p.buf = p.buf[:0]
+	w.freeBufs = append(w.freeBufs, p)
+	w.freeBytes += cap(p.buf)
 }
 
 // flushRun writes t's pending run, if any, as one REPEAT record, and gives
-// its buffer back: a thread holds one only while it has a pending run, so
-// that 10,000 parked goroutines written once a second share a few buffers.
-// The tail is expanded straight into the record buffer.
+// its pairs back: a thread holds them only while it has a pending run of
+// several pairs, so that 10,000 parked goroutines written once a second
+// share a few buffers. The tail is expanded straight into the record
+// buffer.
 func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
 	}
 	w.reserve(tachyon.RecordHeaderSize + binary.MaxVarintLen64 + t.runBytes())
-	b := w.recordHeader(t.key, tachyon.Repeat)
-	b = binary.AppendUvarint(b, t.pending)
-	w.buf = t.tail.appendTo(append(b, t.pairs...))
+	b := w.recordHeader(t, tachyon.Repeat)
+	b = binary.AppendUvarint(b, uint64(t.pending))
+	if t.pairs != nil {
+		b = append(b, t.pairs.buf...)
+	}
+	w.buf = t.tail.appendTo(b)
 	w.stats.Records[tachyon.Repeat]++
 	t.pending, t.tail.n = 0, 0
 	w.dropPairs(t)
-	w.dequeue(t)
 }
 
-// dropPairs takes t's pairs buffer back into the free list.
+// dropPairs gives t's pairs back.
 func (w *Writer) dropPairs(t *Thread) {
-	w.pendingBytes -= cap(t.pairs)
-	w.release(t.pairs)
+	p := t.pairs
+	if p == nil {
+		return
+	}
+	w.dequeue(t)
 	t.pairs = nil
+	w.pendingBytes -= cap(p.buf)
+	w.release(p)
 }
 
+// enqueue puts t, which has just taken pairs, at the end of the queue.
 func (w *Writer) enqueue(t *Thread) {
-	t.queued = true
-	t.prev, t.next = w.tail, nil
+	p := t.pairs
+	p.prev, p.next = w.tail, nil
 	if w.tail != nil {
-		w.tail.next = t
+		w.tail.pairs.next = t
 	} else {
 		w.head = t
 	}
@@ -536,20 +562,18 @@ func (w *Writer) enqueue(t *Thread) {
 }
 
 func (w *Writer) dequeue(t *Thread) {
-	if !t.queued {
-		return
-	}
-	if t.prev != nil {
-		t.prev.next = t.next
+	p := t.pairs
+	if p.prev != nil {
+		p.prev.pairs.next = p.next
 	} else {
-		w.head = t.next
+		w.head = p.next
 	}
-	if t.next != nil {
-		t.next.prev = t.prev
+	if p.next != nil {
+		p.next.pairs.prev = p.prev
 	} else {
-		w.tail = t.prev
+		w.tail = p.prev
 	}
-	t.prev, t.next, t.queued = nil, nil, false
+	p.prev, p.next = nil, nil
 }
 
 // reserve makes room for n more bytes in the record buffer, flushing it
