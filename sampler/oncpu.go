@@ -80,7 +80,7 @@ func (tb *traceBackend) activate(g *tgor) {
 	if g.active || g.role == roleHidden || tb.em.cfg.Mode != Wall {
 		return
 	}
-	g.active = true
+	g.active, g.ran = true, true
 	tb.active = append(tb.active, g)
 }
 
@@ -95,7 +95,6 @@ func (tb *traceBackend) placeActive() {
 		tb.cut(g)
 		tb.place(g)
 		tb.flush(g)
-		tb.idle(g, false)
 	}
 	tb.active = tb.active[:0]
 }

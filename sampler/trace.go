@@ -220,6 +220,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		known:     make(stackTable),
 		funcIDs:   make(map[string]uint32),
 		gs:        gotrace.NewByID[tgor, *tgor](14),
+		busyFree:  make([]*gbusy, 0, maxFree),
 		labels:    newLabeler(),
 		startWall: start,
 	}

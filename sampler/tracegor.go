@@ -43,6 +43,7 @@ type tgor struct {
 	why    uint32 // the trace's wait reason while waiting (source.Reason), 0 none
 	pos    int32  // index in its bucket of traceBackend.live
 	leaked bool   // the goroutine leak profile found it (leakprof.go)
+	ran    bool   // active in a generation since settleShare last wrote it
 	stack  *stack // stack at the latest transition that had one; nil: none yet
 	due    uint64 // first tick not yet queued
 	x      *gbusy // nil: nothing queued, no CPU sample, region or task
@@ -92,8 +93,9 @@ func (tb *traceBackend) busy(g *tgor) *gbusy {
 
 // idle gives g's busy state back if it holds nothing (or, g ended, in any
 // case), its buffers kept for the next goroutine to need one: as many as
-// were in use at once lately, so that goroutines that run every
-// generation take and give back without allocating.
+// were in use at once lately. settleShare gives back the busy states of
+// the goroutines that did not run since it last wrote them, so that a
+// goroutine that runs keeps its own, the size its queues grew to.
 func (tb *traceBackend) idle(g *tgor, ended bool) {
 	x := g.x
 	if x == nil || !ended && !x.idle() {
@@ -498,11 +500,15 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 }
 
 // settle writes g's ticks passed, as far as their stack is known, and
-// gives its busy state back if it holds nothing.
+// gives its busy state back if it holds nothing and g did not run since
+// the last settle.
 func (tb *traceBackend) settle(g *tgor) {
 	tb.cutOut(g)
 	tb.flush(g)
-	tb.idle(g, false)
+	if !g.ran {
+		tb.idle(g, false)
+	}
+	g.ran = false
 }
 
 // close writes every tick of g at the end of the trace or of g: a stack
