@@ -45,7 +45,9 @@ const scaleEnv = "BENCH_SCALE_CHILD"
 
 // scaleHeapEnv names the environment variable that has each child of
 // BenchmarkScale write its heap profile at the window's end into that
-// directory, as heap-PEER-N.pprof: what the memory over the floor is.
+// directory, as heap-PEER-N.pprof (and heap-PEER-N-start.pprof at its
+// start: with -base, what the window allocated): what the memory over the
+// floor is.
 const scaleHeapEnv = "BENCH_SCALE_HEAPPROFILE"
 
 // scalePerfEnv names the environment variable that has each child of
@@ -251,6 +253,9 @@ func scaleChild(spec string) int {
 		r.Err = err.Error()
 	} else {
 		time.Sleep(settleD)
+		if dir := os.Getenv(scaleHeapEnv); dir != "" {
+			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d-start.pprof", f[0], n)))
+		}
 		c0, t0 := cpuTime(), time.Now()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),

@@ -131,13 +131,13 @@ type Writer struct {
 	nthreads  int
 	forgotten int // forgotten threads still in order
 
-	head, tail   *Thread // queue of the threads holding pairs
-	pendingBytes int     // capacity of the pairs buffers the threads hold
+	head, tail   *Thread       // queue of the threads holding pairs
+	pendingBytes int           // capacity of the pairs buffers the threads hold
 	freeBufs     []*pairsState // pairs states with their buffers, for reuse
 	freeBytes    int
 	stacks       stackTab   // the threads' previous stacks, shared
 	freeStacks   [][]uint32 // stack buffers threads gave back, for the next
-	spare        []*Thread   // the last file's thread records, kept by Reset
+	spare        []*Thread  // the last file's thread records, kept by Reset
 
 	scratch []uint32
 	stats   Stats
