@@ -280,6 +280,9 @@ func (p *Profile) Stop() error {
 			if st.CPUProfile != "" {
 				fallback += " (CPU profile: " + st.CPUProfile + ")"
 			}
+			if st.Unparsed > 0 {
+				fallback += fmt.Sprintf(" (%d samples before the Stop request not written: the trace's end was not parsed within %v)", st.Unparsed, sampler.MaxStopParse)
+			}
 			fallback += leakSummary(st)
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)

@@ -27,8 +27,9 @@ import (
 )
 
 var (
-	scaleNs    = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
-	scalePeers = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, fgprof")
+	scaleNs     = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
+	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, fgprof")
+	scaleSettle = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
 )
 
 // fgprofMaxN is the most goroutines BenchmarkScale runs fgprof with: it
@@ -102,8 +103,8 @@ func TestMain(m *testing.M) {
 // Stop), tachyon-out (the same into one file, WithOutput: no checkpoints)
 // and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
 // rotating order in each iteration.
-// A child parks its goroutines, starts its peer, lets -settle pass, then
-// measures one -window and stops the peer. It reports per N the medians
+// A child parks its goroutines, starts its peer, lets -scale-settle (15 s)
+// pass, then measures one -window and stops the peer. It reports per N the medians
 // over the iterations of
 //
 //	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
@@ -197,7 +198,7 @@ func benchScale(b *testing.B, n int) {
 // and returns what it measured.
 func runScaleChild(pe string, n int) (scaleResult, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s", scaleEnv, pe, n, *settle, *window))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s", scaleEnv, pe, n, *scaleSettle, *window))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if os.Getenv("SCALE_DEBUG") != "" {
@@ -241,6 +242,9 @@ func scaleChild(spec string) int {
 		return 2
 	}
 	r := scaleResult{Peer: f[0], N: n}
+	if os.Getenv(scaleHeapEnv) != "" {
+		runtime.MemProfileRate = 1 // every allocation, for the accounts to be exact
+	}
 	release := benchload.Park(n)
 	defer release()
 	for runtime.NumGoroutine() < n {

@@ -44,6 +44,7 @@ type emitter struct {
 
 	samples, ticks, dropped uint64
 	cpuSamples              uint64    // CPU samples the trace carried (Stats.CPUSamples)
+	unparsed                uint64    // Stats.Unparsed
 	noCPU, cpuUnplaced      uint64    // Stats.NoCPUSample, Stats.CPUUnplaced
 	noCPUIdx, rootIdx       uint32    // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
 	cpu                     cpuRecord // the trace backends' use of the CPU profiler
@@ -158,6 +159,13 @@ func (e *emitter) onCPU(t *track, sp span, st tachyon.Status, s *stack) {
 	}
 	for i := range uint64(sp.n) {
 		e.obs.OnCPU(t.id, sp.ts+i*sp.step, uintptr(s.leafPC))
+	}
+}
+
+// log says msg in Config.Log, if set.
+func (e *emitter) log(msg string) {
+	if e.cfg.Log != nil {
+		e.cfg.Log(msg)
 	}
 }
 

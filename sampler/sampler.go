@@ -166,6 +166,11 @@ type Stats struct {
 	AchievedHz float64
 	// Dropped counts samples the sink rejected.
 	Dropped uint64
+	// Unparsed counts wall-mode samples not written because Stop's bound
+	// on the parse of the trace's end (MaxStopParse) passed first: the
+	// ticks between the last event parsed and the Stop request, of every
+	// goroutine live then. The log says so too.
+	Unparsed uint64
 	// Fallback says why the trace backend was not used ("" if it was or was
 	// not requested).
 	Fallback string
@@ -315,6 +320,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Ticks = em.ticks
 		s.stats.Goroutines = em.goroutines - len(s.own.uncounted)
 		s.stats.Dropped = em.dropped
+		s.stats.Unparsed = em.unparsed
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()
 		s.stats.CPUSamples = em.cpuSamples

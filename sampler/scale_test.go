@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"bytes"
 	"fmt"
 	"runtime"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -153,4 +155,80 @@ func TestTicksExactAtScale(t *testing.T) {
 		t.Fatalf("%d parked goroutines sampled, want %d", parked, n)
 	}
 	t.Logf("%d goroutines, %d ticks each, %.2f Hz", parked, st.Ticks, st.AchievedHz)
+}
+
+// TestStopParseBound: a parse that passes MaxStopParse once the tracer has
+// stopped ends there: every tick parsed is written, and the samples of the
+// ticks after it, up to the Stop request, of every goroutine known then,
+// are counted as unparsed and logged: a parked goroutine's samples
+// written and its ticks unparsed add up to its samples in the whole trace.
+func TestStopParseBound(t *testing.T) {
+	data := recordTrace(t, 3000, 2500*time.Millisecond)
+	start := time.Now()
+	parse := func(stopWall int64, cutAt int) (*emitter, *countSink, []string) {
+		src, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink := newCountSink()
+		var logs []string
+		em := newEmitter(Config{Mode: Wall, Rate: DefaultRate, Log: func(m string) { logs = append(logs, m) }}, sink)
+		em.stopWall.Store(stopWall)
+		tb := newTraceBackend(em, nil, start)
+		// The tracer "stops" long ago as the cutAt-th generation begins:
+		// the parse ends within stopCheckEvery events.
+		tb.rd = &onSync{source: src, n: cutAt, f: func() { tb.handedOver.Store(1) }}
+		if err := tb.consume(); err != nil {
+			t.Fatal(err)
+		}
+		return em, sink, logs
+	}
+	whole, wholeSink, _ := parse(0, 0)
+	last := uint64(0)
+	counts := map[uint64]uint64{}
+	for _, g := range wholeSink.gs {
+		last = max(last, g.last)
+		if g.match {
+			counts[g.id] = g.n
+		}
+	}
+	em, sink, logs := parse(int64(last)*1000+999, 2) // the last tick, to the nanosecond
+	if em.unparsed == 0 || len(logs) != 1 || !strings.Contains(logs[0], "not written") {
+		t.Fatalf("%d samples unparsed, log %q: want the parse cut short and said", em.unparsed, logs)
+	}
+	cut := whole.ticks - em.ticks
+	parked := 0
+	for _, g := range sink.gs {
+		if g.uneven > 0 {
+			t.Errorf("goroutine %d: %d samples off the tick grid", g.id, g.uneven)
+		}
+		if !g.match {
+			continue
+		}
+		parked++
+		if g.n+cut != counts[g.id] {
+			t.Errorf("goroutine %d: %d samples written and %d ticks not parsed, want %d in all", g.id, g.n, cut, counts[g.id])
+		}
+	}
+	if parked < 3000 || em.unparsed < cut*uint64(parked) {
+		t.Errorf("%d parked goroutines, %d samples unparsed: want 3000, %d ticks each at least", parked, em.unparsed, cut)
+	}
+	t.Logf("%d of %d ticks parsed; %s", em.ticks, whole.ticks, logs[0])
+}
+
+// onSync is a source that calls f as its n-th Sync comes (n > 0).
+type onSync struct {
+	source
+	n int
+	f func()
+}
+
+func (o *onSync) Next(ev *gotrace.Event) error {
+	err := o.source.Next(ev)
+	if err == nil && ev.Kind == gotrace.Sync {
+		if o.n--; o.n == 0 {
+			o.f()
+		}
+	}
+	return err
 }

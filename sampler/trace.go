@@ -48,6 +48,10 @@ type traceBackend struct {
 	feed       *frFeed       // the flight recorder read, if the trace comes through one
 	opts       traceOpts
 	behind     atomic.Bool // the parser fell behind the flight recorder (opts.resync)
+	// handedOver is the wall time (ns since the epoch) at which Stop had
+	// stopped the tracer, and the trace was whole in the parser's hands; 0
+	// before (see MaxStopParse).
+	handedOver atomic.Int64
 	// begun is closed once startTrace has started the CPU profiler, which
 	// release stops.
 	begun chan struct{}
@@ -234,6 +238,7 @@ func (tb *traceBackend) stop() {
 	tb.stopLeaks()
 	tb.pace.stop()
 	tb.release() // returns once all trace data has been written to the pipe
+	tb.handedOver.Store(time.Now().UnixNano())
 	tb.pw.Close()
 	<-tb.done
 }
@@ -296,6 +301,7 @@ func (tb *traceBackend) loop() {
 // consume parses the trace to its end, or until the sink fails.
 func (tb *traceBackend) consume() error {
 	var ev gotrace.Event
+	n := 0
 	for !tb.em.failed() {
 		err := tb.rd.Next(&ev)
 		if err == io.EOF {
@@ -310,8 +316,54 @@ func (tb *traceBackend) consume() error {
 		if tb.pace.due() {
 			tb.pace.rest(tb.wallNS(ev.Time))
 		}
+		if n++; n%stopCheckEvery == 0 && tb.outOfTime() {
+			tb.cutShort()
+			return nil
+		}
 	}
 	return nil
+}
+
+// MaxStopParse bounds the parse left once Stop has stopped the tracer
+// (the last generation, which the runtime hands over as it stops): what
+// is not parsed by then is not written, so that Stop ends in a bounded
+// time however many goroutines the last generation reports. The
+// goroutines' ticks up to the last event parsed are written, and the
+// samples of the ticks after it, up to the Stop request, are counted in
+// Stats.Unparsed and said in the log.
+const MaxStopParse = 500 * time.Millisecond
+
+// stopCheckEvery is how many events the parser parses between two looks
+// at MaxStopParse's clock.
+const stopCheckEvery = 1024
+
+// outOfTime reports whether the parse left at Stop took longer than
+// MaxStopParse.
+func (tb *traceBackend) outOfTime() bool {
+	h := tb.handedOver.Load()
+	return h != 0 && time.Now().UnixNano()-h > int64(MaxStopParse)
+}
+
+// cutShort ends the parse at Stop past MaxStopParse: it counts the samples
+// of the ticks not reached, up to the Stop request, of every goroutine
+// live then, and writes everything known (finish).
+func (tb *traceBackend) cutShort() {
+	n := 0
+	for g := range tb.lives {
+		if g.role != roleHidden {
+			n++
+		}
+	}
+	var ticks uint64
+	if w := tb.em.stopWall.Load(); w != 0 && tb.ticks.started && tb.em.cfg.Mode == Wall {
+		if last := tb.ticks.upTo(max(tb.traceTime(w), tb.ticks.first)); last > tb.ticks.n {
+			ticks = last - tb.ticks.n
+		}
+	}
+	tb.em.unparsed += ticks * uint64(n)
+	tb.em.log(fmt.Sprintf("Stop's bound of %v to parse the last generation passed: %d samples (%d ticks of %d goroutines) before the Stop request not written",
+		MaxStopParse, ticks*uint64(n), ticks, n))
+	tb.finish()
 }
 
 // handle folds one event into the state machine, after passing the wall
