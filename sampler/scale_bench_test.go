@@ -48,7 +48,10 @@ func recordParked(tb testing.TB, n int) []byte {
 		release := benchload.Park(n)
 		defer release()
 		time.Sleep(100 * time.Millisecond)
-		parkedTrace.n, parkedTrace.data = n, traceFor(tb, 7200*time.Millisecond)
+		// A generation of many goroutines takes longer than a second (the
+		// runtime's own report of them): about seven generations in all.
+		d := 7200*time.Millisecond + time.Duration(n)*6*time.Microsecond
+		parkedTrace.n, parkedTrace.data = n, traceFor(tb, d)
 	})
 	if parkedTrace.n != n {
 		tb.Fatalf("recorded %d goroutines, want %d", parkedTrace.n, n)

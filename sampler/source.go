@@ -34,6 +34,9 @@ func newSource(r io.Reader) (source, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	rd, err := gotrace.NewReader(br)
 	if err == nil {
+		// The state machine keeps each goroutine's state and latest stack:
+		// a status report that repeats them says nothing new.
+		rd.SkipSame = true
 		return rd, nil
 	}
 	if !errors.Is(err, gotrace.ErrVersion) {

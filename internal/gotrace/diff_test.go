@@ -232,11 +232,14 @@ func xLines(t testing.TB, data []byte) []line {
 	}
 }
 
-// ourLines reads data with gotrace.
-func ourLines(t testing.TB, data []byte) []line {
+// ourLines reads data with gotrace, set up by opts.
+func ourLines(t testing.TB, data []byte, opts ...func(*gotrace.Reader)) []line {
 	rd, err := gotrace.NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, o := range opts {
+		o(rd)
 	}
 	seen := make(map[uint64]string) // this generation's
 	stack := func(id uint64) string {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 )
@@ -40,6 +41,9 @@ type generation struct {
 	batches []batch // regular batches in trace order
 	stacks  []span  // by stack id: the frames (4 varints each) and count
 	nframes []uint16
+	hashes  []uint64 // by stack id: stackHash, 0 not yet
+	seed    maphash.Seed
+	pcs     []byte // stackHash's scratch
 	strings []span // by string id
 	samples []cpuSample
 	freq    float64 // nanoseconds per timestamp unit
@@ -72,7 +76,8 @@ func (g *generation) reset() {
 	}
 	g.num, g.data, g.batches = 0, g.data[:0], g.batches[:0]
 	clear(g.stacks)
-	g.stacks, g.nframes = g.stacks[:0], g.nframes[:0]
+	clear(g.hashes)
+	g.stacks, g.nframes, g.hashes = g.stacks[:0], g.nframes[:0], g.hashes[:0]
 	clear(g.strings)
 	g.strings, g.samples = g.strings[:0], g.samples[:0]
 	if cap(g.samples) < minSamples {
@@ -372,4 +377,33 @@ func (g *generation) stack(id uint64, buf []Frame, str func(uint64) string) []Fr
 		buf = append(buf, Frame{PC: v[0], Func: str(v[1]), File: str(v[2]), Line: v[3]})
 	}
 	return buf
+}
+
+// stackHash returns a hash of stack id's PCs, the same for the same frames
+// in any generation (the ids differ), never 0; 0 for no such stack.
+func (g *generation) stackHash(id uint64) uint64 {
+	if id == 0 || id >= uint64(len(g.stacks)) || g.stacks[id].end == 0 {
+		return 0
+	}
+	if id < uint64(len(g.hashes)) && g.hashes[id] != 0 {
+		return g.hashes[id]
+	}
+	s := g.stacks[id]
+	d := g.data[:s.end]
+	j := s.off
+	g.pcs = g.pcs[:0]
+	for range g.nframes[id] {
+		var pc uint64
+		pc, j, _ = uvarint(d, j) // checked when indexed
+		for range 3 {            // func, file, line
+			_, j, _ = uvarint(d, j)
+		}
+		g.pcs = binary.LittleEndian.AppendUint64(g.pcs, pc)
+	}
+	h := maphash.Bytes(g.seed, g.pcs) | 1
+	for uint64(len(g.hashes)) < uint64(len(g.stacks)) {
+		g.hashes = append(g.hashes, 0)
+	}
+	g.hashes[id] = h
+	return h
 }

@@ -168,13 +168,16 @@ func (r *Reader) labelCategory(id uint64) bool {
 
 // succeeds reports whether seq is g's next sequence number.
 func (r *Reader) succeeds(g *gState, seq uint64) bool {
-	return g.seqGen == r.gen.num && seq == g.seq+1
+	return g.seqGen == uint32(r.gen.num) && seq == g.seq+1
 }
 
 // set moves g to state to at t, and says so.
 func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason uint32) {
 	from := g.state
 	g.state = to
+	if stack != 0 {
+		g.stack = r.gen.stackHash(stack)
+	}
 	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: from, To: to, Stack: stack, Reason: reason})
 }
 
@@ -232,7 +235,7 @@ func (r *Reader) status(c *cursor) error {
 		r.gs.Report(g)
 		from = GoUndetermined
 	}
-	g.seqGen, g.seq = r.gen.num, 0
+	g.seqGen, g.seq = uint32(r.gen.num), 0
 	switch {
 	case to == GoRunning:
 		c.m.g = g.id
@@ -245,6 +248,14 @@ func (r *Reader) status(c *cursor) error {
 		} else if other.g != g.id {
 			return fmt.Errorf("gotrace: generation %d: goroutine %d in a system call on thread %d, which has goroutine %d", r.gen.num, g.id, a[1], other.g)
 		}
+	}
+	h := r.gen.stackHash(stack)
+	if r.SkipSame && from == to && (stack == 0 || h == g.stack) {
+		r.bump(c.time)
+		return nil
+	}
+	if stack != 0 {
+		g.stack = h
 	}
 	r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: to, Stack: stack})
 	return nil
@@ -260,7 +271,7 @@ func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 	if g == nil {
 		g = r.add(id, to)
 	}
-	g.state, g.seqGen, g.seq = to, r.gen.num, 0
+	g.state, g.seqGen, g.seq, g.stack = to, uint32(r.gen.num), 0, r.gen.stackHash(stack)
 	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at})
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"slices"
 )
@@ -21,6 +22,13 @@ type Reader struct {
 	// second of the runtime's buffers at once), and a caller can spread
 	// reading it as it spreads the events.
 	Pace func()
+	// SkipSame, if set, leaves out the status reports that say what the
+	// goroutine's latest event said: the state it is in, with no stack or
+	// the same stack, frame for frame, as the latest that showed one. The
+	// runtime reports every goroutine's status at each generation, and a
+	// program of many parked goroutines is mostly such reports; a reader
+	// that keeps each goroutine's state and latest stack loses nothing.
+	SkipSame bool
 
 	br  *bufio.Reader
 	gen generation
@@ -56,13 +64,15 @@ func (g *gState) GoID() uint64 { return g.id }
 // mState is a thread's current goroutine.
 type mState struct{ g uint64 }
 
-// gState is a goroutine's state and the sequence number of its latest
-// start or unblock, which orders the events other threads wrote about it.
+// gState is a goroutine's state, the sequence number of its latest start
+// or unblock, which orders the events other threads wrote about it, and
+// the hash of its latest stack (see Reader.SkipSame).
 type gState struct {
 	id     uint64
-	state  GoState
-	seqGen uint64
 	seq    uint64
+	stack  uint64 // generation.stackHash of its latest event with a stack; 0 none
+	seqGen uint32 // the generation of seq (its number's low bits)
+	state  GoState
 }
 
 // cursor walks one thread's batches of the generation.
@@ -91,6 +101,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 	}
 	br.Discard(len(header))
 	return &Reader{
+		gen:     generation{seed: maphash.MakeSeed()},
 		br:      br,
 		ms:      make(map[uint64]*mState),
 		gs:      NewByID[gState, *gState](12),
