@@ -176,7 +176,7 @@ func TestStopParseBound(t *testing.T) {
 		em.stopWall.Store(stopWall)
 		tb := newTraceBackend(em, nil, start)
 		// The tracer "stops" long ago as the cutAt-th generation begins:
-		// the parse ends within stopCheckEvery events.
+		// the parse ends there.
 		tb.rd = &onSync{source: src, n: cutAt, f: func() { tb.handedOver.Store(1) }}
 		if err := tb.consume(); err != nil {
 			t.Fatal(err)

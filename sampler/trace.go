@@ -316,7 +316,7 @@ func (tb *traceBackend) consume() error {
 		if tb.pace.due() {
 			tb.pace.rest(tb.wallNS(ev.Time))
 		}
-		if n++; n%stopCheckEvery == 0 && tb.outOfTime() {
+		if n++; (n%stopCheckEvery == 0 || ev.Kind == gotrace.Sync) && tb.outOfTime() {
 			tb.cutShort()
 			return nil
 		}
@@ -334,7 +334,7 @@ func (tb *traceBackend) consume() error {
 const MaxStopParse = 500 * time.Millisecond
 
 // stopCheckEvery is how many events the parser parses between two looks
-// at MaxStopParse's clock.
+// at MaxStopParse's clock (it looks at each generation's start too).
 const stopCheckEvery = 1024
 
 // outOfTime reports whether the parse left at Stop took longer than
