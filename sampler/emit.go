@@ -24,6 +24,9 @@ type track struct {
 	h       Goroutine // nil until the first write
 	last    *stack
 	counted bool
+	// fresh says last has not been written yet: its samples so far were
+	// all left out as the profiler's (own.go).
+	fresh bool
 }
 
 // span is n samples at ts, ts+step, ..., in microseconds since the epoch.
@@ -39,7 +42,8 @@ type emitter struct {
 	sink    Sink
 	wm      Watermarker       // the sink, if it takes watermarks
 	obs     Observer          // Config.Observer
-	own     *ownSink          // the sink, if it leaves the profiler's goroutines out
+	hideOwn bool              // leave out the samples of the profiler's goroutines (own.go)
+	hidden  uint64            // samples left out as the profiler's
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
@@ -49,9 +53,11 @@ type emitter struct {
 	noCPUIdx, rootIdx       uint32    // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
 	cpu                     cpuRecord // the trace backends' use of the CPU profiler
 	goroutines              int
-	// seen holds the ids counted in goroutines that may still be sampled,
-	// across backends (the Auto supervisor switches them).
-	seen map[uint64]struct{}
+	// carried holds, after Auto switched backends, the ids of the live
+	// goroutines the outgoing backends counted in goroutines: the next
+	// backend's tracks of them are new and must not count them again.
+	// Empty unless a switch happened.
+	carried map[uint64]struct{}
 	err  error // the first problem met
 	// refusals counts the snapshot dumps not taken, the latest for
 	// refusedN goroutines estimated to stop the world refusedPause each
@@ -93,7 +99,7 @@ type emitter struct {
 
 func newEmitter(cfg Config, sink Sink) *emitter {
 	wm, _ := sink.(Watermarker)
-	return &emitter{cfg: cfg, sink: sink, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32), seen: make(map[uint64]struct{})}
+	return &emitter{cfg: cfg, sink: sink, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32)}
 }
 
 // watermark passes ts to the sink, if it takes watermarks.
@@ -105,7 +111,8 @@ func (e *emitter) watermark(ts uint64) {
 
 // write writes the samples of sp for t, all with status st and stack s: the
 // first through Write unless s is t's latest stack, the rest as one
-// RepeatEvery.
+// RepeatEvery; with hideOwn, those of the times t was the profiler's are
+// left out (they come first).
 func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if sp.n <= 0 {
 		return
@@ -114,19 +121,27 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		e.dropped += uint64(sp.n)
 		return
 	}
+	if t.last != s {
+		t.last, t.fresh = s, true
+	}
+	all, skip := sp, 0
+	if e.hideOwn {
+		skip = hideOwn(t.id, sp.ts, sp.step, sp.n)
+		e.hidden += uint64(skip)
+		sp.ts, sp.n = sp.ts+uint64(skip)*sp.step, sp.n-skip
+	}
+	if sp.n == 0 {
+		return
+	}
 	if t.h == nil {
 		t.h = e.sink.Goroutine(t.id)
 	}
-	if e.own != nil {
-		e.own.skipped = 0
-	}
-	all := sp
-	if t.last != s {
+	if t.fresh {
 		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
 			e.sinkFailed(err, sp.n)
 			return
 		}
-		t.last = s
+		t.fresh = false
 		e.samples++
 		sp.ts += sp.step
 		sp.n--
@@ -139,21 +154,17 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		e.samples += uint64(sp.n)
 	}
 	e.count(t)
-	e.onCPU(t, all, st, s)
+	e.onCPU(t, all, skip, st, s)
 }
 
 // onCPU tells the Observer of the on-CPU samples of sp, just written for t
 // with status st and stack s: all of them in CPU mode, those of a running
-// goroutine in wall mode; not those left out as the profiler's, which
-// come first.
-func (e *emitter) onCPU(t *track, sp span, st tachyon.Status, s *stack) {
+// goroutine in wall mode; not the first skip, left out as the profiler's.
+func (e *emitter) onCPU(t *track, sp span, skip int, st tachyon.Status, s *stack) {
 	if e.obs == nil || s.leafPC == 0 {
 		return
 	}
-	if e.own != nil && e.own.skipped > 0 {
-		k := min(e.own.skipped, sp.n)
-		sp.ts, sp.n = sp.ts+uint64(k)*sp.step, sp.n-k
-	}
+	sp.ts, sp.n = sp.ts+uint64(skip)*sp.step, sp.n-skip
 	if e.cfg.Mode == Wall && st.State() != tachyon.Running {
 		return
 	}
@@ -185,22 +196,39 @@ func (e *emitter) refused() string {
 		e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause)
 }
 
-// count counts t in Stats.Goroutines the first time it is written.
+// count counts t in Stats.Goroutines the first time it is written, unless
+// a backend before counted its goroutine.
 func (e *emitter) count(t *track) {
 	if t.counted {
 		return
 	}
 	t.counted = true
-	if _, ok := e.seen[t.id]; !ok {
-		e.seen[t.id] = struct{}{}
-		e.goroutines++
+	if len(e.carried) > 0 {
+		if _, ok := e.carried[t.id]; ok {
+			delete(e.carried, t.id)
+			return
+		}
 	}
+	e.goroutines++
+}
+
+// carry records, as a backend stops to hand over to another under Auto,
+// that t's goroutine, live, was counted (see carried).
+func (e *emitter) carry(t *track) {
+	if !t.counted {
+		return
+	}
+	if e.carried == nil {
+		e.carried = make(map[uint64]struct{})
+	}
+	e.carried[t.id] = struct{}{}
 }
 
 // forget tells the sink that t ended, so that its state is released.
 func (e *emitter) forget(t *track) {
-	// Not only if t.counted: another backend may have counted the id.
-	delete(e.seen, t.id) // ids are never reused
+	if len(e.carried) > 0 {
+		delete(e.carried, t.id) // ids are never reused
+	}
 	if t.h != nil {
 		t.h.Forget()
 		t.h = nil

@@ -62,33 +62,27 @@ func TestOwnAfterFirstSight(t *testing.T) {
 	}
 }
 
-// TestOwnSinkRepeatsLost: a thread whose stack was left out while it was
-// the profiler's, and that is the program's again, has its first repeat
-// written with that stack; the samples left out are counted.
-func TestOwnSinkRepeatsLost(t *testing.T) {
+// TestOwnRepeatsLost: the samples of a goroutine while it is the
+// profiler's are left out and counted, a first sample included, and a
+// goroutine whose stack was left out so, and that is the program's again,
+// has its next sample written with that stack.
+func TestOwnRepeatsLost(t *testing.T) {
 	mem := newMemSink()
-	o, sink := newOwnSink(mem)
-	o.em = newEmitter(Config{}, sink)
-	stack := []uint32{mem.Frame(tachyon.Frame{Func: "f"})}
+	em := newEmitter(Config{}, mem)
+	em.hideOwn = true
+	s := &stack{frames: []uint32{mem.Frame(tachyon.Frame{Func: "f"})}}
 	leave := own.Enter()
-	mine := sink.Goroutine(goid.Current())
-	if err := mine.Write(10, 0, stack); err != nil {
-		t.Fatal(err)
-	}
-	if err := mine.RepeatEvery(20, 10, 3, 0); err != nil {
-		t.Fatal(err)
-	}
+	mine := &track{id: goid.Current()}
+	em.write(mine, span{ts: 10, step: 10, n: 1}, 0, s)
+	em.write(mine, span{ts: 20, step: 10, n: 3}, 0, s)
 	leave()
-	if o.hidden != 4 || len(o.uncounted) != 1 {
-		t.Fatalf("%d samples left out, %d goroutines uncounted; want 4, 1", o.hidden, len(o.uncounted))
+	if em.hidden != 4 || em.goroutines != 0 || em.samples != 0 || len(mem.all()) != 0 {
+		t.Fatalf("%d samples left out, %d written, %d goroutines counted; want 4, 0, 0", em.hidden, em.samples, em.goroutines)
 	}
 	// A goroutine that is the program's again (simulated: its grace has
 	// not passed), with the stack it had while it was not.
-	theirs := sink.Goroutine(1 << 62)
-	theirs.(*ownGoroutine).lost = stack
-	if err := theirs.RepeatEvery(30, 10, 3, 0); err != nil {
-		t.Fatal(err)
-	}
+	theirs := &track{id: 1 << 62, last: s, fresh: true}
+	em.write(theirs, span{ts: 30, step: 10, n: 3}, 0, s)
 	var got []uint64
 	for _, sm := range mem.all() {
 		if sm.gid != 1<<62 || len(sm.stack) != 1 || sm.stack[0].Func != "f" {
@@ -96,19 +90,19 @@ func TestOwnSinkRepeatsLost(t *testing.T) {
 		}
 		got = append(got, sm.ts)
 	}
-	if len(got) != 3 || got[0] != 30 || got[2] != 50 {
-		t.Errorf("samples at %v, want 30, 40, 50", got)
+	if len(got) != 3 || got[0] != 30 || got[2] != 50 || em.goroutines != 1 {
+		t.Errorf("samples at %v, %d goroutines counted; want 30, 40, 50 and 1", got, em.goroutines)
 	}
 }
 
-// TestOwnSinkHidesCPU: the Observer is not told of the on-CPU samples of
-// a write left out, and is told of the others.
-func TestOwnSinkHidesCPU(t *testing.T) {
+// TestOwnHidesCPU: the Observer is not told of the on-CPU samples of a
+// write left out, and is told of the others.
+func TestOwnHidesCPU(t *testing.T) {
 	obs := new(cpuSeen)
-	o, sink := newOwnSink(newMemSink())
-	em := newEmitter(Config{Mode: CPU, Observer: obs}, sink)
-	o.em, em.own = em, o
-	s := &stack{frames: []uint32{sink.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
+	mem := newMemSink()
+	em := newEmitter(Config{Mode: CPU, Observer: obs}, mem)
+	em.hideOwn = true
+	s := &stack{frames: []uint32{mem.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
 	leave := own.Enter()
 	mine := &track{id: goid.Current()}
 	em.write(mine, span{ts: 10, step: 10, n: 2}, tachyon.StatusOnCPU, s)
@@ -120,19 +114,18 @@ func TestOwnSinkHidesCPU(t *testing.T) {
 	}
 }
 
-// TestOwnSinkByTime: the samples of a goroutine that was the profiler's
-// for a while and left are judged by their time, not by when they are
-// written (the trace is read late, a parked goroutine's ticks later still):
-// those up to its leaving (plus own.Margin) are left out, the rest are
-// written, and the Observer is told only of those; a run that straddles
-// the leaving is split there.
-func TestOwnSinkByTime(t *testing.T) {
+// TestOwnByTime: the samples of a goroutine that was the profiler's for a
+// while and left are judged by their time, not by when they are written
+// (the trace is read late, a parked goroutine's ticks later still): those
+// up to its leaving (plus own.Margin) are left out, the rest are written,
+// and the Observer is told only of those; a run that straddles the leaving
+// is split there.
+func TestOwnByTime(t *testing.T) {
 	obs := new(cpuSeen)
 	mem := newMemSink()
-	o, sink := newOwnSink(mem)
-	em := newEmitter(Config{Mode: CPU, Observer: obs}, sink)
-	o.em, em.own = em, o
-	s := &stack{frames: []uint32{sink.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
+	em := newEmitter(Config{Mode: CPU, Observer: obs}, mem)
+	em.hideOwn = true
+	s := &stack{frames: []uint32{mem.Frame(tachyon.Frame{Func: "f"})}, leafPC: 0x1234}
 	ids := make(chan uint64)
 	var before, after uint64
 	leaving, left := make(chan struct{}), make(chan struct{})
@@ -164,42 +157,35 @@ func TestOwnSinkByTime(t *testing.T) {
 	if first <= before+margin || first > after+margin+step || last != start+uint64(n-1)*step || len(got) != int((last-first)/step)+1 {
 		t.Errorf("written %d samples %d..%d µs; the goroutine left within %d..%d, margin %d", len(got), first, last, before, after, margin)
 	}
-	if o.hidden != uint64(n-len(got)) {
-		t.Errorf("%d samples counted as left out, want %d", o.hidden, n-len(got))
+	if em.hidden != uint64(n-len(got)) {
+		t.Errorf("%d samples counted as left out, want %d", em.hidden, n-len(got))
 	}
 	if obs.count() != len(got) || obs.at[[2]uint64{id, first}] != 1 || obs.at[[2]uint64{id, first - step}] != 0 {
 		t.Errorf("the Observer was told of %d samples, want the %d written from %d", obs.count(), len(got), first)
 	}
 }
 
-// BenchmarkOwnSink measures what leaving the profiler's goroutines out
-// adds to a write of the program's goroutine: a sink that keeps nothing,
-// alone and through ownSink, with a few ids in own's set.
-func BenchmarkOwnSink(b *testing.B) {
+// BenchmarkOwnHide measures what leaving the profiler's goroutines out
+// adds to a write of the program's goroutine: the emitter into a sink that
+// keeps nothing, without and with it, with a few ids in own's set.
+func BenchmarkOwnHide(b *testing.B) {
 	for range 8 {
 		stop := make(chan struct{})
 		defer close(stop)
 		own.Go(func() { <-stop })
 	}
-	for _, name := range []string{"sink", "ownSink"} {
-		b.Run(name, func(b *testing.B) {
+	for _, hide := range []bool{false, true} {
+		b.Run(map[bool]string{false: "sink", true: "hideOwn"}[hide], func(b *testing.B) {
 			mem := newDropSink()
-			var sink Sink = mem
-			if name == "ownSink" {
-				var o *ownSink
-				o, sink = newOwnSink(mem)
-				o.em = newEmitter(Config{}, sink)
-			}
-			g := sink.Goroutine(1 << 62)
-			if err := g.Write(1, 0, []uint32{mem.Frame(tachyon.Frame{Func: "f"})}); err != nil {
-				b.Fatal(err)
-			}
+			em := newEmitter(Config{}, mem)
+			em.hideOwn = hide
+			s := &stack{frames: []uint32{mem.Frame(tachyon.Frame{Func: "f"})}}
+			tr := &track{id: 1 << 62}
 			ts := uint64(1)
+			em.write(tr, span{ts: ts, step: 10, n: 1}, 0, s)
 			for b.Loop() {
 				ts += 10
-				if err := g.RepeatEvery(ts, 10, 1, 0); err != nil {
-					b.Fatal(err)
-				}
+				em.write(tr, span{ts: ts, step: 10, n: 1}, 0, s)
 			}
 		})
 	}

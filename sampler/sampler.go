@@ -233,7 +233,6 @@ type Sampler struct {
 	stats    Stats
 	start    time.Time
 	em       *emitter // the emitter shared with the backend goroutine
-	own      *ownSink // the emitter's sink, which leaves the profiler's goroutines out
 }
 
 // Start begins sampling into sink. It never fails because the trace backend is
@@ -259,9 +258,8 @@ func Start(cfg Config, sink Sink) (*Sampler, error) {
 		return nil, ErrRunning
 	}
 	s := &Sampler{cfg: cfg, start: time.Now()}
-	o, osink := newOwnSink(sink)
-	s.em = newEmitter(cfg, osink)
-	o.em, s.em.own, s.own = s.em, o, o
+	s.em = newEmitter(cfg, sink)
+	s.em.hideOwn = true
 	s.em.cpu.start, s.em.cpu.log = s.start, cfg.Log
 	s.em.cpu.awaitUntil = s.start.Add(max(cfg.AwaitCPUProfile, 0))
 	var fallback string
@@ -316,9 +314,9 @@ func (s *Sampler) Stop() (Stats, error) {
 			s.stats.Switches = s.auto.switches
 		}
 		s.stats.Mode = s.cfg.Mode
-		s.stats.Samples = em.samples - s.own.hidden
+		s.stats.Samples = em.samples
 		s.stats.Ticks = em.ticks
-		s.stats.Goroutines = em.goroutines - len(s.own.uncounted)
+		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
 		s.stats.Unparsed = em.unparsed
 		s.stats.Err = em.err

@@ -100,13 +100,15 @@ func startSnapshot(em *emitter) *snapshot {
 }
 
 // stop ends the loop and waits for it. Under Auto's switch, the next
-// backend learns the creation sites of the goroutines of the last dump.
+// backend learns the creation sites of the goroutines of the last dump,
+// and which of them were counted.
 func (sb *snapshot) stop() {
 	close(sb.quit)
 	<-sb.done
 	if sb.em.handing.Load() {
 		sb.em.sites = make(map[uint64]string, len(sb.gs))
 		for id, g := range sb.gs {
+			sb.em.carry(&g.track)
 			if g.site != "" {
 				sb.em.sites[id] = g.site
 			}

@@ -495,6 +495,7 @@ func (tb *traceBackend) finish() {
 		tb.em.handover = make(map[uint64]*stack, tb.nlive())
 		tb.em.sites = make(map[uint64]string, tb.nlive())
 		for g := range tb.lives {
+			tb.em.carry(&g.track)
 			if g.stack != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = g.stack
 			}

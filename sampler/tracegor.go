@@ -176,7 +176,8 @@ func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool
 	*g = tgor{track: track{id: id}, pos: int32(len(*b)), due: tb.ticks.n}
 	// The backend's own goroutines, and those package own says are the
 	// profiler's when the backend meets them, are hidden for life;
-	// ownSink catches those registered after the backend met them.
+	// the emitter leaves out those registered after the backend met them
+	// (own.go).
 	if g.id == tb.self || g.id == tb.em.helper.Load() || own.Has(g.id) {
 		g.role = roleHidden
 	}
