@@ -58,7 +58,7 @@ type emitter struct {
 	// backend's tracks of them are new and must not count them again.
 	// Empty unless a switch happened.
 	carried map[uint64]struct{}
-	err  error // the first problem met
+	err     error // the first problem met
 	// refusals counts the snapshot dumps not taken, the latest for
 	// refusedN goroutines estimated to stop the world refusedPause each
 	// (see Stats.Refused, formatted at Stop, not at each refusal).
