@@ -91,7 +91,9 @@ const warmGens = 5
 // through the wall-mode state machine at 100 Hz into a discarding sink
 // (fold). The runtime reports every goroutine's status at each
 // generation's start: ns/g-gen is the cost of one such report of a
-// goroutine that did not change, read (and folded), timed from the sixth
+// goroutine that did not change, read (and folded; fold-watermark into a
+// sink that takes watermarks, as the default profile's segments do),
+// timed from the sixth
 // generation on (cpu-ns/g-gen the process's CPU time in the same parts,
 // less noisy on a shared machine), and heap-B/g the heap the reader (and the fold) hold per
 // goroutine at the trace's end. Run it at 100,000 and 1,000,000 with
@@ -113,7 +115,19 @@ func BenchmarkTraceParked(b *testing.B) {
 			return tb.handle
 		})
 	})
+	b.Run("fold-watermark", func(b *testing.B) {
+		benchParked(b, data, n, gens, func(src source) func(*gotrace.Event) {
+			tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, watermarkSink{newDropSink()}), src, time.Now())
+			return tb.handle
+		})
+	})
 }
+
+// watermarkSink is a Sink that takes watermarks, as a segment writer does,
+// and throws them away.
+type watermarkSink struct{ *memSink }
+
+func (watermarkSink) Watermark(uint64) {}
 
 // timed labels the timed parts of BenchmarkTraceParked, for its CPU
 // profile: go tool pprof -tagfocus part=timed.
