@@ -232,3 +232,61 @@ func (o *onSync) Next(ev *gotrace.Event) error {
 	}
 	return err
 }
+
+// wmSink is a countSink that takes watermarks and checks that no sample
+// written is older than the latest.
+type wmSink struct {
+	*countSink
+	wm    uint64
+	marks int
+	early int // samples written older than the watermark
+}
+
+func (w *wmSink) Watermark(ts uint64) {
+	if ts > w.wm {
+		w.wm, w.marks = ts, w.marks+1
+	}
+}
+
+func (w *wmSink) Goroutine(id uint64) Goroutine {
+	return wmGoroutine{w.countSink.Goroutine(id).(*countGoroutine), w}
+}
+
+type wmGoroutine struct {
+	*countGoroutine
+	w *wmSink
+}
+
+func (g wmGoroutine) Write(ts uint64, status tachyon.Status, stack []uint32) error {
+	if ts < g.w.wm {
+		g.w.early++
+	}
+	return g.countGoroutine.Write(ts, status, stack)
+}
+
+func (g wmGoroutine) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
+	if ts < g.w.wm {
+		g.w.early++
+	}
+	return g.countGoroutine.RepeatEvery(ts, step, n, status)
+}
+
+// TestWatermarkHolds: on a busy service's trace (goroutines that start,
+// run, block and end, beside parked ones), no sample is written older
+// than a watermark the sampler gave before it, and the watermark moves.
+func TestWatermarkHolds(t *testing.T) {
+	data := recordBusyTrace(t, 4500*time.Millisecond)
+	src, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &wmSink{countSink: newCountSink()}
+	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: DefaultRate}, sink), src, time.Now())
+	if err := tb.consume(); err != nil {
+		t.Fatal(err)
+	}
+	if sink.early > 0 || sink.marks < 2 {
+		t.Fatalf("%d writes older than the watermark; the watermark moved %d times: want none, and some", sink.early, sink.marks)
+	}
+	t.Logf("the watermark moved %d times, to %d us", sink.marks, sink.wm)
+}

@@ -69,7 +69,11 @@ type traceBackend struct {
 	// live holds the live goroutines, by the generation of the four in
 	// which settleShare writes them (bucket).
 	live [settleEvery][]*tgor
-	free []*tgor // records of ended goroutines, for reuse
+	// floor is, by bucket, a tick at or before the first one not yet
+	// written of every goroutine of the bucket: the oldest of those the
+	// bucket's last settleShare left unwritten (watermark).
+	floor [settleEvery]uint64
+	free  []*tgor // records of ended goroutines, for reuse
 	// busyFree holds busy states given back (tracegor.go), for reuse;
 	// busyHeld counts those goroutines hold, and busyUsed the most held
 	// at once lately, which bounds busyFree.
@@ -360,10 +364,13 @@ func (tb *traceBackend) cutShort() {
 			ticks = last - tb.ticks.n
 		}
 	}
+	tb.finish()
+	if ticks == 0 {
+		return // parsed past the Stop request: nothing asked for is lost
+	}
 	tb.em.unparsed += ticks * uint64(n)
 	tb.em.log(fmt.Sprintf("Stop's bound of %v to parse the last generation passed: %d samples (%d ticks of %d goroutines) before the Stop request not written",
 		MaxStopParse, ticks*uint64(n), ticks, n))
-	tb.finish()
 }
 
 // handle folds one event into the state machine, after passing the wall
@@ -407,7 +414,11 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	}
 	tb.gs.NextRound()
 	tb.placeActive()
-	tb.settleShare()
+	if tb.handedOver.Load() == 0 {
+		// Not the last generation, whose end (finish) writes every
+		// goroutine's ticks.
+		tb.settleShare()
+	}
 	tb.busyUsed = max(tb.busyHeld, tb.busyUsed-tb.busyUsed/8)
 	tb.watermark(t)
 	clear(tb.stacks)
@@ -425,10 +436,17 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 // and Stop has at most settleEvery generations of ticks left to write.
 func (tb *traceBackend) settleShare() {
 	tb.gen++
-	for _, g := range tb.live[(settleEvery-tb.gen%settleEvery)%settleEvery] {
+	b := (settleEvery - tb.gen%settleEvery) % settleEvery
+	floor := tb.ticks.n
+	for _, g := range tb.live[b] {
 		tb.settle(g)
 		tb.em.flush(&g.track)
+		floor = min(floor, g.due)
+		if pend := g.pend(); len(pend) > 0 {
+			floor = min(floor, pend[0].from)
+		}
 	}
+	tb.floor[b] = floor
 }
 
 // bucket is the index in traceBackend.live of goroutine id's bucket: the
@@ -456,11 +474,15 @@ func (tb *traceBackend) nlive() int {
 	return n
 }
 
-// watermark tells a sink that takes watermarks the oldest tick still to
-// be written: the first unwritten tick of every live goroutine (wall
-// mode), or the generation's start (CPU mode, whose samples are written
-// as they come). Goroutines the runtime has not reported yet are only
-// known after the first generation, so it says nothing before the third.
+// watermark tells a sink that takes watermarks the oldest tick that may
+// still be written: in wall mode the oldest of the buckets' floors (a
+// goroutine's first unwritten tick moves only forward between two
+// settleShares of its bucket, and ticks are queued from there: the
+// oldest is most often a parked goroutine's, written at its bucket's last
+// settleShare, so that the floors cost nothing a goroutine), in CPU mode
+// the generation's start (its samples are written as they come).
+// Goroutines the runtime has not reported yet are only known after the
+// first generation, so it says nothing before the third.
 func (tb *traceBackend) watermark(t gotrace.Time) {
 	if tb.em.wm == nil || tb.gen < 3 {
 		return
@@ -473,11 +495,8 @@ func (tb *traceBackend) watermark(t gotrace.Time) {
 		return
 	}
 	oldest := tb.ticks.n
-	for g := range tb.lives {
-		oldest = min(oldest, g.due)
-		if pend := g.pend(); len(pend) > 0 {
-			oldest = min(oldest, pend[0].from)
-		}
+	for _, f := range tb.floor {
+		oldest = min(oldest, f)
 	}
 	tb.em.watermark(tb.ticks.span(oldest, oldest).ts)
 }

@@ -200,6 +200,13 @@ func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool
 	return g, true
 }
 
+// sinceFirst makes g's ticks begin at the first: it was there before the
+// trace began.
+func (tb *traceBackend) sinceFirst(g *tgor) {
+	g.due = 0
+	tb.floor[bucket(g.id)] = 0
+}
+
 // newTgor returns a goroutine record, reusing one that ended: under churn
 // (a server starts a goroutine or two per request) the records would
 // otherwise be most of the parser's garbage.
@@ -240,7 +247,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	case isNew && from != gotrace.GoNotExist:
 		// It was in this state before the trace began: since the first
 		// tick.
-		g.due = 0
+		tb.sinceFirst(g)
 	case report && next == g.state:
 		// A status report, at a generation's start or end: most often of
 		// a goroutine parked where it was.
@@ -321,7 +328,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g, isNew := tb.goroutine(id, false)
 	if isNew {
-		g.due = 0 // running since before the trace began
+		tb.sinceFirst(g) // running since before the trace began
 	}
 	tb.learn(g, s, false)
 	if g.state == gUnknown {
@@ -515,7 +522,7 @@ func (tb *traceBackend) settle(g *tgor) {
 // close writes every tick of g at the end of the trace or of g: a stack
 // never known is "[stack unknown]".
 func (tb *traceBackend) close(g *tgor) {
-	tb.cut(g)
+	tb.cutOut(g)
 	if g.state == gRunning {
 		tb.leaveRunning(g, nil, false)
 	}
