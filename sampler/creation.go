@@ -34,14 +34,13 @@ const noSite = ^uint32(0)
 // born sets up the labels of g, created by ev: its creation site and the
 // pprof labels it inherits.
 func (tb *traceBackend) born(g *tgor, ev *gotrace.Event) {
-	changed := tb.inherit(g, ev.Creator)
+	b := g.base()
+	b.p = tb.inherited(g, ev.Creator)
 	if !tb.em.cfg.NoCreationLabels {
-		if g.created = tb.site(ev.CreatorStack); g.created != "" {
-			changed = true
-		}
+		b.created = tb.site(ev.CreatorStack)
 	}
-	if changed {
-		tb.relabel(g, nil)
+	if b != g.base() {
+		tb.relabelTo(g, nil, b)
 	}
 }
 

@@ -41,9 +41,13 @@ import (
 // known until the goroutine sets its labels again. Nothing is carried
 // rather than a label that may be wrong.
 
-// labelSet is one distinct set of labels, with its frames.
+// labelSet is one distinct set of labels, with its frames and what it is
+// made of, which is the goroutines' label state beside their regions and
+// tasks: a goroutine's pprof set, creation site and leak mark are its
+// set's (tgor.base).
 type labelSet struct {
 	frames []uint32 // the label frames' indices, innermost first
+	key    setKey
 }
 
 // pset is one distinct pprof label set, as a label log's message gave it.
@@ -79,13 +83,6 @@ type regionRec struct {
 	task    uint64
 	typ     string
 	taskTyp string // its task's type, "" if none or not known
-}
-
-// glabels is a goroutine's label state.
-type glabels struct {
-	labels  *labelSet // the set now; nil: none
-	pl      *pset     // pprof labels; nil: none
-	created string    // its creation site (creation.go); "": not known
 }
 
 // Bounds of the label state: a goroutine's regions and tasks kept, and
@@ -199,8 +196,9 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		if g == nil {
 			return
 		}
-		g.pl = lb.pset(tb.rd.String(ev.Name))
-		tb.relabel(g, seen(g))
+		b := g.base()
+		b.p = lb.pset(tb.rd.String(ev.Name))
+		tb.relabelTo(g, seen(g), b)
 	}
 }
 
@@ -227,17 +225,28 @@ func (lb *labeler) pset(msg string) *pset {
 	return p
 }
 
-// inherit gives a goroutine created by the goroutine creator its pprof
-// labels, as runtime/pprof does, and reports whether it had any.
-func (tb *traceBackend) inherit(g *tgor, creator uint64) bool {
+// inherited returns the pprof labels a goroutine g created by the
+// goroutine creator inherits, as runtime/pprof's are: the creator's; nil
+// if none.
+func (tb *traceBackend) inherited(g *tgor, creator uint64) *pset {
 	if len(tb.labels.psets) == 0 || creator == gotrace.NoGoroutine || creator == g.id {
-		return false // no label event met yet: nothing to inherit
+		return nil // no label event met yet: nothing to inherit
 	}
-	if c := tb.gs.Find(creator); c != nil && c.pl != nil {
-		g.pl = c.pl
-		return true
+	if c := tb.gs.Find(creator); c != nil {
+		return c.base().p
 	}
-	return false
+	return nil
+}
+
+// base returns what g's labels are made of beside its regions and tasks:
+// its pprof set, creation site and leak mark.
+func (g *tgor) base() setKey {
+	if g.labels == nil {
+		return setKey{}
+	}
+	k := g.labels.key
+	k.task, k.region = "", ""
+	return k
 }
 
 // relabel sets g's label set from its state, first queuing the ticks
@@ -246,8 +255,12 @@ func (tb *traceBackend) inherit(g *tgor, creator uint64) bool {
 // if s shows nothing, where the scheduler last saw it), should no CPU
 // sample under their labels tell where: not where the scheduler sees it
 // later, under other labels.
-func (tb *traceBackend) relabel(g *tgor, s *stack) {
-	k := setKey{p: g.pl, created: g.created, leaked: g.leaked}
+func (tb *traceBackend) relabel(g *tgor, s *stack) { tb.relabelTo(g, s, g.base()) }
+
+// relabelTo is relabel with b, what the labels are made of beside the
+// regions and tasks (see base), replacing g's.
+func (tb *traceBackend) relabelTo(g *tgor, s *stack, b setKey) {
+	k := setKey{p: b.p, created: b.created, leaked: b.leaked}
 	if x := g.x; x != nil {
 		if n := len(x.regions); n > 0 {
 			k.region = x.regions[n-1].typ
@@ -297,7 +310,7 @@ func (tb *traceBackend) labelSet(k setKey) *labelSet {
 	}
 	frames := tachyon.LabelFrames(all)
 	lb.scratch = all[:0]
-	ls := &labelSet{frames: make([]uint32, 0, min(len(frames), maxDepth/2))}
+	ls := &labelSet{frames: make([]uint32, 0, min(len(frames), maxDepth/2)), key: k}
 	for _, f := range frames[max(0, len(frames)-maxDepth/2):] { // the outermost kept
 		ls.frames = append(ls.frames, tb.em.sink.Frame(f))
 	}

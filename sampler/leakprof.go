@@ -234,15 +234,16 @@ func (tb *traceBackend) applyLeaks(t gotrace.Time) {
 	for _, m := range due {
 		for _, lg := range m.gs {
 			g := tb.gs.Find(lg.id)
-			if g == nil || g.leaked || g.role == roleHidden || g.role == roleRuntime {
+			if g == nil || g.base().leaked || g.role == roleHidden || g.role == roleRuntime {
 				continue
 			}
-			g.leaked = true
+			b := g.base()
+			b.leaked = true
 			tb.em.leakMarked++
-			if g.created == "" && !tb.em.cfg.NoCreationLabels {
-				g.created = lg.site
+			if b.created == "" && !tb.em.cfg.NoCreationLabels {
+				b.created = lg.site
 			}
-			tb.relabel(g, nil)
+			tb.relabelTo(g, nil, b)
 		}
 	}
 }

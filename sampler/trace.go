@@ -518,8 +518,8 @@ func (tb *traceBackend) finish() {
 			if g.stack != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = g.stack
 			}
-			if g.created != "" && g.role != roleHidden {
-				tb.em.sites[g.id] = g.created
+			if c := g.base().created; c != "" && g.role != roleHidden {
+				tb.em.sites[g.id] = c
 			}
 		}
 	}

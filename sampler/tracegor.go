@@ -42,12 +42,14 @@ type tgor struct {
 	active bool
 	why    uint32 // the trace's wait reason while waiting (source.Reason), 0 none
 	pos    int32  // index in its bucket of traceBackend.live
-	leaked bool   // the goroutine leak profile found it (leakprof.go)
 	ran    bool   // active in a generation since settleShare last wrote it
 	stack  *stack // stack at the latest transition that had one; nil: none yet
 	due    uint64 // first tick not yet queued
 	x      *gbusy // nil: nothing queued, no CPU sample, region or task
-	glabels
+	// labels is its label set now (labels.go), nil if none: what it is
+	// made of is the goroutine's label state, beside its regions and
+	// tasks.
+	labels *labelSet
 }
 
 // gbusy is the part of a goroutine's state that it holds only while it
@@ -194,8 +196,9 @@ func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool
 		// Created before this trace began, where the previous backend
 		// saw where.
 		delete(tb.em.sites, id)
-		g.created = site
-		tb.relabel(g, nil)
+		b := g.base()
+		b.created = site
+		tb.relabelTo(g, nil, b)
 	}
 	return g, true
 }
