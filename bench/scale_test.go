@@ -77,7 +77,7 @@ type scaleResult struct {
 	N      int
 	CPU    float64 // process CPU over the window, ms per second (rusage)
 	RSS    uint64  // resident set at the window's end, bytes
-	Heap   uint64  // Go heap in use at the window's end, bytes
+	Live   uint64  // Go heap live after a collection at the window's end, bytes
 	StopMS float64 // the peer's stop, ms
 	Hz     float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
 	Err    string
@@ -85,6 +85,10 @@ type scaleResult struct {
 
 // TestMain runs the test binary as a child of BenchmarkScale when asked to
 // (scaleEnv), and the tests otherwise.
+//
+// A child's diagnostics: BENCH_SCALE_HEAPPROFILE=dir has each write its
+// heap profile (every allocation recorded) at its window's start and end,
+// BENCH_SCALE_PERF=dir has each record its window with perf.
 func TestMain(m *testing.M) {
 	if spec := os.Getenv(scaleEnv); spec != "" {
 		os.Exit(scaleChild(spec))
@@ -112,9 +116,13 @@ func TestMain(m *testing.M) {
 //	                    iteration, in percent of the floor's
 //	<t>-rss-B/g         its resident set over the floor's in the same
 //	                    iteration, per goroutine
-//	<t>-heap-B/g        the same for the Go heap in use
+//	<t>-live-B/g        the same for the Go heap's live objects (after a
+//	                    collection: what the profiler holds)
 //	<t>-stop-ms         its Stop (the sampler's and the file's; tachyon's
 //	                    merges the checkpoints)
+//	floor-stop-ms       the floor's stop (the runtime stopping the tracer
+//	                    and the CPU profile), and <t>-stop-over-floor-ms
+//	                    a tachyon peer's over it in the same iteration
 //	<t>-Hz              its achieved rate (Stats.AchievedHz)
 //	fgprof-Hz           fgprof's, estimated as samples / goroutines / s
 //
@@ -143,7 +151,7 @@ func benchScale(b *testing.B, n int) {
 		peers = append(peers, p)
 	}
 	res := map[string][]scaleResult{}
-	over, rssOver, heapOver := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	over, rssOver, heapOver, stopOver := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for i := range b.N {
 		got := map[string]scaleResult{}
 		for k := range peers {
@@ -152,8 +160,9 @@ func benchScale(b *testing.B, n int) {
 			if err != nil {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
-			b.Logf("iteration %d: %s: %.1f ms/s, RSS %.1f MB, heap %.1f MB, stop %.1f ms, %.2f Hz",
-				i, pe, r.CPU, float64(r.RSS)/1e6, float64(r.Heap)/1e6, r.StopMS, r.Hz)
+			// On stderr: a benchmark's log is cut after ten lines.
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s, RSS %.1f MB, live heap %.1f MB, stop %.1f ms, %.2f Hz\n",
+				b.Name(), n, i, pe, r.CPU, float64(r.RSS)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -162,7 +171,8 @@ func benchScale(b *testing.B, n int) {
 			if t, ok := got[pe]; ok && okf {
 				over[pe] = append(over[pe], 100*(t.CPU-f.CPU)/f.CPU)
 				rssOver[pe] = append(rssOver[pe], (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
-				heapOver[pe] = append(heapOver[pe], (float64(t.Heap)-float64(f.Heap))/float64(max(n, 1)))
+				heapOver[pe] = append(heapOver[pe], (float64(t.Live)-float64(f.Live))/float64(max(n, 1)))
+				stopOver[pe] = append(stopOver[pe], t.StopMS-f.StopMS)
 			}
 		}
 	}
@@ -177,11 +187,15 @@ func benchScale(b *testing.B, n int) {
 	for _, pe := range peers {
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.CPU }), pe+"-cpu-ms/s")
 	}
+	if len(res["floor"]) > 0 {
+		b.ReportMetric(med("floor", func(r scaleResult) float64 { return r.StopMS }), "floor-stop-ms")
+	}
 	for _, pe := range tachyonPeers {
 		if len(over[pe]) > 0 {
 			b.ReportMetric(benchload.Median(over[pe]), pe+"-over-floor-%")
 			b.ReportMetric(benchload.Median(rssOver[pe]), pe+"-rss-B/g")
-			b.ReportMetric(benchload.Median(heapOver[pe]), pe+"-heap-B/g")
+			b.ReportMetric(benchload.Median(heapOver[pe]), pe+"-live-B/g")
+			b.ReportMetric(benchload.Median(stopOver[pe]), pe+"-stop-over-floor-ms")
 		}
 		if len(res[pe]) > 0 {
 			b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.StopMS }), pe+"-stop-ms")
@@ -200,10 +214,7 @@ func runScaleChild(pe string, n int) (scaleResult, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s", scaleEnv, pe, n, *scaleSettle, *window))
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if os.Getenv("SCALE_DEBUG") != "" {
-		cmd.Stderr = os.Stderr
-	}
+	cmd.Stderr = io.MultiWriter(&stderr, os.Stderr) // the profiler's log lines, say
 	out, err := cmd.Output()
 	if err != nil {
 		return scaleResult{}, fmt.Errorf("%w: %s", err, stderr.Bytes())
@@ -272,15 +283,7 @@ func scaleChild(spec string) int {
 			time.Sleep(windowD)
 		}
 		r.CPU = float64(cpuTime()-c0) / 1e6 / time.Since(t0).Seconds()
-		r.RSS, r.Heap = rss(), heapInUse()
-		if os.Getenv("SCALE_DEBUG") != "" {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			fmt.Fprintf(os.Stderr, "%s: alloc %d inuse %d idle %d released %d stack %d sys %d otherSys %d gcsys %d numgc %d\n", f[0], m.HeapAlloc>>20, m.HeapInuse>>20, m.HeapIdle>>20, m.HeapReleased>>20, m.StackInuse>>20, m.Sys>>20, m.OtherSys>>20, m.GCSys>>20, m.NumGC)
-			runtime.GC()
-			runtime.ReadMemStats(&m)
-			fmt.Fprintf(os.Stderr, "%s after GC: alloc %d inuse %d idle %d released %d rss %d\n", f[0], m.HeapAlloc>>20, m.HeapInuse>>20, m.HeapIdle>>20, m.HeapReleased>>20, rss()>>20)
-		}
+		r.RSS, r.Live = rss(), liveHeap()
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
 		}
@@ -385,9 +388,13 @@ func rss() uint64 {
 	return pages * uint64(os.Getpagesize())
 }
 
-// heapInUse returns the Go heap's spans in use, in bytes.
-func heapInUse() uint64 {
+// liveHeap returns the Go heap's live objects after a collection, in
+// bytes: at a million goroutines the heap at any moment holds a changing
+// share of garbage (the runtime's own trace allocates), which a collection
+// takes away.
+func liveHeap() uint64 {
+	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse
+	return m.HeapAlloc
 }
