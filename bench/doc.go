@@ -78,4 +78,18 @@
 // trace+cpu-floor:
 //
 //	go test ./bench -run '^$' -bench Idle -benchtime 5x -window 5s
+//
+// BenchmarkScale measures the same at many goroutines (issue 31): a
+// program of N goroutines parked ten frames deep, N from -scale
+// (10,000 and 100,000; 1,000,000 takes minutes and some 5 GB a process),
+// each peer in a child process of its own so that its resident set is its
+// own: the floor (trace+cpu-floor), tachyon (wall mode to a path: its
+// checkpoints, merged at Stop), tachyon-out (wall mode into one file) and
+// fgprof (up to 100,000), in rotating order, each settled for
+// -scale-settle (15 s) and measured over one -window. It reports each
+// one's CPU (rusage), and each tachyon's CPU over the floor's in percent,
+// resident set and live heap over the floor's per goroutine, Stop and
+// achieved rate, paired with the floor in the same iteration:
+//
+//	go test ./bench -run '^$' -bench Scale -benchtime 3x -window 10s -scale 10000,100000,1000000
 package bench

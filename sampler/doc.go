@@ -28,7 +28,12 @@
 // rate costs nothing at the source and a starved sampler goroutine misses no
 // tick, its samples are only about a second late. Stop stops the trace,
 // which flushes the last generation, and writes everything before it
-// returns. A generation can be parsed only once the
+// returns; no tick after the Stop request is sampled (the runtime goes on
+// tracing while its tracer stops, for seconds with a million goroutines).
+// Once the tracer has stopped, the parser has MaxStopParse for what is
+// left: past it, everything parsed is written and the samples of the
+// ticks not reached are counted in Stats.Unparsed and said in the log. A
+// generation can be parsed only once the
 // next has begun, so a busy program's generation arrives as one burst of
 // work; the parser paces itself (pace.go) to about a quarter of a CPU while
 // it keeps up, so that the burst does not take a P from the application
@@ -84,6 +89,18 @@
 // goroutines at each, each flushed after: Goroutine.Flush) and at Stop,
 // so 10,000 parked goroutines at 100 Hz cost a few bytes of copying per
 // sample and the sink sees runs of about four seconds.
+//
+// The runtime reports every goroutine's status at each generation. The
+// reports that repeat a goroutine's state and latest stack are left out as
+// they are read (gotrace.Reader.SkipSame), so that a generation costs what
+// changed, not how many goroutines there are: a parked goroutine costs a
+// status report read and, every fourth generation, one run written. A
+// goroutine's record holds its state, stack, clock and label set (96
+// bytes); what only a goroutine that ran lately, waits for its first stack
+// or is in a region or task needs (its queued runs, CPU samples, regions
+// and tasks) is taken from a pool and given back once it has not run for a
+// settle period. bench/MEASUREMENTS.md has the cost per goroutine at
+// 10,000 to a million (BenchmarkScale, BenchmarkTraceParked).
 //
 // Goroutines already blocked when tracing starts come without a wait
 // reason; it is inferred from their stack's top runtime frames

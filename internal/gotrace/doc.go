@@ -19,5 +19,8 @@
 //
 // A generation is read whole before its first event is returned, as the
 // runtime's own readers do; its buffers are reused, so that reading a
-// steady trace allocates nothing.
+// steady trace allocates nothing. The runtime reports the status of every
+// goroutine at each generation; with Reader.SkipSame the reports that
+// repeat what a goroutine's latest event said are left out, which is most
+// of the trace of a program of many parked goroutines.
 package gotrace
