@@ -59,6 +59,7 @@
 // (WithCaptureDir, PROFILE_CAPTURE_DIR, or "captures" in the segments'
 // directory) and to the OnCapture functions (upload/auto pushes it
 // labelled capture=REASON), at most one per WithCapturePeriod (a minute);
+// the directory keeps the newest DefaultCaptureKeep (WithCaptureKeep);
 // PROFILE_RECENT_SIGNAL=USR1 lets an operator take one with kill -USR1.
 //
 // # Memory
