@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"runtime/metrics"
@@ -14,14 +15,16 @@ import (
 
 // BenchmarkHandoff pushes a recorded trace from a writer goroutine, which
 // writes it as the runtime's trace writer does (a write per batch, from a
-// buffer it reuses), through the hand-off to the parser, which reads its
-// events with gotrace: through an io.Pipe and a bufio.Reader (the
-// hand-off before issue 31: a goroutine switch and two copies a write) and
-// through handoff.Pipe (one copy, one wake-up a generation), side by side;
-// -count alternates them. It reports ns/event, MB/s, allocations, the
-// goroutine switches the scheduler counted (gswitch/op) and the OS
-// threads' context switches (ctxsw/op). TRACE_BENCH=FILE pushes a saved
-// trace instead (such as one bench/service -savetrace wrote).
+// buffer it reuses), through the hand-off to the parser: through an
+// io.Pipe and a bufio.Reader (the hand-off before issue 31: a goroutine
+// switch a write, and a copy into the reader's buffer, then into the
+// generation's) and through handoff.Pipe (one copy, one wake-up a
+// generation), side by side. In /parse the parser reads the trace's events
+// with gotrace (ns/event); in /move it only takes the bytes (the io.Pipe's
+// into a buffer, as gotrace copies each batch: ns/write). It reports MB/s,
+// allocations, the goroutine switches the scheduler counted (gswitch/op)
+// and the OS threads' context switches (ctxsw/op). TRACE_BENCH=FILE pushes
+// a saved trace instead (such as one bench/service -savetrace wrote).
 func BenchmarkHandoff(b *testing.B) {
 	var data []byte
 	if path := os.Getenv("TRACE_BENCH"); path != "" {
@@ -32,39 +35,113 @@ func BenchmarkHandoff(b *testing.B) {
 	} else {
 		data = recordBusyTrace(b, 1200*time.Millisecond)
 	}
-	events := 0
+	var writes counter
+	handoff.Replay(&writes, data)
 	for _, via := range []string{"io.Pipe", "handoff"} {
-		b.Run(via, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			sw0, cs0 := gSwitches(), ctxSwitches()
-			b.ResetTimer()
+		for _, work := range []string{"parse", "move"} {
+			b.Run(via+"/"+work, func(b *testing.B) {
+				benchHandoff(b, data, via, work, writes.n)
+			})
+		}
+	}
+}
+
+func benchHandoff(b *testing.B, data []byte, via, work string, writes int) {
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	if work == "move" {
+		// One pipe throughout, as a live trace has: the trace again and
+		// again, after one header.
+		writes *= b.N
+		data = data[16:]
+	}
+	events := 0
+	var w io.WriteCloser
+	var r io.Reader
+	open := func() {
+		if via == "io.Pipe" {
+			pr, pw := io.Pipe()
+			r, w = pr, pw
+		} else {
+			p := handoff.New(pipeMaxBytes)
+			r, w = p, p
+		}
+	}
+	sw0, cs0 := gSwitches(), ctxSwitches()
+	b.ResetTimer()
+	if work == "move" {
+		open()
+		go func() {
+			w.Write([]byte("go 1.26 trace\x00\x00\x00"))
 			for range b.N {
-				var w io.WriteCloser
-				var r io.Reader
-				if via == "io.Pipe" {
-					pr, pw := io.Pipe()
-					r, w = pr, pw
-				} else {
-					p := handoff.New(pipeMaxBytes)
-					r, w = p, p
-				}
-				go func() {
-					handoff.Replay(w, data)
-					w.Close()
-				}()
-				n, err := readEvents(r)
-				if err != nil {
-					b.Fatal(err)
-				}
-				events = n
+				handoff.Replay(w, data)
 			}
-			b.StopTimer()
-			ops := float64(b.N)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops/float64(events), "ns/event")
-			b.ReportMetric(float64(gSwitches()-sw0)/ops, "gswitch/op")
-			b.ReportMetric(float64(ctxSwitches()-cs0)/ops, "ctxsw/op")
-		})
+			w.Close()
+		}()
+		var err error
+		if via == "io.Pipe" {
+			_, err = io.Copy(&copyInto{make([]byte, 64<<10)}, bufio.NewReaderSize(r, 64<<10))
+		} else {
+			err = takeGenerations(r.(*handoff.Pipe))
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	for range b.N {
+		if work == "move" {
+			break
+		}
+		open()
+		go func() {
+			handoff.Replay(w, data)
+			w.Close()
+		}()
+		var err error
+		if events, err = readEvents(r); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	ops := float64(b.N)
+	if work == "parse" {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops/float64(events), "ns/event")
+	} else {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(writes), "ns/write")
+	}
+	b.ReportMetric(float64(gSwitches()-sw0)/ops, "gswitch/op")
+	b.ReportMetric(float64(ctxSwitches()-cs0)/ops, "ctxsw/op")
+}
+
+// copyInto copies each write into its buffer, as gotrace copies a batch
+// into its generation's.
+type copyInto struct{ buf []byte }
+
+func (c *copyInto) Write(b []byte) (int, error) {
+	for n := 0; n < len(b); n += len(c.buf) {
+		copy(c.buf, b[n:])
+	}
+	return len(b), nil
+}
+
+// counter counts writes.
+type counter struct{ n int }
+
+func (c *counter) Write(b []byte) (int, error) { c.n++; return len(b), nil }
+
+// takeGenerations takes p's header and generations to the trace's end.
+func takeGenerations(p *handoff.Pipe) error {
+	if _, err := p.Header(); err != nil {
+		return err
+	}
+	var g []byte
+	for {
+		var err error
+		if g, err = p.NextGeneration(g); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
 	}
 }
 

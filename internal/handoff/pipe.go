@@ -104,7 +104,12 @@ func (p *Pipe) Write(b []byte) (int, error) {
 	if p.cur == nil {
 		p.cur = p.take()
 	}
-	p.cur = append(slices.Grow(p.cur, len(b)), b...)
+	if len(p.cur)+len(b) > cap(p.cur) {
+		// A generation larger than the recent ones: double, so that a
+		// new pipe's first generations are copied few times.
+		p.cur = slices.Grow(p.cur, max(len(b), cap(p.cur)))
+	}
+	p.cur = append(p.cur, b...)
 	if _, end, ok := gotrace.Batch(b); end || !ok {
 		p.push()
 	}
