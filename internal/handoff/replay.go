@@ -1,21 +1,25 @@
 package handoff
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"io"
 )
 
 // Replay writes a recorded trace into w as the runtime's trace writer
-// writes a live one: the header, then each batch and each end of
-// generation in a write of its own, from a buffer reused between writes
-// (the runtime reuses its own once Write returns). It stops at the first
-// error, and at bytes it cannot frame, which it writes whole. For tests
-// and benchmarks.
+// writes a live one: the header (if trace begins with one), then each
+// batch and each end of generation in a write of its own, from a buffer
+// reused between writes (the runtime reuses its own once Write returns).
+// It stops at the first error; bytes it cannot frame it writes whole. For
+// tests and benchmarks.
 func Replay(w io.Writer, trace []byte) error {
-	h := min(len(trace), headerLen)
-	if _, err := w.Write(trace[:h]); err != nil {
-		return err
+	h := 0
+	if bytes.HasPrefix(trace, []byte("go 1.")) {
+		h = min(len(trace), headerLen)
+		if _, err := w.Write(trace[:h]); err != nil {
+			return err
+		}
 	}
 	buf := make([]byte, 0, minBuf+64)
 	for d := trace[h:]; len(d) > 0; {
