@@ -233,8 +233,11 @@ func xLines(t testing.TB, data []byte) []line {
 }
 
 // ourLines reads data with gotrace.
-func ourLines(t testing.TB, data []byte) []line {
-	rd, err := gotrace.NewReader(bytes.NewReader(data))
+func ourLines(t testing.TB, data []byte) []line { return readerLines(t, bytes.NewReader(data)) }
+
+// readerLines reads the trace of r with gotrace.
+func readerLines(t testing.TB, r io.Reader) []line {
+	rd, err := gotrace.NewReader(r)
 	if err != nil {
 		t.Fatal(err)
 	}
