@@ -25,6 +25,10 @@ const minBuf = 64 << 10
 // while the next is written, and one more while it lags.
 const keepFree = 2
 
+// queueCap is the queue's first capacity: generations waiting for a
+// reader one or two behind.
+const queueCap = 4
+
 // sizeWindow is how many generations the sizer's peak covers at least:
 // about a minute, longer than the collector's cycle in an idle program
 // (each stack scan adds events), so that a buffer let go between two
@@ -60,7 +64,9 @@ type Pipe struct {
 // generation its reader has taken, unless that is one generation; 0 means
 // no bound.
 func New(maxBytes int) *Pipe {
-	p := &Pipe{max: maxBytes}
+	// The lists are sized once: growing them as a lagging reader first
+	// lets buffers pile up would allocate in a steady trace.
+	p := &Pipe{max: maxBytes, free: make([][]byte, 0, keepFree), queue: make([][]byte, 0, queueCap)}
 	p.cond.L = &p.mu
 	return p
 }
