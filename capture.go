@@ -25,6 +25,9 @@ const (
 	// time before and after the call a capture holds.
 	DefaultCaptureBefore = 30 * time.Second
 	DefaultCaptureAfter  = 5 * time.Second
+	// DefaultCaptureKeep is how many captures a capture directory keeps:
+	// past it, writing one deletes the oldest.
+	DefaultCaptureKeep = 20
 	// CaptureDirName is the directory of the captures of a profile in
 	// segments, inside the segments' directory (a directory apart, so
 	// that the commands that read the segments' directory do not count
@@ -90,6 +93,21 @@ func WithCapturePeriod(d time.Duration) Option {
 			return fmt.Errorf("profiler: WithCapturePeriod(%v): want a positive period", d)
 		}
 		c.capturePeriod = d
+		return nil
+	}
+}
+
+// WithCaptureKeep sets how many captures the capture directory keeps
+// (DefaultCaptureKeep if not given): once a capture is written, the oldest
+// files past that many are deleted. Only files named as captures are
+// (capture-TIME-REASON-PID.tachyon, of any process), whatever else the
+// directory holds.
+func WithCaptureKeep(files int) Option {
+	return func(c *config) error {
+		if files < 1 {
+			return fmt.Errorf("profiler: WithCaptureKeep(%d): want at least one file", files)
+		}
+		c.captureKeep = files
 		return nil
 	}
 }
@@ -317,10 +335,60 @@ func (p *Profile) writeCapture(reason, dir string, at, from, to time.Time) (stri
 		return "", sp, err
 	}
 	if final == "" {
-		final = f.Name()
+		return f.Name(), sp, nil
+	}
+	keep := p.cfg.captureKeep
+	if keep == 0 {
+		keep = DefaultCaptureKeep
+	}
+	if err := pruneCaptures(dir, keep); err != nil {
+		p.logf("profiler: captures in %s: %v", dir, err)
 	}
 	return final, sp, nil
 }
+
+// pruneCaptures deletes the oldest captures in dir past keep: the files
+// whose names are capture names (isCaptureName), oldest by the time in
+// their names.
+func pruneCaptures(dir string, keep int) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && isCaptureName(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) <= keep {
+		return nil
+	}
+	slices.Sort(names) // by time: the names start with it
+	var errs []error
+	for _, n := range names[:len(names)-keep] {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// isCaptureName tells whether name is one captureName (or createCapture)
+// gives: capture-YYYYMMDDTHHMMSS.mmmZ-REASON-PID[-N].tachyon.
+func isCaptureName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "capture-")
+	if !ok || !strings.HasSuffix(rest, segment.Ext) || len(rest) < len(captureTimeLayout)+2 {
+		return false
+	}
+	if _, err := time.Parse(captureTimeLayout, rest[:len(captureTimeLayout)]); err != nil {
+		return false
+	}
+	return strings.HasPrefix(rest[len(captureTimeLayout):], "Z-")
+}
+
+// captureTimeLayout is the time in a capture's name, in UTC.
+const captureTimeLayout = "20060102T150405.000"
 
 // createCapture creates the open file of a capture in dir: NAME.part of
 // a NAME no file has (captureName, then with -2, -3... before the
@@ -347,7 +415,7 @@ func createCapture(dir string, at time.Time, reason string) (*os.File, string, e
 // captureName returns the file name of a capture taken at at:
 // capture-YYYYMMDDTHHMMSS.mmmZ-REASON-PID.tachyon.
 func captureName(at time.Time, reason string) string {
-	return fmt.Sprintf("capture-%sZ-%s-%d%s", at.UTC().Format("20060102T150405.000"), reason, os.Getpid(), segment.Ext)
+	return fmt.Sprintf("capture-%sZ-%s-%d%s", at.UTC().Format(captureTimeLayout), reason, os.Getpid(), segment.Ext)
 }
 
 // maxReason bounds a capture's reason, in bytes.

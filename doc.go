@@ -59,6 +59,7 @@
 // (WithCaptureDir, PROFILE_CAPTURE_DIR, or "captures" in the segments'
 // directory) and to the OnCapture functions (upload/auto pushes it
 // labelled capture=REASON), at most one per WithCapturePeriod (a minute);
+// the directory keeps the newest DefaultCaptureKeep (WithCaptureKeep);
 // PROFILE_RECENT_SIGNAL=USR1 lets an operator take one with kill -USR1.
 //
 // # Memory
@@ -70,8 +71,10 @@
 // sampler, its thread in the writers and the segment writer, its state in
 // the trace reader), plus a part per distinct
 // frame (strings, frame and stack tables), plus three times one generation
-// of the runtime's trace (about a second of it, held whole by the trace
-// reader while it is read, and so growing with the scheduler's events).
+// of the runtime's trace (about a second of it: the generation the runtime
+// writes into the pipe, the one the trace reader reads in place, and one
+// kept for reuse, so growing with the scheduler's events; up to 64 MiB
+// more while the reader lags).
 // Ended goroutines are forgotten. TestHeapBoundedUnderChurn checks the
 // bound under churn; the figures of each part, and what was measured, are
 // in bench/MEASUREMENTS.md. The runtime allocates while it writes the

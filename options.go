@@ -56,6 +56,7 @@ type config struct {
 	capturePeriod time.Duration
 	captureBefore time.Duration
 	captureAfter  time.Duration
+	captureKeep   int
 
 	noCreation bool          // sampler.Config.NoCreationLabels (leaks.go)
 	leakEvery  time.Duration // sampler.Config.LeakProfile (leaks.go)

@@ -141,6 +141,27 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 	return d
 }
 
+// waiters are the profiler's functions that wait in a select or on a
+// condition and allocate nothing themselves: one at the leaf of an
+// allocation's stack (the profile hides the runtime's frames above it) is
+// the runtime refilling its cache of wait records, which each collection
+// empties.
+var waiters = []string{"sampler.(*frFeed).poll", "handoff.(*Pipe).NextGeneration", "handoff.(*Pipe).Wait", "handoff.(*Pipe).Header"}
+
+// waitsAtLeaf says whether s's leaf is one of the waiters.
+func waitsAtLeaf(s *profile.Sample) bool {
+	if len(s.Location) == 0 || len(s.Location[0].Line) == 0 {
+		return false
+	}
+	leaf := s.Location[0].Line[0].Function.Name
+	for _, w := range waiters {
+		if strings.HasSuffix(leaf, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // allocOwner names who made an allocation: "runtime trace" (the runtime
 // writing the execution trace: the floor), "runtime" (its cache of wait
 // records, refilled after each collection), "new stack" (the profiler
@@ -163,6 +184,9 @@ func allocDiff(before, after *profile.Profile) map[allocStack]int64 {
 // processes left, which os.ReadDir and the name's regexp make after a
 // collection emptied their pools), or "other" (the test and its runner).
 func allocOwner(s *profile.Sample) string {
+	if waitsAtLeaf(s) {
+		return "runtime"
+	}
 	owner := "other"
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {

@@ -201,7 +201,7 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 		return true // the sink failed: the backend has stopped, and stays so
 	}
 	if tb, ok := a.cur.(*traceBackend); ok && (tb.behind.Load() || tb.frDear()) {
-		why := "the trace parser fell behind the flight recorder's window"
+		why := tb.behindReason()
 		if !tb.behind.Load() {
 			why = fmt.Sprintf("%d goroutines: the flight recorder's snapshots cost more than trace.Start", runtime.NumGoroutine())
 		}
@@ -325,11 +325,12 @@ func (a *adaptive) startTrace(o traceOpts, why string) (Backend, string) {
 	return Trace, why
 }
 
-// resync replaces a trace backend that reads a flight recorder, because
-// its parser fell behind the recorder's window (the backend has ended;
-// the profile misses the generations the recorder dropped) or because the
-// snapshots became dear, with one that takes trace.Start's slot first,
-// where the runtime keeps the trace until it is read.
+// resync replaces a trace backend whose parser fell behind the trace
+// (the flight recorder's window or the pipe's bound: the backend has
+// ended, and the profile misses what was dropped), or that reads a flight
+// recorder whose snapshots became dear, with one that takes trace.Start's
+// slot first, where the pipe keeps every generation until it is read, up
+// to its bound.
 func (a *adaptive) resync(why string) {
 	at := time.Since(a.start)
 	a.em.handing.Store(true)

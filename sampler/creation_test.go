@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -49,44 +51,54 @@ func TestCreationSites(t *testing.T) {
 		before  bool // labels the goroutines started before Start
 		noLabel bool
 	}{{Trace, false, false}, {Snapshot, true, false}, {Trace, false, true}, {Snapshot, false, true}} {
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(4)
-		early := spawnAt(stop, &wg)
-		sink := newMemSink()
-		s, err := Start(Config{Mode: Wall, Rate: 100, Backend: c.b, NoCreationLabels: c.noLabel}, sink)
-		if err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(50 * time.Millisecond)
-		late := spawnAt(stop, &wg)
-		time.Sleep(100 * time.Millisecond)
-		if _, err := s.Stop(); err != nil {
-			t.Fatal(err)
-		}
-		close(stop)
-		wg.Wait()
-		check := func(recs []spawnRecord, labelled bool) {
-			for _, r := range recs {
-				want := r.site
-				if !labelled || c.noLabel {
-					want = ""
-				}
-				smps := sink.of(r.id)
-				if len(smps) == 0 {
-					t.Errorf("%v: g%d: no samples", c.b, r.id)
-				}
-				for _, smp := range smps {
-					if got := createdOf(smp.stack); got != want {
-						t.Errorf("%v (no labels: %v): g%d: created_by %q, want %q", c.b, c.noLabel, r.id, got, want)
-						break
+		// Every goroutine needs samples: beside other processes the
+		// snapshot backend's dumps come seldom, and 100 ms once gave
+		// none of the later goroutines; the run is retried longer.
+		testutil.Retry(t, 100*time.Millisecond, 4, func(d time.Duration) error {
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			wg.Add(4)
+			early := spawnAt(stop, &wg)
+			sink := newMemSink()
+			s, err := Start(Config{Mode: Wall, Rate: 100, Backend: c.b, NoCreationLabels: c.noLabel}, sink)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(50 * time.Millisecond)
+			late := spawnAt(stop, &wg)
+			time.Sleep(d)
+			if _, err := s.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			close(stop)
+			wg.Wait()
+			var missing []uint64
+			check := func(recs []spawnRecord, labelled bool) {
+				for _, r := range recs {
+					want := r.site
+					if !labelled || c.noLabel {
+						want = ""
+					}
+					smps := sink.of(r.id)
+					if len(smps) == 0 {
+						missing = append(missing, r.id)
+					}
+					for _, smp := range smps {
+						if got := createdOf(smp.stack); got != want {
+							t.Errorf("%v (no labels: %v): g%d: created_by %q, want %q", c.b, c.noLabel, r.id, got, want)
+							break
+						}
 					}
 				}
 			}
-		}
-		check(early, c.before)
-		check(late, true)
-		t.Logf("%v: %v", c.b, late)
+			check(early, c.before)
+			check(late, true)
+			t.Logf("%v: %v", c.b, late)
+			if len(missing) > 0 {
+				return fmt.Errorf("%v: no samples of goroutines %v", c.b, missing)
+			}
+			return nil
+		})
 	}
 }
 

@@ -13,7 +13,10 @@
 // # Backends
 //
 // The trace backend (the default) reads the runtime execution trace
-// through an io.Pipe and parses it in-process, with the CPU profiler
+// through a pipe (internal/handoff: the runtime's writer copies each write
+// once, never waits for the parser, and wakes it once a generation, which
+// the parser reads where the pipe holds it) and parses it in-process, with
+// the CPU profiler
 // alongside (its samples reach the trace with goroutine ids). It takes
 // the runtime's flight-recorder slot if free, else its trace.Start slot
 // (see Sharing the tracer below). The reader is internal/gotrace, which
@@ -197,11 +200,13 @@
 //
 // Under Auto, while the snapshot backend runs no slot is held, and a switch
 // back to the trace takes a slot as Start does (snapshots go on if the
-// application holds both). Beside the application's flight recorder, the backend
-// reads the pipe from before trace.Start and never stops reading it: the
-// runtime's writer, which serves both, waits for the slower reader at the
-// end of each generation (trace.Start, the recorder's WriteTo and the
-// runtime's own, every second).
+// application holds both). Beside the application's flight recorder, the
+// runtime's writer, which serves both, writes into the backend's pipe
+// without waiting for its parser, and the recorder's WriteTo waits only
+// for the runtime (it ends a generation, which the writer must have
+// written). A parser that falls 64 MiB behind ends its trace with an error
+// (under Auto, the backend starts again through trace.Start) rather than
+// hold the writer or the memory.
 //
 // # Status byte
 //
@@ -343,7 +348,7 @@
 //
 // Panics in a sampler goroutine (from the parser or the Sink) are
 // recovered into Stats.Err; whatever ends the parser, the pipe is closed so
-// the runtime's trace writer never blocks. The first error a Goroutine
+// that the runtime's trace writer keeps nothing more (it never waits). The first error a Goroutine
 // returns stops the writing (the parser stops, the samples not written are
 // counted in Stats.Dropped) and is Stop's error, wrapped once. Both
 // backends forget goroutines that end (Goroutine.Forget), so their state

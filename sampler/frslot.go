@@ -3,12 +3,12 @@ package sampler
 import (
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	rtrace "runtime/trace"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/handoff"
 	"github.com/gotachyon/profiler/internal/own"
 )
 
@@ -21,6 +21,9 @@ import (
 // the recorder's window (WriteTo), which holds whole generations: frFeed
 // takes one every frEvery, leaves out the generations it has written, and
 // writes the others into the pipe the parser reads, one continuous trace.
+// Its poller is the profiler's own goroutine, and waits while a generation
+// waits for the parser: a parser held up lets the recorder's window move
+// on, and the next snapshot shows the generations it missed (errBehind).
 
 // The recorder's settings are variables for the tests and BenchmarkSlot.
 var (
@@ -39,7 +42,7 @@ var (
 // frFeed feeds the parser from a flight recorder of its own.
 type frFeed struct {
 	fr   *rtrace.FlightRecorder
-	pw   *io.PipeWriter
+	pipe *handoff.Pipe
 	quit chan struct{} // closed by stop
 	done chan struct{} // closed when the poller has ended
 
@@ -55,14 +58,14 @@ type frFeed struct {
 // flight recorder's window: the trace ends there, with what was read.
 var errBehind = errors.New("the trace parser fell behind the flight recorder's window")
 
-// startFR takes the flight recorder's slot and starts feeding pw; it fails
-// if the slot is taken.
-func startFR(pw *io.PipeWriter) (*frFeed, error) {
+// startFR takes the flight recorder's slot and starts feeding pipe; it
+// fails if the slot is taken.
+func startFR(pipe *handoff.Pipe) (*frFeed, error) {
 	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MinAge: frMinAge, MaxBytes: frMaxBytes})
 	if err := fr.Start(); err != nil {
 		return nil, err
 	}
-	f := &frFeed{fr: fr, pw: pw, quit: make(chan struct{}), done: make(chan struct{})}
+	f := &frFeed{fr: fr, pipe: pipe, quit: make(chan struct{}), done: make(chan struct{})}
 	own.Go(f.poll)
 	return f, nil
 }
@@ -77,13 +80,13 @@ func (f *frFeed) poll() {
 		err := f.snapshot()
 		if err != nil {
 			// The parser has ended, or fell behind: it reads the error.
-			f.pw.CloseWithError(err)
+			f.pipe.CloseWithError(err)
 			return
 		}
 		select {
 		case <-f.quit:
 			if err := f.snapshot(); err != nil {
-				f.pw.CloseWithError(err)
+				f.pipe.CloseWithError(err)
 			}
 			return
 		case <-tick.C:
@@ -114,7 +117,7 @@ func (f *frFeed) Write(b []byte) (int, error) {
 			return len(b), nil
 		}
 		f.header = true
-		return f.pw.Write(b)
+		return f.pipe.Write(b)
 	}
 	gen, end, ok := gotrace.Batch(b)
 	switch {
@@ -134,7 +137,10 @@ func (f *frFeed) Write(b []byte) (int, error) {
 		}
 		f.skip, f.cur = false, gen
 	}
-	return f.pw.Write(b)
+	if err := f.pipe.Wait(1); err != nil {
+		return 0, err
+	}
+	return f.pipe.Write(b)
 }
 
 // traceOpts says how the trace backend reads the trace.
@@ -159,27 +165,27 @@ var frSlot = true
 // first. A variable for the tests and BenchmarkSlot.
 var frMaxGoroutines = 2000
 
-// startTracer starts the runtime tracer into tb.pw, in the slot frFirst
+// startTracer starts the runtime tracer into tb.pipe, in the slot frFirst
 // says, or the other if the application holds it.
 func (tb *traceBackend) startTracer() error {
 	if !tb.frFirst() {
-		err := rtrace.Start(tb.pw)
+		err := rtrace.Start(tb.pipe)
 		if err == nil {
 			return nil
 		}
-		f, err2 := startFR(tb.pw)
+		f, err2 := startFR(tb.pipe)
 		if err2 != nil {
 			return bothTaken(err2, err)
 		}
 		tb.feed = f
 		return nil
 	}
-	f, err := startFR(tb.pw)
+	f, err := startFR(tb.pipe)
 	if err == nil {
 		tb.feed = f
 		return nil
 	}
-	if err2 := rtrace.Start(tb.pw); err2 != nil {
+	if err2 := rtrace.Start(tb.pipe); err2 != nil {
 		return bothTaken(err, err2)
 	}
 	return nil
@@ -203,8 +209,7 @@ func bothTaken(frErr, startErr error) error {
 	return fmt.Errorf("both slots are taken: flight recorder: %v; trace.Start: %w", frErr, startErr)
 }
 
-// stopTracer stops what startTracer started; the pipe is read until it
-// returns.
+// stopTracer stops what startTracer started.
 func (tb *traceBackend) stopTracer() {
 	if tb.feed != nil {
 		tb.feed.stop()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/handoff"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
@@ -175,8 +176,8 @@ func BenchmarkSlotLatency(b *testing.B) {
 // eventAges reads the trace for -slot.window and returns the age in ms of
 // every 64th event when it was read.
 func eventAges(b *testing.B) []float64 {
-	pr, pw := io.Pipe()
-	tb := &traceBackend{pr: pr, pw: pw}
+	pipe := handoff.New(pipeMaxBytes)
+	tb := &traceBackend{pipe: pipe}
 	if err := tb.startTracer(); err != nil {
 		b.Fatal(err)
 	}
@@ -184,10 +185,10 @@ func eventAges(b *testing.B) []float64 {
 	go func() {
 		time.Sleep(*slotWindow)
 		tb.stopTracer()
-		pw.Close()
+		pipe.Close()
 		close(stopped)
 	}()
-	rd, err := gotrace.NewReader(pr)
+	rd, err := gotrace.NewReader(pipe)
 	if err != nil {
 		b.Fatal(err)
 	}

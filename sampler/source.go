@@ -29,10 +29,14 @@ type source interface {
 }
 
 // newSource reads a trace with gotrace if it knows its version (Go 1.26),
-// else with golang.org/x/exp/trace.
+// else with golang.org/x/exp/trace. A trace handed over a generation at a
+// time (gotrace.Generations, the live trace's pipe) is parsed where it
+// lies; another is read through a buffer.
 func newSource(r io.Reader) (source, error) {
-	br := bufio.NewReaderSize(r, 64<<10)
-	rd, err := gotrace.NewReader(br)
+	if _, ok := r.(gotrace.Generations); !ok {
+		r = bufio.NewReaderSize(r, 64<<10)
+	}
+	rd, err := gotrace.NewReader(r)
 	if err == nil {
 		// The state machine keeps each goroutine's state and latest stack:
 		// a status report that repeats them says nothing new.
@@ -42,7 +46,7 @@ func newSource(r io.Reader) (source, error) {
 	if !errors.Is(err, gotrace.ErrVersion) {
 		return nil, err
 	}
-	x, err := xtrace.NewReader(br)
+	x, err := xtrace.NewReader(r)
 	if err != nil {
 		return nil, err
 	}

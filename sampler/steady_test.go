@@ -16,6 +16,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/handoff"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
@@ -89,13 +90,24 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 }
 
-// steadyAllocs records d of an idle trace, reads and folds it, fails t for
-// each steady generation that allocated and returns how many generations
-// it judged. A generation's window runs from its Sync to the next one's,
-// so it holds the reading of the next generation.
+// steadyAllocs records d of an idle trace, reads and folds it, from a
+// stream and through the live trace's pipe, fails t for each steady
+// generation that allocated and returns how many generations it judged,
+// the fewer of the two reads. A generation's window runs from its Sync to
+// the next one's, so it holds the reading of the next generation.
 func steadyAllocs(t *testing.T, d time.Duration) (judged int) {
 	data := recordIdleTrace(t, 1000, d)
-	src, err := newSource(bytes.NewReader(data))
+	stream := steadyRead(t, bytes.NewReader(data))
+	// The pipe's writer keeps one generation ahead of the parser, as the
+	// runtime's, which writes at the trace's pace, does.
+	p := handoff.New(pipeMaxBytes)
+	go func() { p.CloseWithError(handoff.Replay(keepUp{p}, data)) }()
+	return min(stream, steadyRead(t, p))
+}
+
+// steadyRead reads and folds data's trace from r, as steadyAllocs says.
+func steadyRead(t *testing.T, r io.Reader) (judged int) {
+	src, err := newSource(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,8 +239,8 @@ func allocsSince(before, now map[string]int64) (n int64, where string) {
 }
 
 // ours reports whether a sample's stack holds a method of the sampler's,
-// its test sink's included, or of its trace reader's (the test's own
-// functions are plain functions).
+// its test sink's included, of its trace reader's or of the pipe's (the
+// test's own functions are plain functions).
 func ours(s *profile.Sample) bool {
 	for _, loc := range s.Location {
 		for _, l := range loc.Line {
@@ -238,7 +250,8 @@ func ours(s *profile.Sample) bool {
 			name := l.Function.Name
 			if strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.(") ||
 				strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.stackTable.") ||
-				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") {
+				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") ||
+				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/handoff.(") {
 				return true
 			}
 		}

@@ -9,14 +9,16 @@ import (
 
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/handoff"
 	"github.com/gotachyon/profiler/internal/tracelabel"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Trace backend: runtime/trace (a flight recorder of its own, or
-// trace.Start: frslot.go) -> io.Pipe -> internal/gotrace (or
-// golang.org/x/exp/trace for a trace version gotrace does not know), folded
-// into a state machine per goroutine (tracegor.go).
+// trace.Start: frslot.go) -> internal/handoff's Pipe -> internal/gotrace,
+// which parses each generation where the pipe holds it (or
+// golang.org/x/exp/trace for a trace version gotrace does not know),
+// folded into a state machine per goroutine (tracegor.go).
 
 // wallCPUHz is the CPU-profile rate in wall mode, where CPU samples give the
 // stacks of running goroutines. 100 Hz is pprof's own rate, so setting it
@@ -36,8 +38,7 @@ type pcFrame struct {
 // traceBackend is the trace backend; its loop owns every field but done.
 type traceBackend struct {
 	em         *emitter
-	pr         *io.PipeReader
-	pw         *io.PipeWriter
+	pipe       *handoff.Pipe // the trace from the runtime's writer to the parser
 	rd         source
 	cpuProfile *cpuProfiler                // nil without CPU samples
 	cpuNow     atomic.Pointer[cpuProfiler] // cpuProfile, for the parser, which starts before it
@@ -47,7 +48,8 @@ type traceBackend struct {
 	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
 	feed       *frFeed       // the flight recorder read, if the trace comes through one
 	opts       traceOpts
-	behind     atomic.Bool // the parser fell behind the flight recorder (opts.resync)
+	behind     atomic.Bool // the parser fell behind the trace (opts.resync)
+	full       atomic.Bool // behind the pipe's bound, not the flight recorder's window
 	// handedOver is the wall time (ns since the epoch) at which Stop had
 	// stopped the tracer, and the trace was whole in the parser's hands; 0
 	// before (see MaxStopParse).
@@ -112,16 +114,17 @@ type traceBackend struct {
 // (the tracer is taken, the parser does not know this trace version, or
 // the header did not come within headerWait); nothing is left running then.
 //
-// The parsing goroutine reads the pipe from before trace.Start is called
-// and never stops reading it: beside an application's flight recorder,
-// trace.Start returns only once the runtime's trace writer has written the
-// header into the pipe, and any end of a generation (the runtime's own,
-// every second, or the recorder's WriteTo) waits until the generation has
-// been written into it.
+// The runtime's trace writer never waits for the parser: it copies each
+// write into the pipe, which wakes the parser once a generation (beside an
+// application's flight recorder, the same writer feeds it, and any end of
+// a generation, the runtime's own or the recorder's WriteTo, waits until
+// the writer has written the generation). A parser that falls pipeMaxBytes
+// behind ends the trace (handoff.ErrFull), as one that falls behind the
+// flight recorder's window does.
 func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
-	pr, pw := io.Pipe()
+	pipe := handoff.New(pipeMaxBytes)
 	tb := newTraceBackend(em, nil, time.Now())
-	tb.pr, tb.pw, tb.opts = pr, pw, o
+	tb.pipe, tb.opts = pipe, o
 	tb.begun = make(chan struct{})
 	ready := make(chan error, 1)
 	go tb.run(ready)
@@ -130,7 +133,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	tb.labelsOn()
 	if err := tb.startTracer(); err != nil {
 		tb.labelsOff()
-		pr.CloseWithError(err) // the parsing goroutine ends
+		pipe.CloseRead(err) // the parsing goroutine ends
 		return nil, fmt.Errorf("runtime/trace unavailable: %w", err)
 	}
 	wait := time.NewTimer(headerWait)
@@ -140,17 +143,16 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	case err = <-ready:
 	case <-wait.C:
 		if tb.state.CompareAndSwap(headerPending, headerAbandoned) {
-			pr.CloseWithError(errNoHeader) // the parsing goroutine ends
+			pipe.CloseRead(errNoHeader) // the parsing goroutine ends
 			err = errNoHeader
 		} else {
 			err = <-ready // it came just now
 		}
 	}
 	if err != nil {
-		pr.CloseWithError(err) // unblock the trace writer before stopping it
+		pipe.CloseRead(err) // later writes keep nothing
 		tb.stopTracer()
 		tb.labelsOff()
-		pw.Close()
 		if errors.Is(err, errNoHeader) {
 			return nil, fmt.Errorf("runtime/trace unusable: %w", err)
 		}
@@ -170,6 +172,12 @@ const headerWait = 5 * time.Second
 // errNoHeader says the trace header did not come within headerWait.
 var errNoHeader = fmt.Errorf("no trace header within %v", headerWait)
 
+// pipeMaxBytes bounds the trace the pipe holds for the parser beyond the
+// generation it parses (and one generation, whatever its size): the
+// flight recorder's window, many seconds of a busy service's trace, where
+// the pacer keeps the parser within paceBehind.
+const pipeMaxBytes = 64 << 20
+
 // The parsing goroutine's start: waiting for the header, parsing, or
 // abandoned by startTrace (the header came too late).
 const (
@@ -182,7 +190,7 @@ const (
 // ready, and parses the trace unless startTrace abandoned it.
 func (tb *traceBackend) run(ready chan<- error) {
 	tb.self = goid.Current()
-	rd, err := newSource(tb.pr)
+	rd, err := newSource(tb.pipe)
 	if err == nil && !tb.state.CompareAndSwap(headerPending, headerRead) {
 		err = errNoHeader
 	}
@@ -243,7 +251,7 @@ func (tb *traceBackend) stop() {
 	tb.pace.stop()
 	tb.release() // returns once all trace data has been written to the pipe
 	tb.handedOver.Store(time.Now().UnixNano())
-	tb.pw.Close()
+	tb.pipe.Close()
 	<-tb.done
 }
 
@@ -279,27 +287,35 @@ func (tb *traceBackend) labelsOff() {
 
 func (tb *traceBackend) loop() {
 	defer close(tb.done)
-	// Whatever ends the loop, later writes must not block the trace writer.
-	defer tb.pr.CloseWithError(io.ErrClosedPipe)
+	// Whatever ends the loop, later writes keep nothing.
+	defer tb.pipe.CloseRead(io.ErrClosedPipe)
 	defer func() {
 		if r := recover(); r != nil {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
 		}
 	}()
 	if err := tb.consume(); err != nil {
-		if tb.opts.resync && errors.Is(err, errBehind) {
+		if tb.opts.resync && (errors.Is(err, errBehind) || errors.Is(err, handoff.ErrFull)) {
+			tb.full.Store(errors.Is(err, handoff.ErrFull))
 			tb.behind.Store(true)
 		} else {
 			tb.em.setErr(err)
 		}
 	}
 	if tb.em.failed() || tb.behind.Load() {
-		// The trace writer must not wait on a pipe nobody reads while
-		// the tracer stops.
-		tb.pr.CloseWithError(io.ErrClosedPipe)
+		// Nothing is kept of the trace written while the tracer stops.
+		tb.pipe.CloseRead(io.ErrClosedPipe)
 		<-tb.begun
 		tb.release()
 	}
+}
+
+// behindReason says how the parser fell behind, once behind is set.
+func (tb *traceBackend) behindReason() string {
+	if tb.full.Load() {
+		return handoff.ErrFull.Error()
+	}
+	return errBehind.Error()
 }
 
 // consume parses the trace to its end, or until the sink fails.

@@ -6,12 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/cputime"
 	"github.com/gotachyon/profiler/internal/workload/leakload"
 	"github.com/gotachyon/profiler/sampler"
 )
@@ -160,8 +162,13 @@ func TestLeaksErrors(t *testing.T) {
 	}
 	cpu := filepath.Join(dir, "cpu.tachyon")
 	p := profiler.Start(profiler.WithPath(cpu), profiler.WithMode(profiler.CPU), profiler.WithQuiet(true))
-	for t0 := time.Now(); time.Since(t0) < 200*time.Millisecond; {
+	// CPU time, not the clock: beside other processes 200 ms of the clock
+	// once gave no CPU sample, and a profile without samples is no CPU
+	// profile.
+	runtime.LockOSThread()
+	for c0 := cputime.Thread(); cputime.Thread()-c0 < 300*time.Millisecond; {
 	}
+	runtime.UnlockOSThread()
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}

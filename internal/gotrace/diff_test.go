@@ -234,7 +234,12 @@ func xLines(t testing.TB, data []byte) []line {
 
 // ourLines reads data with gotrace, set up by opts.
 func ourLines(t testing.TB, data []byte, opts ...func(*gotrace.Reader)) []line {
-	rd, err := gotrace.NewReader(bytes.NewReader(data))
+	return readerLines(t, bytes.NewReader(data), opts...)
+}
+
+// readerLines reads the trace of r with gotrace, set up by opts.
+func readerLines(t testing.TB, r io.Reader, opts ...func(*gotrace.Reader)) []line {
+	rd, err := gotrace.NewReader(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,6 +113,11 @@ func (g *generation) read(br *bufio.Reader, pace func()) error {
 			pace()
 		}
 	}
+	return g.finish()
+}
+
+// finish checks a generation read whole and sets its times.
+func (g *generation) finish() error {
 	if g.freq == 0 {
 		return fmt.Errorf("generation %d: no frequency event", g.num)
 	}
@@ -154,14 +159,10 @@ func (g *generation) readBatch(br *bufio.Reader, typ byte) error {
 		}
 		hdr[i] = v
 	}
-	gen, m, ts, size := hdr[0], hdr[1], hdr[2], hdr[3]
-	if size > maxBatch {
-		return fmt.Errorf("batch of %d bytes, the most is %d", size, maxBatch)
+	if err := g.checkHeader(hdr); err != nil {
+		return err
 	}
-	if gen == 0 || g.num != 0 && gen != g.num {
-		return fmt.Errorf("batch of generation %d inside generation %d", gen, g.num)
-	}
-	g.num = gen
+	m, ts, size := hdr[1], hdr[2], hdr[3]
 	off := len(g.data)
 	if off+int(size) > cap(g.data) {
 		g.data = slices.Grow(g.data, max(int(size), cap(g.data)/4, 64<<10))
@@ -179,6 +180,20 @@ func (g *generation) readBatch(br *bufio.Reader, typ byte) error {
 	}
 	b := batch{m: m, time: ts, off: off, end: off + int(size), next: -1}
 	return g.classify(b)
+}
+
+// checkHeader checks a batch's header (generation, thread, timestamp,
+// size) and takes its generation as the generation's.
+func (g *generation) checkHeader(hdr [4]uint64) error {
+	gen, size := hdr[0], hdr[3]
+	if size > maxBatch {
+		return fmt.Errorf("batch of %d bytes, the most is %d", size, maxBatch)
+	}
+	if gen == 0 || g.num != 0 && gen != g.num {
+		return fmt.Errorf("batch of generation %d inside generation %d", gen, g.num)
+	}
+	g.num = gen
+	return nil
 }
 
 // classify files a batch by its first event: a table, the CPU samples, the

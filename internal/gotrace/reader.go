@@ -30,8 +30,10 @@ type Reader struct {
 	// that keeps each goroutine's state and latest stack loses nothing.
 	SkipSame bool
 
-	br  *bufio.Reader
-	gen generation
+	br    *bufio.Reader // the trace, unless src
+	src   Generations   // the trace handed over in memory, if not nil
+	piece []byte        // src's generation being read
+	gen   generation
 
 	ms     map[uint64]*mState    // threads, by M id
 	gs     ByID[gState, *gState] // live goroutines
@@ -89,8 +91,14 @@ type cursor struct {
 }
 
 // NewReader reads the trace header from r. It returns ErrVersion if the
-// trace is not a Go 1.26 trace.
+// trace is not a Go 1.26 trace. If r is a Generations, the Reader takes
+// its generations through it and parses them where they lie (r is left
+// unread for another reader, such as golang.org/x/exp/trace's, after
+// ErrVersion).
 func NewReader(r io.Reader) (*Reader, error) {
+	if src, ok := r.(Generations); ok {
+		return newGenReader(src)
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	h, err := br.Peek(len(header))
 	if err != nil {
@@ -100,6 +108,11 @@ func NewReader(r io.Reader) (*Reader, error) {
 		return nil, ErrVersion
 	}
 	br.Discard(len(header))
+	return newReader(br), nil
+}
+
+// newReader returns a Reader of br, past the header.
+func newReader(br *bufio.Reader) *Reader {
 	return &Reader{
 		gen:     generation{seed: maphash.MakeSeed()},
 		br:      br,
@@ -109,7 +122,7 @@ func NewReader(r io.Reader) (*Reader, error) {
 		intern:  make(map[string]string),
 		reasons: []string{""},
 		reason:  map[string]uint32{"": 0},
-	}, nil
+	}
 }
 
 // Next reads the next event into ev; io.EOF after the last.
@@ -218,7 +231,12 @@ func (r *Reader) nextGen() error {
 	if r.err != nil {
 		return r.err
 	}
-	err := r.gen.read(r.br, r.Pace)
+	var err error
+	if r.src != nil {
+		err = r.readGen()
+	} else {
+		err = r.gen.read(r.br, r.Pace)
+	}
 	if err == io.EOF {
 		r.done = true
 		r.emit(Event{Kind: Sync, Time: r.lastTs})

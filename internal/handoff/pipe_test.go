@@ -1,0 +1,329 @@
+package handoff
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+)
+
+var hdr = []byte("go 1.26 trace\x00\x00\x00")
+
+// batch returns a batch of generation gen with size bytes of data.
+func batch(gen uint64, size int) []byte {
+	b := []byte{1}
+	b = binary.AppendUvarint(b, gen)
+	b = binary.AppendUvarint(b, 7)    // thread
+	b = binary.AppendUvarint(b, 1000) // timestamp
+	b = binary.AppendUvarint(b, uint64(size))
+	return append(b, make([]byte, size)...)
+}
+
+// writeGen writes generation gen: n batches of size bytes, then its end.
+func writeGen(t testing.TB, p *Pipe, gen uint64, n, size int) []byte {
+	var all []byte
+	for range n {
+		b := batch(gen, size)
+		if _, err := p.Write(b); err != nil {
+			t.Fatalf("generation %d: %v", gen, err)
+		}
+		all = append(all, b...)
+	}
+	if _, err := p.Write([]byte{52}); err != nil {
+		t.Fatalf("generation %d's end: %v", gen, err)
+	}
+	return append(all, 52)
+}
+
+// TestRoundTrip: a recorded trace written as the runtime writes it comes
+// out whole, byte for byte, through NextGeneration and through Read.
+func TestRoundTrip(t *testing.T) {
+	data := testutil.Trace(t, 100*time.Millisecond)
+	for _, read := range []string{"generations", "stream"} {
+		p := New(0)
+		errc := make(chan error, 1)
+		go func() {
+			err := Replay(p, data)
+			p.Close()
+			errc <- err
+		}()
+		var got []byte
+		if read == "stream" {
+			var err error
+			if got, err = io.ReadAll(p); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			h, err := p.Header()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, h...)
+			var g []byte
+			gens := 0
+			for {
+				if g, err = p.NextGeneration(g); err == io.EOF {
+					break
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				if g[len(g)-1] != 52 {
+					t.Fatalf("generation %d does not end with its end", gens)
+				}
+				got = append(got, g...)
+				gens++
+			}
+			if gens == 0 {
+				t.Fatal("no generation")
+			}
+		}
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("%s: %d bytes out of %d in, not the same", read, len(got), len(data))
+		}
+	}
+}
+
+// TestWriterNeverWaits: with no reader, the writer goes on; past the
+// bound the rest is dropped, and the reader gets the complete generations
+// held, then ErrFull.
+func TestWriterNeverWaits(t *testing.T) {
+	p := New(1 << 20)
+	p.Write(hdr)
+	var want [][]byte
+	full := false
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for gen := uint64(1); gen <= 40; gen++ {
+			var g []byte
+			for range 4 {
+				b := batch(gen, 60<<10)
+				if _, err := p.Write(b); err != nil {
+					if !errors.Is(err, ErrFull) {
+						t.Errorf("write: %v, want ErrFull", err)
+					}
+					full = true
+				}
+				g = append(g, b...)
+			}
+			if _, err := p.Write([]byte{52}); err == nil {
+				want = append(want, append(g, 52))
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the writer waited for a reader")
+	}
+	if !full || p.Dropped() == 0 {
+		t.Fatalf("40 generations of 240 KiB in a pipe of 1 MiB: full %v, %d bytes dropped", full, p.Dropped())
+	}
+	var g []byte
+	var err error
+	for i := 0; ; i++ {
+		if g, err = p.NextGeneration(g); err != nil {
+			if i != len(want) {
+				t.Fatalf("%d generations, then %v; want %d", i, err, len(want))
+			}
+			break
+		}
+		if i >= len(want) || !bytes.Equal(g, want[i]) {
+			t.Fatalf("generation %d is not the one written", i)
+		}
+	}
+	if !errors.Is(err, ErrFull) {
+		t.Fatalf("the reader's end: %v, want ErrFull", err)
+	}
+	t.Log(err)
+}
+
+// TestOneGenerationUnbounded: a single generation larger than the bound
+// is kept whole while nothing else waits.
+func TestOneGenerationUnbounded(t *testing.T) {
+	p := New(64 << 10)
+	p.Write(hdr)
+	want := writeGen(t, p, 1, 10, 60<<10)
+	g, err := p.NextGeneration(nil)
+	if err != nil || !bytes.Equal(g, want) {
+		t.Fatalf("%v; %d bytes, want %d", err, len(g), len(want))
+	}
+}
+
+// TestWait: a writer that waits holds at most n generations in the pipe.
+func TestWait(t *testing.T) {
+	p := New(0)
+	p.Write(hdr)
+	wrote := make(chan uint64, 10)
+	go func() {
+		for gen := uint64(1); gen <= 3; gen++ {
+			if err := p.Wait(1); err != nil {
+				t.Error(err)
+				return
+			}
+			writeGen(t, p, gen, 1, 10)
+			wrote <- gen
+		}
+		p.Close()
+	}()
+	<-wrote
+	select {
+	case gen := <-wrote:
+		t.Fatalf("generation %d written while the first waited", gen)
+	case <-time.After(50 * time.Millisecond):
+	}
+	var g []byte
+	var err error
+	n := 0
+	for ; ; n++ {
+		if g, err = p.NextGeneration(g); err != nil {
+			break
+		}
+	}
+	if err != io.EOF || n != 3 {
+		t.Fatalf("%d generations, then %v; want 3 then EOF", n, err)
+	}
+}
+
+// TestCloseRead: once the reader has gone, writes fail and keep nothing,
+// and a writer or reader waiting returns.
+func TestCloseRead(t *testing.T) {
+	p := New(0)
+	hdrErr := make(chan error, 1)
+	go func() { _, err := p.Header(); hdrErr <- err }()
+	waitErr := make(chan error, 1)
+	go func() {
+		p.Write(hdr)
+		writeGen(t, p, 1, 1, 10)
+		waitErr <- p.Wait(1)
+	}()
+	if err := <-hdrErr; err != nil {
+		t.Fatal(err)
+	}
+	gone := errors.New("gone")
+	time.Sleep(10 * time.Millisecond)
+	p.CloseRead(gone)
+	if err := <-waitErr; err != gone {
+		t.Fatalf("Wait: %v, want the reader's end", err)
+	}
+	if _, err := p.Write(batch(2, 10)); err != gone {
+		t.Fatalf("Write after CloseRead: %v", err)
+	}
+	if _, err := p.NextGeneration(nil); err != gone {
+		t.Fatalf("NextGeneration after CloseRead: %v", err)
+	}
+}
+
+// TestEnds: Close hands a generation cut short over as it is, then EOF;
+// CloseWithError drops it and gives the error after the complete ones; a
+// trace that ends before its header says so.
+func TestEnds(t *testing.T) {
+	p := New(0)
+	p.Write(hdr)
+	writeGen(t, p, 1, 1, 10)
+	cut := batch(2, 10)
+	p.Write(cut)
+	p.Close()
+	if _, err := p.NextGeneration(nil); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := p.NextGeneration(nil); err != nil || !bytes.Equal(g, cut) {
+		t.Fatalf("the cut generation: %q, %v", g, err)
+	}
+	if _, err := p.NextGeneration(nil); err != io.EOF {
+		t.Fatalf("after the last: %v, want EOF", err)
+	}
+	if _, err := p.Write(cut); err != io.ErrClosedPipe {
+		t.Fatalf("Write after Close: %v", err)
+	}
+
+	p = New(0)
+	p.Write(hdr)
+	writeGen(t, p, 1, 1, 10)
+	p.Write(cut)
+	bad := errors.New("bad")
+	p.CloseWithError(bad)
+	if _, err := p.NextGeneration(nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.NextGeneration(nil); err != bad {
+		t.Fatalf("after the complete generation: %v, want the writer's error", err)
+	}
+
+	p = New(0)
+	p.Write(hdr[:5])
+	p.Close()
+	if _, err := p.Header(); err != io.ErrUnexpectedEOF {
+		t.Fatalf("a header cut short: %v", err)
+	}
+}
+
+// TestSteadyNoAlloc: once its buffers have grown to the generations'
+// size, the pipe allocates nothing per write or generation.
+func TestSteadyNoAlloc(t *testing.T) {
+	p := New(64 << 20)
+	p.Write(hdr)
+	b := batch(1, 60<<10)
+	var g []byte
+	gen := func() {
+		for range 8 {
+			p.Write(b)
+		}
+		p.Write([]byte{52})
+		var err error
+		if g, err = p.NextGeneration(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 4 {
+		gen()
+	}
+	if n := testing.AllocsPerRun(100, gen); n != 0 {
+		t.Fatalf("%.1f allocations a generation", n)
+	}
+}
+
+// TestConcurrent runs a writer, a reader and a waiter together, for the
+// race detector.
+func TestConcurrent(t *testing.T) {
+	p := New(1 << 20)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		p.Write(hdr)
+		for gen := uint64(1); gen <= 50; gen++ {
+			if gen%2 == 0 {
+				p.Wait(2)
+			}
+			writeGen(t, p, gen, 3, 1000)
+		}
+		p.Close()
+	}()
+	go func() {
+		defer wg.Done()
+		if _, err := p.Header(); err != nil {
+			t.Error(err)
+		}
+		var g []byte
+		var err error
+		n := 0
+		for ; ; n++ {
+			if g, err = p.NextGeneration(g); err != nil {
+				break
+			}
+		}
+		if err != io.EOF || n != 50 {
+			t.Errorf("%d generations, then %v", n, err)
+		}
+	}()
+	wg.Wait()
+}
