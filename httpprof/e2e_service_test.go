@@ -37,25 +37,30 @@ type truth struct {
 	mu              sync.Mutex
 	n               int
 	wall, cpu, wait time.Duration
+	// delay is the handler's thread's time on the kernel's run queues
+	// (measured on a locked thread only): the Go scheduler ran the
+	// handler, the system ran other threads.
+	delay time.Duration
 }
 
 // reset forgets the requests measured.
 func (tr *truth) reset() {
 	tr.mu.Lock()
-	tr.n, tr.wall, tr.cpu, tr.wait = 0, 0, 0, 0
+	tr.n, tr.wall, tr.cpu, tr.wait, tr.delay = 0, 0, 0, 0, 0
 	tr.mu.Unlock()
 }
 
 // totals returns the requests measured and their times.
-func (tr *truth) totals() (n int, wall, cpu, wait time.Duration) {
+func (tr *truth) totals() (n int, wall, cpu, wait, delay time.Duration) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	return tr.n, tr.wall, tr.cpu, tr.wait
+	return tr.n, tr.wall, tr.cpu, tr.wait, tr.delay
 }
 
-func (tr *truth) add(wall, cpu, wait time.Duration) {
+func (tr *truth) add(wall, cpu, wait, delay time.Duration) {
 	tr.mu.Lock()
 	tr.n++
+	tr.delay += delay
 	tr.wall += wall
 	tr.cpu += cpu
 	tr.wait += wait
@@ -114,10 +119,10 @@ func (s *service) measureCPU(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		t0, c0 := time.Now(), cputime.Thread()
+		t0, c0, d0 := time.Now(), cputime.Thread(), cputime.RunDelay()
 		h.ServeHTTP(w, r)
 		if s.measured(t0) {
-			s.cpuT.add(time.Since(t0), cputime.Thread()-c0, 0)
+			s.cpuT.add(time.Since(t0), cputime.Thread()-c0, 0, cputime.RunDelay()-d0)
 		}
 	})
 }
@@ -143,7 +148,7 @@ func (s *service) slow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.measured(t0) {
-		s.slowT.add(time.Since(t0), cpu, answered.Sub(w0))
+		s.slowT.add(time.Since(t0), cpu, answered.Sub(w0), 0)
 	}
 	io.WriteString(w, "ok")
 }

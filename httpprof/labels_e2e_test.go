@@ -221,20 +221,27 @@ func checkRoutes(t *testing.T, path string, svc *service, from, to time.Time) er
 		tr    *truth
 	}{{"/cpu", &svc.cpuT}, {"/slow/{id}", &svc.slowT}} {
 		rs := routes[c.route]
-		n, wall, cpu, wait := c.tr.totals()
+		n, wall, cpu, wait, delay := c.tr.totals()
 		if rs.n < 100 || n == 0 {
 			errs = append(errs, fmt.Errorf("%s: %d samples, %d requests measured", c.route, rs.n, n))
 			continue
 		}
+		// Running is the Go scheduler's: a running goroutine's thread is
+		// on CPU or, while the system runs other threads, on the kernel's
+		// run queue. The measured on-CPU share is from the thread's CPU
+		// time up to that plus its run-queue time (a part of which is a
+		// woken thread's wait to start the goroutine, which the trace
+		// counts runnable).
 		profCPU := float64(rs.states[tachyon.Running]) / float64(rs.n)
 		profBlocked := float64(rs.states[tachyon.Blocked]) / float64(rs.n)
 		trueCPU := float64(cpu) / float64(wall)
+		trueRun := float64(cpu+delay) / float64(wall)
 		trueBlocked := float64(wait) / float64(wall)
-		t.Logf("%s: %d requests, %v in the handlers; %d samples %v; on CPU %.1f%% (measured %.1f%%), blocked %.1f%% (measured %.1f%%); blocked by reason %v",
+		t.Logf("%s: %d requests, %v in the handlers; %d samples %v; on CPU %.1f%% (measured %.1f%%, %.1f%% with the run queue), blocked %.1f%% (measured %.1f%%); blocked by reason %v",
 			c.route, n, wall.Round(time.Millisecond), rs.n, stateCounts(rs.states),
-			100*profCPU, 100*trueCPU, 100*profBlocked, 100*trueBlocked, rs.reasons)
-		if d := math.Abs(profCPU - trueCPU); d > 0.03 {
-			errs = append(errs, fmt.Errorf("%s: on CPU %.1f%% of the route's samples, measured %.1f%%", c.route, 100*profCPU, 100*trueCPU))
+			100*profCPU, 100*trueCPU, 100*trueRun, 100*profBlocked, 100*trueBlocked, rs.reasons)
+		if profCPU < trueCPU-0.03 || profCPU > trueRun+0.03 {
+			errs = append(errs, fmt.Errorf("%s: on CPU %.1f%% of the route's samples, measured %.1f%% to %.1f%%", c.route, 100*profCPU, 100*trueCPU, 100*trueRun))
 		}
 		if d := math.Abs(profBlocked - trueBlocked); d > 0.03 {
 			errs = append(errs, fmt.Errorf("%s: blocked %.1f%% of the route's samples, measured %.1f%%", c.route, 100*profBlocked, 100*trueBlocked))

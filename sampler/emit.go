@@ -93,7 +93,8 @@ type emitter struct {
 	helper atomic.Uint64
 	// stopWall is the wall time of the Stop request, in nanoseconds since
 	// the epoch (0 before): the last tick sampled is at or before it, as
-	// the trace runs on while the tracer stops.
+	// the trace runs on while the tracer stops. The trace backend moves it
+	// past the last leak profile's ticks (stopLeaks).
 	stopWall atomic.Int64
 }
 

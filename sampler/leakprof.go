@@ -96,7 +96,8 @@ func (tb *traceBackend) startLeaks() {
 
 // stopLeaks stops the watcher and takes the last profile, then lets the
 // parser see two ticks of trace after it, so that the file's last
-// samples carry what it found.
+// samples carry what it found: the Stop request's time (emitter.stopWall)
+// moves past them.
 func (tb *traceBackend) stopLeaks() {
 	lf := tb.leaks
 	if lf == nil {
@@ -106,6 +107,11 @@ func (tb *traceBackend) stopLeaks() {
 	<-lf.done
 	lf.take()
 	time.Sleep(2 * time.Second / time.Duration(tb.em.cfg.Rate))
+	// The Stop request moves past the last profile and its two ticks:
+	// no tick after the request is sampled, and these must be.
+	if tb.em.stopWall.Load() != 0 {
+		tb.em.stopWall.Store(time.Now().UnixNano())
+	}
 	tb.em.leakTaken += lf.taken
 	tb.em.leakRefused += lf.refused
 	if lf.err != nil {

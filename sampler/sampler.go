@@ -304,10 +304,11 @@ func (s *Sampler) Stop() (Stats, error) {
 	s.stopOnce.Do(func() {
 		// The rate is measured up to the Stop request, not including the
 		// flush that follows it, and no tick after the request is sampled.
-		now := time.Now()
-		elapsed := now.Sub(s.start)
-		s.em.stopWall.Store(now.UnixNano())
+		s.em.stopWall.Store(time.Now().UnixNano())
 		s.stopFn()
+		// The backend may have moved the request later (the last leak
+		// profile's ticks).
+		elapsed := time.Duration(s.em.stopWall.Load() - s.start.UnixNano())
 		em := s.em
 		s.stats.Backend = s.Backend()
 		if s.auto != nil {

@@ -8,3 +8,6 @@ var epoch = time.Now()
 
 // Thread falls back to wall time where thread CPU time is not wired up.
 func Thread() time.Duration { return time.Since(epoch) }
+
+// RunDelay returns 0 where the thread's run-queue time is not wired up.
+func RunDelay() time.Duration { return 0 }
