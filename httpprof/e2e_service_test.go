@@ -41,26 +41,30 @@ type truth struct {
 	// (measured on a locked thread only): the Go scheduler ran the
 	// handler, the system ran other threads.
 	delay time.Duration
+	// slices is how many times the thread was given a CPU (locked thread
+	// only).
+	slices int64
 }
 
 // reset forgets the requests measured.
 func (tr *truth) reset() {
 	tr.mu.Lock()
-	tr.n, tr.wall, tr.cpu, tr.wait, tr.delay = 0, 0, 0, 0, 0
+	tr.n, tr.wall, tr.cpu, tr.wait, tr.delay, tr.slices = 0, 0, 0, 0, 0, 0
 	tr.mu.Unlock()
 }
 
 // totals returns the requests measured and their times.
-func (tr *truth) totals() (n int, wall, cpu, wait, delay time.Duration) {
+func (tr *truth) totals() (n int, wall, cpu, wait, delay time.Duration, slices int64) {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	return tr.n, tr.wall, tr.cpu, tr.wait, tr.delay
+	return tr.n, tr.wall, tr.cpu, tr.wait, tr.delay, tr.slices
 }
 
-func (tr *truth) add(wall, cpu, wait, delay time.Duration) {
+func (tr *truth) add(wall, cpu, wait, delay time.Duration, slices int64) {
 	tr.mu.Lock()
 	tr.n++
 	tr.delay += delay
+	tr.slices += slices
 	tr.wall += wall
 	tr.cpu += cpu
 	tr.wait += wait
@@ -119,10 +123,10 @@ func (s *service) measureCPU(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		t0, c0, d0 := time.Now(), cputime.Thread(), cputime.RunDelay()
+		t0, c0, d0, s0 := time.Now(), cputime.Thread(), cputime.RunDelay(), cputime.Slices()
 		h.ServeHTTP(w, r)
 		if s.measured(t0) {
-			s.cpuT.add(time.Since(t0), cputime.Thread()-c0, 0, cputime.RunDelay()-d0)
+			s.cpuT.add(time.Since(t0), cputime.Thread()-c0, 0, cputime.RunDelay()-d0, cputime.Slices()-s0)
 		}
 	})
 }
@@ -148,7 +152,7 @@ func (s *service) slow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.measured(t0) {
-		s.slowT.add(time.Since(t0), cpu, answered.Sub(w0), 0)
+		s.slowT.add(time.Since(t0), cpu, answered.Sub(w0), 0, 0)
 	}
 	io.WriteString(w, "ok")
 }

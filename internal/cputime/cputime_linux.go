@@ -27,18 +27,39 @@ func Thread() time.Duration {
 // runs is on CPU or, while the system runs other threads, waiting for
 // one. It reads through raw system calls, as Thread does.
 func RunDelay() time.Duration {
+	b, ok := schedstat()
+	if !ok {
+		return 0
+	}
+	return time.Duration(schedstatField(b, 1))
+}
+
+// schedstat reads the calling thread's schedstat line.
+func schedstat() ([]byte, bool) {
 	path := [...]byte{'/', 'p', 'r', 'o', 'c', '/', 't', 'h', 'r', 'e', 'a', 'd', '-', 's', 'e', 'l', 'f', '/', 's', 'c', 'h', 'e', 'd', 's', 't', 'a', 't', 0}
 	fd, _, errno := syscall.RawSyscall6(unix.SYS_OPENAT, uintptr(atFDCWD), uintptr(unsafe.Pointer(&path[0])), unix.O_RDONLY|unix.O_CLOEXEC, 0, 0, 0)
 	if errno != 0 {
-		return 0
+		return nil, false
 	}
 	var buf [96]byte
 	n, _, errno := syscall.RawSyscall(unix.SYS_READ, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
 	syscall.RawSyscall(unix.SYS_CLOSE, fd, 0, 0)
 	if errno != 0 {
+		return nil, false
+	}
+	return buf[:n], true
+}
+
+// Slices returns how many times the calling thread has been given a CPU
+// (the third field of its schedstat): a locked goroutine's thread is
+// given one each time the goroutine runs again after the Go scheduler or
+// the system stopped it. 0 if the kernel does not say.
+func Slices() int64 {
+	b, ok := schedstat()
+	if !ok {
 		return 0
 	}
-	return time.Duration(schedstatField(buf[:n], 1))
+	return schedstatField(b, 2)
 }
 
 // atFDCWD is AT_FDCWD as a system call's argument.

@@ -11,3 +11,6 @@ func Thread() time.Duration { return time.Since(epoch) }
 
 // RunDelay returns 0 where the thread's run-queue time is not wired up.
 func RunDelay() time.Duration { return 0 }
+
+// Slices returns 0 where the thread's scheduling count is not wired up.
+func Slices() int64 { return 0 }

@@ -14,6 +14,11 @@ type Limits struct {
 	State    float64 // percentage points, each state's share (wall mode)
 	Presence float64 // least share of ticks with a sample (wall mode)
 	Reason   float64 // least share of waiting samples under the right frame
+	// Woken is the most share of a goroutine's samples active in a
+	// waiting phase's function (Goroutine.Woken), which count as waiting:
+	// a profiler that showed waits as running would pass the states
+	// without it.
+	Woken float64
 	// Rate (CPU mode) is the sampling rate asked for: a goroutine locked to
 	// a thread must have Rate samples per CPU-second, within RateTol
 	// (a fraction).
@@ -26,7 +31,7 @@ type Limits struct {
 
 // DefaultLimits are the ground-truth issue's tolerances: shares within ±2
 // points, states within ±3, present at 99% of the ticks.
-var DefaultLimits = Limits{Func: 2, State: 3, Presence: 0.99, Reason: 0.99, RateTol: 0.25, MinCPU: 0.5}
+var DefaultLimits = Limits{Func: 2, State: 3, Presence: 0.99, Reason: 0.99, Woken: 0.15, RateTol: 0.25, MinCPU: 0.5}
 
 // Check returns every way the report falls outside l, or nil.
 func (r *Report) Check(l Limits) error {
@@ -45,6 +50,9 @@ func (r *Report) Check(l Limits) error {
 		if r.CPU {
 			r.checkCPU(g, l, fail)
 			continue
+		}
+		if l.Woken > 0 && g.Woken > l.Woken {
+			fail(g, "%.1f%% of samples active in a waiting phase's function", 100*g.Woken)
 		}
 		r.checkRate(g, l, fail)
 		if g.Presence < l.Presence || !g.AtEnds {

@@ -59,9 +59,12 @@ type Goroutine struct {
 	// function was woken and waits for a CPU, for a time that depends on
 	// the machine's load and that no goroutine can measure of itself: it
 	// is still in its waiting phase by the workload's own record (the
-	// phase ends when it runs again), and counts as waiting. Woken is
-	// their share. (Leaving them out of the samples but not of the record
-	// made a duty cycle look 3-4 points less waiting on a loaded machine.)
+	// phase ends when it runs again), and counts as waiting; so does one
+	// running there (woken). Woken is their share, bounded by
+	// Limits.Woken. (Leaving them out of the samples but not of the record
+	// made a duty cycle look 3-4 points less waiting on a loaded machine;
+	// beside two CPU burners its running samples in the sleep's function
+	// made it look 4 points more active.)
 	States map[State]Pair
 	Woken  float64
 	// ReasonOK is the share of its waiting samples, in a phase that waits
@@ -116,9 +119,13 @@ type gsample struct {
 	where   string // other: its innermost frames, for the report
 }
 
-// woken reports whether s is of a goroutine woken from a wait and not yet
-// running again: runnable, in a waiting phase's function.
-func (s *gsample) woken() bool { return s.runnable && reasons[s.fn] != "" }
+// woken reports whether s is of a goroutine between a wait and its
+// record's next phase: active (runnable or running) in a waiting phase's
+// function. Running there is the goroutine on its way into or out of the
+// wait, a few microseconds on a quiet machine; on a loaded one the system
+// may stop its thread there for milliseconds, which the Go scheduler (and
+// so the trace) still counts as running.
+func (s *gsample) woken() bool { return s.state == Active && reasons[s.fn] != "" }
 
 // Score reads f, a profile taken while w ran, and scores every goroutine of
 // w. Call it after w.Stop.
