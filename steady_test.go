@@ -3,7 +3,7 @@ package profiler_test
 import (
 	"bytes"
 	"context"
-	"os"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
@@ -27,7 +27,9 @@ import (
 // generation), a steady window of three generations allocates nothing but
 // the runtime's own trace: the process's allocation (runtime/metrics) is
 // split by stack with every allocation recorded, and none may come from
-// the profiler's goroutines. Checkpoints every second put two
+// the profiler's goroutines; a window in which it allocated is followed
+// by up to two more, as what it allocates once does not come again.
+// Checkpoints every second put two
 // rollovers in the window: once the first checkpoints have grown the
 // writers, a rollover reuses them (writer.Writer.Reset).
 func TestIdleAllocatesNothing(t *testing.T) {
@@ -56,17 +58,33 @@ func TestIdleAllocatesNothing(t *testing.T) {
 		}
 		raw[i], total[i] = allocSnapshot(t), testutil.HeapAllocBytes()
 	}
-	before, after := parseProfile(t, raw[3]), parseProfile(t, raw[4])
-	byWho := map[string]int64{}
-	for stack, n := range allocDiff(before, after) {
-		byWho[stack.owner] += n
-		if stack.owner == "profiler" && os.Getenv("DBG") != "" {
-			t.Logf("%d bytes: %s", n, stack.funcs)
+	// A window of the steady state allocates nothing; what the
+	// profiler allocates once (a table reaching a size it never had, in a
+	// code path the window happens to take first) does not come again, so
+	// up to two more windows are judged before failing: an allocation
+	// per generation or tick shows in each.
+	var byWho map[string]int64
+	var profilerStacks []string
+	for try := 0; ; try++ {
+		before, after := parseProfile(t, raw[3]), parseProfile(t, raw[4])
+		byWho, profilerStacks = map[string]int64{}, nil
+		for stack, n := range allocDiff(before, after) {
+			byWho[stack.owner] += n
+			if stack.owner == "profiler" {
+				profilerStacks = append(profilerStacks, fmt.Sprintf("%d bytes: %s", n, stack.funcs))
+			}
 		}
+		t.Logf("allocated in the window: %d bytes in all (runtime/metrics); by owner: %v", total[4]-total[3], byWho)
+		if byWho["profiler"] == 0 || try == 2 {
+			break
+		}
+		t.Logf("the profiler allocated in this window; another:\n%s", strings.Join(profilerStacks, "\n"))
+		time.Sleep(2 * time.Second)
+		raw[3], total[3] = raw[4], total[4]
+		raw[4], total[4] = allocSnapshot(t), testutil.HeapAllocBytes()
 	}
-	t.Logf("allocated in the window: %d bytes in all (runtime/metrics); by owner: %v", total[4]-total[3], byWho)
 	if n := byWho["profiler"]; n > 0 {
-		t.Errorf("the profiler allocated %d bytes in two steady seconds, want 0", n)
+		t.Errorf("the profiler allocated %d bytes in each of three steady windows of two seconds, want 0; in the last:\n%s", n, strings.Join(profilerStacks, "\n"))
 	}
 	// About four rollovers in the window, each a few hundred bytes of
 	// file names and metadata; the writers themselves are reused.
