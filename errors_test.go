@@ -67,12 +67,19 @@ func TestWriteErrorSaidOnce(t *testing.T) {
 		go func() { <-stop }()
 	}
 	var logged bytes.Buffer
-	p := profiler.Start(profiler.WithOutput(&fullDisk{limit: 4096}), profiler.WithRate(1000),
+	disk := &fullDisk{limit: 4096}
+	p := profiler.Start(profiler.WithOutput(disk), profiler.WithRate(1000),
 		profiler.WithCompression(tachyon.CompressionNone), profiler.WithLogger(log.New(&logged, "", 0)), profiler.WithQuiet(true))
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond) // a generation or more: the writer flushes
+	// A generation or more, until the writer has flushed into the full
+	// disk (the first generation's samples are written once it is parsed,
+	// later on a loaded machine).
+	time.Sleep(1500 * time.Millisecond)
+	for deadline := time.Now().Add(20 * time.Second); !disk.failed() && time.Now().Before(deadline); {
+		time.Sleep(50 * time.Millisecond)
+	}
 	err := p.Stop()
 	if !errors.Is(err, errFull) {
 		t.Fatalf("Stop: %v, want the disk's error", err)
