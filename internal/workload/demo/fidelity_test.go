@@ -53,7 +53,7 @@ func profileDemo(t *testing.T, d time.Duration, goroutines int, opts ...profiler
 // points, so ±2 points is under 2σ and one run fails now and then however
 // good the sampler. As runtime/pprof's tests do, a run that misses (or
 // that a loaded machine left with fewer than 2,000 samples of the spinner)
-// is followed by one twice as long: 10 s, then 20 s, then 40 s; at 250 Hz
+// is followed by one twice as long: 10 s, then 20 s, 40 s and 80 s; at 250 Hz
 // the second run has about 5,000 samples (σ ≈ 0.7 points). The runs are
 // measurements of the same split and are pooled: the samples and the
 // workload's CPU time of every run so far are judged together. Beside
@@ -69,7 +69,7 @@ func TestSplit(t *testing.T) {
 	}
 	const (
 		need  = 2000
-		tries = 3
+		tries = 4
 	)
 	try := 0
 	var a, b int                 // pooled samples of hotA and hotB
