@@ -18,10 +18,9 @@ import (
 // that they fall on an even grid, without keeping them: tests of many
 // goroutines.
 type countSink struct {
-	mu     sync.Mutex
-	frames []tachyon.Frame
-	index  map[tachyon.Frame]uint32
-	gs     []*countGoroutine
+	mu sync.Mutex
+	frameTable
+	gs []*countGoroutine
 }
 
 // countGoroutine is a countSink's handle: its samples' count, first and
@@ -38,18 +37,12 @@ type countGoroutine struct {
 	match       bool
 }
 
-func newCountSink() *countSink { return &countSink{index: make(map[tachyon.Frame]uint32)} }
+func newCountSink() *countSink { return &countSink{frameTable: newFrameTable()} }
 
 func (m *countSink) Frame(f tachyon.Frame) uint32 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if i, ok := m.index[f]; ok {
-		return i
-	}
-	i := uint32(len(m.frames))
-	m.frames = append(m.frames, f)
-	m.index[f] = i
-	return i
+	return m.intern(f)
 }
 
 func (m *countSink) Goroutine(id uint64) Goroutine {

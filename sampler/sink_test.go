@@ -18,8 +18,7 @@ type memSink struct {
 	drop bool
 	hook func() error
 
-	frames  []tachyon.Frame
-	index   map[tachyon.Frame]uint32
+	frameTable
 	mu      sync.Mutex // guards samples and gs
 	samples []memSample
 	gs      []*memGoroutine // every handle given out, unless drop
@@ -41,7 +40,7 @@ type memSample struct {
 	stack  []tachyon.Frame
 }
 
-func newMemSink() *memSink { return &memSink{index: make(map[tachyon.Frame]uint32)} }
+func newMemSink() *memSink { return &memSink{frameTable: newFrameTable()} }
 
 // newDropSink returns a memSink that keeps no sample.
 func newDropSink() *memSink {
@@ -50,13 +49,24 @@ func newDropSink() *memSink {
 	return m
 }
 
-func (m *memSink) Frame(f tachyon.Frame) uint32 {
-	if i, ok := m.index[f]; ok {
+func (m *memSink) Frame(f tachyon.Frame) uint32 { return m.intern(f) }
+
+// frameTable is a test sink's frames, each given its index once.
+type frameTable struct {
+	frames []tachyon.Frame
+	index  map[tachyon.Frame]uint32
+}
+
+func newFrameTable() frameTable { return frameTable{index: make(map[tachyon.Frame]uint32)} }
+
+// intern returns f's index, adding f if it is new.
+func (t *frameTable) intern(f tachyon.Frame) uint32 {
+	if i, ok := t.index[f]; ok {
 		return i
 	}
-	i := uint32(len(m.frames))
-	m.frames = append(m.frames, f)
-	m.index[f] = i
+	i := uint32(len(t.frames))
+	t.frames = append(t.frames, f)
+	t.index[f] = i
 	return i
 }
 
