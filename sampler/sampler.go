@@ -304,11 +304,12 @@ func (s *Sampler) Stop() (Stats, error) {
 	s.stopOnce.Do(func() {
 		// The rate is measured up to the Stop request, not including the
 		// flush that follows it, and no tick after the request is sampled.
-		s.em.stopWall.Store(time.Now().UnixNano())
+		now := time.Now()
+		s.em.stopWall.Store(now.UnixNano())
 		s.stopFn()
 		// The backend may have moved the request later (the last leak
-		// profile's ticks).
-		elapsed := time.Duration(s.em.stopWall.Load() - s.start.UnixNano())
+		// profile's ticks); the monotonic clock measures up to it.
+		elapsed := now.Sub(s.start) + time.Duration(s.em.stopWall.Load()-now.UnixNano())
 		em := s.em
 		s.stats.Backend = s.Backend()
 		if s.auto != nil {
