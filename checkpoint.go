@@ -9,24 +9,28 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/checkpoint"
 	"github.com/gotachyon/profiler/internal/merge"
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/regfile"
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/segment"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // A profile written to a path (WithPath, PROFILE_OUT, or the default
-// temporary file) is crash-safe: until Stop, the samples go to finished
-// checkpoint files, one per checkpoint period, in the directory PATH.part
-// (PartDir), which a live run holds locked. Stop merges the checkpoints
-// into a new file beside PATH and renames it over PATH, so that PATH is
-// only ever replaced by a finished profile, and removes PATH.part. A
-// process that dies without Stop (os.Exit, log.Fatal, a panic, a signal,
-// SIGKILL, the OOM killer) leaves PATH.part with every checkpoint
-// finished before it died: the CLI reads it where PATH is missing, and the
-// next run of the program with the same path recovers it into
-// PATH-crashed-TIME (see recoverStale).
+// temporary file) is crash-safe: until Stop, the samples stream into one
+// file in the directory PATH.part (PartDir), which a live run holds
+// locked, and every checkpoint period a mark beside it records where the
+// file so far ends and the header and tables that finish it there
+// (internal/checkpoint). Stop finishes the stream, whose cost is what the
+// last period wrote, and renames it over PATH, so that PATH is only ever
+// replaced by a finished profile, and removes PATH.part. A process that
+// dies without Stop (os.Exit, log.Fatal, a panic, a signal, SIGKILL, the
+// OOM killer) leaves PATH.part with the profile as of its last
+// checkpoint: the CLI reads it where PATH is missing, and the next run of
+// the program with the same path recovers it into PATH-crashed-TIME (see
+// recoverStale).
 
 // DefaultCheckpoint is the checkpoint period of a profile written to a
 // path, unless WithCheckpoint says otherwise: a process that dies loses at
@@ -39,9 +43,10 @@ const firstCheckpoint = time.Second
 
 // WithCheckpoint sets how often a profile written to a path is made
 // crash-safe (default DefaultCheckpoint; at least MinSegment): every d,
-// what was sampled so far is in finished files that outlive any exit of
-// the process (see PartDir). Shorter periods lose less at a crash and cost
-// a rollover more often. It has no effect with WithOutput, and with
+// what was sampled so far is on disk with what finishes it, and outlives
+// any exit of the process (see PartDir). Shorter periods lose less at a
+// crash and cost a checkpoint (every pending run written out, a mark of
+// the tables synced) more often. It has no effect with WithOutput, and with
 // WithSegment the segments are the checkpoints.
 func WithCheckpoint(d time.Duration) Option {
 	return func(c *config) error {
@@ -54,7 +59,7 @@ func WithCheckpoint(d time.Duration) Option {
 }
 
 // PartDir returns the directory where a profile being written to path
-// keeps its finished checkpoints until Stop: path + ".part".
+// is kept, with its last checkpoint, until Stop: path + ".part".
 func PartDir(path string) string { return path + segment.PartExt }
 
 // checkOutPath refuses an output path that the profiler must not write
@@ -149,11 +154,45 @@ func crashedName(path, stamp string) string {
 	return strings.TrimSuffix(path, ext) + "-crashed-" + stamp + ext
 }
 
-// recoverStale merges the finished checkpoints a dead run left in dir
-// into the file out, then removes them and dir, logging what it did. Only
-// files named as checkpoints, unfinished ones (*.part) and the lock file
-// are removed.
+// newCheckpoints starts the checkpointed stream of the profile in its
+// PartDir.
+func (p *Profile) newCheckpoints(start time.Time) (*checkpoint.Writer, error) {
+	ck, err := checkpoint.New(checkpoint.Options{
+		Dir: p.part,
+		Writer: writer.Options{
+			StartTime:   uint64(start.UnixMicro()),
+			Interval:    uint64(1e6 / p.cfg.rate),
+			Compression: p.cfg.compression,
+		},
+		First:  firstCheckpoint,
+		Period: p.cfg.checkpoint,
+		Logf:   p.logf,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("profiler: starting %s: %w", p.outName(), err)
+	}
+	return ck, nil
+}
+
+// recoverStale writes the profile a dead run left in dir (its stream up
+// to its last checkpoint; or, from a run of an earlier version, the
+// finished checkpoint files, merged) to the file out, then removes dir,
+// logging what it did. Only the files the profiler names are removed.
 func (p *Profile) recoverStale(dir, out string) {
+	if checkpoint.Present(dir) {
+		left, err := checkpoint.Recover(dir, out)
+		if errors.Is(err, checkpoint.ErrNoCheckpoint) {
+			removePart(dir, nil) // it died within its first second: nothing to keep
+			return
+		}
+		if err != nil {
+			p.logf("profiler: an earlier run writing the same path did not stop; its profile stays in %s: %v", dir, err)
+			return
+		}
+		removePart(dir, nil)
+		p.logf("profiler: an earlier run writing the same path did not stop (killed, or exited without Stop): its profile as of its last checkpoint (%d samples) is now %s", left.Samples, out)
+		return
+	}
 	files, err := merge.Expand([]string{dir})
 	if err == nil && len(files) == 0 {
 		removePart(dir, nil)
@@ -170,19 +209,14 @@ func (p *Profile) recoverStale(dir, out string) {
 	p.logf("profiler: an earlier run writing the same path did not stop (killed, or exited without Stop): its finished checkpoints (%d files) are now %s", len(files), out)
 }
 
-// finishPart makes the checkpoints the finished profile at p.name: merged
-// into a new file in the same directory, renamed over the name, and
-// removed with their directory.
+// finishPart renames the stream Stop finished over p.name and removes
+// the checkpoint directory.
 func (p *Profile) finishPart() error {
-	files, err := merge.Expand([]string{p.part})
-	if err == nil {
-		err = mergeInto(p.name, files)
-	}
-	if err != nil {
-		return fmt.Errorf("profiler: finishing %s (the checkpoints stay in %s): %w", p.name, p.part, err)
+	if err := os.Rename(p.done, p.name); err != nil {
+		return fmt.Errorf("profiler: finishing %s (the profile stays in %s): %w", p.name, p.part, err)
 	}
 	p.lock.Release()
-	removePart(p.part, files)
+	removePart(p.part, nil)
 	return nil
 }
 
@@ -216,10 +250,12 @@ func mergeInto(out string, files []string) error {
 	return err
 }
 
-// removePart removes a checkpoint directory: the files listed, the
-// unfinished ones (*.part: the open checkpoint and the one opened ahead),
-// its lock file, and the directory itself if nothing else is left in it.
+// removePart removes a checkpoint directory: the stream and its mark,
+// the files listed, unfinished files (*.part) an earlier version's
+// checkpoints left, its lock file, and the directory itself if nothing
+// else is left in it.
 func removePart(dir string, files []string) {
+	checkpoint.Remove(dir)
 	parts, _ := filepath.Glob(filepath.Join(dir, "*"+segment.PartExt))
 	for _, f := range append(files, parts...) {
 		os.Remove(f)
@@ -231,7 +267,6 @@ func removePart(dir string, files []string) {
 // discardPart removes the checkpoint directory of a profile that failed
 // to start: everything in it was created by this run.
 func (p *Profile) discardPart() {
-	files, _ := merge.Expand([]string{p.part})
 	p.lock.Release()
-	removePart(p.part, files)
+	removePart(p.part, nil)
 }

@@ -16,9 +16,10 @@
 //	if err := p.Err(); err != nil { ... }
 //	defer p.Stop()
 //
-// Until Stop, a profile written to a path is kept in finished checkpoint
-// files (PartDir, see WithCheckpoint), which a process that dies leaves
-// behind; Stop merges them into the file. Stop is idempotent, safe from
+// Until Stop, a profile written to a path streams into PartDir, where a
+// checkpoint every few seconds (see WithCheckpoint) keeps it readable
+// after a process that dies; Stop finishes the stream and renames it over
+// the path. Stop is idempotent, safe from
 // any goroutine, and returns (and logs once) the first problems met while
 // sampling, writing or exporting. Only one profile runs at a time: a
 // second Start fails with ErrRunning.
@@ -81,8 +82,8 @@
 // trace; the sampler, its trace reader and the writer allocate nothing per
 // event, tick or generation once a program's goroutines and stacks are
 // known (sampler.TestSteadyStateAllocs; TestIdleAllocatesNothing for the
-// whole profiler, where a checkpoint's rollover allocates a few bytes for
-// the files it creates and renames).
+// whole profiler, where a checkpoint allocates a few bytes for the mark it
+// writes and renames).
 //
 // # Samples
 //

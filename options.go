@@ -76,8 +76,8 @@ func defaultConfig() config {
 
 // WithPath writes the profile to the named file at Stop, replacing a
 // regular file of that name only with the finished profile; until then the
-// samples go to finished checkpoints in PartDir(path), which a crash
-// leaves behind (see WithCheckpoint). Start refuses a path that is a
+// samples stream into PartDir(path), whose last checkpoint a crash leaves
+// readable (see WithCheckpoint). Start refuses a path that is a
 // symbolic link or not a regular file, and never removes or truncates a
 // file it did not create. Without WithPath or WithOutput, Start writes to
 // a new file "tachyon-*.bin" in os.TempDir and logs its name (see

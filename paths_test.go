@@ -10,7 +10,10 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/checkpoint"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // TestOutputPathsNotOurs: a FIFO, a symbolic link to a device (as
@@ -100,17 +103,35 @@ func TestOutputReplacedOnlyWhenFinished(t *testing.T) {
 // merged into a finished file beside the output when the next run starts,
 // and the next run writes its own profile as usual.
 func TestStaleCheckpointsRecovered(t *testing.T) {
+	for _, layout := range []string{"stream", "files"} {
+		t.Run(layout, func(t *testing.T) { testStaleRecovered(t, layout) })
+	}
+}
+
+// testStaleRecovered runs TestStaleCheckpointsRecovered with what a dead
+// run left in the layout: "stream" (a stream written on past its last
+// checkpoint, and its mark) or "files" (an earlier version's finished
+// checkpoint files and its open one).
+func testStaleRecovered(t *testing.T, layout string) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "prof.bin")
 	part := profiler.PartDir(out)
 	if err := os.Mkdir(part, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(part, "profile-20261123T104945.053Z-000001.tachyon"), proftest.AllStatusesBytes(t), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(part, "profile-20261123T104950.053Z-000002.tachyon.part"), make([]byte, 64), 0o644); err != nil {
-		t.Fatal(err)
+	want := uint32(0)
+	switch layout {
+	case "files":
+		if err := os.WriteFile(filepath.Join(part, "profile-20261123T104945.053Z-000001.tachyon"), proftest.AllStatusesBytes(t), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(part, "profile-20261123T104950.053Z-000002.tachyon.part"), make([]byte, 64), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	case "stream":
+		want = 200
+		ck := deadStream(t, part, 200, 50)
+		defer ck.Abort() // its goroutine; the files are gone by then
 	}
 	os.WriteFile(filepath.Join(part, "lock"), nil, 0o644) // not held: its process is dead
 	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true))
@@ -131,14 +152,40 @@ func TestStaleCheckpointsRecovered(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("recovered %v, want one prof-crashed-*.bin", got)
 	}
-	if n := proftest.Validate(t, got[0]); n == 0 {
-		t.Error("the recovered profile has no samples")
+	if n := proftest.Validate(t, got[0]); n == 0 || want != 0 && n != want {
+		t.Errorf("the recovered profile has %d samples, want %d (those before the last checkpoint)", n, want)
 	}
 	proftest.Validate(t, out)
 	left, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(left) != 2 {
 		t.Errorf("the directory holds %v, want the profile and the recovered one", left)
 	}
+}
+
+// deadStream writes in dir the stream and mark of a run that took a
+// checkpoint after n samples and wrote more after it before it died.
+func deadStream(t *testing.T, dir string, n, more int) *checkpoint.Writer {
+	t.Helper()
+	ck, err := checkpoint.New(checkpoint.Options{Dir: dir, Writer: writer.Options{StartTime: 1_000_000, Interval: 10_000, Compression: tachyon.CompressionZstd}, Period: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := ck.Frame(tachyon.Frame{File: "main.go", Func: "main.main", Line: 3})
+	write := func(from, n int) {
+		for i := from; i < from+n; i++ {
+			ck.Thread(1, 0).Write(uint64(1_000_000+i*10_000), tachyon.StatusOnCPU, []uint32{main})
+		}
+	}
+	write(0, n)
+	ck.Watermark(0) // the first checkpoint is due at once
+	for end := time.Now().Add(10 * time.Second); ck.Stats().Written < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no checkpoint written")
+		}
+	}
+	write(n, more)
+	ck.Thread(1, 0).Flush()
+	return ck
 }
 
 // TestRelativePathAfterChdir: a relative output path names the file in

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/checkpoint"
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/recent"
 	"github.com/gotachyon/profiler/sampler"
@@ -37,13 +38,15 @@ type Profile struct {
 	name     string // output file name, or "" for WithOutput
 
 	s    *sampler.Sampler
-	w    *writer.Writer  // WithOutput's writer, or
-	seg  *segment.Writer // the segments' (WithSegment) or checkpoints'
-	part string          // the checkpoints' directory (PartDir), or ""
-	lock *runlock.Dir    // held on part while the profile runs
-	temp bool            // name is a temporary file Start reserved
-	out  io.WriteSeeker  // WithOutput's writer
-	base int64           // out's offset where the Tachyon file starts
+	w    *writer.Writer     // WithOutput's writer, or
+	seg  *segment.Writer    // the segments' (WithSegment), or
+	ck   *checkpoint.Writer // the checkpointed stream's (a path)
+	part string             // the checkpoints' directory (PartDir), or ""
+	lock *runlock.Dir       // held on part while the profile runs
+	done string             // the stream Stop finished, to rename to name
+	temp bool               // name is a temporary file Start reserved
+	out  io.WriteSeeker     // WithOutput's writer
+	base int64              // out's offset where the Tachyon file starts
 
 	stopOnce sync.Once
 	stopErr  error
@@ -143,7 +146,15 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 	if p.cfg.noFile {
 		return nil, nil // the recent window alone
 	}
-	if p.cfg.segment > 0 || p.part != "" {
+	if p.part != "" {
+		ck, err := p.newCheckpoints(start)
+		if err != nil {
+			return nil, err
+		}
+		p.ck = ck
+		return sinkOf(ck.Frame, ck.Thread, ck.Watermark), nil
+	}
+	if p.cfg.segment > 0 {
 		seg, err := p.newSegments(start)
 		if err != nil {
 			return nil, err
@@ -206,6 +217,9 @@ func (p *Profile) abort(err error) {
 	}
 	if p.seg != nil {
 		p.seg.Close() // an empty, valid segment
+	}
+	if p.ck != nil {
+		p.ck.Abort()
 	}
 	if p.part != "" {
 		p.discardPart() // only files this Start created

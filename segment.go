@@ -39,9 +39,9 @@ func (p *Profile) openDir() error {
 	return nil
 }
 
-// newSegments opens the first segment, or checkpoint, starting at start.
-// The first one ends early (firstCheckpoint), so that a process that dies
-// soon after Start still leaves a finished file.
+// newSegments opens the first segment, starting at start. The first one
+// ends early (firstCheckpoint), so that a process that dies soon after
+// Start still leaves a finished file.
 func (p *Profile) newSegments(start time.Time) (*segment.Writer, error) {
 	opts := segment.Options{
 		Dir:         p.name,
@@ -55,9 +55,6 @@ func (p *Profile) newSegments(start time.Time) (*segment.Writer, error) {
 		Closed:      p.runHooks,
 		Logf:        p.logf,
 	}
-	if p.part != "" {
-		opts.Dir, opts.Period, opts.KeepFiles, opts.KeepBytes, opts.Closed = p.part, p.cfg.checkpoint, 0, 0, nil
-	}
 	seg, err := segment.New(opts)
 	if err != nil {
 		return nil, fmt.Errorf("profiler: starting segments in %s: %w", opts.Dir, err)
@@ -70,7 +67,7 @@ func (p *Profile) newSegments(start time.Time) (*segment.Writer, error) {
 func (p *Profile) crashNote() string {
 	switch {
 	case p.part != "":
-		return fmt.Sprintf("; until Stop, finished checkpoints (every %v) are in %s, which a crash leaves for tachyon to read", p.cfg.checkpoint, p.part)
+		return fmt.Sprintf("; until Stop, %s keeps the profile as of its last checkpoint (every %v), which a crash leaves for tachyon to read", p.part, p.cfg.checkpoint)
 	case p.cfg.segment > 0:
 		return fmt.Sprintf("; a crash loses only the open segments (%v and the sampler's lag)", p.cfg.segment)
 	}
@@ -83,6 +80,10 @@ func (p *Profile) closeSink() error {
 	switch {
 	case p.seg != nil:
 		return p.seg.Close()
+	case p.ck != nil:
+		done, err := p.ck.Close()
+		p.done = done
+		return err
 	case p.w != nil:
 		return p.w.Close()
 	}
@@ -139,7 +140,7 @@ func (p *Profile) callHook(fn func(string, bool), path string, last bool) {
 // deleted, their bytes, and the longest pause a rollover made in the
 // sampler. It is zero without WithSegment.
 func (p *Profile) SegmentStats() segment.Stats {
-	if p.seg == nil || p.part != "" {
+	if p.seg == nil {
 		return segment.Stats{}
 	}
 	return p.seg.Stats()
@@ -147,14 +148,15 @@ func (p *Profile) SegmentStats() segment.Stats {
 
 // segmentSummary is the part of Stop's log line about segments.
 func (p *Profile) segmentSummary() string {
+	if p.ck != nil {
+		st := p.ck.Stats()
+		return fmt.Sprintf(" (%d checkpoints, the longest paused the sampler %v)", st.Checkpoints, st.LongestPause.Round(time.Microsecond))
+	}
 	if p.seg == nil {
 		return ""
 	}
 	st := p.seg.Stats()
 	s := fmt.Sprintf(" (%d segments, %d bytes", st.Written, st.Bytes)
-	if p.part != "" {
-		s = fmt.Sprintf(" (%d checkpoints", st.Written)
-	}
 	if st.Deleted > 0 {
 		s += fmt.Sprintf(", %d deleted by the budget", st.Deleted)
 	}

@@ -52,8 +52,8 @@ func start(opts []profiler.Option) {
 // itself, it saves the last seconds a crash-safe profile would lose. A
 // program that handles them must not set it: it would receive the signal
 // twice. Unset, or "off" (the default), the package does not touch
-// signals at all, and a process that dies by one leaves the finished
-// checkpoints (see profiler.PartDir).
+// signals at all, and a process that dies by one leaves its profile as of
+// its last checkpoint (see profiler.PartDir).
 const EnvSignals = envnames.Signals
 
 // signalsWanted reads EnvSignals.

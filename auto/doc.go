@@ -27,11 +27,11 @@
 //	}
 //
 // A process that ends otherwise loses only the end of its profile. To a
-// file, until Stop, the samples go to finished checkpoint files, one every
-// few seconds, in the directory PROFILE_OUT.part (profiler.PartDir): a
-// process that returns from main without Stop, calls os.Exit or
+// file, until Stop, the samples stream into the directory
+// PROFILE_OUT.part (profiler.PartDir) with a checkpoint every few seconds:
+// a process that returns from main without Stop, calls os.Exit or
 // log.Fatal, panics, or dies by a signal, SIGKILL or the OOM killer leaves
-// every checkpoint finished before it ended. The tachyon command reads
+// its profile as of its last checkpoint. The tachyon command reads
 // PROFILE_OUT.part where PROFILE_OUT is missing, and the next run with
 // the same PROFILE_OUT recovers it into a finished file beside it. With
 // segments, the finished segments are in the directory and such a process

@@ -342,9 +342,9 @@
 //
 // # Safety
 //
-// A Sink that is a Watermarker is told, once a generation (trace backend,
-// from the third) or after each dump (snapshot backend), that no sample
-// older than ts will be written.
+// A Sink that is a Watermarker is told, once a generation (trace backend;
+// ts 0 before the third) or after each dump (snapshot backend), that no
+// sample older than ts will be written.
 //
 // Panics in a sampler goroutine (from the parser or the Sink) are
 // recovered into Stats.Err; whatever ends the parser, the pipe is closed so

@@ -51,8 +51,10 @@ type Goroutine interface {
 // Watermarker is an optional interface of a Sink that wants to know how
 // late samples may come, such as a sink that splits the samples into
 // files by time: Watermark(ts) says that no sample older than ts will be
-// written from now on. The trace backend calls it once a generation from
-// the third on; the snapshot backend after each dump.
+// written from now on. The trace backend calls it once a generation (with
+// ts 0, which says nothing of the samples, before the third); the snapshot
+// backend after each dump. A sink may act on the call itself, as the end
+// of a batch of samples.
 type Watermarker interface {
 	Watermark(ts uint64)
 }

@@ -117,7 +117,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		allocs                     map[string]int64
 		samples                    uint64
 		stacks, gs, grown, counted int
-		threads                    int
+		threads, strs              int
 	}
 	var at mark
 	gen := 0
@@ -135,7 +135,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 			// Four generations in, every stack has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads
+				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs
 				if os.Getenv("STEADY_DEBUG") != "" {
 					t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
 				}
@@ -152,7 +152,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src)}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src)}
 			}
 		}
 		tb.handle(&ev)
@@ -173,6 +173,16 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 func threads(src source) int {
 	if r, ok := src.(*gotrace.Reader); ok {
 		return r.Threads()
+	}
+	return 0
+}
+
+// strs counts the strings src has kept: a generation that shows a name
+// the process had not shown before (in a CPU sample's stack, whose PCs
+// may already be known) is not the steady state.
+func strs(src source) int {
+	if r, ok := src.(*gotrace.Reader); ok {
+		return r.Strings()
 	}
 	return 0
 }

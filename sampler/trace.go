@@ -498,16 +498,21 @@ func (tb *traceBackend) nlive() int {
 // settleShare, so that the floors cost nothing a goroutine), in CPU mode
 // the generation's start (its samples are written as they come).
 // Goroutines the runtime has not reported yet are only known after the
-// first generation, so it says nothing before the third.
+// first generation, so before the third it says 0 (nothing yet), which
+// still marks the generation's end for a sink that acts on it.
 func (tb *traceBackend) watermark(t gotrace.Time) {
-	if tb.em.wm == nil || tb.gen < 3 {
+	if tb.em.wm == nil {
 		return
 	}
-	if tb.em.cfg.Mode != Wall {
+	switch {
+	case tb.gen < 3:
+		tb.em.watermark(0)
+		return
+	case tb.em.cfg.Mode != Wall:
 		tb.em.watermark(tb.micros(t))
 		return
-	}
-	if !tb.ticks.started {
+	case !tb.ticks.started:
+		tb.em.watermark(0)
 		return
 	}
 	oldest := tb.ticks.n

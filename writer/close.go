@@ -1,7 +1,6 @@
 package writer
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -39,28 +38,15 @@ func (w *Writer) finish() error {
 	if w.err != nil {
 		return w.err
 	}
-	strOff := w.cw.n
-	for _, s := range w.strTab {
-		w.reserveRaw(binary.MaxVarintLen64 + len(s))
-		w.buf = binary.AppendUvarint(w.buf, uint64(len(s)))
-		w.buf = append(w.buf, s...)
-	}
-	w.flushRaw()
-	frmOff := w.cw.n
-	for _, f := range w.frmTab {
-		w.reserveRaw(3 * binary.MaxVarintLen64)
-		w.buf = binary.AppendUvarint(w.buf, uint64(f.file))
-		w.buf = binary.AppendUvarint(w.buf, uint64(f.fn))
-		w.buf = binary.AppendVarint(w.buf, int64(f.line))
-	}
-	w.flushRaw()
-	size := uint64(w.cw.n) + tachyon.FooterSize
-	foot := tachyon.Footer{StringCount: uint32(len(w.strTab)), FrameCount: uint32(len(w.frmTab)), FileSize: size}.Encode()
-	w.buf = append(w.buf[:0], foot[:]...) // the buffer, not foot, goes to the io.Writer: foot stays on the stack
+	// The tables follow the records uncompressed: the compressor is
+	// closed by now.
+	tables, strOff, frmOff := w.appendTables(w.buf[:0], w.cw.n)
+	w.buf = tables
 	w.flushRaw()
 	if w.err != nil {
 		return w.err
 	}
+	size := w.cw.n
 	h := w.header(uint64(strOff), uint64(frmOff))
 	if _, err := w.dst.Seek(w.base, io.SeekStart); err != nil {
 		w.setErr(err)
@@ -73,21 +59,9 @@ func (w *Writer) finish() error {
 		w.setErr(err)
 		return w.err
 	}
-	_, err = w.dst.Seek(w.base+int64(size), io.SeekStart)
+	_, err = w.dst.Seek(w.base+size, io.SeekStart)
 	w.setErr(err)
 	return w.err
-}
-
-// reserveRaw is reserve for the tables, which follow the compressed
-// records uncompressed: a full buffer goes to the file, never to the
-// compressor, which is closed by then.
-func (w *Writer) reserveRaw(n int) {
-	if len(w.buf)+n > cap(w.buf) {
-		w.flushRaw()
-		if n > cap(w.buf) {
-			w.buf = make([]byte, 0, n)
-		}
-	}
 }
 
 // flushRaw writes the record buffer straight to the file (the tables are

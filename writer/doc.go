@@ -5,8 +5,10 @@
 // against that thread's previous one (REPEAT, FULL, SUFFIX or POP_PUSH
 // records), batches the records in a 512 KB buffer and hands full buffers to
 // the file, through one zstd encoder when compression is on. Strings and
-// frames are interned as they are first seen and written as tables when the
-// Writer is closed; Close then writes the footer and finally the header at the
+// frames are interned as they are first seen; the file's tables, written
+// when the Writer is closed, hold those that records use, in the order of
+// their first use (a frame interned for a sample never written costs
+// nothing in the file); Close then writes the footer and finally the header at the
 // start of the output, which is why the output must be an io.WriteSeeker. Like
 // gzip.Writer and zip.Writer, Close finalizes the format but does not close
 // the underlying file (except for a Writer made by Create, which owns it).

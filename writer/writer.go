@@ -121,15 +121,21 @@ type Writer struct {
 	closer io.Closer // set by Create
 	opts   Options
 
-	buf       []byte
-	strings   map[string]uint32
-	strTab    []string
-	frames    map[frameKey]uint32
-	frmTab    []frameKey
-	threads   map[uint64]*Thread // by thread id; see lookup
-	order     []*Thread          // started threads in order of first sample
-	nthreads  int
-	forgotten int // forgotten threads still in order
+	buf     []byte
+	strings map[string]uint32
+	strTab  []string
+	// The tables hold only what the records use, in order of first use:
+	// strOut and frmOut map an index String or Frame gave out to 1 + its
+	// index in the file (0 while unused), strUsed and frmUsed list the
+	// indices given out in the file's order.
+	strOut, frmOut   []uint32
+	strUsed, frmUsed []uint32
+	frames           map[frameKey]uint32
+	frmTab           []frameKey
+	threads          map[uint64]*Thread // by thread id; see lookup
+	order            []*Thread          // started threads in order of first sample
+	nthreads         int
+	forgotten        int // forgotten threads still in order
 
 	head, tail   *Thread       // queue of the threads holding pairs
 	pendingBytes int           // capacity of the pairs buffers the threads hold
@@ -200,12 +206,13 @@ func Create(path string, opts Options) (*Writer, error) {
 func (w *Writer) Stats() Stats {
 	s := w.stats
 	s.Threads = w.nthreads
-	s.Strings = len(w.strTab)
-	s.Frames = len(w.frmTab)
+	s.Strings = len(w.strUsed)
+	s.Frames = len(w.frmUsed)
 	return s
 }
 
-// String interns s and returns its string-table index.
+// String interns s and returns its index, which Frame uses; s enters the
+// file's string table only with a frame that a record uses.
 func (w *Writer) String(s string) uint32 {
 	if i, ok := w.strings[s]; ok {
 		return i
@@ -214,11 +221,13 @@ func (w *Writer) String(s string) uint32 {
 	s = strings.Clone(s)
 	w.strings[s] = i
 	w.strTab = append(w.strTab, s)
+	w.strOut = append(w.strOut, 0)
 	return i
 }
 
-// Frame interns a frame and returns its frame-table index, for WriteStack.
-// The file name is interned before the function name.
+// Frame interns a frame and returns its index, for WriteStack. A frame
+// enters the file's frame table (after its file name and function name
+// enter the string table, in that order) at its first use by a record.
 func (w *Writer) Frame(f tachyon.Frame) uint32 {
 	k := frameKey{file: w.String(f.File), fn: w.String(f.Func), line: f.Line}
 	if i, ok := w.frames[k]; ok {
@@ -227,7 +236,33 @@ func (w *Writer) Frame(f tachyon.Frame) uint32 {
 	i := uint32(len(w.frmTab))
 	w.frames[k] = i
 	w.frmTab = append(w.frmTab, k)
+	w.frmOut = append(w.frmOut, 0)
 	return i
+}
+
+// outFrame returns the index in the file of frame f (an index Frame gave
+// out), giving it one, and its strings theirs, at its first use.
+func (w *Writer) outFrame(f uint32) uint32 {
+	if o := w.frmOut[f]; o != 0 {
+		return o - 1
+	}
+	k := w.frmTab[f]
+	w.outString(k.file)
+	w.outString(k.fn)
+	w.frmUsed = append(w.frmUsed, f)
+	w.frmOut[f] = uint32(len(w.frmUsed))
+	return uint32(len(w.frmUsed)) - 1
+}
+
+// outString returns the index in the file of string s (an index String
+// gave out), giving it one at its first use.
+func (w *Writer) outString(s uint32) uint32 {
+	if o := w.strOut[s]; o != 0 {
+		return o - 1
+	}
+	w.strUsed = append(w.strUsed, s)
+	w.strOut[s] = uint32(len(w.strUsed))
+	return uint32(len(w.strUsed)) - 1
 }
 
 // WriteSample interns s's frames and writes it. Stacks deeper than
@@ -347,7 +382,7 @@ func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status 
 	}
 	b = binary.AppendUvarint(b, uint64(len(frames)))
 	for _, f := range frames {
-		b = binary.AppendUvarint(b, uint64(f))
+		b = binary.AppendUvarint(b, uint64(w.outFrame(f)))
 	}
 	w.buf = b
 	w.stats.Records[enc]++

@@ -6,9 +6,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/checkpoint"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // TestUnfinishedReadsCheckpoints: a profile whose process ended without
@@ -68,5 +72,46 @@ func TestUnfinishedBesideFinished(t *testing.T) {
 	code, _, stderr = runCLI("verify", odd)
 	if code != exitOK || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, strconv.Quote(odd)+" was never finished") {
 		t.Errorf("verify of an unfinished profile with a line break in its name: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestUnfinishedReadsStream: a run that died after a checkpoint left its
+// stream and mark: info, verify and collapsed read the profile as of that
+// checkpoint under the profile's name, and remove the copy they read.
+func TestUnfinishedReadsStream(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	part := profiler.PartDir(out)
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := checkpoint.New(checkpoint.Options{Dir: part, Writer: writer.Options{StartTime: 1_000_000, Interval: 10_000}, Period: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ck.Abort()
+	main := ck.Frame(tachyon.Frame{File: "main.go", Func: "main.main", Line: 3})
+	for i := range 100 {
+		ck.Thread(1, 0).Write(uint64(1_000_000+i*10_000), tachyon.StatusOnCPU, []uint32{main})
+	}
+	ck.Watermark(0) // the first checkpoint is due at once
+	for end := time.Now().Add(10 * time.Second); ck.Stats().Written < 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("no checkpoint written")
+		}
+	}
+	tmp := os.TempDir()
+	before, _ := filepath.Glob(filepath.Join(tmp, "tachyon-unfinished-*"))
+	for _, args := range [][]string{{"info", out}, {"verify", out}, {"collapsed", out}} {
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK || !strings.Contains(stderr, "as of its last checkpoint") || stdout == "" {
+			t.Errorf("tachyon %q: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+		if args[0] == "collapsed" && !strings.Contains(stdout, "main.main:3 100") {
+			t.Errorf("collapsed: %q, want main.main's 100 samples", stdout)
+		}
+	}
+	if after, _ := filepath.Glob(filepath.Join(tmp, "tachyon-unfinished-*")); len(after) > len(before) {
+		t.Errorf("the copies read are left behind: %v", after)
 	}
 }

@@ -158,6 +158,11 @@ func (r *Reader) Clock() (Clock, bool) { return r.gen.clock, r.gen.hasSync }
 // reader keeps a state for each.
 func (r *Reader) Threads() int { return len(r.ms) }
 
+// Strings counts the distinct strings (function and file names, wait
+// reasons, labels) the Reader keeps across generations: one more is a
+// string the process had not shown before.
+func (r *Reader) Strings() int { return len(r.intern) }
+
 // Reason returns the text of wait reason i (an Event.Reason).
 func (r *Reader) Reason(i uint32) string {
 	if int(i) < len(r.reasons) {

@@ -1,0 +1,126 @@
+package checkpoint
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// ErrNoCheckpoint is returned by Finish for a directory whose run took no
+// checkpoint and did not finish its stream.
+var ErrNoCheckpoint = errors.New("no checkpoint was taken (the run ended within its first period)")
+
+// Left is what Finish found in a checkpoint directory.
+type Left struct {
+	// Seq counts the checkpoints the run took (0 if Close finished the
+	// stream and no mark is left).
+	Seq uint32
+	// Samples is the number of samples of the finished file.
+	Samples uint64
+	// Whole is true when Close had finished the stream, which is then
+	// the file as it is.
+	Whole bool
+}
+
+// Finish writes to dst the finished file that the checkpoint directory
+// dir holds: the stream as it is if Close finished it, or else the
+// stream's records up to the last mark, under the mark's header and
+// followed by its tables. The records are copied, never decoded.
+func Finish(dir string, dst io.Writer) (Left, error) {
+	data := filepath.Join(dir, DataName)
+	if f, err := reader.Open(data); err == nil {
+		n := uint64(f.Header.SampleCount)
+		f.Close()
+		return copyWhole(data, dst, n)
+	}
+	m, err := readMark(filepath.Join(dir, MarkName))
+	if errors.Is(err, os.ErrNotExist) {
+		return Left{}, fmt.Errorf("%s: %w", dir, ErrNoCheckpoint)
+	}
+	if err != nil {
+		return Left{}, err
+	}
+	f, err := os.Open(data)
+	if err != nil {
+		return Left{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Left{}, err
+	}
+	if fi.Size() < m.DataEnd {
+		return Left{}, fmt.Errorf("%s: %w: the mark's records end at %d, past the stream's %d bytes", filepath.Join(dir, MarkName), ErrMark, m.DataEnd, fi.Size())
+	}
+	if _, err := dst.Write(m.Header[:]); err != nil {
+		return Left{}, err
+	}
+	if _, err := io.Copy(dst, io.NewSectionReader(f, tachyon.HeaderSize, m.DataEnd-tachyon.HeaderSize)); err != nil {
+		return Left{}, err
+	}
+	if _, err := dst.Write(m.Tables); err != nil {
+		return Left{}, err
+	}
+	return Left{Seq: m.Seq, Samples: m.Samples}, nil
+}
+
+// copyWhole copies the finished stream at path to dst.
+func copyWhole(path string, dst io.Writer, samples uint64) (Left, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Left{}, err
+	}
+	defer f.Close()
+	if _, err := io.Copy(dst, f); err != nil {
+		return Left{}, err
+	}
+	return Left{Samples: samples, Whole: true}, nil
+}
+
+// Recover writes the finished file of the checkpoint directory dir (see
+// Finish) to a new file beside out, synced, and renames it over out; a
+// stream that Close finished is renamed itself.
+func Recover(dir, out string) (Left, error) {
+	data := filepath.Join(dir, DataName)
+	if f, err := reader.Open(data); err == nil {
+		n := uint64(f.Header.SampleCount)
+		f.Close()
+		if err := os.Rename(data, out); err != nil {
+			return Left{}, err
+		}
+		return Left{Samples: n, Whole: true}, nil
+	}
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return Left{}, err
+	}
+	left, err := Finish(dir, f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), out)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return left, err
+}
+
+// Remove removes the stream, the mark and a mark being written from dir.
+func Remove(dir string) {
+	for _, n := range []string{DataName, MarkName, MarkName + ".tmp"} {
+		os.Remove(filepath.Join(dir, n))
+	}
+}
