@@ -60,7 +60,9 @@ type Goroutine struct {
 	// the machine's load and that no goroutine can measure of itself: it
 	// is still in its waiting phase by the workload's own record (the
 	// phase ends when it runs again), and counts as waiting; so does one
-	// running there (woken). Woken is their share, bounded by
+	// running there (woken; for a tick no CPU sample paid for, whose stack
+	// is borrowed, the record says whether it was in a waiting phase).
+	// Woken is their share, bounded by
 	// Limits.Woken. (Leaving them out of the samples but not of the record
 	// made a duty cycle look 3-4 points less waiting on a loaded machine;
 	// beside two CPU burners its running samples in the sleep's function
@@ -124,8 +126,23 @@ type gsample struct {
 // function. Running there is the goroutine on its way into or out of the
 // wait, a few microseconds on a quiet machine; on a loaded one the system
 // may stop its thread there for milliseconds, which the Go scheduler (and
-// so the trace) still counts as running.
-func (s *gsample) woken() bool { return s.state == Active && reasons[s.fn] != "" }
+// so the trace) still counts as running. A running tick that no CPU
+// sample paid for (guessed) says only that the goroutine held a P off the
+// CPU, at a stack it borrowed from a CPU sample near in time: whether it
+// was on its way out of a wait or in its active phase is not the
+// profile's claim, and the record (l) tells which. Beside two CPU
+// burners, a duty cycle's wake-ups borrowed the stack of the spin that
+// followed and made it look 3-5 points more active.
+func (s *gsample) woken(l *log) bool {
+	if s.state != Active {
+		return false
+	}
+	if s.guessed {
+		ph := l.at(int64(s.ts) * 1000)
+		return ph != nil && ph.state == Waiting
+	}
+	return reasons[s.fn] != ""
+}
 
 // Score reads f, a profile taken while w ran, and scores every goroutine of
 // w. Call it after w.Stop.
@@ -261,7 +278,7 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 	n := float64(max(len(ss), 1))
 	var woken float64
 	for _, s := range ss {
-		if s.woken() {
+		if s.woken(l) {
 			woken++
 		}
 	}
@@ -296,7 +313,7 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 			g.Funcs[s.fn] = p
 		}
 		if st := s.state; s.known {
-			if s.woken() {
+			if s.woken(l) {
 				st = Waiting
 			}
 			q := g.States[st]
