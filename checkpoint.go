@@ -227,27 +227,10 @@ func mergeInto(out string, files []string) error {
 	if len(files) == 1 {
 		return os.Rename(files[0], out)
 	}
-	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
-	if err != nil {
+	return checkpoint.Replace(out, func(f *os.File) error {
+		_, err := merge.Merge(f, files, merge.Options{})
 		return err
-	}
-	_, err = merge.Merge(f, files, merge.Options{})
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), out)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	})
 }
 
 // removePart removes a checkpoint directory: the stream and its mark,

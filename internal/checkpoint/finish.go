@@ -95,11 +95,23 @@ func Recover(dir, out string) (Left, error) {
 		}
 		return Left{Samples: n, Whole: true}, nil
 	}
+	var left Left
+	err := Replace(out, func(f *os.File) (err error) {
+		left, err = Finish(dir, f)
+		return err
+	})
+	return left, err
+}
+
+// Replace writes a new file beside out with fill, synced and readable by
+// all, and renames it over out, so that out is only ever replaced by a
+// whole file; on error it removes the new file.
+func Replace(out string, fill func(*os.File) error) error {
 	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
 	if err != nil {
-		return Left{}, err
+		return err
 	}
-	left, err := Finish(dir, f)
+	err = fill(f)
 	if err == nil {
 		err = f.Chmod(0o644)
 	}
@@ -115,7 +127,7 @@ func Recover(dir, out string) (Left, error) {
 	if err != nil {
 		os.Remove(f.Name())
 	}
-	return left, err
+	return err
 }
 
 // Remove removes the stream, the mark and a mark being written from dir.
