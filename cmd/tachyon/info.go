@@ -30,7 +30,8 @@ func runInfo(args []string, stdout, stderr io.Writer) int {
 	if len(files) == 0 {
 		return usageError(fs, "%v", errNoInput)
 	}
-	files = unfinished(files, stderr)
+	files, release := unfinished(files, stderr)
+	defer release()
 	if len(files) == 1 && !isDir(files[0]) {
 		return infoOne(files[0], *rt, stdout, stderr)
 	}

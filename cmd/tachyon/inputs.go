@@ -29,26 +29,28 @@ func isDir(path string) bool {
 // One file that is not a directory is read as it is, as always; otherwise
 // the arguments expand (a directory to its *.tachyon files, by name), keep
 // the runs that runs selects (see expandRuns) and, if that gives more than
-// one file, are merged into a temporary file that release removes. Errors
-// name the file at fault.
+// one file, are merged into a temporary file that release removes (with
+// the copy of an unfinished profile's last checkpoint). Errors name the
+// file at fault.
 func resolveInputRuns(args []string, runs string, stderr io.Writer) (in input, release func(), err error) {
-	release = func() {}
-	args = unfinished(args, stderr)
+	args, release = unfinished(args, stderr)
 	if len(args) == 1 && !isDir(args[0]) {
 		return input{path: args[0], name: args[0]}, release, nil
 	}
 	files, err := expandRuns(args, runs)
-	if err != nil {
-		return input{}, release, err
-	}
-	if len(files) == 1 {
+	if err == nil && len(files) == 1 {
 		return input{path: files[0], name: files[0]}, release, nil
 	}
-	path, err := mergeTemp(files, stderr)
-	if err != nil {
-		return input{}, release, err
+	var path string
+	if err == nil {
+		path, err = mergeTemp(files, stderr)
 	}
-	return input{path: path, name: inputName(args), files: files}, func() { os.Remove(path) }, nil
+	if err != nil {
+		release() // callers release only what succeeded
+		return input{}, func() {}, err
+	}
+	done := release
+	return input{path: path, name: inputName(args), files: files}, func() { os.Remove(path); done() }, nil
 }
 
 // runsFlag adds to fs the --runs flag of the commands that merge their

@@ -36,7 +36,8 @@ func runLeaks(args []string, stdout, stderr io.Writer) int {
 	if *nslices < 0 || *nslices > 1000 {
 		return usageError(fs, "--slices %d: want 1 to 1000", *nslices)
 	}
-	files = unfinished(files, stderr)
+	files, release := unfinished(files, stderr)
+	defer release()
 	paths := files
 	if len(files) > 1 || isDir(files[0]) {
 		var err error

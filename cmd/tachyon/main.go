@@ -77,7 +77,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return exitUsage
 	}
-	defer runCleanups()
 	return c.run(args[1:], stdout, stderr)
 }
 

@@ -15,12 +15,19 @@ import (
 // unfinished replaces each argument that names a missing file whose
 // profile was never finished (the process ended without Stop) with the
 // profile as of its last checkpoint (profiler.PartDir), written to a
-// temporary file, saying so on w, so that `tachyon info prof.bin` reads what a crashed run kept. An
+// temporary file that release removes, saying so on w, so that `tachyon
+// info prof.bin` reads what a crashed run kept. An
 // argument that exists is read as it is, with a note on w if its
 // checkpoint directory exists too: a run started after that file was
 // written is still going or died, and the profile read is not its own.
-func unfinished(args []string, w io.Writer) []string {
-	out := args
+func unfinished(args []string, w io.Writer) (out []string, release func()) {
+	out = args
+	var temps []string
+	release = func() {
+		for _, d := range temps {
+			os.RemoveAll(d)
+		}
+	}
 	for i, a := range args {
 		dir := profiler.PartDir(a)
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
@@ -39,46 +46,36 @@ func unfinished(args []string, w io.Writer) []string {
 			fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop); reading the finished checkpoints in %s\n", quoteName(a), quoteName(dir))
 			continue
 		}
-		left, path, err := finishLeft(dir, filepath.Base(a))
+		left, tmp, err := finishLeft(dir, filepath.Base(a))
+		if tmp != "" {
+			temps = append(temps, tmp)
+		}
 		if err != nil {
 			fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop), and what it left in %s cannot be read: %v\n", quoteName(a), quoteName(dir), err)
 			out[i] = dir
 			continue
 		}
-		out[i] = path
+		out[i] = filepath.Join(tmp, filepath.Base(a))
 		fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop); reading its profile as of its last checkpoint in %s (%d samples)\n", quoteName(a), quoteName(dir), left.Samples)
 	}
-	return out
+	return out, release
 }
 
 // finishLeft writes the profile a run left in the checkpoint directory
-// dir to a file named name in a temporary directory, which is removed
-// when the command ends (see cleanups).
+// dir to a file named name in a new temporary directory, which it returns
+// (also on error, once made) for the caller to remove.
 func finishLeft(dir, name string) (checkpoint.Left, string, error) {
 	tmp, err := os.MkdirTemp("", "tachyon-unfinished-*")
 	if err != nil {
 		return checkpoint.Left{}, "", err
 	}
-	cleanups = append(cleanups, func() { os.RemoveAll(tmp) })
-	path := filepath.Join(tmp, name)
-	f, err := os.Create(path)
+	f, err := os.Create(filepath.Join(tmp, name))
 	if err != nil {
-		return checkpoint.Left{}, "", err
+		return checkpoint.Left{}, tmp, err
 	}
 	left, err := checkpoint.Finish(dir, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return left, path, err
-}
-
-// cleanups are run when a command ends.
-var cleanups []func()
-
-// runCleanups runs and forgets the cleanups.
-func runCleanups() {
-	for _, fn := range cleanups {
-		fn()
-	}
-	cleanups = nil
+	return left, tmp, err
 }

@@ -27,7 +27,9 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return usageError(fs, "needs at least one FILE")
 	}
 	code = exitOK
-	for _, path := range expandEach(unfinished(files, stderr), stdout, &code) {
+	files, release := unfinished(files, stderr)
+	defer release()
+	for _, path := range expandEach(files, stdout, &code) {
 		if err := verifyFile(path); err != nil {
 			fmt.Fprintln(stdout, quoteNames(err.Error(), path))
 			code = exitBad

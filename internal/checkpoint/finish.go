@@ -33,9 +33,7 @@ type Left struct {
 // followed by its tables. The records are copied, never decoded.
 func Finish(dir string, dst io.Writer) (Left, error) {
 	data := filepath.Join(dir, DataName)
-	if f, err := reader.Open(data); err == nil {
-		n := uint64(f.Header.SampleCount)
-		f.Close()
+	if n, ok := whole(data); ok {
 		return copyWhole(data, dst, n)
 	}
 	m, err := readMark(filepath.Join(dir, MarkName))
@@ -69,6 +67,17 @@ func Finish(dir string, dst io.Writer) (Left, error) {
 	return Left{Seq: m.Seq, Samples: m.Samples}, nil
 }
 
+// whole reports whether the stream at path is a finished file (Close
+// finished it before the process died), and its samples.
+func whole(path string) (uint64, bool) {
+	f, err := reader.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	return uint64(f.Header.SampleCount), true
+}
+
 // copyWhole copies the finished stream at path to dst.
 func copyWhole(path string, dst io.Writer, samples uint64) (Left, error) {
 	f, err := os.Open(path)
@@ -87,9 +96,7 @@ func copyWhole(path string, dst io.Writer, samples uint64) (Left, error) {
 // stream that Close finished is renamed itself.
 func Recover(dir, out string) (Left, error) {
 	data := filepath.Join(dir, DataName)
-	if f, err := reader.Open(data); err == nil {
-		n := uint64(f.Header.SampleCount)
-		f.Close()
+	if n, ok := whole(data); ok {
 		if err := os.Rename(data, out); err != nil {
 			return Left{}, err
 		}

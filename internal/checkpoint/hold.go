@@ -62,7 +62,7 @@ func (h *holdFile) Write(p []byte) (int, error) {
 		}
 		if len(h.pend) > 0 {
 			if len(h.pend)+len(p) > h.max {
-				return 0, fmt.Errorf("%s: %w (%d bytes) since %v ago", h.f.Name(), ErrHeldFull, h.max, time.Since(h.since).Round(time.Millisecond))
+				return 0, fmt.Errorf("%s: %w (%d bytes) after %v", h.f.Name(), ErrHeldFull, h.max, time.Since(h.since).Round(time.Millisecond))
 			}
 			h.pend = append(h.pend, p...)
 			h.pos += int64(len(p))
