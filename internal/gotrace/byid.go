@@ -77,9 +77,22 @@ func (b *ByID[T, P]) Len() int { return len(b.m) }
 // NextRound begins a round of status reports (a generation's): the
 // reports of the round that ends give the order the new one is looked for
 // in.
+//
+// The list of a round far shorter than the one before last is not kept
+// for reuse: a reader that sees only the reports that changed something
+// (Reader.SkipSame) reports every goroutine in its first round and few
+// after, and would otherwise hold a pointer per goroutine for good.
 func (b *ByID[T, P]) NextRound() {
-	b.order, b.prev, b.pos = b.prev[:0], b.order, 0
+	next := b.prev[:0]
+	if cap(next) > keepReports && len(b.order) < cap(next)/8 {
+		next = nil
+	}
+	b.order, b.prev, b.pos = next, b.order, 0
 }
+
+// keepReports is the longest list of reports kept for reuse whatever the
+// rounds' lengths: below it, rounds of changing lengths allocate nothing.
+const keepReports = 4096
 
 // FindReported is Find for a goroutine whose status is reported in this
 // round, and records the report: it looks first at the next few records

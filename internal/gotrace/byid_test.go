@@ -68,3 +68,35 @@ func TestByIDReported(t *testing.T) {
 		t.Fatalf("FindReported found a deleted record: %p", p)
 	}
 }
+
+// TestByIDShortRounds: after a round that reported many records, rounds
+// that report few let its list go, so that a reader that sees only the
+// changed reports holds no pointer per goroutine; rounds of similar
+// lengths reuse their lists.
+func TestByIDShortRounds(t *testing.T) {
+	b := NewByID[rec, *rec](4)
+	vals := make([]rec, 4*keepReports)
+	for i := range vals {
+		vals[i].id = uint64(i + 1)
+		b.Add(vals[i].id, &vals[i])
+	}
+	round := func(n int) {
+		b.NextRound()
+		for i := range n {
+			if b.FindReported(vals[i].id) != &vals[i] {
+				t.Fatalf("record %d not found", i)
+			}
+		}
+	}
+	round(len(vals))
+	round(len(vals)) // the lists of both rounds are now long
+	if a := testing.AllocsPerRun(3, func() { round(len(vals)) }); a != 0 {
+		t.Fatalf("rounds of the same length: %v allocations a round", a)
+	}
+	for range 3 {
+		round(10)
+	}
+	if c := cap(b.order) + cap(b.prev); c > 2*keepReports {
+		t.Fatalf("after short rounds the lists hold %d pointers", c)
+	}
+}
