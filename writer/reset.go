@@ -39,14 +39,16 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	clear(w.spare)
 	w.spare = w.spare[:0]
 	for _, t := range w.threads {
-		for ; t != nil; t = t.sameID {
-			w.spare = append(w.spare, t)
-		}
+		w.spare = append(w.spare, t)
+	}
+	for _, t := range w.others {
+		w.spare = append(w.spare, t)
 	}
 	// No thread of the last file uses its stacks any more: the table's
 	// buffers are the next file's threads' to take.
 	w.stacks.recycle(w.freeStack)
 	clear(w.threads)
+	clear(w.others)
 	clear(w.order)
 	clear(w.strings)
 	clear(w.strTab)
@@ -54,7 +56,7 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	*w = Writer{
 		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
 		buf: w.buf[:0], strings: w.strings, strTab: w.strTab[:0],
-		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, order: w.order[:0],
+		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, others: w.others, order: w.order[:0],
 		strOut: w.strOut[:0], frmOut: w.frmOut[:0], strUsed: w.strUsed[:0], frmUsed: w.frmUsed[:0],
 		freeBufs: w.freeBufs, freeBytes: w.freeBytes, stacks: w.stacks, freeStacks: w.freeStacks,
 		spare: w.spare, scratch: w.scratch[:0],

@@ -1,19 +1,22 @@
 package writer
 
-import (
-	"encoding/binary"
-	"slices"
-)
+import "slices"
 
 // A tail is the end of a pending REPEAT run that repeats one (delta,
 // status) pair: what a parked goroutine writes tick after tick. It is kept
 // as the pair and a count, so that such a run costs a few bytes however
-// long it grows, and it is expanded only where it is written.
+// long it grows, and it is expanded only where it is written. A pair longer
+// than tailPairBytes (a delta of 2^42 microseconds or more: 51 days) goes to
+// the pairs buffer instead.
 type tail struct {
-	pair [binary.MaxVarintLen64 + 1]byte
+	pair [tailPairBytes]byte
 	len  uint8
 	n    uint32 // a run is written at MaxRunBytes, 2 bytes a pair at least
 }
+
+// tailPairBytes is the longest pair a tail holds: with the tail's other
+// fields, a Thread fits 64 bytes.
+const tailPairBytes = 7
 
 // bytes returns the repeated pair.
 func (r *tail) bytes() []byte { return r.pair[:r.len] }

@@ -28,8 +28,14 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	if t == nil {
 		t = w.newThread(id, interp)
 		t.w = w
-		t.sameID = w.threads[id]
-		w.threads[id] = t
+		if w.threads[id] == nil {
+			w.threads[id] = t
+		} else {
+			if w.others == nil {
+				w.others = make(map[threadKey]*Thread)
+			}
+			w.others[threadKey{id, interp}] = t
+		}
 	}
 	return t
 }
@@ -124,25 +130,15 @@ func (t *Thread) Forget() {
 	w.flushRun(t)
 	w.dropPairs(t)
 	t.forgotten = true
-	// Unlink t from the id chain.
-	if head := w.threads[t.id]; head == t {
-		if t.sameID == nil {
-			delete(w.threads, t.id)
-		} else {
-			w.threads[t.id] = t.sameID
-		}
+	if w.threads[t.id] == t {
+		delete(w.threads, t.id)
 	} else {
-		for p := head; p != nil; p = p.sameID {
-			if p.sameID == t {
-				p.sameID = t.sameID
-				break
-			}
-		}
+		delete(w.others, threadKey{t.id, t.interp})
 	}
 	if t.owned {
 		w.freeStack(t.stack)
 	}
-	t.stack, t.sameID, t.owned = nil, nil, false
+	t.stack, t.owned = nil, false
 	if !t.started {
 		return
 	}

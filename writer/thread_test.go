@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -273,5 +274,88 @@ func TestParkedRunsHoldNoBuffer(t *testing.T) {
 	st := w.Stats()
 	if st.Samples != threads*(1+2*n) || st.Records[tachyon.Repeat] != threads {
 		t.Fatalf("%d samples in %d REPEAT records, want %d in %d", st.Samples, st.Records[tachyon.Repeat], threads*(1+2*n), threads)
+	}
+}
+
+// TestSameIDForget: threads that share a thread id across interpreters are
+// found after one of them is forgotten, whichever was made first.
+func TestSameIDForget(t *testing.T) {
+	var m seekbuf.Buffer
+	w, _ := writer.New(&m, writer.Options{})
+	f := w.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+	a, b, c := w.Thread(5, 0), w.Thread(5, 1), w.Thread(5, 2)
+	for _, h := range []*writer.Thread{a, b, c} {
+		h.Write(10, 0, []uint32{f})
+	}
+	a.Forget()
+	if w.Thread(5, 1) != b || w.Thread(5, 2) != c {
+		t.Fatal("a thread sharing a forgotten thread's id was not found")
+	}
+	b.Forget()
+	if w.Thread(5, 2) != c {
+		t.Fatal("the last thread of the id was not found")
+	}
+	if d := w.Thread(5, 3); d == a || d == b || d == c {
+		t.Fatal("a new interpreter's thread got another's handle")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLongDeltas: pairs too long for a run's tail (deltas of 2^42
+// microseconds and more) are written as they came, alone and among short
+// ones, through Repeat and RepeatEvery, the same as through WriteStack.
+func TestLongDeltas(t *testing.T) {
+	var viaHandle, viaStack seekbuf.Buffer
+	wh, _ := writer.New(&viaHandle, writer.Options{})
+	ws, _ := writer.New(&viaStack, writer.Options{})
+	fh := wh.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+	ws.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+	h := wh.Thread(1, 0)
+	stack := []uint32{fh}
+	var ts []uint64
+	write := func(at uint64) {
+		ts = append(ts, at)
+		if len(ts) == 1 {
+			h.Write(at, 0, stack)
+		} else if err := h.Repeat(at, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(1)
+	write(2)
+	write(1 << 43)
+	write(1<<43 + 10)
+	write(1<<43 + 20)
+	write(1 << 60)
+	write(1 << 61)
+	if err := h.RepeatEvery(1<<62, 1<<50, 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	ts = append(ts, 1<<62, 1<<62+1<<50, 1<<62+2<<50)
+	h.Flush()
+	write(1<<62 + 3<<50)
+	for _, at := range ts {
+		ws.WriteStack(1, 0, at, 0, stack)
+	}
+	if err := wh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ws.Close()
+	got, want := decodeByThread(t, viaHandle.Bytes()), decodeByThread(t, viaStack.Bytes())
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("handle:\n%v\nWriteStack:\n%v", got, want)
+	}
+	f, err := reader.NewFileBytes(viaHandle.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read []uint64
+	for _, s := range proftest.Samples(t, f) {
+		read = append(read, s.TimestampUS)
+	}
+	if !slices.Equal(read, ts) {
+		t.Fatalf("timestamps read back %v, want %v", read, ts)
 	}
 }

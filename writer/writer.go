@@ -82,24 +82,42 @@ type frameKey struct {
 // thread whose pending run repeats one (delta, status) pair, and that was
 // flushed since its stack last changed, holds its id, clock, run and a
 // reference to its previous stack only, shared with every such thread that
-// has the same (see stackTab): a million parked goroutines' threads cost
-// 96 bytes each.
+// has the same (see stackTab): the record of a parked goroutine's thread
+// fits the allocator's 64-byte class (TestThreadSize).
 type Thread struct {
 	w      *Writer // the Writer whose Thread made it
 	id     uint64
 	lastTS uint64
-	stack  []uint32 // previous stack, innermost first
+	stack  *stackBuf // previous stack, nil before the first sample
 	// the pending REPEAT run: pairs, if the run has other pairs before its
 	// tail, then the tail; pending counts its samples
-	pairs   *pairsState
-	tail    tail
-	pending uint32
-	interp  uint32
-	// other threads with the same thread id in other interpreters
-	sameID    *Thread
+	pairs     *pairsState
+	tail      tail
+	pending   uint32
+	interp    uint32
 	started   bool // has written a sample
 	forgotten bool
 	owned     bool // stack is the thread's own buffer, not the shared copy
+}
+
+// stackBuf holds a thread's previous stack, innermost first: a thread's own
+// buffer while its stack changes, the copy it shares with the threads
+// that have the same once it has been flushed (stackTab).
+type stackBuf struct{ s []uint32 }
+
+// prev returns t's previous stack.
+func (t *Thread) prev() []uint32 {
+	if t.stack == nil {
+		return nil
+	}
+	return t.stack.s
+}
+
+// threadKey names a thread that shares its thread id with another
+// interpreter's (Writer.others).
+type threadKey struct {
+	id     uint64
+	interp uint32
 }
 
 // pairsState holds the pairs of a thread's pending run that precede its
@@ -132,8 +150,9 @@ type Writer struct {
 	strUsed, frmUsed []uint32
 	frames           map[frameKey]uint32
 	frmTab           []frameKey
-	threads          map[uint64]*Thread // by thread id; see lookup
-	order            []*Thread          // started threads in order of first sample
+	threads          map[uint64]*Thread    // by thread id; see lookup
+	others           map[threadKey]*Thread // threads whose id another interpreter's has in threads
+	order            []*Thread             // started threads in order of first sample
 	nthreads         int
 	forgotten        int // forgotten threads still in order
 
@@ -141,9 +160,9 @@ type Writer struct {
 	pendingBytes int           // capacity of the pairs buffers the threads hold
 	freeBufs     []*pairsState // pairs states with their buffers, for reuse
 	freeBytes    int
-	stacks       stackTab   // the threads' previous stacks, shared
-	freeStacks   [][]uint32 // stack buffers threads gave back, for the next
-	spare        []*Thread  // the last file's thread records, kept by Reset
+	stacks       stackTab    // the threads' previous stacks, shared
+	freeStacks   []*stackBuf // stack buffers threads gave back, for the next
+	spare        []*Thread   // the last file's thread records, kept by Reset
 
 	scratch []uint32
 	stats   Stats
@@ -315,13 +334,13 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
 		return w.err
 	}
-	if slices.Equal(t.stack, stack) {
+	if slices.Equal(t.prev(), stack) {
 		w.appendPair(t, ts, status)
 		return w.err
 	}
 	w.flushRun(t)
-	p, n := len(t.stack), len(stack)
-	s := sharedBottom(t.stack, stack)
+	p, n := len(t.prev()), len(stack)
+	s := sharedBottom(t.prev(), stack)
 	switch {
 	case s == 0:
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
@@ -337,13 +356,15 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 
 // lookup finds a thread's state. The map is keyed by the thread id alone,
 // which hashes much faster than a struct key; the rare threads that share an
-// id across interpreters are chained.
+// id with another interpreter's are in a map of their own.
 func (w *Writer) lookup(id uint64, interp uint32) *Thread {
-	t := w.threads[id]
-	for t != nil && t.interp != interp {
-		t = t.sameID
+	if t := w.threads[id]; t != nil && t.interp == interp {
+		return t
 	}
-	return t
+	if len(w.others) == 0 {
+		return nil
+	}
+	return w.others[threadKey{id, interp}]
 }
 
 // sharedBottom counts the outermost frames a and b have in common.
@@ -389,7 +410,7 @@ func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status 
 	if !t.owned {
 		t.stack, t.owned = w.newStack(), true
 	}
-	t.stack = append(t.stack[:0], stack...)
+	t.stack.s = append(t.stack.s[:0], stack...)
 }
 
 // share makes t's stack the shared copy of it, giving its own buffer
@@ -402,12 +423,12 @@ func (w *Writer) share(t *Thread) {
 	}
 	own := t.stack
 	t.owned = false
-	if len(own) == 0 {
+	if len(own.s) == 0 {
 		t.stack = nil
 		w.freeStack(own)
 		return
 	}
-	if t.stack = w.stacks.intern(own); &t.stack[0] != &own[0] {
+	if t.stack = w.stacks.intern(own); t.stack != own {
 		w.freeStack(own)
 	}
 }
@@ -419,23 +440,24 @@ const maxFreeStacks = 1024
 // newStack returns an empty stack buffer, one a thread gave back if there
 // is one: under churn (a server starting a goroutine a request), fresh
 // buffers would be half of the writer's garbage.
-func (w *Writer) newStack() []uint32 {
+func (w *Writer) newStack() *stackBuf {
 	if n := len(w.freeStacks); n > 0 {
 		s := w.freeStacks[n-1]
 		w.freeStacks[n-1] = nil
 		w.freeStacks = w.freeStacks[:n-1]
 		return s
 	}
-	return make([]uint32, 0, 32)
+	return &stackBuf{s: make([]uint32, 0, 32)}
 }
 
 // freeStack keeps a thread's stack buffer for newStack, unless the list is
 // full or the buffer grew for a deep stack.
-func (w *Writer) freeStack(s []uint32) {
-	if cap(s) == 0 || cap(s) > 64 || len(w.freeStacks) >= maxFreeStacks {
+func (w *Writer) freeStack(s *stackBuf) {
+	if s == nil || cap(s.s) == 0 || cap(s.s) > 64 || len(w.freeStacks) >= maxFreeStacks {
 		return
 	}
-	w.freeStacks = append(w.freeStacks, s[:0])
+	s.s = s.s[:0]
+	w.freeStacks = append(w.freeStacks, s)
 }
 
 func (w *Writer) recordHeader(t *Thread, enc tachyon.Encoding) []byte {
@@ -465,6 +487,11 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 		if t.tail.n > 0 && !bytes.Equal(t.tail.bytes(), pair) {
 			w.expandTail(t)
 		}
+		if pl > tailPairBytes {
+			w.appendLong(t, pair, k)
+			n -= k
+			continue
+		}
 		if t.tail.n == 0 {
 			t.tail.len = uint8(copy(t.tail.pair[:], pair))
 		}
@@ -476,6 +503,26 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 		}
 		w.capPending()
 	}
+}
+
+// appendLong appends k copies of a pair too long for a tail to t's pairs
+// buffer, whose tail is empty, and writes the run at MaxRunBytes.
+func (w *Writer) appendLong(t *Thread, pair []byte, k int) {
+	need := k * len(pair)
+	if t.pairs != nil {
+		need += len(t.pairs.buf)
+	}
+	if t.pairs == nil || need > cap(t.pairs.buf) {
+		w.growPairs(t, need)
+	}
+	for range k {
+		t.pairs.buf = append(t.pairs.buf, pair...)
+	}
+	t.pending += uint32(k)
+	if t.runBytes() >= MaxRunBytes {
+		w.flushRun(t)
+	}
+	w.capPending()
 }
 
 // expandTail moves t's tail into its pairs buffer.
