@@ -17,16 +17,15 @@ const maxDepth = tachyon.MaxWriteDepth
 // repeats. It owns the counters behind Stats and the first sink error;
 // after that error it writes nothing more.
 
-// A track is one goroutine as the sink sees it: its handle and the stack of
-// its latest sample.
+// A track is one goroutine as the sink sees it: its handle, nil until its
+// first sample is written (when the goroutine is counted), and the stack
+// of its latest sample written. It has no field of flags, so that the
+// trace backend's record of a parked goroutine fits 80 bytes
+// (TestRecordSizes).
 type track struct {
-	id      uint64
-	h       Goroutine // nil until the first write
-	last    *stack
-	counted bool
-	// fresh says last has not been written yet: its samples so far were
-	// all left out as the profiler's (own.go).
-	fresh bool
+	id   uint64
+	h    Goroutine
+	last *stack
 }
 
 // span is n samples at ts, ts+step, ..., in microseconds since the epoch.
@@ -122,9 +121,7 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		e.dropped += uint64(sp.n)
 		return
 	}
-	if t.last != s {
-		t.last, t.fresh = s, true
-	}
+	fresh := t.last != s
 	all, skip := sp, 0
 	if e.hideOwn {
 		skip = hideOwn(t.id, sp.ts, sp.step, sp.n)
@@ -136,13 +133,14 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	}
 	if t.h == nil {
 		t.h = e.sink.Goroutine(t.id)
+		e.count(t)
 	}
-	if t.fresh {
+	if fresh {
 		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
 			e.sinkFailed(err, sp.n)
 			return
 		}
-		t.fresh = false
+		t.last = s
 		e.samples++
 		sp.ts += sp.step
 		sp.n--
@@ -154,7 +152,6 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		}
 		e.samples += uint64(sp.n)
 	}
-	e.count(t)
 	e.onCPU(t, all, skip, st, s)
 }
 
@@ -197,13 +194,9 @@ func (e *emitter) refused() string {
 		e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause)
 }
 
-// count counts t in Stats.Goroutines the first time it is written, unless
+// count counts t in Stats.Goroutines as its first sample is written, unless
 // a backend before counted its goroutine.
 func (e *emitter) count(t *track) {
-	if t.counted {
-		return
-	}
-	t.counted = true
 	if len(e.carried) > 0 {
 		if _, ok := e.carried[t.id]; ok {
 			delete(e.carried, t.id)
@@ -216,7 +209,7 @@ func (e *emitter) count(t *track) {
 // carry records, as a backend stops to hand over to another under Auto,
 // that t's goroutine, live, was counted (see carried).
 func (e *emitter) carry(t *track) {
-	if !t.counted {
+	if t.h == nil {
 		return
 	}
 	if e.carried == nil {

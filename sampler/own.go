@@ -12,8 +12,9 @@ import "github.com/gotachyon/profiler/internal/own"
 // started, in the moment before it ran; a connection's goroutine before
 // the httpprof handler it runs called own.Enter), and a goroutine while it
 // is the profiler's for a while only. A stack whose samples were all left
-// out is written with the first sample that is not (track.fresh); a
-// goroutine is counted in Stats.Goroutines by a sample written.
+// out is written with the first sample that is not (track.last is the
+// latest stack written); a goroutine is counted in Stats.Goroutines by a
+// sample written.
 
 // hideOwn returns how many of the n samples of goroutine id about to be
 // written, at ts, ts+step, ..., are to be left out: the first ones, those

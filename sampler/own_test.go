@@ -81,7 +81,7 @@ func TestOwnRepeatsLost(t *testing.T) {
 	}
 	// A goroutine that is the program's again (simulated: its grace has
 	// not passed), with the stack it had while it was not.
-	theirs := &track{id: 1 << 62, last: s, fresh: true}
+	theirs := &track{id: 1 << 62} // its stack was left out: none written yet
 	em.write(theirs, span{ts: 30, step: 10, n: 3}, 0, s)
 	var got []uint64
 	for _, sm := range mem.all() {
