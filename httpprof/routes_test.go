@@ -25,7 +25,14 @@ func FuzzRoute(f *testing.F) {
 		if again := string(appendRoute(nil, path)); again != rt {
 			t.Fatalf("route of %q: %q, then %q", path, rt, again)
 		}
-		if path != "" && len(path) <= MaxRouteBytes && utf8.ValidString(path) && !strings.Contains(rt, "{id}") && rt != path {
+		// Whether the path has ids is the path's to say: a route that
+		// grows past the bound as ids become "{id}" is cut, perhaps before
+		// its first "{id}".
+		hasID := false
+		for seg := range strings.SplitSeq(path, "/") {
+			hasID = hasID || isID(seg)
+		}
+		if path != "" && len(path) <= MaxRouteBytes && utf8.ValidString(path) && !hasID && rt != path {
 			t.Fatalf("route of %q, without ids: %q", path, rt)
 		}
 	})
