@@ -53,6 +53,7 @@ type Pipe struct {
 	rerr    error    // the reader's end: writes fail with it
 	dropped int64
 	size    sizer
+	between func() // set by Between, run by the reader in NextGeneration
 
 	// Read's position, the reader's own
 	rhdr   int
@@ -250,7 +251,12 @@ func (p *Pipe) NextGeneration(done []byte) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.recycle(done)
-	for len(p.queue) == 0 {
+	for len(p.queue) == 0 || p.between != nil {
+		if fn := p.between; fn != nil {
+			p.between = nil
+			p.unlocked(fn)
+			continue
+		}
 		switch {
 		case p.rerr != nil:
 			return nil, p.rerr
@@ -266,6 +272,28 @@ func (p *Pipe) NextGeneration(done []byte) ([]byte, error) {
 	p.queued -= len(g)
 	p.cond.Broadcast() // a writer may be waiting for room
 	return g, nil
+}
+
+// unlocked calls fn without the lock, which it holds again when fn
+// returns or panics (NextGeneration's deferred unlock then unlocks it).
+func (p *Pipe) unlocked(fn func()) {
+	p.mu.Unlock()
+	defer p.mu.Lock()
+	fn()
+}
+
+// Between has the reader call fn between two generations, once: in
+// NextGeneration, at once if the reader waits there, else at its next
+// call, before it takes a generation. fn runs on the reader's goroutine,
+// where the parse of every generation taken before has ended: work that
+// must not race the parser, done while the reader would wait (a profiler
+// that stops writes out what it can while the runtime stops its tracer).
+// A later call replaces an fn not run yet.
+func (p *Pipe) Between(fn func()) {
+	p.mu.Lock()
+	p.between = fn
+	p.mu.Unlock()
+	p.cond.Broadcast()
 }
 
 // Read reads the trace as a stream: the header, then the generations. It

@@ -327,3 +327,80 @@ func TestConcurrent(t *testing.T) {
 	}()
 	wg.Wait()
 }
+
+// TestBetween: the function Between gives runs once on the reader's
+// goroutine, while it waits in NextGeneration or before its next
+// generation if it was parsing, and the generations come as before.
+func TestBetween(t *testing.T) {
+	p := New(0)
+	p.Write(hdr)
+	got := make(chan []byte)
+	ran := make(chan string, 2)
+	go func() {
+		var g []byte
+		var err error
+		for {
+			if g, err = p.NextGeneration(g); err != nil {
+				close(got)
+				return
+			}
+			got <- g
+		}
+	}()
+	reader := func(name string) func() {
+		return func() {
+			select {
+			case g, ok := <-got:
+				t.Errorf("%s ran while the reader took a generation (%d bytes, %v)", name, len(g), ok)
+			default:
+			}
+			ran <- name
+		}
+	}
+	p.Between(reader("waiting")) // the reader waits in NextGeneration
+	if name := <-ran; name != "waiting" {
+		t.Fatalf("ran %q", name)
+	}
+	want := writeGen(t, p, 1, 2, 10)
+	if g := <-got; !bytes.Equal(g, want) {
+		t.Fatalf("generation 1: %d bytes, want %d", len(g), len(want))
+	}
+	// The reader has not called NextGeneration again (it is sending on
+	// got): the next generation waits for the function.
+	want = writeGen(t, p, 2, 1, 10)
+	p.Between(reader("parsing"))
+	g := <-got
+	if name := <-ran; name != "parsing" || !bytes.Equal(g, want) {
+		t.Fatalf("ran %q; generation 2: %d bytes", name, len(g))
+	}
+	p.Close()
+	if _, ok := <-got; ok {
+		t.Fatal("a generation after the end")
+	}
+	select {
+	case name := <-ran:
+		t.Fatalf("%q ran twice", name)
+	default:
+	}
+}
+
+// TestBetweenPanics: a function given to Between that panics panics the
+// reader's NextGeneration call, as a panic of the reader's own code would,
+// and leaves the pipe usable.
+func TestBetweenPanics(t *testing.T) {
+	p := New(0)
+	p.Write(hdr)
+	p.Between(func() { panic("boom") })
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v, want the function's panic", r)
+			}
+		}()
+		p.NextGeneration(nil)
+	}()
+	want := writeGen(t, p, 1, 1, 10)
+	if g, err := p.NextGeneration(nil); err != nil || !bytes.Equal(g, want) {
+		t.Fatalf("after the panic: %d bytes, %v", len(g), err)
+	}
+}
