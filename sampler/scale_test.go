@@ -283,3 +283,58 @@ func TestWatermarkHolds(t *testing.T) {
 	}
 	t.Logf("the watermark moved %d times, to %d us", sink.marks, sink.wm)
 }
+
+// TestSettleEarly: settling early (what the parser does between two
+// generations while Stop waits for the runtime's tracer) writes every
+// parked goroutine's ticks passed, and the samples in the end are those
+// of a parse that did not.
+func TestSettleEarly(t *testing.T) {
+	data := recordTrace(t, 3000, 2500*time.Millisecond)
+	start := time.Now()
+	parse := func(early bool) *countSink {
+		src, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink := newCountSink()
+		tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: DefaultRate}, sink), nil, start)
+		tb.inPlace = true
+		tb.rd = src
+		if early {
+			tb.rd = &onSync{source: src, n: 3, f: func() {
+				tb.settleEarly()
+				behind := 0
+				for _, g := range sink.gs {
+					if g.match && g.n != tb.em.ticks {
+						behind++
+					}
+				}
+				if behind > 0 || tb.em.ticks == 0 {
+					t.Errorf("after settling early at tick %d, %d parked goroutines have fewer samples", tb.em.ticks, behind)
+				}
+			}}
+		}
+		if err := tb.consume(); err != nil {
+			t.Fatal(err)
+		}
+		return sink
+	}
+	want, got := parse(false), parse(true)
+	early := map[uint64]*countGoroutine{}
+	for _, g := range got.gs {
+		early[g.id] = g
+	}
+	parked := 0
+	for _, g := range want.gs {
+		o := early[g.id]
+		if o == nil || o.n != g.n || o.first != g.first || o.last != g.last || o.uneven != g.uneven {
+			t.Fatalf("goroutine %d: %+v settled early, %+v not", g.id, o, g)
+		}
+		if g.match {
+			parked++
+		}
+	}
+	if len(got.gs) != len(want.gs) || parked < 3000 {
+		t.Fatalf("%d goroutines settled early, %d not; %d parked", len(got.gs), len(want.gs), parked)
+	}
+}

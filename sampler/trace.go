@@ -54,6 +54,9 @@ type traceBackend struct {
 	// stopped the tracer, and the trace was whole in the parser's hands; 0
 	// before (see MaxStopParse).
 	handedOver atomic.Int64
+	// inPlace says the parser reads the pipe's generations in place
+	// (gotrace), not as a stream: the parser's own, set before it parses.
+	inPlace bool
 	// begun is closed once startTrace has started the CPU profiler, which
 	// release stops.
 	begun chan struct{}
@@ -202,6 +205,7 @@ func (tb *traceBackend) run(ready chan<- error) {
 	tb.pace.start()
 	if gr, ok := rd.(*gotrace.Reader); ok {
 		gr.Pace = tb.pace.batch
+		tb.inPlace = true // given the pipe, gotrace reads it in place
 	}
 	ready <- nil
 	tb.loop()
@@ -249,6 +253,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 func (tb *traceBackend) stop() {
 	tb.stopLeaks()
 	tb.pace.stop()
+	tb.pipe.Between(tb.settleEarly)
 	tb.release() // returns once all trace data has been written to the pipe
 	tb.handedOver.Store(time.Now().UnixNano())
 	tb.pipe.Close()
@@ -452,9 +457,20 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 // and Stop has at most settleEvery generations of ticks left to write.
 func (tb *traceBackend) settleShare() {
 	tb.gen++
-	b := (settleEvery - tb.gen%settleEvery) % settleEvery
+	tb.settleBucket(int((settleEvery-tb.gen%settleEvery)%settleEvery), false)
+}
+
+// settleBucket writes the ticks passed of the goroutines of bucket b and
+// ends each one's run in the sink, and reports whether it went through:
+// with early set it stops once the trace is whole in the parser's hands
+// (handedOver), leaving the bucket's floor as it was, for the last
+// generation's parse (bounded by MaxStopParse) to begin.
+func (tb *traceBackend) settleBucket(b int, early bool) bool {
 	floor := tb.ticks.n
-	for _, g := range tb.live[b] {
+	for i, g := range tb.live[b] {
+		if early && i%earlyCheckEvery == 0 && tb.handedOver.Load() != 0 {
+			return false
+		}
 		tb.settle(g)
 		tb.em.flush(&g.track)
 		floor = min(floor, g.due)
@@ -463,6 +479,31 @@ func (tb *traceBackend) settleShare() {
 		}
 	}
 	tb.floor[b] = floor
+	return true
+}
+
+// earlyCheckEvery is how many goroutines settleEarly settles between two
+// looks at handedOver.
+const earlyCheckEvery = 256
+
+// settleEarly runs on the parser's goroutine between two generations once
+// Stop has asked the runtime to stop tracing (handoff.Pipe.Between): it
+// writes every goroutine's ticks passed while the parser would wait for
+// the last generation, which the runtime hands over only once it has
+// stopped (tens of milliseconds with 100,000 goroutines), so that Stop is
+// left with the last generation's ticks to write, not up to settleEvery
+// generations' of every goroutine. It stops where it is once that
+// generation has come. Only a trace read in place is at a generation's
+// end there: another reader may have read ahead.
+func (tb *traceBackend) settleEarly() {
+	if !tb.inPlace || tb.em.cfg.Mode != Wall || tb.em.failed() {
+		return
+	}
+	for b := range tb.live {
+		if !tb.settleBucket(b, true) {
+			return
+		}
+	}
 }
 
 // bucket is the index in traceBackend.live of goroutine id's bucket: the
