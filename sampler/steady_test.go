@@ -63,9 +63,9 @@ func labelTicker(stop chan struct{}) {
 // each generation from the fifth on. The sink keeps nothing (package
 // writer's benchmarks, and the root package's TestIdleAllocatesNothing
 // for the whole profiler, count a writer's allocations). A generation in
-// which the test process starts a goroutine or a thread or shows a new
-// stack (a timer, the test runner) is not the steady state and is not
-// judged; if no generation is steady, the trace is recorded again, twice
+// which the test process starts a goroutine or a thread, shows a new
+// stack (a timer, the test runner) or numbers more stacks or strings than
+// any generation before is not the steady state and is not judged; if no generation is steady, the trace is recorded again, twice
 // as long: on a loaded machine the labelled goroutine's CPU samples land
 // on new stacks for more generations before every stack has been seen.
 func TestSteadyStateAllocs(t *testing.T) {
@@ -117,7 +117,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		allocs                     map[string]int64
 		samples                    uint64
 		stacks, gs, grown, counted int
-		threads, strs              int
+		threads, strs, slots       int
 	}
 	var at mark
 	gen := 0
@@ -135,7 +135,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 			// Four generations in, every stack has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs
+				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots
 				if os.Getenv("STEADY_DEBUG") != "" {
 					t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
 				}
@@ -152,7 +152,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src)}
+				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src), slots(src)}
 			}
 		}
 		tb.handle(&ev)
@@ -183,6 +183,17 @@ func threads(src source) int {
 func strs(src source) int {
 	if r, ok := src.(*gotrace.Reader); ok {
 		return r.Strings()
+	}
+	return 0
+}
+
+// slots counts the slots of src's tables by id: a generation that numbers
+// more stacks or strings than any before (the test runner's and the
+// runtime's own, which come and go) grows them, and is not the steady
+// state.
+func slots(src source) int {
+	if r, ok := src.(*gotrace.Reader); ok {
+		return r.IDSlots()
 	}
 	return 0
 }

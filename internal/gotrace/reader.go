@@ -163,6 +163,11 @@ func (r *Reader) Threads() int { return len(r.ms) }
 // string the process had not shown before.
 func (r *Reader) Strings() int { return len(r.intern) }
 
+// IDSlots counts the slots of the generation's tables by stack and string
+// id, reused from generation to generation: they grow for a generation
+// that numbers more stacks or strings than any before.
+func (r *Reader) IDSlots() int { return cap(r.gen.stacks) + cap(r.gen.strings) }
+
 // Reason returns the text of wait reason i (an Event.Reason).
 func (r *Reader) Reason(i uint32) string {
 	if int(i) < len(r.reasons) {
