@@ -456,6 +456,12 @@ func (w *Writer) freeStack(s *stackBuf) {
 	if s == nil || cap(s.s) == 0 || cap(s.s) > 64 || len(w.freeStacks) >= maxFreeStacks {
 		return
 	}
+	if w.freeStacks == nil {
+		// Sized once: a list that grew whenever more threads than ever
+		// gave their buffers back at once would allocate now and then in a
+		// steady state.
+		w.freeStacks = make([]*stackBuf, 0, maxFreeStacks)
+	}
 	s.s = s.s[:0]
 	w.freeStacks = append(w.freeStacks, s)
 }

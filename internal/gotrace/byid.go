@@ -79,19 +79,21 @@ func (b *ByID[T, P]) Len() int { return len(b.m) }
 // in.
 //
 // The list of a round far shorter than the one before last is not kept
-// for reuse: a reader that sees only the reports that changed something
-// (Reader.SkipSame) reports every goroutine in its first round and few
-// after, and would otherwise hold a pointer per goroutine for good.
+// for reuse, but replaced by one of keepReports: a reader that sees only
+// the reports that changed something (Reader.SkipSame) reports every
+// goroutine in its first round and few after, and would otherwise hold a
+// pointer per goroutine for good.
 func (b *ByID[T, P]) NextRound() {
 	next := b.prev[:0]
 	if cap(next) > keepReports && len(b.order) < cap(next)/8 {
-		next = nil
+		next = make([]*T, 0, keepReports)
 	}
 	b.order, b.prev, b.pos = next, b.order, 0
 }
 
-// keepReports is the longest list of reports kept for reuse whatever the
-// rounds' lengths: below it, rounds of changing lengths allocate nothing.
+// keepReports is the length of the list that replaces a long one let go:
+// rounds of up to that many reports, however their lengths change, then
+// allocate nothing.
 const keepReports = 4096
 
 // FindReported is Find for a goroutine whose status is reported in this
