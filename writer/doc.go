@@ -54,7 +54,7 @@
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most: the
 // 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
-// thread its Thread record (96 bytes) with its map entry, and its previous
+// thread its Thread record (64 bytes) with its map entry, and its previous
 // stack: from a change of its stack to its next Flush in a buffer of its
 // own (4 bytes a frame, in a buffer of at least 32 frames, up to 1 KiB),
 // otherwise one copy shared by the threads that have the same stack (a
