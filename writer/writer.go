@@ -514,13 +514,7 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 // appendLong appends k copies of a pair too long for a tail to t's pairs
 // buffer, whose tail is empty, and writes the run at MaxRunBytes.
 func (w *Writer) appendLong(t *Thread, pair []byte, k int) {
-	need := k * len(pair)
-	if t.pairs != nil {
-		need += len(t.pairs.buf)
-	}
-	if t.pairs == nil || need > cap(t.pairs.buf) {
-		w.growPairs(t, need)
-	}
+	w.roomForPairs(t, k*len(pair))
 	for range k {
 		t.pairs.buf = append(t.pairs.buf, pair...)
 	}
@@ -533,15 +527,20 @@ func (w *Writer) appendLong(t *Thread, pair []byte, k int) {
 
 // expandTail moves t's tail into its pairs buffer.
 func (w *Writer) expandTail(t *Thread) {
-	need := t.tail.size()
+	w.roomForPairs(t, t.tail.size())
+	t.pairs.buf = t.tail.appendTo(t.pairs.buf)
+	t.tail.n = 0
+}
+
+// roomForPairs gives t a pairs buffer with room for n more bytes.
+func (w *Writer) roomForPairs(t *Thread, n int) {
+	need := n
 	if t.pairs != nil {
 		need += len(t.pairs.buf)
 	}
 	if t.pairs == nil || need > cap(t.pairs.buf) {
 		w.growPairs(t, need)
 	}
-	t.pairs.buf = t.tail.appendTo(t.pairs.buf)
-	t.tail.n = 0
 }
 
 // capPending writes the oldest pending runs while the buffers they hold are
