@@ -29,6 +29,14 @@ const keepFree = 2
 // reader one or two behind.
 const queueCap = 4
 
+// spareGens is how many generations in a row may leave a free buffer
+// unused before the free buffers are let go: a reader that keeps up needs
+// only the buffer being written and the one it reads, and a spare left
+// from a lag (a new trace's first generations, parsed while the next are
+// written) would otherwise be held for good. It is long enough that a
+// reader lagging every few generations keeps its spare.
+const spareGens = 8
+
 // sizeWindow is how many generations the sizer's peak covers at least:
 // about a minute, longer than the collector's cycle in an idle program
 // (each stack scan adds events), so that a buffer let go between two
@@ -49,6 +57,7 @@ type Pipe struct {
 	queue   [][]byte // complete generations, oldest first
 	queued  int      // bytes in queue
 	free    [][]byte // buffers to reuse
+	spare   int      // takes in a row that left a free buffer unused
 	end     error    // the trace's end for the reader: io.EOF, the writer's error, or ErrFull
 	rerr    error    // the reader's end: writes fail with it
 	dropped int64
@@ -112,9 +121,15 @@ func (p *Pipe) Write(b []byte) (int, error) {
 		p.cur = p.take()
 	}
 	if len(p.cur)+len(b) > cap(p.cur) {
-		// A generation larger than the recent ones: double, so that a
-		// new pipe's first generations are copied few times.
-		p.cur = slices.Grow(p.cur, max(len(b), cap(p.cur)))
+		// A generation larger than the recent ones: grow by a quarter
+		// (append's growth), so that the buffer kept after is not twice
+		// what the generations need; a new pipe's first generation
+		// doubles, to be copied few times.
+		grow := len(b)
+		if p.size.peak() == 0 {
+			grow = max(grow, cap(p.cur))
+		}
+		p.cur = slices.Grow(p.cur, grow)
 	}
 	p.cur = append(p.cur, b...)
 	if _, end, ok := gotrace.Batch(b); end || !ok {
@@ -146,23 +161,45 @@ func (p *Pipe) push() {
 }
 
 // take returns a buffer for a new generation: a free one large enough for
-// the recent generations, else a new one.
+// the recent generations, else a new one. Free buffers left unused by
+// spareGens takes in a row are let go.
 func (p *Pipe) take() []byte {
 	peak := p.size.peak()
 	for len(p.free) > 0 {
 		b := p.free[len(p.free)-1]
 		p.free = p.free[:len(p.free)-1]
 		if cap(b) >= peak {
+			p.trimSpare()
 			return b
 		}
 	}
-	return make([]byte, 0, max(peak+peak/4, minBuf))
+	p.spare = 0
+	return make([]byte, 0, bufSize(peak))
 }
 
-// recycle keeps b for reuse, unless enough are kept or it is far larger
-// than the recent generations (a burst does not hold its memory for good).
+// trimSpare counts a take that left a free buffer unused, and lets the
+// free buffers go after spareGens in a row.
+func (p *Pipe) trimSpare() {
+	if len(p.free) == 0 {
+		p.spare = 0
+		return
+	}
+	if p.spare++; p.spare >= spareGens {
+		clear(p.free)
+		p.free, p.spare = p.free[:0], 0
+	}
+}
+
+// bufSize is the capacity of a new buffer for generations of up to peak
+// bytes: a quarter more, so that one a little larger than the recent ones
+// does not grow it.
+func bufSize(peak int) int { return max(peak+peak/4, minBuf) }
+
+// recycle keeps b for reuse, unless enough are kept or it is larger than
+// take would make for the recent generations, by half (a burst, or a
+// generation that grew it, does not hold its memory for good).
 func (p *Pipe) recycle(b []byte) {
-	if b == nil || p.rerr != nil || len(p.free) >= keepFree || cap(b) > 4*max(p.size.peak(), minBuf) {
+	if b == nil || p.rerr != nil || len(p.free) >= keepFree || cap(b) > bufSize(p.size.peak())*3/2 {
 		return
 	}
 	p.free = append(p.free, b[:0])

@@ -404,3 +404,41 @@ func TestBetweenPanics(t *testing.T) {
 		t.Fatalf("after the panic: %d bytes, %v", len(g), err)
 	}
 }
+
+// TestSpareLetGo: buffers left from a lag (a new trace's first
+// generations queued before the reader takes them, one grown past what
+// the generations need) are let go once the reader keeps up, down to the
+// one written and the one read, and what is kept is sized to the
+// generations.
+func TestSpareLetGo(t *testing.T) {
+	p := New(0)
+	p.Write(hdr)
+	const n, size = 8, 60 << 10
+	for gen := range uint64(3) {
+		writeGen(t, p, gen+1, n, size)
+	}
+	var g []byte
+	for range 3 {
+		var err error
+		if g, err = p.NextGeneration(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for gen := range uint64(spareGens + 2) {
+		writeGen(t, p, gen+4, n, size)
+		var err error
+		if g, err = p.NextGeneration(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	held := cap(g) + cap(p.cur)
+	for _, b := range p.free {
+		held += cap(b)
+	}
+	genLen := len(g)
+	if want := 2 * bufSize(genLen); held > want || len(p.free) > 1 {
+		t.Errorf("holds %d bytes in %d free buffers and the one read, want at most %d: the one read and one more of %d", held, len(p.free), want, bufSize(genLen))
+	}
+}
