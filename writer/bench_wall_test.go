@@ -44,3 +44,49 @@ func BenchmarkWallTick(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "samples/s")
 	w.Close()
 }
+
+// BenchmarkParkedSettle models the trace backend's settle of parked
+// goroutines: every goroutine's ticks since its last settle (four
+// generations of 100 ticks) written as one run of repeats, goroutine after
+// goroutine, raw and through zstd. The format holds a (delta, status) pair
+// per sample, so this is the cost per sample of a parked goroutine; the
+// difference between the two is what compressing those pairs costs.
+func BenchmarkParkedSettle(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		comp tachyon.Compression
+	}{{"raw", tachyon.CompressionNone}, {"zstd", tachyon.CompressionZstd}} {
+		b.Run(c.name, func(b *testing.B) {
+			const goroutines, ticks, step = 10000, 400, 10000
+			var d discard
+			w, err := writer.New(&d, writer.Options{Compression: c.comp})
+			if err != nil {
+				b.Fatal(err)
+			}
+			stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
+			hs := make([]*writer.Thread, goroutines)
+			for g := range hs {
+				hs[g] = w.Thread(uint64(g)*7+1000, 0)
+				if err := hs[g].Write(0, 0, stack); err != nil {
+					b.Fatal(err)
+				}
+			}
+			ts := uint64(step)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, h := range hs {
+					if err := h.RepeatEvery(ts, step, ticks, 0); err != nil {
+						b.Fatal(err)
+					}
+					h.Flush()
+				}
+				ts += ticks * step
+			}
+			samples := float64(b.N) * goroutines * ticks
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/samples, "ns/sample")
+			b.ReportMetric(float64(d.pos)/samples, "out-B/sample")
+			b.ReportMetric(0, "ns/op")
+			w.Close()
+		})
+	}
+}
