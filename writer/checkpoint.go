@@ -37,6 +37,9 @@ func (w *Writer) Checkpoint(buf []byte) (Checkpoint, error) {
 		w.flushRun(t)
 	}
 	w.flushBuf()
+	if w.par != nil {
+		w.par.drain(w)
+	}
 	if w.zw != nil {
 		w.setErr(w.zw.Close())
 		w.zw.Reset(&w.cw)

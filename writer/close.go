@@ -32,6 +32,10 @@ func (w *Writer) finish() error {
 		w.flushRun(t)
 	}
 	w.flushBuf()
+	if w.par != nil {
+		w.par.drain(w)
+		w.par = nil
+	}
 	if w.zw != nil {
 		w.setErr(w.zw.Close())
 	}

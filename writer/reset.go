@@ -79,6 +79,17 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	return nil
 }
 
+// zstdOptions are the compressor's options, the stream's and the
+// parallel frames' alike.
+func zstdOptions() []zstd.EOption {
+	return []zstd.EOption{
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
+		zstd.WithLowerEncoderMem(true),
+		zstd.WithWindowSize(ZstdWindow),
+		zstd.WithZeroFrames(true),
+	}
+}
+
 // newThread returns a fresh thread record, a spare one kept by Reset if
 // there is one.
 func (w *Writer) newThread(id uint64, interp uint32) *Thread {
@@ -98,12 +109,7 @@ func (w *Writer) newThread(id uint64, interp uint32) *Thread {
 
 // newZstd returns the compressor of the sample region, writing to dst.
 func newZstd(dst io.Writer) (*zstd.Encoder, error) {
-	zw, err := zstd.NewWriter(dst,
-		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
-		zstd.WithEncoderConcurrency(1),
-		zstd.WithLowerEncoderMem(true),
-		zstd.WithWindowSize(ZstdWindow),
-		zstd.WithZeroFrames(true))
+	zw, err := zstd.NewWriter(dst, append(zstdOptions(), zstd.WithEncoderConcurrency(1))...)
 	if err != nil {
 		return nil, fmt.Errorf("writer: zstd: %w", err)
 	}

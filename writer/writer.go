@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -130,14 +131,18 @@ type pairsState struct {
 }
 
 // Writer streams samples into a Tachyon v2 file. It is not safe for
-// concurrent use.
+// concurrent use, but for Finishing.
 type Writer struct {
-	dst    io.WriteSeeker
-	base   int64 // offset of the header in dst
-	cw     countWriter
-	zw     *zstd.Encoder
-	closer io.Closer // set by Create
-	opts   Options
+	dst  io.WriteSeeker
+	base int64 // offset of the header in dst
+	cw   countWriter
+	zw   *zstd.Encoder
+	// par compresses the profile's end on every core once finishing is
+	// set (Finishing); nil before.
+	par       *parallel
+	finishing atomic.Bool
+	closer    io.Closer // set by Create
+	opts      Options
 
 	buf     []byte
 	strings map[string]uint32
@@ -677,6 +682,10 @@ func (w *Writer) reserve(n int) {
 // flushBuf hands the record buffer to the compressor or the file.
 func (w *Writer) flushBuf() {
 	if len(w.buf) == 0 {
+		return
+	}
+	if w.zw != nil && (w.par != nil || w.finishing.Load()) {
+		w.flushParallel()
 		return
 	}
 	var err error
