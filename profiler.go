@@ -322,6 +322,7 @@ func (p *Profile) stop() (err error) {
 		err = errors.Join(errs...)
 	}()
 	current.CompareAndSwap(p, nil)
+	p.finishing()
 	st, serr := p.s.Stop()
 	p.stopRecent()
 	p.statsMu.Lock()

@@ -76,6 +76,18 @@ func (p *Profile) crashNote() string {
 
 // closeSink finalizes the file, or the open segment and every closed one
 // still being finalized (their hooks included).
+// finishing has the profile's writer compress what Stop writes on every
+// core: the program waits for it. The segments' writers start a new
+// writer at each segment (writer.Writer.Reset), and are left as they are.
+func (p *Profile) finishing() {
+	switch {
+	case p.ck != nil:
+		p.ck.Finishing()
+	case p.w != nil:
+		p.w.Finishing()
+	}
+}
+
 func (p *Profile) closeSink() error {
 	switch {
 	case p.seg != nil:

@@ -225,6 +225,11 @@ func (c *Writer) Stats() Stats {
 	return c.stats
 }
 
+// Finishing says the stream's end is being written while its program
+// waits for it (writer.Writer.Finishing). It may be called from any
+// goroutine.
+func (c *Writer) Finishing() { c.w.Finishing() }
+
 // Close stops the checkpoints and finishes the stream: its last records,
 // tables and header, synced to the disk. It returns the finished file's
 // path for the caller to rename into place. On error the directory keeps
