@@ -64,6 +64,13 @@
 // and a 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
 // Writer; bench/MEASUREMENTS.md has that figure and a thread's.
 //
+// Once Finishing is called (a profiler's Stop, whose program waits for the
+// file), each full record buffer is compressed into a zstd frame of its
+// own, up to four at once, each with an encoder of the same options and
+// its buffer, and the frames are written in order: the compressed records
+// are then several frames, as a file with checkpoints holds already, which
+// a zstd decoder reads as one stream.
+//
 // # Timestamps
 //
 // Timestamps are microseconds. A thread's timestamps are taken as
