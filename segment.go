@@ -76,11 +76,12 @@ func (p *Profile) crashNote() string {
 
 // closeSink finalizes the file, or the open segment and every closed one
 // still being finalized (their hooks included).
-// finishing has the profile's writer compress what Stop writes on every
-// core: the program waits for it. The segments' writers start a new
-// writer at each segment (writer.Writer.Reset), and are left as they are.
+// finishing has the profile's writer compress what Stop writes on
+// several cores: the program waits for it.
 func (p *Profile) finishing() {
 	switch {
+	case p.seg != nil:
+		p.seg.Finishing()
 	case p.ck != nil:
 		p.ck.Finishing()
 	case p.w != nil:

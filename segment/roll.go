@@ -35,6 +35,9 @@ func (s *Writer) attach(seg *segment, w *writer.Writer) {
 			panic(err) // the options were checked by New, and a segFile never fails
 		}
 	}
+	if s.told {
+		w.Finishing()
+	}
 	seg.w = w
 }
 

@@ -224,6 +224,11 @@ type Writer struct {
 	dirty   map[*Thread]bool      // threads with dropped samples since their last written
 	scratch []uint32
 
+	// finishing is set by Finishing, from any goroutine; told once the
+	// open segments' writers were told, on the writing goroutine.
+	finishing atomic.Bool
+	told      bool
+
 	closing    chan *segment
 	spare      chan *segment // the next segment, opened ahead by finishLoop
 	wake       chan struct{} // tells finishLoop that writing failed, or a late sample
@@ -339,11 +344,32 @@ func (s *Writer) Frame(f tachyon.Frame) uint32 {
 // knows how late): the open segments that end at or before ts, but the
 // newest, are finalized. A ts below an earlier one is ignored.
 func (s *Writer) Watermark(ts uint64) {
+	s.tellFinishing()
 	if s.closed || ts <= s.wm {
 		return
 	}
 	s.wm = ts
 	s.settle()
+}
+
+// Finishing says the run's end is being written while its program waits
+// for it (writer.Writer.Finishing): the open segments' writers, and those
+// of the segments opened after, compress it on several cores. It may be
+// called from any goroutine; the writers are told on the writing one, at
+// its next Flush or Watermark.
+func (s *Writer) Finishing() { s.finishing.Store(true) }
+
+// tellFinishing passes Finishing on to the open segments' writers, once.
+func (s *Writer) tellFinishing() {
+	if s.told || !s.finishing.Load() {
+		return
+	}
+	s.told = true
+	for _, seg := range s.open {
+		if seg.w != nil {
+			seg.w.Finishing()
+		}
+	}
 }
 
 // Thread returns the handle of a thread (thread id, interpreter id),

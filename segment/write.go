@@ -193,6 +193,7 @@ func (t *Thread) Flush() {
 	if t.open() {
 		t.inner.Flush()
 	}
+	t.s.tellFinishing()
 }
 
 // Forget tells the Writer that t will write no more samples (see
