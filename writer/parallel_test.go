@@ -54,7 +54,8 @@ func writeFinishing(t *testing.T, samples []tsample, finishAt, checkpointAt int)
 
 var sampleSeed = maphash.MakeSeed()
 
-// decoded returns a hash of every sample of the file b, with its stack.
+// decoded verifies the Tachyon file b and returns a hash of each of its
+// samples, with its stack, in file order.
 func decoded(t *testing.T, b []byte) []uint64 {
 	t.Helper()
 	f, err := reader.NewFileBytes(b)

@@ -121,15 +121,11 @@ func (p *Pipe) Write(b []byte) (int, error) {
 		p.cur = p.take()
 	}
 	if len(p.cur)+len(b) > cap(p.cur) {
-		// A generation larger than the recent ones: grow by a quarter
-		// (append's growth), so that the buffer kept after is not twice
-		// what the generations need; a new pipe's first generation
-		// doubles, to be copied few times.
-		grow := len(b)
-		if p.size.peak() == 0 {
-			grow = max(grow, cap(p.cur))
-		}
-		p.cur = slices.Grow(p.cur, grow)
+		// A generation larger than the recent ones: double, so that a
+		// new pipe's first generations, and generations that keep
+		// growing, are copied few times (recycle lets go of a buffer
+		// the generations do not grow into).
+		p.cur = slices.Grow(p.cur, max(len(b), cap(p.cur)))
 	}
 	p.cur = append(p.cur, b...)
 	if _, end, ok := gotrace.Batch(b); end || !ok {
@@ -195,11 +191,11 @@ func (p *Pipe) trimSpare() {
 // does not grow it.
 func bufSize(peak int) int { return max(peak+peak/4, minBuf) }
 
-// recycle keeps b for reuse, unless enough are kept or it is larger than
-// take would make for the recent generations, by half (a burst, or a
-// generation that grew it, does not hold its memory for good).
+// recycle keeps b for reuse, unless enough are kept or it is more than
+// twice what take would make for the recent generations (a burst does not
+// hold its memory for good).
 func (p *Pipe) recycle(b []byte) {
-	if b == nil || p.rerr != nil || len(p.free) >= keepFree || cap(b) > bufSize(p.size.peak())*3/2 {
+	if b == nil || p.rerr != nil || len(p.free) >= keepFree || cap(b) > 2*bufSize(p.size.peak()) {
 		return
 	}
 	p.free = append(p.free, b[:0])
