@@ -49,21 +49,24 @@ type Stats struct {
 // synced and the mark written by a goroutine of the Writer's own, so that
 // the writing goroutine never waits on the disk for a checkpoint.
 type Writer struct {
-	w     *writer.Writer
-	f     *os.File
-	hf    *holdFile // f as w writes it
-	opts  Options
-	next  time.Time // when the next checkpoint is due
-	seq   uint32
-	buf   []byte // the last checkpoint's tables, reused
-	quit  chan struct{}
-	done  chan struct{}
-	wake  chan struct{}
-	mu    sync.Mutex
-	mark  Mark // the newest checkpoint not yet written out
-	have  bool
-	err   error // the first sync or mark error
-	stats Stats
+	w    *writer.Writer
+	f    *os.File
+	hf   *holdFile // f as w writes it
+	opts Options
+	next time.Time // when the next checkpoint is due
+	seq  uint32
+	buf  []byte // the last checkpoint's tables, reused
+	// tablesLen is the length of the last checkpoint's tables: the next
+	// ones are at least as long.
+	tablesLen int
+	quit      chan struct{}
+	done      chan struct{}
+	wake      chan struct{}
+	mu        sync.Mutex
+	mark      Mark // the newest checkpoint not yet written out
+	have      bool
+	err       error // the first sync or mark error
+	stats     Stats
 }
 
 // New creates the stream in opts.Dir and starts its Tachyon file.
@@ -109,10 +112,11 @@ func (c *Writer) checkpoint(now time.Time) {
 	for !c.next.After(now) {
 		c.next = c.next.Add(c.opts.Period)
 	}
-	cp, err := c.w.Checkpoint(roomy(c.buf))
+	cp, err := c.w.Checkpoint(roomy(c.buf, c.tablesLen))
 	if err != nil {
 		return // the writer keeps its error: the next write and Close return it
 	}
+	c.tablesLen = len(cp.Tables)
 	c.seq++
 	pause := time.Since(now)
 	c.mu.Lock()
@@ -130,13 +134,15 @@ func (c *Writer) checkpoint(now time.Time) {
 	}
 }
 
-// roomy returns b emptied; when it had less than an eighth of what it
-// held to spare, a new one with room for twice that, so that tables that
+// roomy returns b emptied, for n bytes or a little more (what the last
+// use of any of the buffers going round held); when it has less than an
+// eighth more room, a new one with room for twice n, so that tables that
 // grow a little at each checkpoint reallocate only as often as they
-// double.
-func roomy(b []byte) []byte {
-	if cap(b) < len(b)+len(b)/8 {
-		return make([]byte, 0, 2*len(b))
+// double, whichever buffer comes back (one last used checkpoints ago
+// would otherwise be judged by its own, older, length).
+func roomy(b []byte, n int) []byte {
+	if cap(b) < n+n/8 {
+		return make([]byte, 0, 2*n)
 	}
 	return b[:0]
 }
@@ -163,7 +169,7 @@ func (c *Writer) syncLoop() {
 		if m.DataEnd > c.hf.disk.Load() {
 			continue // records the disk has not taken yet: a later checkpoint's mark
 		}
-		enc = appendMark(roomy(enc)[:0], &m)
+		enc = appendMark(roomy(enc, len(enc)), &m)
 		err := c.f.Sync()
 		if err == nil {
 			err = c.writeMark(enc)
