@@ -5,6 +5,8 @@ import (
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/internal/own"
 )
 
 // Finishing says that what is written from now on is the profile's end,
@@ -85,7 +87,9 @@ func (p *parallel) submit(w *Writer, b []byte) []byte {
 	j := &p.slots[(p.head+p.n)%len(p.slots)]
 	j.in, j.err = b, nil
 	p.n++
-	go p.encode(j)
+	// The compressing goroutine is the profiler's (package own): the
+	// trace still runs while Stop writes, and its samples are left out.
+	own.Go(func() { p.encode(j) })
 	if k := len(p.free); k > 0 {
 		next := p.free[k-1]
 		p.free = p.free[:k-1]
