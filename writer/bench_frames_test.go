@@ -1,0 +1,86 @@
+package writer_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// BenchmarkParkedFrames compresses what BenchmarkParkedSettle's settle
+// writes (10,000 parked goroutines' runs of 400 ticks, raw), a 512 KB
+// record buffer at a time as Stop's frames are, under other zstd settings
+// than the writer's: a lower and a higher level, and level 5 without the
+// frames' content checksum. It says what those settings would save on the
+// bytes most of a parked program's file is made of (bench/MEASUREMENTS.md).
+func BenchmarkParkedFrames(b *testing.B) {
+	raw := parkedRaw(b, 10000, 400)
+	for _, c := range []struct {
+		name  string
+		level int
+		crc   bool
+	}{{"level=1", 1, true}, {"level=5", writer.ZstdLevel, true}, {"level=7", 7, true}, {"level=5/no-checksum", writer.ZstdLevel, false}} {
+		b.Run(c.name, func(b *testing.B) {
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(c.level)),
+				zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(writer.ZstdWindow), zstd.WithEncoderCRC(c.crc),
+				zstd.WithEncoderConcurrency(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			const frame = 512 << 10
+			var out []byte
+			n := 0
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				n = 0
+				for off := 0; off < len(raw); off += frame {
+					out = enc.EncodeAll(raw[off:min(off+frame, len(raw))], out[:0])
+					n += len(out)
+				}
+			}
+			b.ReportMetric(float64(n)/float64(len(raw)), "out/in")
+		})
+	}
+}
+
+// parkedRaw returns an uncompressed file's bytes holding goroutines'
+// parked runs of ticks samples each.
+func parkedRaw(b *testing.B, goroutines, ticks int) []byte {
+	b.Helper()
+	const step = 10000
+	path := filepath.Join(b.TempDir(), "raw.bin")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := writer.New(f, writer.Options{Compression: tachyon.CompressionNone})
+	if err != nil {
+		b.Fatal(err)
+	}
+	stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
+	for g := range goroutines {
+		h := w.Thread(uint64(g)*7+1000, 0)
+		if err := h.Write(0, 0, stack); err != nil {
+			b.Fatal(err)
+		}
+		if err := h.RepeatEvery(step, step, ticks, 0); err != nil {
+			b.Fatal(err)
+		}
+		h.Flush()
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return raw
+}
