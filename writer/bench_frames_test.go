@@ -61,12 +61,7 @@ func parkedRaw(b *testing.B, goroutines, ticks int) []byte {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
-	for g := range goroutines {
-		h := w.Thread(uint64(g)*7+1000, 0)
-		if err := h.Write(0, 0, stack); err != nil {
-			b.Fatal(err)
-		}
+	for _, h := range parkedThreads(b, w, goroutines) {
 		if err := h.RepeatEvery(step, step, ticks, 0); err != nil {
 			b.Fatal(err)
 		}

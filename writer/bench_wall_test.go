@@ -63,14 +63,7 @@ func BenchmarkParkedSettle(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
-			hs := make([]*writer.Thread, goroutines)
-			for g := range hs {
-				hs[g] = w.Thread(uint64(g)*7+1000, 0)
-				if err := hs[g].Write(0, 0, stack); err != nil {
-					b.Fatal(err)
-				}
-			}
+			hs := parkedThreads(b, w, goroutines)
 			ts := uint64(step)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -89,4 +82,19 @@ func BenchmarkParkedSettle(b *testing.B) {
 			w.Close()
 		})
 	}
+}
+
+// parkedThreads starts goroutines threads in w, each with one sample of
+// the same parked stack at time 0.
+func parkedThreads(b *testing.B, w *writer.Writer, goroutines int) []*writer.Thread {
+	b.Helper()
+	stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
+	hs := make([]*writer.Thread, goroutines)
+	for g := range hs {
+		hs[g] = w.Thread(uint64(g)*7+1000, 0)
+		if err := hs[g].Write(0, 0, stack); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return hs
 }
