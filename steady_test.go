@@ -63,8 +63,8 @@ func TestIdleAllocatesNothing(t *testing.T) {
 	// code path the window happens to take first) does not come again, so
 	// up to two more windows are judged before failing: an allocation
 	// per generation or tick shows in each. The same holds for the
-	// checkpoints' bound: their buffers for the tables grow once the
-	// tables do (a window that meets new stacks).
+	// checkpoints' bound (their files' names and metadata); their buffers
+	// for the tables are high water, grown once the tables grow.
 	var byWho map[string]int64
 	var profilerStacks, rollStacks []string
 	for try := 0; ; try++ {
@@ -197,7 +197,8 @@ func waitsAtLeaf(s *profile.Sample) bool {
 // window), "high water" (a generation larger than any before growing the
 // trace reader's reused buffers, a goroutine's queue or the placement of
 // CPU samples: the test's snapshots make generations of varying size;
-// package sampler's TestSteadyStateAllocs judges them per generation), "rollover" (a checkpoint's rollover, on
+// package sampler's TestSteadyStateAllocs judges them per generation; or
+// the checkpoints' buffers for tables that new stacks grew), "rollover" (a checkpoint's rollover, on
 // the sampler's goroutine and the segment writer's: the names and metadata of
 // the files it creates and renames, which the os package allocates, and
 // the few bytes of a file's header and footer), "profiler"
@@ -240,6 +241,13 @@ func allocOwner(s *profile.Sample) string {
 				// A block with more sequences than any before grows the
 				// encoder's reused slice: each segment writer's encoder
 				// (up to segment.MaxOpen) meets its largest block in turn.
+				return "high water"
+			case strings.HasSuffix(name, "checkpoint.roomy"):
+				// The checkpoints' buffers for the tables, going round,
+				// each growing once the tables outgrow it: a window in
+				// which new stacks double small tables grows all of them
+				// (package checkpoint's TestRoomyBuffersGoingRound bounds
+				// how often).
 				return "high water"
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
