@@ -5,16 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	rtrace "runtime/trace"
-	"strings"
 	"testing"
 	"time"
 
 	xtrace "golang.org/x/exp/trace"
 
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -24,26 +23,7 @@ import (
 // so the body runs in a child process (this test binary, this test) that
 // the parent kills if it has not passed in time.
 func TestBesideFlightRecorder(t *testing.T) {
-	const env = "PROFILER_FR_CHILD"
-	const limit = 40 * time.Second
-	if os.Getenv(env) == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestBesideFlightRecorder$", "-test.v", "-test.count=1")
-		cmd.Env = append(os.Environ(), env+"="+t.TempDir())
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		timer := time.AfterFunc(limit, func() { cmd.Process.Kill() })
-		err := cmd.Wait()
-		timer.Stop()
-		if err == nil && strings.Contains(out.String(), "--- SKIP") {
-			// What the child lacks, it says; under CI it fails instead.
-			t.Skipf("child skipped:\n%s", out.String())
-		}
-		if err != nil || !strings.Contains(out.String(), "--- PASS") {
-			t.Fatalf("child (killed after %v if still running): %v\n%s", limit, err, out.String())
-		}
+	if !testutil.InChild(t, 40*time.Second) {
 		return
 	}
 	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MinAge: time.Second, MaxBytes: 4 << 20})
@@ -51,7 +31,7 @@ func TestBesideFlightRecorder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fr.Stop()
-	path := filepath.Join(os.Getenv(env), "p.bin")
+	path := filepath.Join(t.TempDir(), "p.bin")
 	var p *Profile
 	step(t, "Start", func() { p = Start(WithPath(path), WithQuiet(true)) })
 	if err := p.Err(); err != nil {
