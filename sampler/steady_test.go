@@ -64,8 +64,9 @@ func labelTicker(stop chan struct{}) {
 // writer's benchmarks, and the root package's TestIdleAllocatesNothing
 // for the whole profiler, count a writer's allocations). A generation in
 // which the test process starts a goroutine or a thread, shows a new
-// stack (a timer, the test runner) or numbers more stacks or strings than
-// any generation before is not the steady state and is not judged; if no generation is steady, the trace is recorded again, twice
+// stack (a timer, the test runner), numbers more stacks or strings than
+// any generation before or, written through the pipe, is larger than the
+// pipe's buffers is not the steady state and is not judged; if no generation is steady, the trace is recorded again, twice
 // as long: on a loaded machine the labelled goroutine's CPU samples land
 // on new stacks for more generations before every stack has been seen.
 func TestSteadyStateAllocs(t *testing.T) {
@@ -117,7 +118,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		allocs                     map[string]int64
 		samples                    uint64
 		stacks, gs, grown, counted int
-		threads, strs, slots       int
+		threads, strs, slots, bufs int
 	}
 	var at mark
 	gen := 0
@@ -135,7 +136,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 			// Four generations in, every stack has been seen.
 			if gen > 5 {
 				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots
+				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
 				if os.Getenv("STEADY_DEBUG") != "" {
 					t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
 				}
@@ -152,7 +153,10 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 				}
 			}
 			if gen >= 5 {
-				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src), slots(src)}
+				// The pipe's count before the allocations: a buffer made
+				// between the two makes the generation unsteady.
+				bufs := buffers(r)
+				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs}
 			}
 		}
 		tb.handle(&ev)
@@ -194,6 +198,17 @@ func strs(src source) int {
 func slots(src source) int {
 	if r, ok := src.(*gotrace.Reader); ok {
 		return r.IDSlots()
+	}
+	return 0
+}
+
+// buffers counts the buffers r, when it is the live trace's pipe, has
+// made for generations: the replay's writer, a generation ahead, meeting
+// a generation larger than any before (a loaded machine's trace has
+// some) is not the steady state.
+func buffers(r io.Reader) int {
+	if p, ok := r.(*handoff.Pipe); ok {
+		return p.Buffers()
 	}
 	return 0
 }

@@ -61,6 +61,7 @@ type Pipe struct {
 	end     error    // the trace's end for the reader: io.EOF, the writer's error, or ErrFull
 	rerr    error    // the reader's end: writes fail with it
 	dropped int64
+	made    int // buffers allocated or grown for generations
 	size    sizer
 	between func() // set by Between, run by the reader in NextGeneration
 
@@ -126,6 +127,7 @@ func (p *Pipe) Write(b []byte) (int, error) {
 		// growing, are copied few times (recycle lets go of a buffer
 		// the generations do not grow into).
 		p.cur = slices.Grow(p.cur, max(len(b), cap(p.cur)))
+		p.made++
 	}
 	p.cur = append(p.cur, b...)
 	if _, end, ok := gotrace.Batch(b); end || !ok {
@@ -170,6 +172,7 @@ func (p *Pipe) take() []byte {
 		}
 	}
 	p.spare = 0
+	p.made++
 	return make([]byte, 0, bufSize(peak))
 }
 
@@ -359,6 +362,15 @@ func (p *Pipe) Dropped() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.dropped
+}
+
+// Buffers counts the buffers the pipe has allocated for generations, or
+// grown: one more is a generation larger than the buffers at hand (a
+// steady trace, once its largest generation has passed, makes none).
+func (p *Pipe) Buffers() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.made
 }
 
 // sizer follows the generations' sizes: its peak is the largest of the
