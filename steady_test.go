@@ -198,7 +198,7 @@ func waitsAtLeaf(s *profile.Sample) bool {
 // writing the execution trace: the floor), "runtime" (its cache of wait
 // records, refilled after each collection), "new stack" (the profiler
 // remembering a stack, frame, name or wait reason it had not seen: the
-// test's own goroutine, and those other tests left, run new code in the
+// test's own goroutines run new code in the
 // window), "high water" (a generation larger than any before growing the
 // trace reader's reused buffers, a goroutine's queue or the placement of
 // CPU samples: the test's snapshots make generations of varying size;
