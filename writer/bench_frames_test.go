@@ -1,12 +1,11 @@
 package writer_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -25,9 +24,8 @@ func BenchmarkParkedFrames(b *testing.B) {
 		crc   bool
 	}{{"level=1", 1, true}, {"level=5", writer.ZstdLevel, true}, {"level=7", 7, true}, {"level=5/no-checksum", writer.ZstdLevel, false}} {
 		b.Run(c.name, func(b *testing.B) {
-			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(c.level)),
-				zstd.WithLowerEncoderMem(true), zstd.WithWindowSize(writer.ZstdWindow), zstd.WithEncoderCRC(c.crc),
-				zstd.WithEncoderConcurrency(1))
+			opts := append(writer.ZstdOptionsAt(c.level), zstd.WithEncoderCRC(c.crc), zstd.WithEncoderConcurrency(1))
+			enc, err := zstd.NewWriter(nil, opts...)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -47,17 +45,13 @@ func BenchmarkParkedFrames(b *testing.B) {
 	}
 }
 
-// parkedRaw returns an uncompressed file's bytes holding goroutines'
+// parkedRaw returns the bytes of an uncompressed file holding goroutines'
 // parked runs of ticks samples each.
 func parkedRaw(b *testing.B, goroutines, ticks int) []byte {
 	b.Helper()
 	const step = 10000
-	path := filepath.Join(b.TempDir(), "raw.bin")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w, err := writer.New(f, writer.Options{Compression: tachyon.CompressionNone})
+	var buf seekbuf.Buffer
+	w, err := writer.New(&buf, writer.Options{Compression: tachyon.CompressionNone})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,12 +64,5 @@ func parkedRaw(b *testing.B, goroutines, ticks int) []byte {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return raw
+	return buf.Bytes()
 }

@@ -81,9 +81,13 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 
 // zstdOptions are the compressor's options, the stream's and the
 // parallel frames' alike.
-func zstdOptions() []zstd.EOption {
+func zstdOptions() []zstd.EOption { return zstdOptionsAt(ZstdLevel) }
+
+// zstdOptionsAt are the compressor's options at zstd level level (the
+// level goes first: it sets the block size that the window then keeps).
+func zstdOptionsAt(level int) []zstd.EOption {
 	return []zstd.EOption{
-		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(ZstdLevel)),
+		zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(level)),
 		zstd.WithLowerEncoderMem(true),
 		zstd.WithWindowSize(ZstdWindow),
 		zstd.WithZeroFrames(true),
