@@ -256,6 +256,8 @@ func allocOwner(s *profile.Sample) string {
 				return "high water"
 			case strings.HasSuffix(name, "writer.(*Writer).newThread"):
 				return "new stack" // a goroutine the segment's writer has no record of
+			case strings.HasSuffix(name, "writer.(*Writer).outFrame"):
+				return "new stack" // a frame, and its names, in the file's records for the first time
 			case strings.HasSuffix(name, "gotrace.(*Reader).thread"):
 				return "new thread" // an OS thread the trace reader had not met
 			case strings.HasSuffix(name, "segment.(*Writer).cleanStale"):
