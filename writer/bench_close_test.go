@@ -1,6 +1,7 @@
 package writer_test
 
 import (
+	"io"
 	"runtime"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 // cores. ns/thread is Close's time per thread; the threads' first
 // samples, written before, are not timed.
 func BenchmarkCloseParked(b *testing.B) {
-	const goroutines, ticks, step = 100000, 50, 10000
+	const goroutines, ticks = 100000, 50
 	for _, c := range []struct {
 		name      string
 		finishing bool
@@ -24,16 +25,7 @@ func BenchmarkCloseParked(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				var d discard
-				w, err := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, h := range parkedThreads(b, w, goroutines) {
-					if err := h.RepeatEvery(step, step, ticks, 0); err != nil {
-						b.Fatal(err)
-					}
-				}
+				w := parkedWriter(b, &discard{}, tachyon.CompressionZstd, goroutines, ticks, false)
 				if c.finishing {
 					w.Finishing()
 				}
@@ -46,4 +38,25 @@ func BenchmarkCloseParked(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/goroutines, "ns/thread")
 		})
 	}
+}
+
+// parkedWriter returns a writer into dst with goroutines threads, each
+// with a first sample and then a parked run of ticks samples 10 ms apart,
+// pending or, if flush, written.
+func parkedWriter(b *testing.B, dst io.WriteSeeker, c tachyon.Compression, goroutines, ticks int, flush bool) *writer.Writer {
+	b.Helper()
+	const step = 10000
+	w, err := writer.New(dst, writer.Options{Compression: c})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, h := range parkedThreads(b, w, goroutines) {
+		if err := h.RepeatEvery(step, step, ticks, 0); err != nil {
+			b.Fatal(err)
+		}
+		if flush {
+			h.Flush()
+		}
+	}
+	return w
 }

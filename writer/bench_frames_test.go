@@ -49,18 +49,8 @@ func BenchmarkParkedFrames(b *testing.B) {
 // parked runs of ticks samples each.
 func parkedRaw(b *testing.B, goroutines, ticks int) []byte {
 	b.Helper()
-	const step = 10000
 	var buf seekbuf.Buffer
-	w, err := writer.New(&buf, writer.Options{Compression: tachyon.CompressionNone})
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, h := range parkedThreads(b, w, goroutines) {
-		if err := h.RepeatEvery(step, step, ticks, 0); err != nil {
-			b.Fatal(err)
-		}
-		h.Flush()
-	}
+	w := parkedWriter(b, &buf, tachyon.CompressionNone, goroutines, ticks, true)
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
