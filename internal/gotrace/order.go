@@ -30,15 +30,29 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 	if !timed(typ) {
 		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: event type %d", r.gen.num, c.off, typ)
 	}
-	dt, j, err := uvarint(d, c.off+1)
-	for k := range int(nargs[typ]) {
-		if err != nil {
-			break
+	// The time delta, then the arguments: uvarints of at most 64 bits, as
+	// encoding/binary reads them, decoded in one loop instead of a call
+	// each (the reader's innermost loop).
+	var dt uint64
+	j := c.off + 1
+	for k := -1; k < int(nargs[typ]); k++ {
+		var v uint64
+		for s := uint(0); ; s += 7 {
+			if j >= len(d) || s == 63 && d[j] > 1 {
+				return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, errShort)
+			}
+			b := d[j]
+			j++
+			v |= uint64(b&0x7f) << s
+			if b < 0x80 {
+				break
+			}
 		}
-		c.args[k], j, err = uvarint(d, j)
-	}
-	if err != nil {
-		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, err)
+		if k < 0 {
+			dt = v
+		} else {
+			c.args[k] = v
+		}
 	}
 	c.typ, c.off = typ, j
 	c.time = r.gen.mul(dt) + c.last

@@ -1,0 +1,56 @@
+package gotrace
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestDecodeVarints reads one GoStatus event (a time delta and three
+// arguments) from a batch: its uvarints one to ten bytes long, and ones
+// cut short or past 64 bits, which are errors naming the batch.
+func TestDecodeVarints(t *testing.T) {
+	max := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+	cat := func(parts ...[]byte) []byte {
+		var b []byte
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		ev   []byte
+		want [4]uint64 // the time delta and the arguments
+		err  bool
+	}{
+		{"one byte each", []byte{evGoStatus, 5, 1, 2, 3}, [4]uint64{5, 1, 2, 3}, false},
+		{"longer", []byte{evGoStatus, 0x80, 0x01, 0xa0, 0x8d, 0x06, 0x7f, 0}, [4]uint64{128, 100000, 127, 0}, false},
+		{"64 bits", cat([]byte{evGoStatus, 1}, max, []byte{2, 3}), [4]uint64{1, 1<<64 - 1, 2, 3}, false},
+		{"past 64 bits", cat([]byte{evGoStatus, 1}, max[:9], []byte{0x02, 2, 3}), [4]uint64{}, true},
+		{"eleven bytes", cat([]byte{evGoStatus, 1}, max[:9], []byte{0x81, 0x01, 2, 3}), [4]uint64{}, true},
+		{"cut short", []byte{evGoStatus, 5, 1, 0x80}, [4]uint64{}, true},
+		{"an argument missing", []byte{evGoStatus, 5, 1, 2}, [4]uint64{}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &Reader{}
+			r.gen.num, r.gen.freq = 3, 1
+			r.gen.data = c.ev
+			r.gen.batches = []batch{{off: 0, end: len(c.ev), next: -1}}
+			cur := &cursor{}
+			ok, err := r.decode(cur)
+			if c.err {
+				if err == nil || !errors.Is(err, errShort) {
+					t.Fatalf("decode = %v, %v; want errShort", ok, err)
+				}
+				return
+			}
+			if err != nil || !ok {
+				t.Fatalf("decode = %v, %v", ok, err)
+			}
+			got := [4]uint64{uint64(cur.time), cur.args[0], cur.args[1], cur.args[2]}
+			if got != c.want || cur.off != len(c.ev) || cur.typ != evGoStatus {
+				t.Errorf("read %v, off %d, type %d; want %v, %d, %d", got, cur.off, cur.typ, c.want, len(c.ev), evGoStatus)
+			}
+		})
+	}
+}
