@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	connectrpc.com/connect v1.21.1
+	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/felixge/fgprof v0.9.5
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/grafana/pyroscope/api v1.6.0

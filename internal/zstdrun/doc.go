@@ -1,0 +1,22 @@
+// Package zstdrun writes zstd frames (RFC 8878) whose content is a series
+// of units, each some literal bytes followed by a short pattern repeated n
+// times: what a Tachyon REPEAT record of a parked goroutine is (the
+// record's header, then one (delta, status) pair per sample, all alike).
+//
+// It takes its matches from the units instead of searching the content
+// for them. A unit's repeats are one match at the pattern's distance, and
+// a unit equal to the one before it but for its first bytes (the next
+// parked goroutine's record: another thread id, the same run) is its
+// differing bytes and one match of the unit before. So its work grows with
+// the units and their literal bytes, not with the bytes the repeats expand
+// to, which a general encoder such as klauspost/compress's reads and
+// compares one by one; only the content checksum (xxhash, as every zstd
+// frame of the writer has) reads the expanded bytes.
+//
+// Literals are Huffman-coded with klauspost/compress/huff0 where that is
+// smaller; the sequences' codes use the format's predefined distributions,
+// or RLE where a block's codes of one kind are all the same (a run of
+// parked goroutines' records). The frames declare a 128 KiB window, as the
+// writer's others do, and any zstd decoder reads them: the tests check
+// them with klauspost's decoder and the reference zstd tool.
+package zstdrun

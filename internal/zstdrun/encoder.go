@@ -1,0 +1,451 @@
+package zstdrun
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/huff0"
+)
+
+// MaxPattern is the longest pattern a unit repeats.
+const MaxPattern = 16
+
+// MinMatch is the shortest match the encoder writes: a unit whose repeats
+// after the first pattern are shorter goes in as literal bytes. It keeps a
+// block's sequences few enough for its encoded size to stay under the
+// format's 128 KiB whatever the units (see maxBlock).
+const MinMatch = 16
+
+const (
+	// maxBlock bounds a block's content. A sequence codes at least
+	// MinMatch bytes in at most 9 bytes and literals go in at most as they
+	// are, so a block stays under 64 KiB + 64 KiB * 9 / 16 + its headers:
+	// within the format's Block_Maximum_Size of 128 KiB.
+	maxBlock = 64 << 10
+	// windowLog is the frames' window: 128 KiB, as the writer's others.
+	windowLog = 17
+	// maxOffset is the farthest back a match reaches: within the window,
+	// with room to spare.
+	maxOffset = 1<<windowLog - 1<<10
+	// huffMin is the fewest literals a block Huffman-codes.
+	huffMin = 64
+	// outFlush is how much encoded output is kept before it is written.
+	outFlush = 64 << 10
+)
+
+// Block types and the sequence section's compression modes (RFC 8878).
+const (
+	blockRaw        = 0
+	blockCompressed = 2
+	modePredefined  = 0
+	modeRLE         = 1
+)
+
+// Encoder writes one zstd frame at a time. The zero value is not usable:
+// call New. An Encoder is not safe for concurrent use.
+type Encoder struct {
+	dst  io.Writer
+	out  []byte // encoded, not yet written to dst
+	sum  *xxhash.Digest
+	err  error
+	open bool // a frame was begun and not ended
+
+	// the block being built
+	lits   []byte
+	seqs   []seq
+	size   int    // content bytes in the block
+	litRun uint32 // literals since the block's last sequence
+	rep    [3]uint32
+
+	pos  int    // content bytes in the frame so far
+	refs [4]ref // the last units of a few kinds, which the next may repeat
+	tick uint64 // a clock for the refs' use
+
+	// the last pattern, repeated, to feed the checksum
+	expPat []byte
+	exp    []byte
+
+	codes [3][]uint8 // a block's literal length, offset and match length codes
+	bw    bitWriter
+	huff  huff0.Scratch
+}
+
+// A ref is a unit that later units of its kind (the same pattern and
+// count) may repeat: the end of its literals, and where its repeats begin.
+type ref struct {
+	lit     []byte // the last refLit bytes of its literals
+	pat     []byte
+	n       int
+	tailPos int    // content position of its repeats
+	used    uint64 // when last used; 0 for free
+}
+
+// refLit is how much of a unit's literals a ref keeps: its record's
+// header, and more.
+const refLit = 64
+
+// seq is a sequence: ll literals, then ml bytes copied from off back
+// (off as written: 1 for the last offset again, else the offset plus 3).
+type seq struct {
+	ll, ml, off uint32
+}
+
+// ErrPattern is returned by Close after an Add whose pattern was longer
+// than MaxPattern.
+var ErrPattern = errors.New("zstdrun: pattern longer than MaxPattern")
+
+// New returns an Encoder; Reset begins its first frame.
+func New() *Encoder { return &Encoder{sum: xxhash.New()} }
+
+// Reset begins a frame written to dst. A frame begun and not closed is
+// dropped.
+func (e *Encoder) Reset(dst io.Writer) {
+	e.dst, e.err, e.open = dst, nil, true
+	e.out = e.out[:0]
+	e.sum.Reset()
+	e.lits, e.seqs, e.size, e.litRun = e.lits[:0], e.seqs[:0], 0, 0
+	e.rep = [3]uint32{1, 4, 8}
+	e.pos = 0
+	for i := range e.refs {
+		e.refs[i].used = 0
+	}
+	// Magic, then a descriptor saying: a content checksum, no content
+	// size, no dictionary, a window descriptor follows.
+	e.out = binary.LittleEndian.AppendUint32(e.out, 0xFD2FB528)
+	e.out = append(e.out, 1<<2, (windowLog-10)<<3)
+}
+
+// Add appends a unit to the frame: lit, then pat repeated n times. It
+// copies what it keeps.
+func (e *Encoder) Add(lit, pat []byte, n int) {
+	if len(pat) > MaxPattern {
+		e.setErr(ErrPattern)
+		return
+	}
+	if len(pat) == 0 {
+		n = 0
+	}
+	e.sum.Write(lit)
+	e.sumRepeat(pat, n)
+	reps := len(pat) * n
+	unit := len(lit) + reps
+	if e.size > 0 && e.size+unit > maxBlock && unit <= maxBlock {
+		// A unit within one block keeps its match whole: a block whose
+		// units are alike then has codes of one kind all the same (RLE).
+		e.block(false)
+	}
+	tailPos := e.pos + len(lit)
+	if n == 0 {
+		e.literals(lit)
+		return
+	}
+	r := e.ref(pat, n)
+	if r.used != 0 {
+		// A unit of this kind came before: the same repeats after the
+		// same last bytes of literals, which this one need not repeat.
+		s := 0
+		for s < len(lit) && s < len(r.lit) && lit[len(lit)-1-s] == r.lit[len(r.lit)-1-s] {
+			s++
+		}
+		if off := tailPos - r.tailPos; off <= maxOffset && s+reps >= MinMatch {
+			e.literals(lit[:len(lit)-s])
+			e.match(uint32(off), s+reps)
+			e.keep(r, lit, pat, n, tailPos)
+			return
+		}
+	}
+	e.literals(lit)
+	if n >= 2 && reps-len(pat) >= MinMatch {
+		e.literals(pat)
+		e.match(uint32(len(pat)), reps-len(pat))
+	} else {
+		for range n {
+			e.literals(pat)
+		}
+	}
+	e.keep(r, lit, pat, n, tailPos)
+}
+
+// ref returns the ref of units of pat repeated n times, or if there is
+// none, a free one (used 0) or else the least lately used, to replace.
+func (e *Encoder) ref(pat []byte, n int) *ref {
+	old := &e.refs[0]
+	for i := range e.refs {
+		r := &e.refs[i]
+		if r.used != 0 && r.n == n && bytes.Equal(r.pat, pat) {
+			return r
+		}
+		if r.used < old.used {
+			old = r
+		}
+	}
+	old.used = 0
+	return old
+}
+
+// keep makes the unit just added r's.
+func (e *Encoder) keep(r *ref, lit, pat []byte, n, tailPos int) {
+	e.tick++
+	r.lit = append(r.lit[:0], lit[max(len(lit)-refLit, 0):]...)
+	r.pat = append(r.pat[:0], pat...)
+	r.n, r.tailPos, r.used = n, tailPos, e.tick
+}
+
+// Close ends the frame, its last block and its checksum, and writes what
+// is left of it to dst. It returns the first error met since Reset.
+func (e *Encoder) Close() error {
+	if !e.open {
+		return e.err
+	}
+	e.open = false
+	e.block(true)
+	e.out = binary.LittleEndian.AppendUint32(e.out, uint32(e.sum.Sum64()))
+	e.write()
+	return e.err
+}
+
+func (e *Encoder) setErr(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// sumExpand is the most of a pattern repeated that sumRepeat feeds the
+// checksum at once.
+const sumExpand = 4096
+
+// sumRepeat feeds pat repeated n times to the checksum.
+func (e *Encoder) sumRepeat(pat []byte, n int) {
+	if n == 0 {
+		return
+	}
+	if !bytes.Equal(pat, e.expPat) {
+		e.expPat = append(e.expPat[:0], pat...)
+		e.exp = e.exp[:0]
+	}
+	left := len(pat) * n
+	for len(e.exp) < left && len(e.exp)+len(pat) <= sumExpand {
+		e.exp = append(e.exp, pat...)
+	}
+	for left >= len(e.exp) {
+		e.sum.Write(e.exp)
+		left -= len(e.exp)
+	}
+	e.sum.Write(e.exp[:left])
+}
+
+// literals adds b to the block's literals, ending blocks as they fill.
+func (e *Encoder) literals(b []byte) {
+	for len(b) > 0 {
+		if e.size == maxBlock {
+			e.block(false)
+		}
+		k := min(len(b), maxBlock-e.size)
+		e.lits = append(e.lits, b[:k]...)
+		e.size += k
+		e.pos += k
+		e.litRun += uint32(k)
+		b = b[k:]
+	}
+}
+
+// match adds a match of ml bytes (at least MinMatch) at offset off, as
+// several sequences if it does not fit the block, each of MinMatch bytes
+// at least.
+func (e *Encoder) match(off uint32, ml int) {
+	for ml > 0 {
+		k := min(ml, maxBlock-e.size)
+		if k < ml && ml-k < MinMatch {
+			k = ml - MinMatch
+		}
+		if k < MinMatch {
+			e.block(false)
+			continue
+		}
+		e.seqs = append(e.seqs, seq{ll: e.litRun, ml: uint32(k), off: e.offValue(off, e.litRun)})
+		e.litRun = 0
+		e.size += k
+		e.pos += k
+		ml -= k
+	}
+}
+
+// offValue returns the offset value that says off after ll literals, and
+// keeps the repeated offsets as the decoder does (RFC 8878, 3.1.2.5).
+func (e *Encoder) offValue(off, ll uint32) uint32 {
+	if ll > 0 && off == e.rep[0] {
+		return 1
+	}
+	e.rep[2], e.rep[1], e.rep[0] = e.rep[1], e.rep[0], off
+	return off + 3
+}
+
+// block ends the block being built: a compressed block if it has
+// sequences, else its literals as a raw block (the last block of a frame
+// may be empty).
+func (e *Encoder) block(last bool) {
+	if len(e.seqs) == 0 && len(e.lits) == 0 && !last {
+		return
+	}
+	start := len(e.out)
+	typ := blockRaw
+	if len(e.seqs) == 0 {
+		e.out = append(e.out, 0, 0, 0)
+		e.out = append(e.out, e.lits...)
+	} else {
+		typ = blockCompressed
+		e.out = append(e.out, 0, 0, 0)
+		e.appendLiterals()
+		e.appendSequences()
+	}
+	h := uint32(len(e.out)-start-3)<<3 | uint32(typ)<<1
+	if last {
+		h |= 1
+	}
+	e.out[start], e.out[start+1], e.out[start+2] = byte(h), byte(h>>8), byte(h>>16)
+	e.lits, e.seqs, e.size, e.litRun = e.lits[:0], e.seqs[:0], 0, 0
+	if len(e.out) >= outFlush {
+		e.write()
+	}
+}
+
+// write hands the encoded bytes to dst.
+func (e *Encoder) write() {
+	if len(e.out) > 0 && e.err == nil {
+		_, err := e.dst.Write(e.out)
+		e.setErr(err)
+	}
+	e.out = e.out[:0]
+}
+
+// appendLiterals appends the block's literals section: Huffman-coded if
+// that is smaller, else raw.
+func (e *Encoder) appendLiterals() {
+	n := len(e.lits)
+	if n >= huffMin {
+		e.huff.Reuse = huff0.ReusePolicyNone
+		var (
+			h   []byte
+			err error
+		)
+		single := n < 1024
+		if single {
+			h, _, err = huff0.Compress1X(e.lits, &e.huff)
+		} else {
+			h, _, err = huff0.Compress4X(e.lits, &e.huff)
+		}
+		if err == nil && len(h)+5 < n {
+			e.out = appendHuffHeader(e.out, n, len(h), single)
+			e.out = append(e.out, h...)
+			return
+		}
+	}
+	switch {
+	case n < 32:
+		e.out = append(e.out, byte(n<<3))
+	case n < 4096:
+		e.out = append(e.out, byte(1<<2|n<<4), byte(n>>4))
+	default:
+		e.out = append(e.out, byte(3<<2|n<<4), byte(n>>4), byte(n>>12))
+	}
+	e.out = append(e.out, e.lits...)
+}
+
+// appendHuffHeader appends the header of Huffman-coded literals: n of
+// them in size bytes, as one stream or four.
+func appendHuffHeader(b []byte, n, size int, single bool) []byte {
+	const typ = 2
+	switch {
+	case single:
+		v := typ | n<<4 | size<<14
+		return append(b, byte(v), byte(v>>8), byte(v>>16))
+	case n < 1024 && size < 1024:
+		v := typ | 1<<2 | n<<4 | size<<14
+		return append(b, byte(v), byte(v>>8), byte(v>>16))
+	case n < 1<<14 && size < 1<<14:
+		v := uint32(typ|2<<2) | uint32(n)<<4 | uint32(size)<<18
+		return binary.LittleEndian.AppendUint32(b, v)
+	}
+	v := uint64(typ|3<<2) | uint64(n)<<4 | uint64(size)<<22
+	return append(b, byte(v), byte(v>>8), byte(v>>16), byte(v>>24), byte(v>>32))
+}
+
+// appendSequences appends the block's sequences section: their count,
+// each kind's mode (RLE if its codes are all one, else the predefined
+// distribution), and the bitstream, which holds the sequences last first.
+func (e *Encoder) appendSequences() {
+	n := len(e.seqs)
+	switch {
+	case n < 128:
+		e.out = append(e.out, byte(n))
+	case n < 0x7F00:
+		e.out = append(e.out, byte(n>>8+0x80), byte(n))
+	default:
+		e.out = append(e.out, 0xFF, byte(n-0x7F00), byte((n-0x7F00)>>8))
+	}
+	ll, of, ml := e.codes[0][:0], e.codes[1][:0], e.codes[2][:0]
+	for _, s := range e.seqs {
+		ll = append(ll, llCode(s.ll))
+		of = append(of, ofCode(s.off))
+		ml = append(ml, mlCode(s.ml))
+	}
+	e.codes = [3][]uint8{ll, of, ml}
+	var states [3]fseState
+	var modes byte
+	var rle []byte
+	for i, t := range []*fseTable{llTable, ofTable, mlTable} {
+		c := e.codes[i]
+		if allSame(c) {
+
+			modes |= modeRLE << (6 - 2*i)
+			rle = append(rle, c[0])
+			continue
+		}
+		modes |= modePredefined << (6 - 2*i)
+		states[i].t = t
+	}
+	e.out = append(e.out, modes)
+	e.out = append(e.out, rle...)
+
+	sLL, sOF, sML := &states[0], &states[1], &states[2]
+	b := &e.bw
+	b.out = e.out
+	last := n - 1
+	sML.init(ml[last])
+	sOF.init(of[last])
+	sLL.init(ll[last])
+	e.extra(last)
+	for i := n - 2; i >= 0; i-- {
+		sOF.encode(b, of[i])
+		sML.encode(b, ml[i])
+		sLL.encode(b, ll[i])
+		e.extra(i)
+	}
+	sML.flush(b)
+	sOF.flush(b)
+	sLL.flush(b)
+	b.close()
+	e.out, b.out = b.out, nil
+}
+
+// extra writes sequence i's extra bits: where its values are in their
+// codes' ranges.
+func (e *Encoder) extra(i int) {
+	s, b := e.seqs[i], &e.bw
+	l, m, o := llCodes[e.codes[0][i]], mlCodes[e.codes[2][i]], e.codes[1][i]
+	b.add(uint64(s.ll-l.base), uint(l.bits))
+	b.add(uint64(s.ml-m.base), uint(m.bits))
+	b.add(uint64(s.off), uint(o))
+}
+
+func allSame(c []uint8) bool {
+	for _, x := range c[1:] {
+		if x != c[0] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,198 @@
+package zstdrun
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/rand/v2"
+	"os/exec"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/internal/testing/testutil"
+)
+
+// unit is one Add's arguments.
+type unit struct {
+	lit, pat []byte
+	n        int
+}
+
+// encode writes units as one frame and returns it with the content it
+// stands for.
+func encode(t testing.TB, e *Encoder, units []unit) (frame, content []byte) {
+	t.Helper()
+	var out bytes.Buffer
+	e.Reset(&out)
+	for _, u := range units {
+		e.Add(u.lit, u.pat, u.n)
+		content = append(content, u.lit...)
+		for range u.n {
+			content = append(content, u.pat...)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes(), content
+}
+
+// decoder is klauspost's decoder, which checks each frame's checksum.
+var decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+
+// decode decompresses frames.
+func decode(t testing.TB, frames []byte) []byte {
+	t.Helper()
+	got, err := decoder.DecodeAll(frames, nil)
+	if err != nil {
+		t.Fatalf("decoding %d bytes: %v", len(frames), err)
+	}
+	return got
+}
+
+// parkedUnits are n records of parked goroutines' runs: a REPEAT record's
+// header (thread id, interpreter, encoding, count) and ticks copies of
+// one pair.
+func parkedUnits(n, ticks int) []unit {
+	pair := []byte{0x90, 0x4e, 0}
+	units := make([]unit, n)
+	for i := range units {
+		lit := binary.LittleEndian.AppendUint64(nil, uint64(1000+i))
+		lit = append(lit, 0, 0, 0, 0, 0)
+		lit = binary.AppendUvarint(lit, uint64(ticks))
+		units[i] = unit{lit: lit, pat: pair, n: ticks}
+	}
+	return units
+}
+
+// randomUnits mixes what the writer hands over: parked records in runs,
+// records whose runs differ, long literal stretches, short and empty
+// patterns.
+func randomUnits(r *rand.Rand, n int) []unit {
+	var units []unit
+	for len(units) < n {
+		switch r.IntN(6) {
+		case 0: // a batch of parked records
+			units = append(units, parkedUnits(1+r.IntN(200), 1+r.IntN(2000))...)
+		case 1: // a long literal stretch
+			lit := make([]byte, r.IntN(200<<10))
+			for i := range lit {
+				lit[i] = byte(r.IntN(1 + r.IntN(256)))
+			}
+			units = append(units, unit{lit: lit})
+		default:
+			lit := make([]byte, r.IntN(40))
+			for i := range lit {
+				lit[i] = byte(r.IntN(4))
+			}
+			pat := make([]byte, 1+r.IntN(MaxPattern))
+			for i := range pat {
+				pat[i] = byte(r.IntN(256))
+			}
+			units = append(units, unit{lit: lit, pat: pat, n: r.IntN(6000)})
+		}
+	}
+	return units
+}
+
+func TestRoundTrip(t *testing.T) {
+	e := New()
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		frame, content := encode(t, e, randomUnits(r, 1+r.IntN(300)))
+		if got := decode(t, frame); !bytes.Equal(got, content) {
+			t.Fatalf("seed %d: decoded %d bytes, want %d (first difference at %d)", seed, len(got), len(content), firstDiff(got, content))
+		}
+	}
+}
+
+func TestEmptyAndTiny(t *testing.T) {
+	e := New()
+	for _, units := range [][]unit{
+		nil,
+		{{lit: []byte("x")}},
+		{{pat: []byte{1, 2, 3}, n: 1}},
+		{{lit: []byte("ab"), pat: []byte{7}, n: 40}},
+		{{pat: []byte{9}, n: MinMatch + 1}},
+	} {
+		frame, content := encode(t, e, units)
+		if got := decode(t, frame); !bytes.Equal(got, content) {
+			t.Fatalf("%v: decoded %q, want %q", units, got, content)
+		}
+	}
+}
+
+// TestFramesConcatenate: frames written one after another decode as one
+// stream, as a file's compressed records do.
+func TestFramesConcatenate(t *testing.T) {
+	e := New()
+	var all, want []byte
+	for i := range 5 {
+		frame, content := encode(t, e, parkedUnits(50+i, 100*i))
+		all = append(all, frame...)
+		want = append(want, content...)
+	}
+	if got := decode(t, all); !bytes.Equal(got, want) {
+		t.Fatalf("decoded %d bytes, want %d", len(got), len(want))
+	}
+}
+
+// TestChecksum: a frame whose content is damaged fails its checksum.
+func TestChecksum(t *testing.T) {
+	frame, _ := encode(t, New(), parkedUnits(100, 400))
+	frame[len(frame)-1] ^= 1
+	if _, err := decoder.DecodeAll(frame, nil); err == nil {
+		t.Fatal("a damaged checksum decoded without an error")
+	}
+}
+
+// TestParkedSize: parked goroutines' records cost a few bytes each, as
+// klauspost's level 5 writes them.
+func TestParkedSize(t *testing.T) {
+	frame, content := encode(t, New(), parkedUnits(10000, 400))
+	zw, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(5)), zstd.WithWindowSize(128<<10))
+	ref := zw.EncodeAll(content, nil)
+	t.Logf("10,000 records of 400 ticks (%d bytes): %d bytes (%.2f a record), klauspost level 5 %d bytes",
+		len(content), len(frame), float64(len(frame))/10000, len(ref))
+	if len(frame) > 3*len(ref) {
+		t.Fatalf("%d bytes, more than three times klauspost's %d", len(frame), len(ref))
+	}
+}
+
+// TestReferenceDecoder checks frames with the reference zstd tool.
+func TestReferenceDecoder(t *testing.T) {
+	tool := testutil.Tool(t, "zstd")
+	e := New()
+	for seed := range uint64(8) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		frame, content := encode(t, e, randomUnits(r, 1+r.IntN(300)))
+		cmd := exec.Command(tool, "-d", "-c", "-q")
+		cmd.Stdin = bytes.NewReader(frame)
+		got, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("seed %d: zstd -d: %v", seed, err)
+		}
+		if !bytes.Equal(got, content) {
+			t.Fatalf("seed %d: zstd decoded %d bytes, want %d (first difference at %d)", seed, len(got), len(content), firstDiff(got, content))
+		}
+	}
+}
+
+func TestLongPattern(t *testing.T) {
+	e := New()
+	var out bytes.Buffer
+	e.Reset(&out)
+	e.Add(nil, make([]byte, MaxPattern+1), 2)
+	if err := e.Close(); err != ErrPattern {
+		t.Fatalf("Close after a long pattern: %v, want ErrPattern", err)
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
