@@ -40,10 +40,7 @@ func (w *Writer) Checkpoint(buf []byte) (Checkpoint, error) {
 	if w.par != nil {
 		w.par.drain(w)
 	}
-	if w.zw != nil {
-		w.setErr(w.zw.Close())
-		w.zw.Reset(&w.cw)
-	}
+	w.endFrames()
 	if w.err != nil {
 		return Checkpoint{}, w.err
 	}

@@ -36,9 +36,7 @@ func (w *Writer) finish() error {
 		w.par.drain(w)
 		w.par = nil
 	}
-	if w.zw != nil {
-		w.setErr(w.zw.Close())
-	}
+	w.endFrames()
 	if w.err != nil {
 		return w.err
 	}
@@ -66,6 +64,20 @@ func (w *Writer) finish() error {
 	_, err = w.dst.Seek(w.base+size, io.SeekStart)
 	w.setErr(err)
 	return w.err
+}
+
+// endFrames ends the compressed stream's frame, so that the records
+// written so far decompress on their own: the frame in progress, or an
+// empty frame if no record has been written yet (a zstd stream has a
+// frame at least).
+func (w *Writer) endFrames() {
+	if w.zw == nil {
+		return
+	}
+	if w.cw.n == tachyon.HeaderSize {
+		w.zwOpen = true
+	}
+	w.setErr(w.endZstdFrame())
 }
 
 // flushRaw writes the record buffer straight to the file (the tables are

@@ -64,10 +64,29 @@
 // and a 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
 // Writer; bench/MEASUREMENTS.md has that figure and a thread's.
 //
+// # Runs in frames of their own
+//
+// With zstd, a run's tail of 64 bytes or more is not expanded into the
+// record buffer either: a mark (16 bytes, at most 8,192 a buffer) says
+// where it belongs. When the buffer is compressed, a stretch of 32 or more
+// such records with at most 24 other bytes before each (parked
+// goroutines' records, one after another) goes into a zstd frame of its
+// own, written by internal/zstdrun, which takes the repeats, and the
+// records that repeat an earlier one but for their thread id, as its
+// matches instead of reading their bytes: only the frame's content
+// checksum reads them. The rest of the buffer is expanded, in pieces of
+// about 512 KB, into the stream's encoder, which finds the matches of
+// other records; the stream's frame ends before each frame of runs.
+// Decompressed, the records are the same bytes either way
+// (TestRunFramesSameRecords). This adds to the bounds above the marks,
+// the expanded piece (up to 1 MB) and zstdrun's encoder (a block of
+// 64 KiB and its sequences).
+//
 // Once Finishing is called (a profiler's Stop, whose program waits for the
-// file), each full record buffer is compressed into a zstd frame of its
-// own, up to four at once, each with an encoder of the same options and
-// its buffer, and the frames are written in order: the compressed records
+// file), each full record buffer is compressed into zstd frames of its
+// own (one, or with marks its runs' and the rest's), up to four buffers at
+// once, each with encoders of the same options and its buffer, and the
+// frames are written in order: the compressed records
 // are then several frames, as a file with checkpoints holds already, which
 // a zstd decoder reads as one stream.
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/zstdrun"
 )
 
 // Finishing says that what is written from now on is the profile's end,
@@ -27,13 +28,20 @@ type parallel struct {
 	head  int
 	n     int
 	free  [][]byte // record buffers compressed and written, to fill again
+	freeM [][]mark // and their marks
 }
 
-// frameJob is one buffer in flight.
+// frameJob is one buffer in flight, in a slot of its own.
 type frameJob struct {
 	in, out []byte
+	marks   []mark
 	err     error
-	done    chan struct{}
+	// runFrames counts out's frames of runs (Stats.RunFrames)
+	runFrames uint64
+	done      chan struct{}
+	// the slot's own, for buffers with marks (runs.go)
+	runs *zstdrun.Encoder
+	exp  []byte
 }
 
 // maxFrameJobs bounds the frames compressed at once: one goroutine
@@ -66,40 +74,45 @@ func (w *Writer) flushParallel() {
 		p, err := newParallel()
 		if err != nil {
 			w.finishing.Store(false)
-			_, err = w.zw.Write(w.buf)
-			w.setErr(err)
-			w.buf = w.buf[:0]
+			w.flushBuf()
 			return
 		}
-		w.setErr(w.zw.Close())
-		w.zw.Reset(&w.cw)
+		// The stream's frame ends here, empty if the records so far
+		// went to frames of runs or there were none, as it always did.
+		w.zwOpen = true
+		w.setErr(w.endZstdFrame())
 		w.par = p
 	}
-	w.buf = w.par.submit(w, w.buf)
+	w.buf, w.tails = w.par.submit(w, w.buf, w.tails)
 }
 
-// submit starts compressing b, once a slot is free (the oldest frame
-// written first), and returns a buffer to fill.
-func (p *parallel) submit(w *Writer, b []byte) []byte {
+// submit starts compressing b with its marks, once a slot is free (the
+// oldest frame written first), and returns a buffer and marks to fill.
+func (p *parallel) submit(w *Writer, b []byte, marks []mark) ([]byte, []mark) {
 	if p.n == len(p.slots) {
 		p.retire(w)
 	}
 	j := &p.slots[(p.head+p.n)%len(p.slots)]
-	j.in, j.err = b, nil
+	j.in, j.marks, j.err = b, marks, nil
 	p.n++
 	// The compressing goroutine is the profiler's (package own): the
 	// trace still runs while Stop writes, and its samples are left out.
 	own.Go(func() { p.encode(j) })
+	next, nextM := make([]byte, 0, BufferSize), []mark(nil)
 	if k := len(p.free); k > 0 {
-		next := p.free[k-1]
+		next = p.free[k-1]
 		p.free = p.free[:k-1]
-		return next
 	}
-	return make([]byte, 0, BufferSize)
+	if k := len(p.freeM); k > 0 {
+		nextM = p.freeM[k-1]
+		p.freeM = p.freeM[:k-1]
+	}
+	return next, nextM
 }
 
-// encode compresses j.in into j.out. A panic in the compressor is j's
-// error, not the program's end.
+// encode compresses j's buffer into j.out: one frame, or with marks a
+// frame of runs or frames of its expanded pieces (runs.go). A panic in
+// the compressor is j's error, not the program's end.
 func (p *parallel) encode(j *frameJob) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -107,7 +120,38 @@ func (p *parallel) encode(j *frameJob) {
 		}
 		j.done <- struct{}{}
 	}()
-	j.out = p.enc.EncodeAll(j.in, j.out[:0])
+	j.out, j.runFrames = j.out[:0], 0
+	if len(j.marks) == 0 {
+		j.out = p.enc.EncodeAll(j.in, j.out)
+		return
+	}
+	encodeAll := func(b []byte) error {
+		j.out = p.enc.EncodeAll(b, j.out)
+		return nil
+	}
+	m := marked{j.in, j.marks}
+	j.err = m.segments(func(lo, hi, end int) error {
+		if j.runs == nil {
+			j.runs = zstdrun.New()
+		}
+		j.runFrames++
+		out := appendWriter{j.out}
+		err := m.encodeRuns(j.runs, &out, lo, hi, end)
+		j.out = out.b
+		return err
+	}, func(lo, hi, end int) error {
+		var err error
+		j.exp, err = m.expand(lo, hi, end, j.exp, encodeAll)
+		return err
+	})
+}
+
+// appendWriter appends what is written to it to b.
+type appendWriter struct{ b []byte }
+
+func (a *appendWriter) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
 }
 
 // retire waits for the oldest frame and writes it.
@@ -119,9 +163,11 @@ func (p *parallel) retire(w *Writer) {
 	} else if w.err == nil {
 		_, err := w.cw.Write(j.out)
 		w.setErr(err)
+		w.stats.RunFrames += j.runFrames
 	}
 	p.free = append(p.free, j.in[:0])
-	j.in = nil
+	p.freeM = append(p.freeM, j.marks[:0])
+	j.in, j.marks = nil, nil
 	p.head = (p.head + 1) % len(p.slots)
 	p.n--
 }

@@ -55,7 +55,7 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	clear(w.frames)
 	*w = Writer{
 		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
-		buf: w.buf[:0], strings: w.strings, strTab: w.strTab[:0],
+		buf: w.buf[:0], tails: w.tails[:0], exp: w.exp[:0], runs: w.runs, strings: w.strings, strTab: w.strTab[:0],
 		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, others: w.others, order: w.order[:0],
 		strOut: w.strOut[:0], frmOut: w.frmOut[:0], strUsed: w.strUsed[:0], frmUsed: w.frmUsed[:0],
 		freeBufs: w.freeBufs, freeBytes: w.freeBytes, stacks: w.stacks, freeStacks: w.freeStacks,

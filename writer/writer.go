@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gotachyon/profiler/internal/zstdrun"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -72,6 +73,10 @@ type Stats struct {
 	Frames  int
 	// Records counts records by encoding (indexed by tachyon.Encoding).
 	Records [tachyon.NumEncodings]uint64
+	// RunFrames counts the zstd frames written from record buffers that
+	// were mostly runs, by internal/zstdrun instead of the stream's
+	// encoder (see the package documentation).
+	RunFrames uint64
 }
 
 type frameKey struct {
@@ -137,6 +142,10 @@ type Writer struct {
 	base int64 // offset of the header in dst
 	cw   countWriter
 	zw   *zstd.Encoder
+	// zwOpen says zw has begun a frame (runs.go: frames of runs go
+	// between its frames)
+	zwOpen bool
+	runs   *zstdrun.Encoder // for record buffers of runs; made at first use
 	// par compresses the profile's end on every core once finishing is
 	// set (Finishing); nil before.
 	par       *parallel
@@ -145,6 +154,8 @@ type Writer struct {
 	opts      Options
 
 	buf     []byte
+	tails   []mark // tails that belong in buf, not expanded (runs.go)
+	exp     []byte // buf expanded, in pieces, for the compressed stream
 	strings map[string]uint32
 	strTab  []string
 	// The tables hold only what the records use, in order of first use:
@@ -612,18 +623,26 @@ func (w *Writer) release(p *pairsState) {
 // its pairs back: a thread holds them only while it has a pending run of
 // several pairs, so that 10,000 parked goroutines written once a second
 // share a few buffers. The tail is expanded straight into the record
-// buffer.
+// buffer, or with compression marked there (runs.go).
 func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
 	}
-	w.reserve(tachyon.RecordHeaderSize + binary.MaxVarintLen64 + t.runBytes())
+	n, mark := t.runBytes(), w.marks(t)
+	if mark {
+		n -= t.tail.size()
+	}
+	w.reserve(tachyon.RecordHeaderSize + binary.MaxVarintLen64 + n)
 	b := w.recordHeader(t, tachyon.Repeat)
 	b = binary.AppendUvarint(b, uint64(t.pending))
 	if t.pairs != nil {
 		b = append(b, t.pairs.buf...)
 	}
-	w.buf = t.tail.appendTo(b)
+	if mark {
+		w.buf = w.markTail(b, t)
+	} else {
+		w.buf = t.tail.appendTo(b)
+	}
 	w.stats.Records[tachyon.Repeat]++
 	t.pending, t.tail.n = 0, 0
 	w.dropPairs(t)
@@ -668,10 +687,10 @@ func (w *Writer) dequeue(t *Thread) {
 	p.prev, p.next = nil, nil
 }
 
-// reserve makes room for n more bytes in the record buffer, flushing it
-// when needed.
+// reserve makes room for n more bytes in the record buffer, and a mark,
+// flushing it when needed.
 func (w *Writer) reserve(n int) {
-	if len(w.buf)+n > cap(w.buf) {
+	if len(w.buf)+n > cap(w.buf) || len(w.tails) == maxMarks {
 		w.flushBuf()
 		if n > cap(w.buf) {
 			w.buf = make([]byte, 0, n)
@@ -689,13 +708,16 @@ func (w *Writer) flushBuf() {
 		return
 	}
 	var err error
-	if w.zw != nil {
-		_, err = w.zw.Write(w.buf)
-	} else {
+	switch {
+	case w.zw == nil:
 		_, err = w.cw.Write(w.buf)
+	case len(w.tails) > 0:
+		err = w.flushMarked()
+	default:
+		err = w.zwWrite(w.buf)
 	}
 	w.setErr(err)
-	w.buf = w.buf[:0]
+	w.buf, w.tails = w.buf[:0], w.tails[:0]
 }
 
 func (w *Writer) setErr(err error) {

@@ -1,0 +1,190 @@
+package writer
+
+import (
+	"io"
+
+	"github.com/gotachyon/profiler/internal/zstdrun"
+)
+
+// With compression, a run's tail (a parked goroutine's run is nothing
+// else) is not expanded into the record buffer: a mark says where its
+// copies of one pair belong. When the buffer is compressed, a stretch of
+// marked records with little else between them (parked goroutines'
+// records, one after another) goes into a zstd frame of its own written
+// by internal/zstdrun, which takes the tails, and the records that repeat
+// one before, as its matches instead of reading their bytes; the rest of
+// the buffer is expanded and goes to the compressed stream as before,
+// whose encoder finds the matches in records of other kinds. The file is
+// the same bytes either way once decompressed.
+
+// A mark stands for a tail in the record buffer: n copies of pair
+// belong at pos.
+type mark struct {
+	pos  int32
+	n    uint32
+	pair [tailPairBytes]byte
+	len  uint8
+}
+
+const (
+	// minMarkBytes is the shortest tail that goes in as a mark; a
+	// shorter one is expanded, as every tail is without compression.
+	minMarkBytes = 64
+	// maxMarks bounds one record buffer's marks (16 bytes each).
+	maxMarks = 8192
+	// runLit is the most bytes a marked record may have before its tail,
+	// with what precedes it since the last mark, to count as a run's: a
+	// REPEAT record's header and a few pairs. zstdrun Huffman-codes
+	// literal bytes but finds no match in them.
+	runLit = 24
+	// minRuns is the fewest runs' records in a row that go into a frame
+	// of their own: fewer are not worth ending the stream's frame.
+	minRuns = 32
+)
+
+// marks reports whether t's tail goes into the record buffer as a mark:
+// with compression, if it is long enough.
+func (w *Writer) marks(t *Thread) bool { return w.zw != nil && t.tail.size() >= minMarkBytes }
+
+// markTail returns the record buffer b, which ends where t's tail
+// belongs, and marks the tail there.
+func (w *Writer) markTail(b []byte, t *Thread) []byte {
+	w.tails = append(w.tails, mark{pos: int32(len(b)), n: t.tail.n, pair: t.tail.pair, len: t.tail.len})
+	return b
+}
+
+// marked is a record buffer with its marks. Its unit i is the bytes
+// from the mark before (or the buffer's start) to mark i, then mark i's
+// tail; the bytes after the last mark follow.
+type marked struct {
+	buf   []byte
+	marks []mark
+}
+
+// start returns where unit i's bytes begin.
+func (m marked) start(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return int(m.marks[i-1].pos)
+}
+
+// runLike reports whether unit i is a run's record with little before it.
+func (m marked) runLike(i int) bool { return int(m.marks[i].pos)-m.start(i) <= runLit }
+
+// segments calls runs for each stretch of at least minRuns run-like
+// units and other for each stretch between them, in order, each with
+// its units' indices and where its bytes end: at the mark of the next
+// stretch's first unit, or, for the last, at the buffer's end (the bytes
+// after the last mark go with the last stretch of runs if they are few,
+// else with other units; other may so be called with no unit, lo == hi).
+func (m marked) segments(runs, other func(lo, hi, end int) error) error {
+	n := len(m.marks)
+	lo := 0 // start of the stretch of other units not yet handed over
+	for i := 0; i < n; {
+		if !m.runLike(i) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < n && m.runLike(j) {
+			j++
+		}
+		if j-i >= minRuns {
+			if lo < i {
+				if err := other(lo, i, m.start(i)); err != nil {
+					return err
+				}
+			}
+			end := m.start(j)
+			if j == n && len(m.buf)-end <= runLit {
+				end = len(m.buf)
+			}
+			if err := runs(i, j, end); err != nil {
+				return err
+			}
+			if end == len(m.buf) {
+				return nil
+			}
+			lo = j
+		}
+		i = j
+	}
+	return other(lo, n, len(m.buf))
+}
+
+// encodeRuns writes units lo to hi-1, and the bytes after them to end,
+// as one frame of e.
+func (m marked) encodeRuns(e *zstdrun.Encoder, dst io.Writer, lo, hi, end int) error {
+	e.Reset(dst)
+	for i := lo; i < hi; i++ {
+		k := &m.marks[i]
+		e.Add(m.buf[m.start(i):k.pos], k.pair[:k.len], int(k.n))
+	}
+	e.Add(m.buf[m.start(hi):end], nil, 0)
+	return e.Close()
+}
+
+// expand calls emit with the bytes of units lo to hi-1, their tails
+// expanded, and the bytes after them to end, in pieces of about
+// BufferSize (scratch holds them, and is returned for reuse).
+func (m marked) expand(lo, hi, end int, scratch []byte, emit func([]byte) error) ([]byte, error) {
+	out := scratch[:0]
+	for i := lo; i < hi; i++ {
+		k := &m.marks[i]
+		out = append(out, m.buf[m.start(i):k.pos]...)
+		t := tail{pair: k.pair, len: k.len, n: k.n}
+		out = t.appendTo(out)
+		if len(out) >= BufferSize {
+			if err := emit(out); err != nil {
+				return out[:0], err
+			}
+			out = out[:0]
+		}
+	}
+	out = append(out, m.buf[m.start(hi):end]...)
+	if len(out) == 0 {
+		return out, nil
+	}
+	return out[:0], emit(out)
+}
+
+// flushMarked hands the record buffer, which has marks, to the stream:
+// its runs as frames of their own (each ending the stream's frame
+// first), the rest expanded.
+func (w *Writer) flushMarked() error {
+	m := marked{w.buf, w.tails}
+	return m.segments(func(lo, hi, end int) error {
+		if err := w.endZstdFrame(); err != nil {
+			return err
+		}
+		if w.runs == nil {
+			w.runs = zstdrun.New()
+		}
+		w.stats.RunFrames++
+		return m.encodeRuns(w.runs, &w.cw, lo, hi, end)
+	}, func(lo, hi, end int) error {
+		var err error
+		w.exp, err = m.expand(lo, hi, end, w.exp, w.zwWrite)
+		return err
+	})
+}
+
+// zwWrite writes b to the compressed stream, whose frame is then open.
+func (w *Writer) zwWrite(b []byte) error {
+	w.zwOpen = true
+	_, err := w.zw.Write(b)
+	return err
+}
+
+// endZstdFrame ends the compressed stream's frame, if it has begun one,
+// so that what follows is another frame.
+func (w *Writer) endZstdFrame() error {
+	if !w.zwOpen {
+		return nil
+	}
+	w.zwOpen = false
+	err := w.zw.Close()
+	w.zw.Reset(&w.cw)
+	return err
+}

@@ -1,0 +1,166 @@
+package writer_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// parkedBatches writes what a wall sampler writes for parked goroutines
+// beside busy ones: batches in which each of parked threads writes a run
+// of ticks and is flushed, and busy threads change their stacks between
+// them. mixed has the busy threads write many more records, so that no
+// buffer is mostly runs.
+func parkedBatches(t *testing.T, w *writer.Writer, parked, batches int, mixed bool, between func(batch int)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(3, uint64(parked)))
+	var frames []uint32
+	for i := range 40 {
+		frames = append(frames, w.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i + 1)}))
+	}
+	const step = 10000
+	ts := uint64(step)
+	hs := make([]*writer.Thread, parked)
+	for i := range hs {
+		hs[i] = w.Thread(uint64(100+i), 0)
+		if err := hs[i].Write(ts, 0, frames[i%7:i%7+10]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	busy := make([]*writer.Thread, 20)
+	for i := range busy {
+		busy[i] = w.Thread(uint64(1_000_000+i), 0)
+	}
+	for b := range batches {
+		ticks := 200 + r.IntN(400)
+		for i, h := range hs {
+			status := tachyon.Status(0)
+			if i%97 == b%97 {
+				status = 2 // a few runs of another status
+			}
+			if err := h.RepeatEvery(ts+step, step, ticks, status); err != nil {
+				t.Fatal(err)
+			}
+			if i%53 == 0 {
+				// one more sample at another delta: a run with pairs before its tail
+				if err := h.Repeat(ts+uint64(ticks+1)*step+7, status); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h.Flush()
+			n := 0
+			switch {
+			case mixed:
+				n = 30
+			case i%100 == 0:
+				n = 1
+			}
+			for range n {
+				bt := busy[r.IntN(len(busy))]
+				d := 1 + r.IntN(30)
+				if err := bt.Write(ts+uint64(r.IntN(step)), 3, frames[d:d+1+r.IntN(9)]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		ts += uint64(ticks+2) * step
+		if between != nil {
+			between(b)
+		}
+	}
+}
+
+// records returns the records of a Tachyon file, decompressed.
+func records(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var hb [tachyon.HeaderSize]byte
+	copy(hb[:], b)
+	h := tachyon.ParseHeader(&hb)
+	data := b[tachyon.HeaderSize:h.StringTableOffset]
+	if h.Compression == tachyon.CompressionNone {
+		return data
+	}
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	out, err := d.DecodeAll(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRunFramesSameRecords: a compressed file whose parked goroutines'
+// runs go into frames of runs (internal/zstdrun) decompresses to the very
+// records of the same stream written uncompressed, whether its buffers
+// are mostly runs or mixed, streamed, finishing on several cores or
+// checkpointed; the files pass the reader's verification and the
+// reference validator, and the runs' frames are smaller than the
+// expanded runs compressed as a stream.
+func TestRunFramesSameRecords(t *testing.T) {
+	type variant struct {
+		name       string
+		mixed      bool
+		finishAt   int // batch at which Finishing is called, -1 for never
+		checkpoint bool
+	}
+	for _, v := range []variant{
+		{"runs", false, -1, false},
+		{"mixed", true, -1, false},
+		{"runs-finishing", false, 2, false},
+		{"mixed-finishing", true, 2, false},
+		{"runs-checkpoints", false, 3, true},
+	} {
+		t.Run(v.name, func(t *testing.T) {
+			var runFrames, wantSamples uint64
+			write := func(c tachyon.Compression) []byte {
+				var m seekbuf.Buffer
+				w, err := writer.New(&m, writer.Options{StartTime: 1, Compression: c})
+				if err != nil {
+					t.Fatal(err)
+				}
+				parkedBatches(t, w, 200, 4, v.mixed, func(b int) {
+					if b == v.finishAt {
+						w.Finishing()
+					}
+					if v.checkpoint {
+						if _, err := w.Checkpoint(nil); err != nil {
+							t.Fatal(err)
+						}
+					}
+				})
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if c == tachyon.CompressionZstd {
+					runFrames = w.Stats().RunFrames
+				}
+				wantSamples = w.Stats().Samples
+				return m.Bytes()
+			}
+			raw, z := write(tachyon.CompressionNone), write(tachyon.CompressionZstd)
+			got, want := records(t, z), records(t, raw)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("the compressed file's records differ from the uncompressed file's: %d bytes against %d", len(got), len(want))
+			}
+			if n := verifyBytes(t, z); n != wantSamples {
+				t.Fatalf("%d samples, want %d", n, wantSamples)
+			}
+			t.Logf("%d bytes of records in %d compressed bytes, %d zstd frames, %d of runs", len(want), len(z), bytes.Count(z, zstdMagic), runFrames)
+			if mostlyRuns := !v.mixed; mostlyRuns != (runFrames > 0) {
+				t.Errorf("%d frames of runs", runFrames)
+			}
+			if v.checkpoint && !testing.Short() {
+				refValidate(t, z)
+			}
+		})
+	}
+}
