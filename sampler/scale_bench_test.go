@@ -15,6 +15,8 @@ import (
 
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 var (
@@ -89,7 +91,8 @@ const warmGens = 5
 // BenchmarkTraceParked reads a recorded trace of -parked goroutines
 // (10,000) that do nothing, about seven generations long, alone (read) and
 // through the wall-mode state machine at 100 Hz into a discarding sink
-// (fold). The runtime reports every goroutine's status at each
+// (fold), and into a Tachyon writer with zstd (fold-file: the whole of
+// the profiler's own work). The runtime reports every goroutine's status at each
 // generation's start: ns/g-gen is the cost of one such report of a
 // goroutine that did not change, read (and folded; fold-watermark into a
 // sink that takes watermarks, as the default profile's segments do),
@@ -115,12 +118,51 @@ func BenchmarkTraceParked(b *testing.B) {
 			return tb.handle
 		})
 	})
+	b.Run("fold-file", func(b *testing.B) {
+		benchParked(b, data, n, gens, func(src source) func(*gotrace.Event) {
+			w, err := writer.New(&discardFile{}, writer.Options{Compression: tachyon.CompressionZstd})
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink := writerSink{w}
+			tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, sink), src, time.Now())
+			return tb.handle
+		})
+	})
 	b.Run("fold-watermark", func(b *testing.B) {
 		benchParked(b, data, n, gens, func(src source) func(*gotrace.Event) {
 			tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, watermarkSink{newDropSink()}), src, time.Now())
 			return tb.handle
 		})
 	})
+}
+
+// writerSink is the Sink of a Tachyon writer, as package profiler makes
+// it: a goroutine is a thread of interpreter 0.
+type writerSink struct{ w *writer.Writer }
+
+func (s writerSink) Frame(f tachyon.Frame) uint32  { return s.w.Frame(f) }
+func (s writerSink) Goroutine(id uint64) Goroutine { return s.w.Thread(id, 0) }
+
+// discardFile is a file that keeps nothing: it counts what is written,
+// and seeks within that.
+type discardFile struct{ n, off int64 }
+
+func (d *discardFile) Write(p []byte) (int, error) {
+	d.off += int64(len(p))
+	d.n = max(d.n, d.off)
+	return len(p), nil
+}
+
+func (d *discardFile) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += d.off
+	case io.SeekEnd:
+		off += d.n
+	}
+	d.off = off
+	return off, nil
 }
 
 // watermarkSink is a Sink that takes watermarks, as a segment writer does,
