@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	rtrace "runtime/trace"
 	"strconv"
@@ -80,6 +81,8 @@ type scaleResult struct {
 	Live   uint64  // Go heap live after a collection at the window's end, bytes
 	StopMS float64 // the peer's stop, ms
 	Hz     float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
+	GCs    uint32  // collections that began in the window
+	GCCPU  float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
 	Err    string
 }
 
@@ -112,8 +115,14 @@ func TestMain(m *testing.M) {
 // over the iterations of
 //
 //	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
+//	<peer>-gc-ms/s      the collector's share of it (runtime/metrics)
 //	<t>-over-floor-%    a tachyon peer's CPU over the floor's in the same
 //	                    iteration, in percent of the floor's
+//	<t>-over-floor-mutator-%
+//	                    the same without either's collector: each window
+//	                    starts after a collection, and at 100,000
+//	                    goroutines one or two more in a window move the
+//	                    figure by tens of percent
 //	<t>-rss-B/g         its resident set over the floor's in the same
 //	                    iteration, per goroutine
 //	<t>-live-B/g        the same for the Go heap's live objects (after a
@@ -152,6 +161,7 @@ func benchScale(b *testing.B, n int) {
 	}
 	res := map[string][]scaleResult{}
 	over, rssOver, heapOver, stopOver := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	overMut := map[string][]float64{}
 	for i := range b.N {
 		got := map[string]scaleResult{}
 		for k := range peers {
@@ -161,8 +171,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s, RSS %.1f MB, live heap %.1f MB, stop %.1f ms, %.2f Hz\n",
-				b.Name(), n, i, pe, r.CPU, float64(r.RSS)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB, live heap %.1f MB, stop %.1f ms, %.2f Hz\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -170,6 +180,7 @@ func benchScale(b *testing.B, n int) {
 		for _, pe := range tachyonPeers {
 			if t, ok := got[pe]; ok && okf {
 				over[pe] = append(over[pe], 100*(t.CPU-f.CPU)/f.CPU)
+				overMut[pe] = append(overMut[pe], 100*((t.CPU-t.GCCPU)-(f.CPU-f.GCCPU))/f.CPU)
 				rssOver[pe] = append(rssOver[pe], (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
 				heapOver[pe] = append(heapOver[pe], (float64(t.Live)-float64(f.Live))/float64(max(n, 1)))
 				stopOver[pe] = append(stopOver[pe], t.StopMS-f.StopMS)
@@ -186,6 +197,7 @@ func benchScale(b *testing.B, n int) {
 	}
 	for _, pe := range peers {
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.CPU }), pe+"-cpu-ms/s")
+		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.GCCPU }), pe+"-gc-ms/s")
 	}
 	if len(res["floor"]) > 0 {
 		b.ReportMetric(med("floor", func(r scaleResult) float64 { return r.StopMS }), "floor-stop-ms")
@@ -193,6 +205,7 @@ func benchScale(b *testing.B, n int) {
 	for _, pe := range tachyonPeers {
 		if len(over[pe]) > 0 {
 			b.ReportMetric(benchload.Median(over[pe]), pe+"-over-floor-%")
+			b.ReportMetric(benchload.Median(overMut[pe]), pe+"-over-floor-mutator-%")
 			b.ReportMetric(benchload.Median(rssOver[pe]), pe+"-rss-B/g")
 			b.ReportMetric(benchload.Median(heapOver[pe]), pe+"-live-B/g")
 			b.ReportMetric(benchload.Median(stopOver[pe]), pe+"-stop-over-floor-ms")
@@ -271,6 +284,12 @@ func scaleChild(spec string) int {
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d-start.pprof", f[0], n)))
 		}
+		// Every window starts just after a collection: at 100,000
+		// goroutines one costs some 100-250 ms of CPU, and whether a
+		// window of 10 s held one or two of them moved a peer's figure
+		// by more than the profiler costs.
+		runtime.GC()
+		gc0, n0 := gcCPU(), numGC()
 		c0, t0 := cpuTime(), time.Now()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
@@ -282,7 +301,10 @@ func scaleChild(spec string) int {
 		} else {
 			time.Sleep(windowD)
 		}
-		r.CPU = float64(cpuTime()-c0) / 1e6 / time.Since(t0).Seconds()
+		secs := time.Since(t0).Seconds()
+		r.CPU = float64(cpuTime()-c0) / 1e6 / secs
+		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
+		r.GCs = numGC() - n0
 		r.RSS, r.Live = rss(), liveHeap()
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
@@ -372,6 +394,24 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown peer %q", name)
+}
+
+// gcCPU returns the collector's CPU time so far, in seconds, as the
+// runtime estimates it.
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return s[0].Value.Float64()
+}
+
+// numGC returns the number of collections so far.
+func numGC() uint32 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.NumGC
 }
 
 // rss returns the process's resident set, in bytes.
