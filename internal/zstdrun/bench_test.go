@@ -7,17 +7,24 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// BenchmarkParked encodes 10,000 parked goroutines' records of 400 ticks
-// each (12 MB of content): with this package, and, for comparison, the
-// same content expanded and streamed through klauspost/compress at level
-// 5 with a 128 KiB window, as the writer's other frames are.
+// BenchmarkParked encodes parked goroutines' records, 10,000 of 400 ticks
+// each (12 MB of content) and 100,000 of 50: with this package, and, for
+// comparison, the same content expanded and streamed through
+// klauspost/compress at level 5 with a 128 KiB window, as the writer's
+// other frames are.
 func BenchmarkParked(b *testing.B) {
-	units := parkedUnits(10000, 400)
+	b.Run("400", func(b *testing.B) { benchParked(b, 10000, 400) })
+	// Stop's last runs: half a second's ticks of each goroutine.
+	b.Run("50", func(b *testing.B) { benchParked(b, 100000, 50) })
+}
+
+func benchParked(b *testing.B, records, ticks int) {
+	units := parkedUnits(records, ticks)
 	var size int
 	for _, u := range units {
 		size += len(u.lit) + len(u.pat)*u.n
 	}
-	samples := float64(len(units) * 400)
+	samples := float64(len(units) * ticks)
 	b.Run("zstdrun", func(b *testing.B) {
 		e := New()
 		b.SetBytes(int64(size))

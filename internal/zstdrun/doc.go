@@ -13,8 +13,11 @@
 // compares one by one; only the content checksum (xxhash, as every zstd
 // frame of the writer has) reads the expanded bytes.
 //
-// Literals are Huffman-coded with klauspost/compress/huff0 where that is
-// smaller; the sequences' codes use the format's predefined distributions,
+// A block's literals are Huffman-coded with klauspost/compress/huff0 when
+// there are 1 KiB of them or more and that is smaller (a block of parked
+// goroutines' records has a byte or two of each thread id, which a
+// Huffman code does not shorten); the sequences' codes use the format's
+// predefined distributions,
 // or RLE where a block's codes of one kind are all the same (a run of
 // parked goroutines' records). The frames declare a 128 KiB window, as the
 // writer's others do, and any zstd decoder reads them: the tests check

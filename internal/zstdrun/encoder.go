@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/huff0"
 )
 
@@ -30,8 +29,11 @@ const (
 	// maxOffset is the farthest back a match reaches: within the window,
 	// with room to spare.
 	maxOffset = 1<<windowLog - 1<<10
-	// huffMin is the fewest literals a block Huffman-codes.
-	huffMin = 64
+	// huffMin is the fewest literals a block Huffman-codes: fewer, as a
+	// block of parked goroutines' records has (a byte or two of each
+	// thread id, which a Huffman code does not shorten), cost more time
+	// to code than they save.
+	huffMin = 1 << 10
 	// outFlush is how much encoded output is kept before it is written.
 	outFlush = 64 << 10
 )
@@ -49,7 +51,7 @@ const (
 type Encoder struct {
 	dst  io.Writer
 	out  []byte // encoded, not yet written to dst
-	sum  *xxhash.Digest
+	sum  contentSum
 	err  error
 	open bool // a frame was begun and not ended
 
@@ -63,10 +65,6 @@ type Encoder struct {
 	pos  int    // content bytes in the frame so far
 	refs [4]ref // the last units of a few kinds, which the next may repeat
 	tick uint64 // a clock for the refs' use
-
-	// the last pattern, repeated, to feed the checksum
-	expPat []byte
-	exp    []byte
 
 	codes [3][]uint8 // a block's literal length, offset and match length codes
 	bw    bitWriter
@@ -98,14 +96,14 @@ type seq struct {
 var ErrPattern = errors.New("zstdrun: pattern longer than MaxPattern")
 
 // New returns an Encoder; Reset begins its first frame.
-func New() *Encoder { return &Encoder{sum: xxhash.New()} }
+func New() *Encoder { return &Encoder{sum: newContentSum()} }
 
 // Reset begins a frame written to dst. A frame begun and not closed is
 // dropped.
 func (e *Encoder) Reset(dst io.Writer) {
 	e.dst, e.err, e.open = dst, nil, true
 	e.out = e.out[:0]
-	e.sum.Reset()
+	e.sum.reset()
 	e.lits, e.seqs, e.size, e.litRun = e.lits[:0], e.seqs[:0], 0, 0
 	e.rep = [3]uint32{1, 4, 8}
 	e.pos = 0
@@ -128,8 +126,8 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 	if len(pat) == 0 {
 		n = 0
 	}
-	e.sum.Write(lit)
-	e.sumRepeat(pat, n)
+	e.sum.write(lit)
+	e.sum.repeat(pat, n)
 	reps := len(pat) * n
 	unit := len(lit) + reps
 	if e.size > 0 && e.size+unit > maxBlock && unit <= maxBlock {
@@ -153,7 +151,12 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 		if off := tailPos - r.tailPos; off <= maxOffset && s+reps >= MinMatch {
 			e.literals(lit[:len(lit)-s])
 			e.match(uint32(off), s+reps)
-			e.keep(r, lit, pat, n, tailPos)
+			e.tick++
+			r.tailPos, r.used = tailPos, e.tick
+			if s < len(r.lit) || len(lit) > len(r.lit) {
+				// r keeps the literals' end: it differs from lit's.
+				r.lit = append(r.lit[:0], lit[max(len(lit)-refLit, 0):]...)
+			}
 			return
 		}
 	}
@@ -202,7 +205,7 @@ func (e *Encoder) Close() error {
 	}
 	e.open = false
 	e.block(true)
-	e.out = binary.LittleEndian.AppendUint32(e.out, uint32(e.sum.Sum64()))
+	e.out = binary.LittleEndian.AppendUint32(e.out, uint32(e.sum.sum64()))
 	e.write()
 	return e.err
 }
@@ -211,30 +214,6 @@ func (e *Encoder) setErr(err error) {
 	if e.err == nil {
 		e.err = err
 	}
-}
-
-// sumExpand is the most of a pattern repeated that sumRepeat feeds the
-// checksum at once.
-const sumExpand = 4096
-
-// sumRepeat feeds pat repeated n times to the checksum.
-func (e *Encoder) sumRepeat(pat []byte, n int) {
-	if n == 0 {
-		return
-	}
-	if !bytes.Equal(pat, e.expPat) {
-		e.expPat = append(e.expPat[:0], pat...)
-		e.exp = e.exp[:0]
-	}
-	left := len(pat) * n
-	for len(e.exp) < left && len(e.exp)+len(pat) <= sumExpand {
-		e.exp = append(e.exp, pat...)
-	}
-	for left >= len(e.exp) {
-		e.sum.Write(e.exp)
-		left -= len(e.exp)
-	}
-	e.sum.Write(e.exp[:left])
 }
 
 // literals adds b to the block's literals, ending blocks as they fill.
@@ -327,18 +306,9 @@ func (e *Encoder) appendLiterals() {
 	n := len(e.lits)
 	if n >= huffMin {
 		e.huff.Reuse = huff0.ReusePolicyNone
-		var (
-			h   []byte
-			err error
-		)
-		single := n < 1024
-		if single {
-			h, _, err = huff0.Compress1X(e.lits, &e.huff)
-		} else {
-			h, _, err = huff0.Compress4X(e.lits, &e.huff)
-		}
+		h, _, err := huff0.Compress4X(e.lits, &e.huff)
 		if err == nil && len(h)+5 < n {
-			e.out = appendHuffHeader(e.out, n, len(h), single)
+			e.out = appendHuffHeader(e.out, n, len(h))
 			e.out = append(e.out, h...)
 			return
 		}
@@ -355,13 +325,10 @@ func (e *Encoder) appendLiterals() {
 }
 
 // appendHuffHeader appends the header of Huffman-coded literals: n of
-// them in size bytes, as one stream or four.
-func appendHuffHeader(b []byte, n, size int, single bool) []byte {
+// them (at least huffMin) in size bytes, as four streams.
+func appendHuffHeader(b []byte, n, size int) []byte {
 	const typ = 2
 	switch {
-	case single:
-		v := typ | n<<4 | size<<14
-		return append(b, byte(v), byte(v>>8), byte(v>>16))
 	case n < 1024 && size < 1024:
 		v := typ | 1<<2 | n<<4 | size<<14
 		return append(b, byte(v), byte(v>>8), byte(v>>16))
