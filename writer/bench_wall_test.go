@@ -67,6 +67,16 @@ func BenchmarkParkedSettle(b *testing.B) {
 			ts := uint64(step)
 			b.ReportAllocs()
 			for b.Loop() {
+				if w.Stats().Samples > 1<<31 {
+					// A new file before the header's sample count is full.
+					b.StopTimer()
+					w.Close()
+					if w, err = writer.New(&d, writer.Options{Compression: c.comp}); err != nil {
+						b.Fatal(err)
+					}
+					hs, ts = parkedThreads(b, w, goroutines), step
+					b.StartTimer()
+				}
 				for _, h := range hs {
 					if err := h.RepeatEvery(ts, step, ticks, 0); err != nil {
 						b.Fatal(err)
