@@ -164,3 +164,45 @@ func TestRunFramesSameRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestRunsWithinBombBound: the densest file frames of runs make, one
+// goroutine parked all along at the highest rate (a pair of two bytes a
+// sample, runs of MaxRunBytes), holds fewer samples per compressed byte
+// than the reader's bound against decompression bombs, which it reads
+// whole.
+func TestRunsWithinBombBound(t *testing.T) {
+	const step, samples = 100, 2_000_000 // 10 kHz: a delta of one byte
+	var m seekbuf.Buffer
+	w, err := writer.New(&m, writer.Options{StartTime: 1, Compression: tachyon.CompressionZstd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := w.Thread(1, 0)
+	if err := h.Write(step, 0, []uint32{w.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: 1})}); err != nil {
+		t.Fatal(err)
+	}
+	ts := uint64(2 * step)
+	for n := 1; n < samples; n += 10000 {
+		if err := h.RepeatEvery(ts, step, 10000, 0); err != nil {
+			t.Fatal(err)
+		}
+		ts += 10000 * step
+		h.Flush() // as the sampler does once a generation
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var hb [tachyon.HeaderSize]byte
+	copy(hb[:], m.Bytes())
+	hd := tachyon.ParseHeader(&hb)
+	t.Logf("%d samples in %d compressed bytes: %.0f a byte, %d frames of runs", hd.SampleCount, hd.StringTableOffset-tachyon.HeaderSize,
+		float64(hd.SampleCount)/float64(hd.StringTableOffset-tachyon.HeaderSize), w.Stats().RunFrames)
+	// The reader's bound (reader/records.go) is 4,096 a byte past the
+	// first million samples; half of it leaves room.
+	if r := float64(hd.SampleCount) / float64(hd.StringTableOffset-tachyon.HeaderSize); r > 2048 {
+		t.Errorf("%.0f samples a compressed byte, over half the reader's bound", r)
+	}
+	if n := verifyBytes(t, m.Bytes()); n != uint64(hd.SampleCount) {
+		t.Fatalf("%d samples read, header %d", n, hd.SampleCount)
+	}
+}
