@@ -68,7 +68,7 @@
 //
 // With zstd, a run's tail of 64 bytes or more is not expanded into the
 // record buffer either: a mark (16 bytes, at most 8,192 a buffer) says
-// where it belongs. When the buffer is compressed, a stretch of 32 or more
+// where it belongs. When the buffer is compressed, a stretch of 256 or more
 // such records with at most 24 other bytes before each (parked
 // goroutines' records, one after another) goes into a zstd frame of its
 // own, written by internal/zstdrun, which takes the repeats, and the

@@ -47,7 +47,7 @@ func parkedBatches(t *testing.T, w *writer.Writer, parked, batches int, mixed bo
 			if err := h.RepeatEvery(ts+step, step, ticks, status); err != nil {
 				t.Fatal(err)
 			}
-			if i%53 == 0 {
+			if i%300 == 0 {
 				// one more sample at another delta: a run with pairs before its tail
 				if err := h.Repeat(ts+uint64(ticks+1)*step+7, status); err != nil {
 					t.Fatal(err)
@@ -58,7 +58,7 @@ func parkedBatches(t *testing.T, w *writer.Writer, parked, batches int, mixed bo
 			switch {
 			case mixed:
 				n = 30
-			case i%100 == 0:
+			case i%300 == 0:
 				n = 1
 			}
 			for range n {
@@ -127,7 +127,7 @@ func TestRunFramesSameRecords(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				parkedBatches(t, w, 200, 4, v.mixed, func(b int) {
+				parkedBatches(t, w, 600, 3, v.mixed, func(b int) {
 					if b == v.finishAt {
 						w.Finishing()
 					}

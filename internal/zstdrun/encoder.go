@@ -38,12 +38,10 @@ const (
 	outFlush = 64 << 10
 )
 
-// Block types and the sequence section's compression modes (RFC 8878).
+// Block types (RFC 8878).
 const (
 	blockRaw        = 0
 	blockCompressed = 2
-	modePredefined  = 0
-	modeRLE         = 1
 )
 
 // Encoder writes one zstd frame at a time. The zero value is not usable:
@@ -66,9 +64,10 @@ type Encoder struct {
 	refs [4]ref // the last units of a few kinds, which the next may repeat
 	tick uint64 // a clock for the refs' use
 
-	codes [3][]uint8 // a block's literal length, offset and match length codes
-	bw    bitWriter
-	huff  huff0.Scratch
+	codes  [3][]uint8   // a block's literal length, offset and match length codes
+	tables [3]codeTable // and each kind's table
+	bw     bitWriter
+	huff   huff0.Scratch
 }
 
 // A ref is a unit that later units of its kind (the same pattern and
@@ -107,6 +106,9 @@ func (e *Encoder) Reset(dst io.Writer) {
 	e.lits, e.seqs, e.size, e.litRun = e.lits[:0], e.seqs[:0], 0, 0
 	e.rep = [3]uint32{1, 4, 8}
 	e.pos = 0
+	for i := range e.tables {
+		e.tables[i].ownOK = false
+	}
 	for i := range e.refs {
 		e.refs[i].used = 0
 	}
@@ -341,8 +343,8 @@ func appendHuffHeader(b []byte, n, size int) []byte {
 }
 
 // appendSequences appends the block's sequences section: their count,
-// each kind's mode (RLE if its codes are all one, else the predefined
-// distribution), and the bitstream, which holds the sequences last first.
+// each kind's mode with its RLE code or table (tables.go), and the
+// bitstream, which holds the sequences last first.
 func (e *Encoder) appendSequences() {
 	n := len(e.seqs)
 	switch {
@@ -361,21 +363,15 @@ func (e *Encoder) appendSequences() {
 	}
 	e.codes = [3][]uint8{ll, of, ml}
 	var states [3]fseState
-	var modes byte
-	var rle []byte
-	for i, t := range []*fseTable{llTable, ofTable, mlTable} {
-		c := e.codes[i]
-		if allSame(c) {
-
-			modes |= modeRLE << (6 - 2*i)
-			rle = append(rle, c[0])
-			continue
-		}
-		modes |= modePredefined << (6 - 2*i)
-		states[i].t = t
+	modesAt := len(e.out)
+	e.out = append(e.out, 0)
+	for kind := range e.tables {
+		k := &e.tables[kind]
+		k.count(e.codes[kind])
+		var mode int
+		mode, states[kind].t, e.out = k.choose(kind, n, e.out)
+		e.out[modesAt] |= byte(mode) << (6 - 2*kind)
 	}
-	e.out = append(e.out, modes)
-	e.out = append(e.out, rle...)
 
 	sLL, sOF, sML := &states[0], &states[1], &states[2]
 	b := &e.bw
@@ -406,13 +402,4 @@ func (e *Encoder) extra(i int) {
 	b.add(uint64(s.ll-l.base), uint(l.bits))
 	b.add(uint64(s.ml-m.base), uint(m.bits))
 	b.add(uint64(s.off), uint(o))
-}
-
-func allSame(c []uint8) bool {
-	for _, x := range c[1:] {
-		if x != c[0] {
-			return false
-		}
-	}
-	return true
 }

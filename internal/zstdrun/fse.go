@@ -42,11 +42,15 @@ func (b *bitWriter) close() {
 
 // fseTable encodes symbols of one FSE distribution (tANS), built as the
 // format's decoder builds its table from the same normalized counts, so
-// that each state the encoder leaves is the one the decoder reads.
+// that each state the encoder leaves is the one the decoder reads. Its
+// slices are reused by the next build.
 type fseTable struct {
 	log   uint
 	next  []uint16 // the state that follows, by symbol's cumulative slot
 	trans []fseTrans
+	// build's scratch
+	symbol []uint8
+	slot   []int
 }
 
 // fseTrans is how a symbol moves the state: the bits it writes, and where
@@ -56,15 +60,29 @@ type fseTrans struct {
 	deltaState int32
 }
 
-// newFSETable builds the table of a distribution: norm holds each symbol's
-// count out of 1<<log, -1 for "less than one" (one slot at the table's
-// end).
+// newFSETable builds the table of a distribution (see build).
 func newFSETable(norm []int16, log uint) *fseTable {
+	t := new(fseTable)
+	if !t.build(norm, log) {
+		panic("zstdrun: distribution does not sum to its table")
+	}
+	return t
+}
+
+// build makes t the table of a distribution: norm holds each symbol's
+// count out of 1<<log, -1 for "less than one" (one slot at the table's
+// end). It reports false if the counts do not sum to the table.
+func (t *fseTable) build(norm []int16, log uint) bool {
 	size := 1 << log
 	mask := size - 1
-	symbol := make([]uint8, size)
+	t.log = log
+	t.symbol = grow(t.symbol, size)
+	t.slot = grow(t.slot, len(norm)+1)
+	t.next = grow(t.next, size)
+	t.trans = grow(t.trans, len(norm))
+	symbol, cumul := t.symbol, t.slot
 	high := size - 1
-	cumul := make([]int, len(norm)+1)
+	cumul[0] = 0
 	for s, c := range norm {
 		if c == -1 {
 			cumul[s+1] = cumul[s] + 1
@@ -75,7 +93,7 @@ func newFSETable(norm []int16, log uint) *fseTable {
 		cumul[s+1] = cumul[s] + int(c)
 	}
 	if cumul[len(norm)] != size {
-		panic("zstdrun: distribution does not sum to its table")
+		return false
 	}
 	// Spread the symbols over the slots as the decoder does.
 	step := size>>1 + size>>3 + 3
@@ -89,15 +107,15 @@ func newFSETable(norm []int16, log uint) *fseTable {
 			}
 		}
 	}
-	t := &fseTable{log: log, next: make([]uint16, size), trans: make([]fseTrans, len(norm))}
-	slot := append([]int(nil), cumul[:len(norm)]...)
+	// cumul becomes each symbol's next slot.
 	for u, s := range symbol {
-		t.next[slot[s]] = uint16(size + u)
-		slot[s]++
+		t.next[cumul[s]] = uint16(size + u)
+		cumul[s]++
 	}
 	total := 0
 	for s, c := range norm {
 		tr := &t.trans[s]
+		*tr = fseTrans{}
 		switch {
 		case c == 0:
 			tr.deltaBits = uint32((log+1)<<16) - uint32(size)
@@ -112,7 +130,15 @@ func newFSETable(norm []int16, log uint) *fseTable {
 			total += int(c)
 		}
 	}
-	return t
+	return true
+}
+
+// grow returns s with length n, reusing its array if it is long enough.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
 }
 
 // fseState is an encoder's state in a table, nil for RLE (a block whose
@@ -154,20 +180,24 @@ func (s *fseState) flush(b *bitWriter) {
 	b.add(uint64(s.value), s.t.log)
 }
 
-// The predefined distributions (RFC 8878, 3.1.1.3.2.2).
+// The predefined distributions (RFC 8878, 3.1.1.3.2.2) and their tables.
 var (
-	llTable = newFSETable([]int16{
+	llNorm = []int16{
 		4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1,
 		2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1,
-		-1, -1, -1, -1}, 6)
-	mlTable = newFSETable([]int16{
+		-1, -1, -1, -1}
+	mlNorm = []int16{
 		1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
 		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 		1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
-		-1, -1, -1, -1, -1}, 6)
-	ofTable = newFSETable([]int16{
+		-1, -1, -1, -1, -1}
+	ofNorm = []int16{
 		1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1,
-		1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1}, 5)
+		1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1}
+
+	llTable = newFSETable(llNorm, 6)
+	mlTable = newFSETable(mlNorm, 6)
+	ofTable = newFSETable(ofNorm, 5)
 )
 
 // A code names a range of values: its baseline and the extra bits that
