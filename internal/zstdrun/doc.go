@@ -5,9 +5,9 @@
 //
 // It takes its matches from the units instead of searching the content
 // for them. A unit's repeats are one match at the pattern's distance, and
-// a unit equal to the one before it but for its first bytes (the next
+// a unit equal to an earlier one but for its first bytes (the next
 // parked goroutine's record: another thread id, the same run) is its
-// differing bytes and one match of the unit before. So its work grows with
+// differing bytes and one match of the earlier one. So its work grows with
 // the units and their literal bytes, not with the bytes the repeats expand
 // to, which a general encoder such as klauspost/compress's reads and
 // compares one by one; only the content checksum (xxhash, as every zstd
@@ -16,10 +16,13 @@
 // A block's literals are Huffman-coded with klauspost/compress/huff0 when
 // there are 1 KiB of them or more and that is smaller (a block of parked
 // goroutines' records has a byte or two of each thread id, which a
-// Huffman code does not shorten); the sequences' codes use the format's
-// predefined distributions,
-// or RLE where a block's codes of one kind are all the same (a run of
-// parked goroutines' records). The frames declare a 128 KiB window, as the
-// writer's others do, and any zstd decoder reads them: the tests check
-// them with klauspost's decoder and the reference zstd tool.
+// Huffman code does not shorten). Each kind of the sequences' codes takes,
+// per block, the mode that costs the fewest bits (tables.go): one code
+// repeated (RLE: parked goroutines' records of one length), the format's
+// predefined distribution, a table of the block's own, or the last
+// block's again. A unit is said to repeat an earlier one of its kind
+// (the same pattern and count) among the last four kinds. The frames
+// declare a 128 KiB window, as the writer's others do, and any zstd
+// decoder reads them: the tests check them with klauspost's decoder and
+// the reference zstd tool.
 package zstdrun
