@@ -355,7 +355,7 @@ func (e *Encoder) appendSequences() {
 	default:
 		e.out = append(e.out, 0xFF, byte(n-0x7F00), byte((n-0x7F00)>>8))
 	}
-	ll, of, ml := e.codes[0][:0], e.codes[1][:0], e.codes[2][:0]
+	ll, of, ml := e.codes[kindLL][:0], e.codes[kindOF][:0], e.codes[kindML][:0]
 	for _, s := range e.seqs {
 		ll = append(ll, llCode(s.ll))
 		of = append(of, ofCode(s.off))
@@ -373,7 +373,7 @@ func (e *Encoder) appendSequences() {
 		e.out[modesAt] |= byte(mode) << (6 - 2*kind)
 	}
 
-	sLL, sOF, sML := &states[0], &states[1], &states[2]
+	sLL, sOF, sML := &states[kindLL], &states[kindOF], &states[kindML]
 	b := &e.bw
 	b.out = e.out
 	last := n - 1
@@ -398,7 +398,7 @@ func (e *Encoder) appendSequences() {
 // codes' ranges.
 func (e *Encoder) extra(i int) {
 	s, b := e.seqs[i], &e.bw
-	l, m, o := llCodes[e.codes[0][i]], mlCodes[e.codes[2][i]], e.codes[1][i]
+	l, m, o := llCodes[e.codes[kindLL][i]], mlCodes[e.codes[kindML][i]], e.codes[kindOF][i]
 	b.add(uint64(s.ll-l.base), uint(l.bits))
 	b.add(uint64(s.ml-m.base), uint(m.bits))
 	b.add(uint64(s.off), uint(o))
