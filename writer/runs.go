@@ -12,7 +12,8 @@ import (
 // marked records with little else between them (parked goroutines'
 // records, one after another) goes into a zstd frame of its own written
 // by internal/zstdrun, which takes the tails, and the records that repeat
-// one before, as its matches instead of reading their bytes; the rest of
+// an earlier one but for their thread id, as its matches instead of
+// reading their bytes; the rest of
 // the buffer is expanded and goes to the compressed stream as before,
 // whose encoder finds the matches in records of other kinds. The file is
 // the same bytes either way once decompressed.
@@ -34,8 +35,8 @@ const (
 	maxMarks = 8192
 	// runLit is the most bytes a marked record may have before its tail,
 	// with what precedes it since the last mark, to count as a run's: a
-	// REPEAT record's header and a few pairs. zstdrun Huffman-codes
-	// literal bytes but finds no match in them.
+	// REPEAT record's header and a few pairs. zstdrun finds no match in
+	// literal bytes.
 	runLit = 24
 	// minRuns is the fewest runs' records in a row that go into a frame
 	// of their own: fewer are not worth ending the stream's frame (at 32,
@@ -44,9 +45,9 @@ const (
 	minRuns = 256
 )
 
-// marks reports whether t's tail goes into the record buffer as a mark:
-// with compression, if it is long enough.
-func (w *Writer) marks(t *Thread) bool { return w.zw != nil && t.tail.size() >= minMarkBytes }
+// markable reports whether t's tail goes into the record buffer as a
+// mark: with compression, if it is long enough.
+func (w *Writer) markable(t *Thread) bool { return w.zw != nil && t.tail.size() >= minMarkBytes }
 
 // markTail returns the record buffer b, which ends where t's tail
 // belongs, and marks the tail there.

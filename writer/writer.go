@@ -628,7 +628,7 @@ func (w *Writer) flushRun(t *Thread) {
 	if t.pending == 0 {
 		return
 	}
-	n, mark := t.runBytes(), w.marks(t)
+	n, mark := t.runBytes(), w.markable(t)
 	if mark {
 		n -= t.tail.size()
 	}

@@ -20,9 +20,10 @@ const MinMatch = 16
 
 const (
 	// maxBlock bounds a block's content. A sequence codes at least
-	// MinMatch bytes in at most 9 bytes and literals go in at most as they
-	// are, so a block stays under 64 KiB + 64 KiB * 9 / 16 + its headers:
-	// within the format's Block_Maximum_Size of 128 KiB.
+	// MinMatch bytes in at most 10 bytes (its codes' states and extra
+	// bits), literals go in at most as they are, and the tables'
+	// descriptions are short, so a block stays well under the format's
+	// Block_Maximum_Size of 128 KiB.
 	maxBlock = 64 << 10
 	// windowLog is the frames' window: 128 KiB, as the writer's others.
 	windowLog = 17
