@@ -1,34 +1,14 @@
 package recent
 
 import (
-	"io"
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// discard is an io.WriteSeeker that keeps nothing.
-type discard struct{ off, end int64 }
-
-func (d *discard) Write(p []byte) (int, error) {
-	d.off += int64(len(p))
-	d.end = max(d.end, d.off)
-	return len(p), nil
-}
-
-func (d *discard) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += d.off
-	case io.SeekEnd:
-		off += d.end
-	}
-	d.off = off
-	return off, nil
-}
 
 // BenchmarkSink writes a sampler's steady state, 1,000 goroutines of
 // which 10 run (a new stack every tick) and the others stay parked,
@@ -39,7 +19,7 @@ func (d *discard) Seek(off int64, whence int) (int64, error) {
 func BenchmarkSink(b *testing.B) {
 	for _, kind := range []string{"writer", "tee"} {
 		b.Run(kind, func(b *testing.B) {
-			pw, err := writer.New(&discard{}, writer.Options{StartTime: t0, Interval: step, Compression: tachyon.CompressionZstd})
+			pw, err := writer.New(&seekbuf.Discard{}, writer.Options{StartTime: t0, Interval: step, Compression: tachyon.CompressionZstd})
 			if err != nil {
 				b.Fatal(err)
 			}

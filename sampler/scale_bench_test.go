@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -120,7 +121,7 @@ func BenchmarkTraceParked(b *testing.B) {
 	})
 	b.Run("fold-file", func(b *testing.B) {
 		benchParked(b, data, n, gens, func(src source) func(*gotrace.Event) {
-			w, err := writer.New(&discardFile{}, writer.Options{Compression: tachyon.CompressionZstd})
+			w, err := writer.New(&seekbuf.Discard{}, writer.Options{Compression: tachyon.CompressionZstd})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -143,27 +144,6 @@ type writerSink struct{ w *writer.Writer }
 
 func (s writerSink) Frame(f tachyon.Frame) uint32  { return s.w.Frame(f) }
 func (s writerSink) Goroutine(id uint64) Goroutine { return s.w.Thread(id, 0) }
-
-// discardFile is a file that keeps nothing: it counts what is written,
-// and seeks within that.
-type discardFile struct{ n, off int64 }
-
-func (d *discardFile) Write(p []byte) (int, error) {
-	d.off += int64(len(p))
-	d.n = max(d.n, d.off)
-	return len(p), nil
-}
-
-func (d *discardFile) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += d.off
-	case io.SeekEnd:
-		off += d.n
-	}
-	d.off = off
-	return off, nil
-}
 
 // watermarkSink is a Sink that takes watermarks, as a segment writer does,
 // and throws them away.

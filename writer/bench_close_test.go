@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -25,7 +26,7 @@ func BenchmarkCloseParked(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				w := parkedWriter(b, &discard{}, tachyon.CompressionZstd, goroutines, ticks, false)
+				w := parkedWriter(b, &seekbuf.Discard{}, tachyon.CompressionZstd, goroutines, ticks, false)
 				if c.finishing {
 					w.Finishing()
 				}

@@ -1,13 +1,13 @@
 package writer_test
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/internal/testing/synth"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -29,34 +29,12 @@ func recording() *synth.Recording {
 	return rec
 }
 
-// discard is an io.WriteSeeker that keeps nothing, so the benchmark times
-// the encoder rather than the disk.
-type discard struct{ n, pos int64 }
-
-func (d *discard) Write(p []byte) (int, error) {
-	d.pos += int64(len(p))
-	d.n = max(d.n, d.pos)
-	return len(p), nil
-}
-
-func (d *discard) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-		d.pos = off
-	case io.SeekCurrent:
-		d.pos += off
-	case io.SeekEnd:
-		d.pos = d.n + off
-	}
-	return d.pos, nil
-}
-
 func benchEncode(b *testing.B, c tachyon.Compression) {
 	r := recording()
 	b.ReportAllocs()
 	var size int64
 	for b.Loop() {
-		var d discard
+		var d seekbuf.Discard
 		w, err := writer.New(&d, writer.Options{StartTime: r.Start, Interval: r.Interval, Compression: c})
 		if err != nil {
 			b.Fatal(err)
@@ -67,7 +45,7 @@ func benchEncode(b *testing.B, c tachyon.Compression) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
-		size = d.n
+		size = d.Size()
 	}
 	n := float64(r.Len()) * float64(b.N)
 	b.ReportMetric(n/b.Elapsed().Seconds(), "samples/s")
@@ -84,7 +62,7 @@ func BenchmarkEncodeZstd(b *testing.B) { benchEncode(b, tachyon.CompressionZstd)
 // writer is warm: it must not allocate.
 func BenchmarkWriteStackSteady(b *testing.B) {
 	r := recording()
-	var d discard
+	var d seekbuf.Discard
 	w, err := writer.New(&d, writer.Options{StartTime: r.Start, Interval: r.Interval, Compression: tachyon.CompressionZstd})
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,7 @@ package writer_test
 import (
 	"testing"
 
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -13,7 +14,7 @@ import (
 // sampler's highest volume.
 func BenchmarkWallTick(b *testing.B) {
 	const goroutines = 10000
-	var d discard
+	var d seekbuf.Discard
 	w, err := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
 	if err != nil {
 		b.Fatal(err)
@@ -58,7 +59,7 @@ func BenchmarkParkedSettle(b *testing.B) {
 	}{{"raw", tachyon.CompressionNone}, {"zstd", tachyon.CompressionZstd}} {
 		b.Run(c.name, func(b *testing.B) {
 			const goroutines, ticks, step = 10000, 400, 10000
-			var d discard
+			var d seekbuf.Discard
 			w, err := writer.New(&d, writer.Options{Compression: c.comp})
 			if err != nil {
 				b.Fatal(err)
@@ -87,7 +88,7 @@ func BenchmarkParkedSettle(b *testing.B) {
 			}
 			samples := float64(b.N) * goroutines * ticks
 			b.ReportMetric(b.Elapsed().Seconds()*1e9/samples, "ns/sample")
-			b.ReportMetric(float64(d.pos)/samples, "out-B/sample")
+			b.ReportMetric(float64(d.Size())/samples, "out-B/sample")
 			b.ReportMetric(0, "ns/op")
 			w.Close()
 		})

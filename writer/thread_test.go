@@ -161,7 +161,7 @@ func TestForgetBoundsState(t *testing.T) {
 // handle per goroutine and writes unchanged goroutines with Repeat.
 func BenchmarkWallTickHandles(b *testing.B) {
 	const goroutines = 10000
-	var d discard
+	var d seekbuf.Discard
 	w, _ := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
 	stacks := make([][]uint32, goroutines)
 	hs := make([]*writer.Thread, goroutines)

@@ -2,7 +2,8 @@
 // io.ReaderAt, for tests that write a Tachyon file without touching the
 // disk. (The HTTP handler writes to a temporary file, and WithExport
 // refuses a WithOutput writer that is not an io.ReaderAt, so no code of
-// the profiler's uses it.)
+// the profiler's uses it.) Discard is the io.WriteSeeker of the
+// benchmarks that write a file only to time its encoding.
 package seekbuf
 
 import (
@@ -69,3 +70,36 @@ func (b *Buffer) Bytes() []byte { return b.buf }
 
 // Len returns the number of bytes written so far.
 func (b *Buffer) Len() int { return len(b.buf) }
+
+// Discard is an io.WriteSeeker that keeps nothing: it counts what is
+// written and seeks within that, for benchmarks that time an encoder
+// rather than the memory it writes into. The zero value is ready to use.
+type Discard struct{ off, size int64 }
+
+// Write advances the offset past p.
+func (d *Discard) Write(p []byte) (int, error) {
+	d.off += int64(len(p))
+	d.size = max(d.size, d.off)
+	return len(p), nil
+}
+
+// Seek sets the offset for the next Write, as io.Seeker says.
+func (d *Discard) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += d.off
+	case io.SeekEnd:
+		offset += d.size
+	default:
+		return d.off, errors.New("seekbuf: invalid whence")
+	}
+	if offset < 0 {
+		return d.off, errNegative
+	}
+	d.off = offset
+	return offset, nil
+}
+
+// Size returns how far the writes have reached.
+func (d *Discard) Size() int64 { return d.size }

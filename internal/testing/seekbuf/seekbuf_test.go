@@ -29,3 +29,21 @@ func TestBuffer(t *testing.T) {
 		t.Fatal("negative seek accepted")
 	}
 }
+
+func TestDiscard(t *testing.T) {
+	var d Discard
+	d.Write(make([]byte, 100))
+	if off, err := d.Seek(10, io.SeekStart); off != 10 || err != nil {
+		t.Fatalf("Seek(10, start) = %d, %v", off, err)
+	}
+	d.Write(make([]byte, 5))
+	if off, _ := d.Seek(0, io.SeekCurrent); off != 15 {
+		t.Errorf("offset %d after a write of 5 at 10, want 15", off)
+	}
+	if off, _ := d.Seek(-1, io.SeekEnd); off != 99 || d.Size() != 100 {
+		t.Errorf("Seek(-1, end) = %d, Size %d; want 99, 100", off, d.Size())
+	}
+	if _, err := d.Seek(-1, io.SeekStart); err == nil {
+		t.Error("a negative offset was accepted")
+	}
+}
