@@ -34,19 +34,24 @@ func (b *Buffer) Write(p []byte) (int, error) {
 
 // Seek sets the offset for the next Write, as io.Seeker says.
 func (b *Buffer) Seek(offset int64, whence int) (int64, error) {
+	return seek(&b.off, int64(len(b.buf)), offset, whence)
+}
+
+// seek moves *off as io.Seeker says, in a file of size bytes.
+func seek(off *int64, size, offset int64, whence int) (int64, error) {
 	switch whence {
 	case io.SeekStart:
 	case io.SeekCurrent:
-		offset += b.off
+		offset += *off
 	case io.SeekEnd:
-		offset += int64(len(b.buf))
+		offset += size
 	default:
-		return b.off, errors.New("seekbuf: invalid whence")
+		return *off, errors.New("seekbuf: invalid whence")
 	}
 	if offset < 0 {
-		return b.off, errNegative
+		return *off, errNegative
 	}
-	b.off = offset
+	*off = offset
 	return offset, nil
 }
 
@@ -85,20 +90,7 @@ func (d *Discard) Write(p []byte) (int, error) {
 
 // Seek sets the offset for the next Write, as io.Seeker says.
 func (d *Discard) Seek(offset int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += d.off
-	case io.SeekEnd:
-		offset += d.size
-	default:
-		return d.off, errors.New("seekbuf: invalid whence")
-	}
-	if offset < 0 {
-		return d.off, errNegative
-	}
-	d.off = offset
-	return offset, nil
+	return seek(&d.off, d.size, offset, whence)
 }
 
 // Size returns how far the writes have reached.
