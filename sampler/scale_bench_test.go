@@ -136,6 +136,63 @@ func BenchmarkTraceParked(b *testing.B) {
 			return tb.handle
 		})
 	})
+	b.Run("end", func(b *testing.B) { benchParkedEnd(b, data, n, gens+warmGens) })
+}
+
+// benchParkedEnd times what a Stop does after the runtime's own stop,
+// per goroutine (ns/g, cpu-ns/g): the last generation's parse, every
+// goroutine's last ticks, and the writer's Close (each thread's last
+// record, the file's end) into a writer with zstd. Every goroutine's
+// ticks before the last generation are written first, untimed, as
+// Stop's early settle writes them while the runtime stops.
+func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
+	var cpu time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		src, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := writer.New(&seekbuf.Discard{}, writer.Options{Compression: tachyon.CompressionZstd})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, writerSink{w}), src, time.Now())
+		var ev gotrace.Event
+		syncs := 0
+		for {
+			err := src.Next(&ev)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			if ev.Kind == gotrace.Sync {
+				if syncs++; syncs == gens {
+					for bk := range tb.live {
+						tb.settleBucket(bk, false)
+					}
+					w.Finishing()
+					runtime.GC()
+					b.StartTimer()
+					cpu -= processCPU()
+				}
+			}
+			tb.handle(&ev)
+		}
+		tb.finish()
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu += processCPU()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/g")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/g")
+	b.ReportMetric(0, "ns/op")
 }
 
 // writerSink is the Sink of a Tachyon writer, as package profiler makes

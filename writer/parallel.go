@@ -98,11 +98,14 @@ func (p *parallel) submit(w *Writer, b []byte, marks []mark) ([]byte, []mark) {
 	// The compressing goroutine is the profiler's (package own): the
 	// trace still runs while Stop writes, and its samples are left out.
 	own.Go(func() { p.encode(j) })
-	next, nextM := make([]byte, 0, BufferSize), []mark(nil)
+	var next []byte
 	if k := len(p.free); k > 0 {
 		next = p.free[k-1]
 		p.free = p.free[:k-1]
+	} else {
+		next = make([]byte, 0, BufferSize)
 	}
+	var nextM []mark
 	if k := len(p.freeM); k > 0 {
 		nextM = p.freeM[k-1]
 		p.freeM = p.freeM[:k-1]
