@@ -179,6 +179,7 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 					runtime.GC()
 					b.StartTimer()
 					cpu -= processCPU()
+					pprof.SetGoroutineLabels(timed)
 				}
 			}
 			tb.handle(&ev)
@@ -189,6 +190,7 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 		}
 		b.StopTimer()
 		cpu += processCPU()
+		pprof.SetGoroutineLabels(context.Background())
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/g")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/g")

@@ -66,7 +66,7 @@
 //
 // # Runs in frames of their own
 //
-// With zstd, a run's tail of 64 bytes or more is not expanded into the
+// With zstd, a run's tail of 16 bytes or more is not expanded into the
 // record buffer either: a mark (16 bytes, at most 8,192 a buffer) says
 // where it belongs. When the buffer is compressed, a stretch of 256 or more
 // such records with at most 24 other bytes before each (parked

@@ -30,7 +30,8 @@ type mark struct {
 const (
 	// minMarkBytes is the shortest tail that goes in as a mark; a
 	// shorter one is expanded, as every tail is without compression.
-	minMarkBytes = 64
+	// Stop's last runs are short (a few ticks since the early settle).
+	minMarkBytes = 16
 	// maxMarks bounds one record buffer's marks (16 bytes each).
 	maxMarks = 8192
 	// runLit is the most bytes a marked record may have before its tail,
