@@ -91,9 +91,13 @@ type seq struct {
 	ll, ml, off uint32
 }
 
-// ErrPattern is returned by Close after an Add whose pattern was longer
-// than MaxPattern.
-var ErrPattern = errors.New("zstdrun: pattern longer than MaxPattern")
+// Errors Close returns after an Add it could not take.
+var (
+	// ErrPattern: the pattern was longer than MaxPattern.
+	ErrPattern = errors.New("zstdrun: pattern longer than MaxPattern")
+	// ErrClosed: no frame was begun (Reset) since the last Close.
+	ErrClosed = errors.New("zstdrun: Add with no frame begun")
+)
 
 // New returns an Encoder; Reset begins its first frame.
 func New() *Encoder { return &Encoder{sum: newContentSum()} }
@@ -122,11 +126,14 @@ func (e *Encoder) Reset(dst io.Writer) {
 // Add appends a unit to the frame: lit, then pat repeated n times. It
 // copies what it keeps.
 func (e *Encoder) Add(lit, pat []byte, n int) {
-	if len(pat) > MaxPattern {
+	switch {
+	case !e.open:
+		e.setErr(ErrClosed)
+		return
+	case len(pat) > MaxPattern:
 		e.setErr(ErrPattern)
 		return
-	}
-	if len(pat) == 0 {
+	case len(pat) == 0 || n < 0:
 		n = 0
 	}
 	e.sum.write(lit)

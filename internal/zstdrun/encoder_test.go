@@ -3,6 +3,7 @@ package zstdrun
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"math/rand/v2"
 	"os/exec"
 	"testing"
@@ -175,6 +176,27 @@ func TestReferenceDecoder(t *testing.T) {
 		if !bytes.Equal(got, content) {
 			t.Fatalf("seed %d: zstd decoded %d bytes, want %d (first difference at %d)", seed, len(got), len(content), firstDiff(got, content))
 		}
+	}
+}
+
+func TestAddAfterClose(t *testing.T) {
+	e := New()
+	e.Reset(io.Discard)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.Add([]byte("x"), nil, 0)
+	if err := e.Close(); err != ErrClosed {
+		t.Fatalf("Close after an Add with no frame begun: %v, want ErrClosed", err)
+	}
+	var out bytes.Buffer
+	e.Reset(&out)
+	e.Add([]byte("ab"), []byte{1}, -3)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(t, out.Bytes()); string(got) != "ab" {
+		t.Fatalf("a negative count: decoded %q, want %q", got, "ab")
 	}
 }
 
