@@ -128,6 +128,7 @@ func (p *parallel) encode(j *frameJob) {
 		j.out = p.enc.EncodeAll(j.in, j.out)
 		return
 	}
+	// Each piece expanded is a frame of its own: a buffer's worth.
 	encodeAll := func(b []byte) error {
 		j.out = p.enc.EncodeAll(b, j.out)
 		return nil
@@ -144,7 +145,7 @@ func (p *parallel) encode(j *frameJob) {
 		return err
 	}, func(lo, hi, end int) error {
 		var err error
-		j.exp, err = m.expand(lo, hi, end, j.exp, encodeAll)
+		j.exp, err = m.expand(lo, hi, end, BufferSize, j.exp, encodeAll)
 		return err
 	})
 }

@@ -129,28 +129,50 @@ func (m marked) encodeRuns(e *zstdrun.Encoder, dst io.Writer, lo, hi, end int) e
 	return e.Close()
 }
 
+// streamChunk is about the size of the pieces expand hands to the
+// stream's encoder, which gathers them into its blocks: small, so that
+// each writer's scratch stays small (a profile with checkpoints has
+// several writers).
+const streamChunk = 32 << 10
+
 // expand calls emit with the bytes of units lo to hi-1, their tails
-// expanded, and the bytes after them to end, in pieces of about
-// BufferSize (scratch holds them, and is returned for reuse).
-func (m marked) expand(lo, hi, end int, scratch []byte, emit func([]byte) error) ([]byte, error) {
+// expanded, and the bytes after them to end, in pieces of about chunk
+// bytes; bytes between marks as long as that go straight from the
+// buffer. scratch holds the pieces and is returned for reuse.
+func (m marked) expand(lo, hi, end, chunk int, scratch []byte, emit func([]byte) error) ([]byte, error) {
 	out := scratch[:0]
-	for i := lo; i < hi; i++ {
+	var err error
+	put := func(b []byte) {
+		if err != nil {
+			return
+		}
+		if len(b) >= chunk {
+			if len(out) > 0 {
+				err = emit(out)
+				out = out[:0]
+			}
+			if err == nil {
+				err = emit(b)
+			}
+			return
+		}
+		out = append(out, b...)
+	}
+	for i := lo; i < hi && err == nil; i++ {
 		k := &m.marks[i]
-		out = append(out, m.buf[m.start(i):k.pos]...)
+		put(m.buf[m.start(i):k.pos])
 		t := tail{pair: k.pair, len: k.len, n: k.n}
 		out = t.appendTo(out)
-		if len(out) >= BufferSize {
-			if err := emit(out); err != nil {
-				return out[:0], err
-			}
+		if len(out) >= chunk {
+			err = emit(out)
 			out = out[:0]
 		}
 	}
-	out = append(out, m.buf[m.start(hi):end]...)
-	if len(out) == 0 {
-		return out, nil
+	put(m.buf[m.start(hi):end])
+	if err == nil && len(out) > 0 {
+		err = emit(out)
 	}
-	return out[:0], emit(out)
+	return out[:0], err
 }
 
 // flushMarked hands the record buffer, which has marks, to the stream:
@@ -169,7 +191,7 @@ func (w *Writer) flushMarked() error {
 		return m.encodeRuns(w.runs, &w.cw, lo, hi, end)
 	}, func(lo, hi, end int) error {
 		var err error
-		w.exp, err = m.expand(lo, hi, end, w.exp, w.zwWrite)
+		w.exp, err = m.expand(lo, hi, end, streamChunk, w.exp, w.zwWrite)
 		return err
 	})
 }
