@@ -160,30 +160,18 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 			b.Fatal(err)
 		}
 		tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, writerSink{w}), src, time.Now())
-		var ev gotrace.Event
-		syncs := 0
-		for {
-			err := src.Next(&ev)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ev.Kind == gotrace.Sync {
-				if syncs++; syncs == gens {
-					for bk := range tb.live {
-						tb.settleBucket(bk, false)
-					}
-					w.Finishing()
-					runtime.GC()
-					b.StartTimer()
-					cpu -= processCPU()
-					pprof.SetGoroutineLabels(timed)
+		replay(b, src, func(gen int) {
+			if gen == gens {
+				for bk := range tb.live {
+					tb.settleBucket(bk, false)
 				}
+				w.Finishing()
+				runtime.GC()
+				b.StartTimer()
+				cpu -= processCPU()
+				pprof.SetGoroutineLabels(timed)
 			}
-			tb.handle(&ev)
-		}
+		}, tb.handle)
 		tb.finish()
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
@@ -229,25 +217,13 @@ func benchParked(b *testing.B, data []byte, n, gens int, newHandler func(source)
 			b.Fatal(err)
 		}
 		handle := newHandler(src)
-		var ev gotrace.Event
-		syncs := 0
-		for {
-			err := src.Next(&ev)
-			if err == io.EOF {
-				break
+		replay(b, src, func(gen int) {
+			if gen == warmGens+1 {
+				b.StartTimer()
+				cpu -= processCPU()
+				pprof.SetGoroutineLabels(timed)
 			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ev.Kind == gotrace.Sync {
-				if syncs++; syncs == warmGens+1 {
-					b.StartTimer()
-					cpu -= processCPU()
-					pprof.SetGoroutineLabels(timed)
-				}
-			}
-			handle(&ev)
-		}
+		}, handle)
 		b.StopTimer()
 		cpu += processCPU()
 		pprof.SetGoroutineLabels(context.Background())

@@ -121,46 +121,33 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		threads, strs, slots, bufs int
 	}
 	var at mark
-	gen := 0
-	var ev gotrace.Event
-	for {
-		err := src.Next(&ev)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Kind == gotrace.Sync {
-			gen++
-			// Four generations in, every stack has been seen.
-			if gen > 5 {
-				n, where := allocsSince(at.allocs, ownAllocs(t))
-				steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
-				if os.Getenv("STEADY_DEBUG") != "" {
-					t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
-				}
-				switch {
-				case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
-				case em.samples == at.samples:
-					t.Fatalf("generation %d wrote no samples", gen-1)
-				case n > 0:
-					judged++
-					t.Errorf("generation %d: %d allocations in the sampler or its trace reader, writing %d samples, want 0:%s",
-						gen-1, n, em.samples-at.samples, where)
-				default:
-					judged++
-				}
+	gen := replay(t, src, func(gen int) {
+		// Four generations in, every stack has been seen.
+		if gen > 5 {
+			n, where := allocsSince(at.allocs, ownAllocs(t))
+			steady := stacks(tb) == at.stacks && tb.gs.Len() == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
+			if os.Getenv("STEADY_DEBUG") != "" {
+				t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.gs.Len(), at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
 			}
-			if gen >= 5 {
-				// The pipe's count before the allocations: a buffer made
-				// between the two makes the generation unsteady.
-				bufs := buffers(r)
-				at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs}
+			switch {
+			case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
+			case em.samples == at.samples:
+				t.Fatalf("generation %d wrote no samples", gen-1)
+			case n > 0:
+				judged++
+				t.Errorf("generation %d: %d allocations in the sampler or its trace reader, writing %d samples, want 0:%s",
+					gen-1, n, em.samples-at.samples, where)
+			default:
+				judged++
 			}
 		}
-		tb.handle(&ev)
-	}
+		if gen >= 5 {
+			// The pipe's count before the allocations: a buffer made
+			// between the two makes the generation unsteady.
+			bufs := buffers(r)
+			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.gs.Len(), tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs}
+		}
+	}, tb.handle)
 	if gen < 7 {
 		t.Fatalf("%d generations recorded, want >= 7", gen)
 	}
