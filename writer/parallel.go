@@ -153,6 +153,7 @@ func (p *parallel) encode(j *frameJob) {
 // appendWriter appends what is written to it to b.
 type appendWriter struct{ b []byte }
 
+// Write appends p; it never fails.
 func (a *appendWriter) Write(p []byte) (int, error) {
 	a.b = append(a.b, p...)
 	return len(p), nil
