@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/cputime"
@@ -17,6 +18,9 @@ const (
 	ShareB = 0.4 // hotB
 )
 
+// SleepEvery is how long a sleeper sleeps between its wakeups.
+const SleepEvery = 50 * time.Millisecond
+
 // Config sizes the workload. The zero value means the defaults.
 type Config struct {
 	Goroutines int // idle pool size (default 100)
@@ -26,6 +30,10 @@ type Config struct {
 // Result is what the workload measured about itself.
 type Result struct {
 	CPUA, CPUB time.Duration // thread CPU time spent in hotA and hotB
+	// Slept is the time the sleepers asked to sleep, and Late what their
+	// rounds took beyond it (waking late, waiting for a CPU, the loop
+	// itself): at most this time were they not blocked in the sleep.
+	Slept, Late time.Duration
 }
 
 // Split returns hotA's measured share of hotA+hotB.
@@ -57,15 +65,21 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	sr.Fd() // puts the pipe in blocking mode: reads block in the syscall
 	var (
-		wg  sync.WaitGroup
-		res Result
-		ch  = make(chan int)
+		wg          sync.WaitGroup
+		res         Result
+		slept, late atomic.Int64
+		ch          = make(chan int)
 	)
 	done := ctx.Done()
 	wg.Add(5 + cfg.Sleepers + cfg.Goroutines)
 	go func() { defer wg.Done(); res = spin(done) }()
 	for range cfg.Sleepers {
-		go func() { defer wg.Done(); sleeper(done) }()
+		go func() {
+			defer wg.Done()
+			s, l := sleeper(done)
+			slept.Add(int64(s))
+			late.Add(int64(l))
+		}()
 	}
 	go func() { defer wg.Done(); blockedOnChan(ch) }()
 	go func() { defer wg.Done(); waitPipe(pr) }()
@@ -77,6 +91,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	wg.Wait()
 	pr.Close()
 	sr.Close()
+	res.Slept, res.Late = time.Duration(slept.Load()), time.Duration(late.Load())
 	return res, nil
 }
 
@@ -136,14 +151,17 @@ func hotB(d time.Duration) time.Duration {
 }
 
 //go:noinline
-func sleeper(done <-chan struct{}) {
+func sleeper(done <-chan struct{}) (slept, late time.Duration) {
 	for {
+		start := time.Now()
 		select {
 		case <-done:
-			return
+			return slept, late
 		default:
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(SleepEvery)
+		slept += SleepEvery
+		late += max(0, time.Since(start)-SleepEvery)
 	}
 }
 

@@ -102,7 +102,10 @@ func TestSplit(t *testing.T) {
 
 // TestStates checks, for both backends in wall mode, that the sleeping,
 // blocked, IO-waiting, in-syscall and idle goroutines are all seen, each
-// in its state for at least 98% of its samples.
+// in its state for at least 98% of its samples. A sleeper is, truly, not
+// blocked from each wakeup until it sleeps again, which on a loaded
+// machine is mostly the wait for a CPU: its bound also gives it the share
+// of its time its own clock measured past the sleeps it asked for.
 func TestStates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("statistical, profiles each backend for a second or more")
@@ -121,17 +124,23 @@ func TestStates(t *testing.T) {
 				{"idleWorker", "blocked", pool},
 			}
 			testutil.Retry(t, time.Second, 3, func(d time.Duration) error {
-				sum, _, ran := profileDemo(t, d, pool, profiler.WithBackend(b))
+				sum, res, ran := profileDemo(t, d, pool, profiler.WithBackend(b))
 				if ran != b {
 					t.Skipf("backend %v not available (ran %v)", b, ran)
 				}
+				late := float64(res.Late) / float64(res.Slept+res.Late)
 				for _, w := range want {
 					rs := sum.Roles[w.role]
 					if rs.Goroutines != w.goroutines {
 						return fmt.Errorf("%s: %d goroutines sampled, want %d", w.role, rs.Goroutines, w.goroutines)
 					}
-					if share := rs.Share(w.state); share < 1-tolerance {
-						return fmt.Errorf("%s: %s in %.1f%% of %d samples (%v), want ≥ %.0f%%", w.role, w.state, 100*share, rs.Samples, rs.States, 100*(1-tolerance))
+					least := 1 - tolerance
+					if w.role == "sleeper" {
+						least -= late
+						t.Logf("%v: sleeper %s in %.1f%% of %d samples, late %.1f%% of its time", d, w.state, 100*rs.Share(w.state), rs.Samples, 100*late)
+					}
+					if share := rs.Share(w.state); share < least {
+						return fmt.Errorf("%s: %s in %.1f%% of %d samples (%v), want ≥ %.1f%%", w.role, w.state, 100*share, rs.Samples, rs.States, 100*least)
 					}
 				}
 				return nil
