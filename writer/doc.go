@@ -75,16 +75,18 @@
 // records that repeat an earlier one but for their thread id, as its
 // matches instead of reading their bytes: only the frame's content
 // checksum reads them. The rest of the buffer is expanded, in pieces of
-// about 512 KB, into the stream's encoder, which finds the matches of
+// about 32 KiB, into the stream's encoder, which finds the matches of
 // other records; the stream's frame ends before each frame of runs.
 // Decompressed, the records are the same bytes either way
 // (TestRunFramesSameRecords). This adds to the bounds above the marks,
-// the expanded piece (up to 1 MB) and zstdrun's encoder (a block of
-// 64 KiB and its sequences).
+// the expanded piece (64 KiB or so, and more only for a single tail
+// longer than that) and zstdrun's encoder (a block of 64 KiB and its
+// sequences).
 //
 // Once Finishing is called (a profiler's Stop, whose program waits for the
 // file), each full record buffer is compressed into zstd frames of its
-// own (one, or with marks its runs' and the rest's), up to four buffers at
+// own (one, or with marks its runs' and the rest's, the rest expanded in
+// pieces of a buffer's size), up to four buffers at
 // once, each with encoders of the same options and its buffer, and the
 // frames are written in order: the compressed records
 // are then several frames, as a file with checkpoints holds already, which

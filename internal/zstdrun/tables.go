@@ -130,16 +130,16 @@ func (k *codeTable) choose(kind, n int, out []byte) (int, *fseTable, []byte) {
 		k.ownOK = false
 		return modePredefined, predef[kind], out
 	}
-	// No table codes them all: only a table of the block's own can (a
-	// code past the predefined distribution's, such as an offset of
-	// 512 MiB); normalize found one for any counts.
+	// Unreachable: the predefined distributions give every code a slot
+	// up to the largest a block makes (lengths within maxBlock, offsets
+	// within the window), so they code any block.
 	panic("zstdrun: no table for a block's codes")
 }
 
 // newLog returns the accuracy log of a new table for n codes: small for
 // few (its description is shorter), room for every code present.
 func (k *codeTable) newLog(kind, n int) uint {
-	log := uint(bits.Len(uint(n))) - 2
+	log := uint(max(bits.Len(uint(n)), 2) - 2)
 	log = max(log, uint(bits.Len(uint(2*len(k.present)))), 5)
 	return min(log, maxLogs[kind])
 }
