@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sync"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
@@ -61,7 +60,8 @@ type Pipe struct {
 	end     error    // the trace's end for the reader: io.EOF, the writer's error, or ErrFull
 	rerr    error    // the reader's end: writes fail with it
 	dropped int64
-	made    int // buffers allocated or grown for generations
+	made    int      // buffers allocated or grown for generations
+	pages   *pageSet // buffers whose pages are their own (pages.go)
 	size    sizer
 	between func() // set by Between, run by the reader in NextGeneration
 
@@ -121,14 +121,9 @@ func (p *Pipe) Write(b []byte) (int, error) {
 	if p.cur == nil {
 		p.cur = p.take()
 	}
-	if len(p.cur)+len(b) > cap(p.cur) {
-		// A generation larger than the recent ones: double, so that a
-		// new pipe's first generations, and generations that keep
-		// growing, are copied few times (recycle lets go of a buffer
-		// the generations do not grow into).
-		p.cur = slices.Grow(p.cur, max(len(b), cap(p.cur)))
-		p.made++
-	}
+	// A generation larger than the recent ones doubles the buffer
+	// (recycle lets go of a buffer the generations do not grow into).
+	p.cur = p.grow(p.cur, len(b))
 	p.cur = append(p.cur, b...)
 	if _, end, ok := gotrace.Batch(b); end || !ok {
 		p.push()
@@ -165,15 +160,16 @@ func (p *Pipe) take() []byte {
 	peak := p.size.peak()
 	for len(p.free) > 0 {
 		b := p.free[len(p.free)-1]
+		p.free[len(p.free)-1] = nil
 		p.free = p.free[:len(p.free)-1]
 		if cap(b) >= peak {
 			p.trimSpare()
 			return b
 		}
+		p.letGo(b)
 	}
 	p.spare = 0
-	p.made++
-	return make([]byte, 0, bufSize(peak))
+	return p.newBuf(bufSize(peak))
 }
 
 // trimSpare counts a take that left a free buffer unused, and lets the
@@ -184,6 +180,9 @@ func (p *Pipe) trimSpare() {
 		return
 	}
 	if p.spare++; p.spare >= spareGens {
+		for _, b := range p.free {
+			p.letGo(b)
+		}
 		clear(p.free)
 		p.free, p.spare = p.free[:0], 0
 	}
@@ -199,6 +198,7 @@ func bufSize(peak int) int { return max(peak+peak/4, minBuf) }
 // hold its memory for good).
 func (p *Pipe) recycle(b []byte) {
 	if b == nil || p.rerr != nil || len(p.free) >= keepFree || cap(b) > 2*bufSize(p.size.peak()) {
+		p.letGo(b)
 		return
 	}
 	p.free = append(p.free, b[:0])
@@ -241,6 +241,13 @@ func (p *Pipe) CloseRead(err error) {
 	defer p.mu.Unlock()
 	if p.rerr == nil {
 		p.rerr = err
+	}
+	p.letGo(p.cur)
+	for _, b := range p.queue {
+		p.letGo(b)
+	}
+	for _, b := range p.free {
+		p.letGo(b)
 	}
 	p.cur, p.queue, p.free, p.queued = nil, nil, nil, 0
 	p.cond.Broadcast()
