@@ -88,7 +88,8 @@
 // fgprof (up to 100,000), in rotating order, each settled for
 // -scale-settle (15 s) and measured over one -window. It reports each
 // one's CPU (rusage), and each tachyon's CPU over the floor's in percent,
-// resident set and live heap over the floor's per goroutine, Stop and
+// resident set (at the window's end, and its mean over the window) and
+// live heap over the floor's per goroutine, Stop and
 // achieved rate, paired with the floor in the same iteration:
 //
 //	go test ./bench -run '^$' -bench Scale -benchtime 3x -window 10s -scale 10000,100000,1000000

@@ -74,16 +74,17 @@ func writeHeapProfile(path string) {
 
 // scaleResult is what a child of BenchmarkScale measured.
 type scaleResult struct {
-	Peer   string
-	N      int
-	CPU    float64 // process CPU over the window, ms per second (rusage)
-	RSS    uint64  // resident set at the window's end, bytes
-	Live   uint64  // Go heap live after a collection at the window's end, bytes
-	StopMS float64 // the peer's stop, ms
-	Hz     float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
-	GCs    uint32  // collections that began in the window
-	GCCPU  float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
-	Err    string
+	Peer    string
+	N       int
+	CPU     float64 // process CPU over the window, ms per second (rusage)
+	RSS     uint64  // resident set at the window's end, bytes
+	RSSMean uint64  // the resident set's mean over the window (read every rssEvery), bytes
+	Live    uint64  // Go heap live after a collection at the window's end, bytes
+	StopMS  float64 // the peer's stop, ms
+	Hz      float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
+	GCs     uint32  // collections that began in the window
+	GCCPU   float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
+	Err     string
 }
 
 // TestMain runs the test binary as a child of BenchmarkScale when asked to
@@ -124,7 +125,9 @@ func TestMain(m *testing.M) {
 //	                    goroutines one or two more in a window move the
 //	                    figure by tens of percent
 //	<t>-rss-B/g         its resident set over the floor's in the same
-//	                    iteration, per goroutine
+//	                    iteration, per goroutine, at the window's end
+//	<t>-rss-mean-B/g    the same for the means over the window (read
+//	                    every 100 ms): steadier than one moment's
 //	<t>-live-B/g        the same for the Go heap's live objects (after a
 //	                    collection: what the profiler holds)
 //	<t>-stop-ms         its Stop (the sampler's and the file's; tachyon's
@@ -161,6 +164,7 @@ func benchScale(b *testing.B, n int) {
 	}
 	res := map[string][]scaleResult{}
 	over, rssOver, heapOver, stopOver := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	rssMeanOver := map[string][]float64{}
 	overMut := map[string][]float64{}
 	for i := range b.N {
 		got := map[string]scaleResult{}
@@ -171,8 +175,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB, live heap %.1f MB, stop %.1f ms, %.2f Hz\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB, stop %.1f ms, %.2f Hz\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -182,6 +186,7 @@ func benchScale(b *testing.B, n int) {
 				over[pe] = append(over[pe], 100*(t.CPU-f.CPU)/f.CPU)
 				overMut[pe] = append(overMut[pe], 100*((t.CPU-t.GCCPU)-(f.CPU-f.GCCPU))/f.CPU)
 				rssOver[pe] = append(rssOver[pe], (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
+				rssMeanOver[pe] = append(rssMeanOver[pe], (float64(t.RSSMean)-float64(f.RSSMean))/float64(max(n, 1)))
 				heapOver[pe] = append(heapOver[pe], (float64(t.Live)-float64(f.Live))/float64(max(n, 1)))
 				stopOver[pe] = append(stopOver[pe], t.StopMS-f.StopMS)
 			}
@@ -207,6 +212,7 @@ func benchScale(b *testing.B, n int) {
 			b.ReportMetric(benchload.Median(over[pe]), pe+"-over-floor-%")
 			b.ReportMetric(benchload.Median(overMut[pe]), pe+"-over-floor-mutator-%")
 			b.ReportMetric(benchload.Median(rssOver[pe]), pe+"-rss-B/g")
+			b.ReportMetric(benchload.Median(rssMeanOver[pe]), pe+"-rss-mean-B/g")
 			b.ReportMetric(benchload.Median(heapOver[pe]), pe+"-live-B/g")
 			b.ReportMetric(benchload.Median(stopOver[pe]), pe+"-stop-over-floor-ms")
 		}
@@ -291,6 +297,7 @@ func scaleChild(spec string) int {
 		runtime.GC()
 		gc0, n0 := gcCPU(), numGC()
 		c0, t0 := cpuTime(), time.Now()
+		meanRSS := watchRSS()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
 				"-o", filepath.Join(dir, fmt.Sprintf("perf-%s-%d.data", f[0], n)), "--", "sleep", strconv.FormatFloat(windowD.Seconds(), 'f', 3, 64))
@@ -305,6 +312,7 @@ func scaleChild(spec string) int {
 		r.CPU = float64(cpuTime()-c0) / 1e6 / secs
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = numGC() - n0
+		r.RSSMean = meanRSS()
 		r.RSS, r.Live = rss(), liveHeap()
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
@@ -412,6 +420,34 @@ func numGC() uint32 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.NumGC
+}
+
+// rssEvery is how often watchRSS reads the resident set.
+const rssEvery = 100 * time.Millisecond
+
+// watchRSS reads the resident set every rssEvery until the function it
+// returns is called, which returns the mean of the readings.
+func watchRSS() (mean func() uint64) {
+	done, res := make(chan struct{}), make(chan uint64)
+	go func() {
+		tick := time.NewTicker(rssEvery)
+		defer tick.Stop()
+		sum, k := rss(), uint64(1)
+		for {
+			select {
+			case <-tick.C:
+				sum += rss()
+				k++
+			case <-done:
+				res <- sum / k
+				return
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		return <-res
+	}
 }
 
 // rss returns the process's resident set, in bytes.
