@@ -7,7 +7,7 @@ import "runtime"
 // not also in the room the collector keeps beside what is live (the heap
 // grows to twice its live objects between collections). A buffer kept for
 // reuse keeps its pages: giving them back and faulting them in again at
-// each generation cost the writer ten times as much CPU a byte
+// each generation cost the writer more CPU than the memory was worth
 // (BenchmarkHandoff, bench/MEASUREMENTS.md). Elsewhere, or if the system
 // refuses a mapping, buffers are slices of the heap.
 //
