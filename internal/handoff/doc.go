@@ -18,6 +18,7 @@
 // nothing. On Linux a buffer is pages mapped for it, off the Go heap (the
 // heap keeps room for as much again as it holds live, and a generation
 // holds a report of every goroutine), unmapped when the pipe lets it go;
-// elsewhere, or if the system refuses a mapping, buffers are the heap's. The pages are not in the heap's figures (runtime.MemStats,
-// heap profiles), only in the process's resident set.
+// elsewhere, or if the system refuses a mapping, buffers are the heap's.
+// The pages are not in the heap's figures (runtime.MemStats, heap
+// profiles), only in the process's resident set.
 package handoff
