@@ -163,7 +163,7 @@ func (m marked) expand(lo, hi, end, chunk int, scratch []byte, emit func([]byte)
 		put(m.buf[m.start(i):k.pos])
 		t := tail{pair: k.pair, len: k.len, n: k.n}
 		out = t.appendTo(out)
-		if len(out) >= chunk {
+		if err == nil && len(out) >= chunk {
 			err = emit(out)
 			out = out[:0]
 		}
