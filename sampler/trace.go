@@ -198,6 +198,7 @@ func (tb *traceBackend) run(ready chan<- error) {
 		err = errNoHeader
 	}
 	if err != nil {
+		tb.pipe.Done(err) // before startTrace's CloseRead, so that writes fail with err
 		ready <- err
 		return
 	}
@@ -292,8 +293,9 @@ func (tb *traceBackend) labelsOff() {
 
 func (tb *traceBackend) loop() {
 	defer close(tb.done)
-	// Whatever ends the loop, later writes keep nothing.
-	defer tb.pipe.CloseRead(io.ErrClosedPipe)
+	// Whatever ends the loop, later writes keep nothing, and the pipe lets
+	// go of the generation the parser held.
+	defer tb.pipe.Done(io.ErrClosedPipe)
 	defer func() {
 		if r := recover(); r != nil {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))

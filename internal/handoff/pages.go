@@ -12,9 +12,13 @@ import "runtime"
 // refuses a mapping, buffers are slices of the heap.
 //
 // A buffer is unmapped only when nothing can read it: when the pipe lets
-// go of one it holds (never handed to the reader, or handed back), and,
-// for the one the reader holds when it ends, once the pipe is garbage
-// (the reader's reference to it goes with the pipe's).
+// go of one it holds (never handed to the reader, or handed back), and
+// the one the reader holds when it ends, at Done, on the reader's own
+// goroutine. A reader that ends without Done leaves that one to a
+// cleanup once the pipe is garbage (the reader's reference to it goes
+// with the pipe's), which runs on the runtime's goroutine for cleanups:
+// Done cancels it, so that in a profile the program's cleanups never
+// show the profiler's work.
 
 // pageSet is a pipe's mapped buffers by their first byte, each whole.
 type pageSet map[*byte][]byte
@@ -25,12 +29,19 @@ func (p *Pipe) newBuf(n int) []byte {
 	if b, ok := mapPages(n); ok {
 		if p.pages == nil {
 			p.pages = &pageSet{}
-			runtime.AddCleanup(p, unmapAll, p.pages)
+			p.unmap = runtime.AddCleanup(p, unmapAll, p.pages)
 		}
 		(*p.pages)[&b[:1][0]] = b[:cap(b)]
 		return b
 	}
 	return make([]byte, 0, n)
+}
+
+// pagesGone cancels the cleanup once the pipe holds no pages.
+func (p *Pipe) pagesGone() {
+	if p.pages != nil && len(*p.pages) == 0 {
+		p.unmap.Stop()
+	}
 }
 
 // unmapAll unmaps the buffers of a pipe that is garbage.

@@ -114,3 +114,45 @@ func residentKB(t *testing.T, b []byte) int {
 	}
 	return resident / 1024
 }
+
+// TestDoneLetsGoHeld: a reader that ends holding a generation, taken by
+// NextGeneration or being read by Read, gives its pages back at Done,
+// with every other buffer of the pipe.
+func TestDoneLetsGoHeld(t *testing.T) {
+	for _, read := range []bool{false, true} {
+		p := New(0)
+		p.Write(hdr)
+		writeGen(t, p, 1, 8, 60<<10)
+		writeGen(t, p, 2, 8, 60<<10)
+		p.Write(batch(3, 60<<10)) // a generation being written
+		var g []byte
+		if read {
+			buf := make([]byte, 4096)
+			for range 2 { // the header, then the first bytes of generation 1
+				if _, err := p.Read(buf); err != nil {
+					t.Fatal(err)
+				}
+			}
+			g = p.rpiece
+		} else {
+			var err error
+			if g, err = p.NextGeneration(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		held := bytes.Clone(g)
+		p.Done(nil)
+		if n := len(*p.pages); n != 0 {
+			t.Errorf("read %v: %d buffers still mapped after Done", read, n)
+		}
+		if stillHeld(t, g, held) {
+			t.Errorf("read %v: the generation the reader held is still mapped after Done", read)
+		}
+		if _, err := p.NextGeneration(nil); err == nil {
+			t.Errorf("read %v: a generation after Done", read)
+		}
+		if _, err := p.Write(batch(3, 10)); err == nil {
+			t.Errorf("read %v: a write after Done kept", read)
+		}
+	}
+}

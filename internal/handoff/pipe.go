@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
@@ -43,9 +44,9 @@ const spareGens = 8
 const sizeWindow = 64
 
 // Pipe is the hand-off. Write, Close, CloseWithError and Wait are the
-// writer's; Header, NextGeneration, Read and CloseRead the reader's, which
-// uses either NextGeneration or Read, not both. All may be called from
-// any goroutine.
+// writer's; Header, NextGeneration, Read, CloseRead and Done the
+// reader's, which uses either NextGeneration or Read, not both. All may be
+// called from any goroutine, but Done from the reader's own.
 type Pipe struct {
 	max int
 
@@ -61,7 +62,9 @@ type Pipe struct {
 	rerr    error    // the reader's end: writes fail with it
 	dropped int64
 	made    int      // buffers allocated or grown for generations
+	out     []byte   // the generation the reader holds: NextGeneration's last
 	pages   *pageSet // buffers whose pages are their own (pages.go)
+	unmap   runtime.Cleanup
 	size    sizer
 	between func() // set by Between, run by the reader in NextGeneration
 
@@ -253,6 +256,20 @@ func (p *Pipe) CloseRead(err error) {
 	p.cond.Broadcast()
 }
 
+// Done ends the reader's side as CloseRead(err) does, from the reader's
+// own goroutine once it reads nothing the pipe handed it: the pipe then
+// also lets go of the generation the reader holds (NextGeneration's
+// last, or Read's), which CloseRead, called from anywhere, must leave to
+// the reader. After Done the pipe holds no buffer.
+func (p *Pipe) Done(err error) {
+	p.CloseRead(err)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.letGo(p.out)
+	p.out, p.rpiece, p.roff = nil, nil, 0
+	p.pagesGone()
+}
+
 // Wait waits until fewer than n complete generations wait for the reader,
 // or the pipe has ended; it returns the reader's end, if it has ended. A
 // writer of its own that can wait (a flight recorder's feed) calls it
@@ -294,6 +311,7 @@ func (p *Pipe) NextGeneration(done []byte) ([]byte, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.recycle(done)
+	p.out = nil
 	for len(p.queue) == 0 || p.between != nil {
 		if fn := p.between; fn != nil {
 			p.between = nil
@@ -313,6 +331,7 @@ func (p *Pipe) NextGeneration(done []byte) ([]byte, error) {
 	p.queue[len(p.queue)-1] = nil
 	p.queue = p.queue[:len(p.queue)-1]
 	p.queued -= len(g)
+	p.out = g
 	p.cond.Broadcast() // a writer may be waiting for room
 	return g, nil
 }
