@@ -61,10 +61,10 @@ type Pipe struct {
 	end     error    // the trace's end for the reader: io.EOF, the writer's error, or ErrFull
 	rerr    error    // the reader's end: writes fail with it
 	dropped int64
-	made    int      // buffers allocated or grown for generations
-	out     []byte   // the generation the reader holds: NextGeneration's last
-	pages   *pageSet // buffers whose pages are their own (pages.go)
-	unmap   runtime.Cleanup
+	made    int             // buffers allocated or grown for generations
+	out     []byte          // the generation the reader holds: NextGeneration's last
+	pages   *pageSet        // buffers whose pages are their own (pages.go)
+	unmap   runtime.Cleanup // unmaps pages once the pipe is garbage; Done stops it
 	size    sizer
 	between func() // set by Between, run by the reader in NextGeneration
 
