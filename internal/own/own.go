@@ -70,7 +70,8 @@ func clock() int64 { return int64(time.Since(epoch)) + 1 }
 // a goroutine started by Go or inside Enter, or within Margin after either
 // ended. It takes no lock and does not allocate.
 func Has(id uint64) bool {
-	return HadAt(id, uint64(time.Now().UnixMicro()))
+	u, ok := upto(id)
+	return ok && (u == 0 || time.Now().UnixMicro() <= u)
 }
 
 // HadAt reports whether the goroutine id was the profiler's at ts,
@@ -81,16 +82,24 @@ func Has(id uint64) bool {
 // leaving: a handler's samples before Enter are its request's work. It
 // takes no lock and does not allocate.
 func HadAt(id, ts uint64) bool {
+	u, ok := upto(id)
+	return ok && (u == 0 || int64(ts) <= u)
+}
+
+// upto returns, for a goroutine id in the set, 0 while it is the
+// profiler's, else when it left plus Margin; ok is false for an id not in
+// the set. Has reads the clock only after it, for an id that left: it is
+// asked of every goroutine the trace backend meets.
+func upto(id uint64) (u int64, ok bool) {
 	s := cur.Load()
 	if len(s.ids) == 0 {
-		return false
+		return 0, false
 	}
 	i, ok := slices.BinarySearch(s.ids, id)
 	if !ok {
-		return false
+		return 0, false
 	}
-	u := s.upto[i]
-	return u == 0 || int64(ts) <= u
+	return s.upto[i], true
 }
 
 // Version returns a number that changes whenever the set changes: an id
