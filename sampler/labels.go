@@ -102,6 +102,10 @@ type labeler struct {
 	tasks    map[uint64]taskRec // tasks begun and not ended
 	labelled map[labelledKey]*stack
 	scratch  []tachyon.Label
+	// last is the set labelSet returned last: goroutines created one
+	// after another at one site take the same set, and comparing its key
+	// is cheaper than hashing it.
+	last *labelSet
 }
 
 func newLabeler() labeler {
@@ -288,7 +292,11 @@ func (tb *traceBackend) labelSet(k setKey) *labelSet {
 		return nil
 	}
 	lb := &tb.labels
+	if ls := lb.last; ls != nil && ls.key == k {
+		return ls
+	}
 	if ls, ok := lb.sets[k]; ok {
+		lb.last = ls
 		return ls
 	}
 	all := lb.scratch[:0]
@@ -318,6 +326,7 @@ func (tb *traceBackend) labelSet(k setKey) *labelSet {
 		clear(lb.sets)
 	}
 	lb.sets[k] = ls
+	lb.last = ls
 	return ls
 }
 
