@@ -572,6 +572,7 @@ const settleEvery = 4
 func (tb *traceBackend) finish() {
 	for g := range tb.lives {
 		tb.close(g)
+		tb.em.flush(&g.track)
 	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) { // Auto switches: another backend follows
