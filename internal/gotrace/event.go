@@ -58,6 +58,9 @@ type Event struct {
 	// index for Reader.Reason (0: none).
 	Reason uint32
 	Time   Time
+	// User is, for a Transition, the number Reader.SetUser gave G by the
+	// time Next returned the event (0: none); the other kinds leave it 0.
+	User uint32
 	// G is the goroutine the transition is of, the goroutine a CPU
 	// sample was taken in (NoGoroutine for none), or the goroutine a
 	// task, region or log event was written on.

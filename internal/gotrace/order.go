@@ -88,7 +88,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		if g == nil || g.state != GoRunnable || !r.succeeds(g, a[1]) {
 			return false, nil
 		}
-		g.seq = a[1]
+		g.seq = uint32(a[1])
 		r.set(g, GoRunning, c.time, 0, 0)
 		m.g = g.id
 	case evGoUnblock:
@@ -96,10 +96,10 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		if g == nil || g.state != GoWaiting || !r.succeeds(g, a[1]) {
 			return false, nil
 		}
-		g.seq = a[1]
+		g.seq = uint32(a[1])
 		from := g.state
 		g.state = GoRunnable
-		r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: GoRunnable})
+		r.emitOf(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: GoRunnable}, g)
 	case evGoSwitch, evGoSwitchDestroy:
 		return r.goSwitch(c)
 	case evGoCreate, evGoCreateBlocked:
@@ -182,7 +182,7 @@ func (r *Reader) labelCategory(id uint64) bool {
 
 // succeeds reports whether seq is g's next sequence number.
 func (r *Reader) succeeds(g *gState, seq uint64) bool {
-	return g.seqGen == uint32(r.gen.num) && seq == g.seq+1
+	return g.seqGen == uint32(r.gen.num) && seq == uint64(g.seq)+1
 }
 
 // set moves g to state to at t, and says so.
@@ -192,7 +192,7 @@ func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason uint32)
 	if stack != 0 {
 		g.stack = r.gen.stackHash(stack)
 	}
-	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: from, To: to, Stack: stack, Reason: reason})
+	r.emitOf(Event{Kind: Transition, Time: t, G: g.id, From: from, To: to, Stack: stack, Reason: reason}, g)
 }
 
 // current returns the goroutine running on c's thread.
@@ -214,7 +214,7 @@ func (r *Reader) goSwitch(c *cursor) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	next.seq = c.args[1]
+	next.seq = uint32(c.args[1])
 	r.set(next, GoRunnable, c.time, 0, 0)
 	if c.typ == evGoSwitch {
 		r.set(cur, GoWaiting, c.time, 0, 0)
@@ -271,7 +271,7 @@ func (r *Reader) status(c *cursor) error {
 	if stack != 0 {
 		g.stack = h
 	}
-	r.emit(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: to, Stack: stack})
+	r.emitOf(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: to, Stack: stack}, g)
 	return nil
 }
 
@@ -286,12 +286,12 @@ func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 		g = r.add(id, to)
 	}
 	g.state, g.seqGen, g.seq, g.stack = to, uint32(r.gen.num), 0, r.gen.stackHash(stack)
-	r.emit(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at})
+	r.emitOf(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at}, g)
 }
 
 // end removes goroutine g, which ended at t.
 func (r *Reader) end(g *gState, t Time) {
-	r.emit(Event{Kind: Transition, Time: t, G: g.id, From: g.state, To: GoNotExist})
+	r.emitOf(Event{Kind: Transition, Time: t, G: g.id, From: g.state, To: GoNotExist}, g)
 	r.gs.Delete(g.id)
 	g.id = 0 // no longer matches in prev
 	if len(r.freeG) < 1<<12 {

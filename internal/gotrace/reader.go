@@ -43,6 +43,7 @@ type Reader struct {
 	byM    map[uint64]int        // index in curs, by M id, for this generation
 	si     int                   // next CPU sample
 	out    [3]Event              // events of the step, returned one by one
+	outG   [3]*gState            // the goroutine of each transition in out, nil for other events
 	nout   int
 	iout   int
 	lastTs Time
@@ -67,13 +68,18 @@ func (g *gState) GoID() uint64 { return g.id }
 type mState struct{ g uint64 }
 
 // gState is a goroutine's state, the sequence number of its latest start
-// or unblock, which orders the events other threads wrote about it, and
-// the hash of its latest stack (see Reader.SkipSame).
+// or unblock, which orders the events other threads wrote about it, the
+// hash of its latest stack (see Reader.SkipSame) and the caller's number
+// for it (Reader.SetUser). A sequence number is the count of the
+// goroutine's starts and unblocks in its generation: one past 1<<32 does
+// not follow the one before, so a trace that had one would end in an
+// error; a goroutine would need billions of them in a generation.
 type gState struct {
 	id     uint64
-	seq    uint64
 	stack  uint64 // generation.stackHash of its latest event with a stack; 0 none
+	seq    uint32
 	seqGen uint32 // the generation of seq (its number's low bits)
+	user   uint32 // Reader.SetUser's number, 0 none
 	state  GoState
 }
 
@@ -134,6 +140,11 @@ func (r *Reader) Next(ev *Event) error {
 		}
 	}
 	*ev = r.out[r.iout]
+	if g := r.outG[r.iout]; g != nil {
+		// SetUser may have numbered it since the step, on an event
+		// before this one.
+		ev.User = g.user
+	}
 	r.iout++
 	return nil
 }
@@ -149,6 +160,28 @@ func (r *Reader) Stack(id uint64) []Frame {
 // String returns string id of the current generation (an Event's Name),
 // "" if there is no such string.
 func (r *Reader) String(id uint64) string { return r.str(id) }
+
+// SetUser gives goroutine id the number v, which the events of its
+// transitions carry from then on (Event.User) until it ends, and reports
+// whether the reader knows the goroutine: a caller that keeps a record of
+// each goroutine finds it by the number instead of by id.
+func (r *Reader) SetUser(id uint64, v uint32) bool {
+	g := r.gs.Find(id)
+	if g == nil {
+		return false
+	}
+	g.user = v
+	return true
+}
+
+// User returns the number SetUser gave goroutine id, 0 if none (or if the
+// reader does not know it).
+func (r *Reader) User(id uint64) uint32 {
+	if g := r.gs.Find(id); g != nil {
+		return g.user
+	}
+	return 0
+}
 
 // Clock returns the current generation's clock snapshot: after a Sync, the
 // one the Sync starts.
@@ -178,9 +211,14 @@ func (r *Reader) Reason(i uint32) string {
 
 // emit queues an event of the step, at a time after every event before
 // (golang.org/x/exp/trace does the same).
-func (r *Reader) emit(e Event) {
+func (r *Reader) emit(e Event) { r.emitOf(e, nil) }
+
+// emitOf is emit for a transition of goroutine g, whose number
+// (SetUser) the event takes as it is returned.
+func (r *Reader) emitOf(e Event, g *gState) {
 	e.Time = r.bump(e.Time)
 	r.out[r.nout] = e
+	r.outG[r.nout] = g
 	r.nout++
 }
 

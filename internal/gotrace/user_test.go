@@ -1,0 +1,74 @@
+package gotrace_test
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// TestUser: a number given to a goroutine with SetUser at its first event
+// comes back with each of its later transitions and from User, until it
+// ends; then the reader no longer knows it. Goroutines given none carry 0.
+func TestUser(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "go1.26.8.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := gotrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := map[uint64]uint32{} // live goroutines given a number
+	seen := map[uint64]bool{}    // goroutines met, live or ended
+	var carried, ended int
+	var ev gotrace.Event
+	for {
+		if err := rd.Next(&ev); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Kind != gotrace.Transition {
+			if ev.User != 0 {
+				t.Fatalf("%+v: a number on an event of another kind", ev)
+			}
+			continue
+		}
+		want := given[ev.G]
+		if ev.User != want {
+			t.Fatalf("%+v: number %d, want %d", ev, ev.User, want)
+		}
+		if want != 0 {
+			carried++
+		}
+		if ev.To == gotrace.GoNotExist {
+			delete(given, ev.G)
+			ended++
+			if rd.User(ev.G) != 0 || rd.SetUser(ev.G, 1) {
+				t.Fatalf("goroutine %d ended, but the reader still knows it", ev.G)
+			}
+			continue
+		}
+		if !seen[ev.G] {
+			seen[ev.G] = true
+			if ev.G%2 == 0 { // half of them, so that 0 is seen too
+				v := uint32(ev.G%1000 + 1)
+				if !rd.SetUser(ev.G, v) || rd.User(ev.G) != v {
+					t.Fatalf("SetUser(%d) on its first event: the reader does not know it", ev.G)
+				}
+				given[ev.G] = v
+			}
+		}
+	}
+	if carried == 0 || ended == 0 {
+		t.Fatalf("%d transitions carried a number and %d goroutines ended: the trace shows nothing", carried, ended)
+	}
+	if rd.SetUser(1<<60, 1) {
+		t.Fatal("SetUser of a goroutine never seen reported true")
+	}
+}
