@@ -129,7 +129,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 	}
 	switch ev.Kind {
 	case gotrace.TaskBegin:
-		g := tb.gs.Find(ev.G)
+		g := tb.find(ev.G)
 		if g == nil || len(lb.tasks) >= maxTaskIDs {
 			return
 		}
@@ -147,7 +147,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 			return // begun before the trace
 		}
 		delete(lb.tasks, ev.Task)
-		g := tb.gs.Find(rec.g)
+		g := tb.find(rec.g)
 		if g == nil || g.x == nil {
 			return
 		}
@@ -160,7 +160,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 			}
 		}
 	case gotrace.RegionBegin:
-		g := tb.gs.Find(ev.G)
+		g := tb.find(ev.G)
 		if g == nil {
 			return
 		}
@@ -176,7 +176,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		x.regions = append(x.regions, r)
 		tb.relabel(g, seen(g))
 	case gotrace.RegionEnd:
-		g := tb.gs.Find(ev.G)
+		g := tb.find(ev.G)
 		if g == nil || g.x == nil {
 			return // no region: it began before the trace
 		}
@@ -196,7 +196,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		}
 		// Not found: it began before the trace.
 	case gotrace.Log:
-		g := tb.gs.Find(ev.G)
+		g := tb.find(ev.G)
 		if g == nil {
 			return
 		}
@@ -236,7 +236,7 @@ func (tb *traceBackend) inherited(g *tgor, creator uint64) *pset {
 	if len(tb.labels.psets) == 0 || creator == gotrace.NoGoroutine || creator == g.id {
 		return nil // no label event met yet: nothing to inherit
 	}
-	if c := tb.gs.Find(creator); c != nil {
+	if c := tb.find(creator); c != nil {
 		return c.base().p
 	}
 	return nil

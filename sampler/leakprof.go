@@ -239,7 +239,7 @@ func (tb *traceBackend) applyLeaks(t gotrace.Time) {
 	lf.mu.Unlock()
 	for _, m := range due {
 		for _, lg := range m.gs {
-			g := tb.gs.Find(lg.id)
+			g := tb.find(lg.id)
 			if g == nil || g.base().leaked || g.role == roleHidden || g.role == roleRuntime {
 				continue
 			}

@@ -26,6 +26,12 @@ type source interface {
 	// Clock returns the clock snapshot of the generation the latest Sync
 	// began, if it has one.
 	Clock() (gotrace.Clock, bool)
+	// SetUser gives a goroutine a number that its transitions carry from
+	// then on (gotrace.Event.User), and reports whether the source knows
+	// the goroutine; User returns the number, 0 if none. A source may keep
+	// none.
+	SetUser(id uint64, v uint32) bool
+	User(id uint64) uint32
 }
 
 // newSource reads a trace with gotrace if it knows its version (Go 1.26),
@@ -169,10 +175,14 @@ func (x *xsource) String(id uint64) string {
 	return x.strs[id-1]
 }
 
-// reasonOf numbers a wait reason.
+// maxReasons bounds the wait reasons a source numbers, as gotrace does:
+// the runtime has a few dozen, and tgor.why holds one in 16 bits.
+const maxReasons = 1 << 10
+
+// reasonOf numbers a wait reason; 0, none, past maxReasons of them.
 func (x *xsource) reasonOf(s string) uint32 {
 	i, ok := x.reason[s]
-	if !ok {
+	if !ok && len(x.reasons) < maxReasons {
 		i = uint32(len(x.reasons))
 		x.reasons = append(x.reasons, s)
 		x.reason[s] = i
@@ -190,6 +200,13 @@ func (x *xsource) Reason(i uint32) string {
 
 // Clock returns the latest generation's clock snapshot.
 func (x *xsource) Clock() (gotrace.Clock, bool) { return x.clock, x.clocked }
+
+// SetUser keeps no number: the backend finds the goroutines of a trace
+// read with golang.org/x/exp/trace by id.
+func (x *xsource) SetUser(uint64, uint32) bool { return false }
+
+// User returns 0: xsource keeps no numbers.
+func (x *xsource) User(uint64) uint32 { return 0 }
 
 // Stack returns stack id's frames.
 func (x *xsource) Stack(id uint64) []gotrace.Frame {

@@ -70,7 +70,16 @@ type traceBackend struct {
 	// funcIDs (leafcaller.go).
 	frameFunc []uint32
 	funcIDs   map[string]uint32
-	gs        gotrace.ByID[tgor, *tgor] // live goroutines
+	// bySlot holds the live goroutines by their number less one
+	// (tgor.slot), which the source carries on their transitions
+	// (source.SetUser); freeSlots lists the numbers of those that ended.
+	// unattached holds, by id, the goroutines the source did not know
+	// when the backend met them (a CPU sample's, before the goroutine's
+	// first event), until it numbers them; every goroutine, if the source
+	// keeps no numbers.
+	bySlot     []*tgor
+	freeSlots  []uint32
+	unattached map[uint64]*tgor
 	// live holds the live goroutines, by the generation of the four in
 	// which settleShare writes them (bucket).
 	live [settleEvery][]*tgor
@@ -240,7 +249,6 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
 		funcIDs:   make(map[string]uint32),
-		gs:        gotrace.NewByID[tgor, *tgor](14),
 		busyFree:  make([]*gbusy, 0, maxFree),
 		labels:    newLabeler(),
 		startWall: start,
@@ -435,7 +443,6 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		// Every goroutine has been reported by now (see handover).
 		tb.em.handover, tb.em.sites = nil, nil
 	}
-	tb.gs.NextRound()
 	tb.placeActive()
 	if tb.handedOver.Load() == 0 {
 		// Not the last generation, whose end (finish) writes every

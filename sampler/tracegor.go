@@ -40,9 +40,10 @@ type tgor struct {
 	// active says g ran or was sampled in the generation: its runs wait
 	// for oncpu.go's placement.
 	active bool
-	why    uint32 // the trace's wait reason while waiting (source.Reason), 0 none
-	pos    int32  // index in its bucket of traceBackend.live
 	ran    bool   // active in a generation since settleShare last wrote it
+	why    uint16 // the trace's wait reason while waiting (source.Reason, under maxReasons), 0 none
+	pos    int32  // index in its bucket of traceBackend.live
+	slot   uint32 // its number in traceBackend.bySlot, plus one
 	stack  *stack // stack at the latest transition that had one; nil: none yet
 	due    uint64 // first tick not yet queued
 	x      *gbusy // nil: nothing queued, no CPU sample, region or task
@@ -125,9 +126,6 @@ func (g *tgor) pend() []run {
 	return g.x.pend
 }
 
-// GoID returns g's goroutine id, for traceBackend.gs.
-func (g *tgor) GoID() uint64 { return g.id }
-
 // run is the ticks [from, to) of a goroutine in one state.
 type run struct {
 	from, to uint64
@@ -161,16 +159,56 @@ func goState(s gotrace.GoState) gstate {
 	return gUnknown
 }
 
-// goroutine returns the goroutine id, creating it if new; reported says
-// the event is the runtime's report of its status (see gotrace.ByID). The
-// backends' own goroutines are hidden by identity.
-func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool) {
-	if reported {
-		g = tb.gs.FindReported(id)
-	} else {
-		g = tb.gs.Find(id)
+// find returns goroutine id's record, nil if it has none.
+func (tb *traceBackend) find(id uint64) *tgor { return tb.lookup(id, 0) }
+
+// lookup returns goroutine id's record, nil if it has none; u is the
+// number the event carries (gotrace.Event.User), 0 if none. A number
+// given on an earlier event of the same step, or a goroutine met before
+// the source knew it, is found all the same.
+func (tb *traceBackend) lookup(id uint64, u uint32) *tgor {
+	if u == 0 {
+		u = tb.rd.User(id)
 	}
-	if g != nil {
+	if u != 0 && int(u) <= len(tb.bySlot) {
+		if g := tb.bySlot[u-1]; g != nil && g.id == id {
+			return g
+		}
+	}
+	if len(tb.unattached) == 0 {
+		return nil
+	}
+	g := tb.unattached[id]
+	if g != nil && tb.rd.SetUser(id, g.slot) {
+		delete(tb.unattached, id)
+	}
+	return g
+}
+
+// number gives g, new, a number in bySlot, and tells the source.
+func (tb *traceBackend) number(g *tgor) {
+	if n := len(tb.freeSlots); n > 0 {
+		g.slot = tb.freeSlots[n-1]
+		tb.freeSlots = tb.freeSlots[:n-1]
+	} else {
+		tb.bySlot = append(tb.bySlot, nil)
+		g.slot = uint32(len(tb.bySlot))
+	}
+	tb.bySlot[g.slot-1] = g
+	if !tb.rd.SetUser(g.id, g.slot) {
+		if tb.unattached == nil {
+			tb.unattached = make(map[uint64]*tgor)
+		}
+		tb.unattached[g.id] = g
+	}
+}
+
+// goroutine returns the goroutine of ev (a transition or CPU sample),
+// creating it if new. The backends' own goroutines are hidden by
+// identity.
+func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
+	id := ev.G
+	if g = tb.lookup(id, ev.User); g != nil {
 		return g, false
 	}
 	g = tb.newTgor()
@@ -187,10 +225,7 @@ func (tb *traceBackend) goroutine(id uint64, reported bool) (g *tgor, isNew bool
 		g.stack = s // where the previous backend last saw it
 		delete(tb.em.handover, id)
 	}
-	tb.gs.Add(id, g)
-	if reported {
-		tb.gs.Report(g)
-	}
+	tb.number(g)
 	*b = append(*b, g)
 	if site, ok := tb.em.sites[id]; ok {
 		// Created before this trace began, where the previous backend
@@ -227,7 +262,7 @@ func (tb *traceBackend) newTgor() *tgor {
 func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	id, from, to := ev.G, ev.From, ev.To
 	if to == gotrace.GoNotExist {
-		if g := tb.gs.Find(id); g != nil {
+		if g := tb.lookup(id, ev.User); g != nil {
 			s := tb.stack(ev.Stack)
 			tb.learn(g, s, false)
 			tb.cut(g)
@@ -239,7 +274,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 		return
 	}
 	report := from == to || from == gotrace.GoUndetermined
-	g, isNew := tb.goroutine(id, report)
+	g, isNew := tb.goroutine(ev)
 	if isNew && from == gotrace.GoNotExist {
 		tb.born(g, ev)
 	}
@@ -276,7 +311,9 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g.why = 0
 	if next == gWaiting {
-		g.why = ev.Reason
+		if ev.Reason < maxReasons {
+			g.why = uint16(ev.Reason)
+		}
 	}
 	tb.flush(g)
 }
@@ -322,14 +359,14 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	if id == gotrace.NoGoroutine {
 		return
 	}
-	if tb.ended[id%uint64(len(tb.ended))] == id && tb.gs.Find(id) == nil {
+	if tb.ended[id%uint64(len(tb.ended))] == id && tb.lookup(id, ev.User) == nil {
 		return
 	}
 	s := tb.stack(ev.Stack)
 	if s == nil {
 		return
 	}
-	g, isNew := tb.goroutine(id, false)
+	g, isNew := tb.goroutine(ev)
 	if isNew {
 		tb.sinceFirst(g) // running since before the trace began
 	}
@@ -381,7 +418,7 @@ func (tb *traceBackend) cut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: g.why, labels: g.labels}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why), labels: g.labels}
 	if g.state != gRunning {
 		r.stack = g.stack
 	}
@@ -415,7 +452,7 @@ func (tb *traceBackend) cutOut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: g.why, stack: g.stack, labels: g.labels}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why), stack: g.stack, labels: g.labels}
 	tb.emit(g, &r)
 }
 
@@ -549,7 +586,11 @@ func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
 	tb.idle(g, true)
 	tb.em.forget(&g.track)
-	tb.gs.Delete(g.id)
+	tb.bySlot[g.slot-1] = nil
+	tb.freeSlots = append(tb.freeSlots, g.slot)
+	if len(tb.unattached) > 0 {
+		delete(tb.unattached, g.id)
+	}
 	tb.ended[g.id%uint64(len(tb.ended))] = g.id
 	tb.endedGen++
 	b := &tb.live[bucket(g.id)]
