@@ -64,10 +64,7 @@ func TestInPlaceSameAsStream(t *testing.T) {
 // TestInPlaceErrors: a generation cut short, and the error that ends a
 // pipe, end the trace with an error after the complete generations.
 func TestInPlaceErrors(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "go1.26.8.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := go126Trace(t)
 	for _, cut := range []int{1, 3, 40} {
 		p := handoff.New(0)
 		go func() {

@@ -11,6 +11,15 @@ import (
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
+// go126Trace returns the trace Go 1.26.8 recorded in testdata.
+func go126Trace(t testing.TB) []byte {
+	data, err := os.ReadFile(filepath.Join("testdata", "go1.26.8.trace"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
 // TestRecordedTraces runs the differential test on the traces recorded by
 // each Go release in testdata (see testdata/record), whatever Go runs the
 // test: those in Go 1.26's wire format (written by Go 1.26 and by Go

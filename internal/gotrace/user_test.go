@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
@@ -15,11 +13,7 @@ import (
 // comes back with each of its later transitions and from User, until it
 // ends; then the reader no longer knows it. Goroutines given none carry 0.
 func TestUser(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "go1.26.8.trace"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := gotrace.NewReader(bytes.NewReader(data))
+	rd, err := gotrace.NewReader(bytes.NewReader(go126Trace(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
