@@ -163,9 +163,10 @@ func goState(s gotrace.GoState) gstate {
 func (tb *traceBackend) find(id uint64) *tgor { return tb.lookup(id, 0) }
 
 // lookup returns goroutine id's record, nil if it has none; u is the
-// number the event carries (gotrace.Event.User), 0 if none. A number
-// given on an earlier event of the same step, or a goroutine met before
-// the source knew it, is found all the same.
+// number the event carries (gotrace.Event.User), 0 if none, and then the
+// source is asked (a CPU sample's or a task's event carries none). A
+// goroutine met before the source knew it is found by id, and numbered
+// once the source knows it.
 func (tb *traceBackend) lookup(id uint64, u uint32) *tgor {
 	if u == 0 {
 		u = tb.rd.User(id)
