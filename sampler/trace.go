@@ -576,8 +576,15 @@ func (tb *traceBackend) watermark(t gotrace.Time) {
 const settleEvery = 4
 
 // finish writes every goroutine's remaining ticks at the end of the trace.
+// It takes the goroutines by number, not by bucket: numbers are given in
+// the order the records are made, so that where goroutines last (the
+// parked ones Stop is left with most of) it reads the records in the
+// order they lie in memory, not every settleEvery-th of them.
 func (tb *traceBackend) finish() {
-	for g := range tb.lives {
+	for _, g := range tb.bySlot {
+		if g == nil {
+			continue
+		}
 		tb.close(g)
 		tb.em.flush(&g.track)
 	}
