@@ -98,11 +98,11 @@
 // they are read (gotrace.Reader.SkipSame), so that a generation costs what
 // changed, not how many goroutines there are: a parked goroutine costs a
 // status report read and, every fourth generation, one run written. A
-// goroutine's record holds its state, stack, clock and label set (96
-// bytes); what only a goroutine that ran lately, waits for its first stack
-// or is in a region or task needs (its queued runs, CPU samples, regions
-// and tasks) is taken from a pool and given back once it has not run for a
-// settle period. bench/MEASUREMENTS.md has the cost per goroutine at
+// goroutine's record holds its state, stack, clock and label set
+// (TestRecordSizes bounds its size); what only a goroutine that ran
+// lately, waits for its first stack or is in a region or task needs (its
+// queued runs, CPU samples, regions and tasks) is taken from a pool and
+// given back once it has not run for a settle period. bench/MEASUREMENTS.md has the cost per goroutine at
 // 10,000 to a million (BenchmarkScale, BenchmarkTraceParked).
 //
 // Goroutines already blocked when tracing starts come without a wait
