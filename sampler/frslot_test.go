@@ -133,7 +133,7 @@ func blockLate(ch chan struct{}) { <-ch }
 func TestFlightRecorderFeedBehind(t *testing.T) {
 	defer func(d, a time.Duration) { frEvery, frMinAge = d, a }(frEvery, frMinAge)
 	frEvery, frMinAge = 20*time.Millisecond, 50*time.Millisecond
-	sink := newGate()
+	sink := newGate(newDropSink())
 	s, err := Start(Config{Backend: Trace}, sink)
 	if err != nil {
 		t.Fatal(err)
@@ -177,9 +177,9 @@ type gate struct {
 	writes atomic.Int64
 }
 
-// newGate returns a gate, closed.
-func newGate() *gate {
-	g := &gate{memSink: newDropSink(), held: make(chan struct{}), open: make(chan struct{})}
+// newGate returns a gate, closed, in front of m.
+func newGate(m *memSink) *gate {
+	g := &gate{memSink: m, held: make(chan struct{}), open: make(chan struct{})}
 	g.hook = g.hold
 	return g
 }
@@ -193,14 +193,14 @@ func (g *gate) hold() error {
 // TestFlightRecorderFeedBehindAuto: under Auto, a parser held up longer
 // than the flight recorder's window does not end the profile: the
 // supervisor goes on through trace.Start, says so in Stats.Switches, and
-// the samples go on.
+// the samples go on, each goroutine counted once.
 func TestFlightRecorderFeedBehindAuto(t *testing.T) {
 	defer func(d, a time.Duration) { frEvery, frMinAge = d, a }(frEvery, frMinAge)
 	frEvery, frMinAge = 20*time.Millisecond, 50*time.Millisecond
 	// No switch for the costs: the trace's first moments can look dear.
 	defer func(d time.Duration) { firstDwell = d }(firstDwell)
 	firstDwell = time.Hour
-	sink := newGate()
+	sink := newGate(newMemSink())
 	s, err := Start(Config{Backend: Auto}, sink)
 	if err != nil {
 		t.Fatal(err)
@@ -230,6 +230,15 @@ func TestFlightRecorderFeedBehindAuto(t *testing.T) {
 	}
 	if sink.writes.Load() == n {
 		t.Error("no samples after the resync")
+	}
+	// The backend that fell behind hands its goroutines over: the next
+	// one does not count them again.
+	ids := map[uint64]bool{}
+	for _, m := range sink.all() {
+		ids[m.gid] = true
+	}
+	if st.Goroutines != len(ids) {
+		t.Errorf("Stats.Goroutines %d, want the %d goroutines sampled", st.Goroutines, len(ids))
 	}
 }
 

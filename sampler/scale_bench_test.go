@@ -176,7 +176,7 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 				pprof.SetGoroutineLabels(timed)
 			}
 		}, tb.handle)
-		tb.finish()
+		tb.finish(false)
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}

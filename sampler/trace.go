@@ -310,7 +310,7 @@ func (tb *traceBackend) loop() {
 		}
 	}()
 	if err := tb.consume(); err != nil {
-		if tb.opts.resync && (errors.Is(err, errBehind) || errors.Is(err, handoff.ErrFull)) {
+		if tb.fellBehind(err) {
 			tb.full.Store(errors.Is(err, handoff.ErrFull))
 			tb.behind.Store(true)
 		} else {
@@ -323,6 +323,14 @@ func (tb *traceBackend) loop() {
 		<-tb.begun
 		tb.release()
 	}
+}
+
+// fellBehind reports whether err, which ended the parse, is the parser
+// falling behind the trace (the flight recorder's window or the pipe's
+// bound) under Auto, whose supervisor then goes on with another trace
+// backend.
+func (tb *traceBackend) fellBehind(err error) bool {
+	return tb.opts.resync && (errors.Is(err, errBehind) || errors.Is(err, handoff.ErrFull))
 }
 
 // behindReason says how the parser fell behind, once behind is set.
@@ -340,11 +348,13 @@ func (tb *traceBackend) consume() error {
 	for !tb.em.failed() {
 		err := tb.rd.Next(&ev)
 		if err == io.EOF {
-			tb.finish()
+			tb.finish(false)
 			return nil
 		}
 		if err != nil {
-			tb.finish()
+			// A parser that fell behind ends before the supervisor
+			// knows: it hands over as for a switch.
+			tb.finish(tb.fellBehind(err))
 			return fmt.Errorf("sampler: reading trace: %w", err)
 		}
 		tb.handle(&ev)
@@ -395,7 +405,7 @@ func (tb *traceBackend) cutShort() {
 			ticks = last - tb.ticks.n
 		}
 	}
-	tb.finish()
+	tb.finish(false)
 	if ticks == 0 {
 		return // parsed past the Stop request: nothing asked for is lost
 	}
@@ -575,12 +585,13 @@ func (tb *traceBackend) watermark(t gotrace.Time) {
 // settleEvery is how many generations apart settleShare writes a goroutine.
 const settleEvery = 4
 
-// finish writes every goroutine's remaining ticks at the end of the trace.
-// It takes the goroutines by number, not by bucket: numbers are given in
+// finish writes every goroutine's remaining ticks at the end of the trace,
+// and, if another backend follows (the supervisor switches, or next is
+// set), hands over what it knows of the live goroutines. It takes the goroutines by number, not by bucket: numbers are given in
 // the order the records are made, so that where goroutines last (the
 // parked ones Stop is left with most of) it reads the records in the
 // order they lie in memory, not every settleEvery-th of them.
-func (tb *traceBackend) finish() {
+func (tb *traceBackend) finish(next bool) {
 	for _, g := range tb.bySlot {
 		if g == nil {
 			continue
@@ -589,7 +600,7 @@ func (tb *traceBackend) finish() {
 		tb.em.flush(&g.track)
 	}
 	tb.active = tb.active[:0]
-	if tb.em.handing.CompareAndSwap(true, false) { // Auto switches: another backend follows
+	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
 		tb.em.handover = make(map[uint64]*stack, tb.nlive())
 		tb.em.sites = make(map[uint64]string, tb.nlive())
 		for g := range tb.lives {
