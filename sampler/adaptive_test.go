@@ -92,6 +92,10 @@ func TestAutoSwitchesUnderPingPong(t *testing.T) {
 		if !slices.ContainsFunc(parked, func(m memSample) bool { return m.ts > switched }) {
 			return fmt.Errorf("no sample of the parked goroutine after the switch")
 		}
+		// Both backends wrote through the one handle the sink gave out.
+		if n := sink.handles(parked[0].gid); n != 1 {
+			t.Fatalf("the sink gave out %d handles for the parked goroutine, want 1", n)
+		}
 		return nil
 	})
 }

@@ -52,11 +52,12 @@ type emitter struct {
 	noCPUIdx, rootIdx       uint32    // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
 	cpu                     cpuRecord // the trace backends' use of the CPU profiler
 	goroutines              int
-	// carried holds, after Auto switched backends, the ids of the live
-	// goroutines the outgoing backends counted in goroutines: the next
-	// backend's tracks of them are new and must not count them again.
-	// Empty unless a switch happened.
-	carried map[uint64]struct{}
+	// carried holds, after Auto switched backends, the handles of the
+	// live goroutines the outgoing backends wrote (and counted in
+	// goroutines): the next backend's tracks of them are new, and take
+	// them instead of asking the sink again. Empty unless a switch
+	// happened.
+	carried map[uint64]Goroutine
 	err     error // the first problem met
 	// refusals counts the snapshot dumps not taken, the latest for
 	// refusedN goroutines estimated to stop the world refusedPause each
@@ -132,8 +133,7 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		return
 	}
 	if t.h == nil {
-		t.h = e.sink.Goroutine(t.id)
-		e.count(t)
+		e.open(t)
 	}
 	if fresh {
 		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
@@ -194,33 +194,39 @@ func (e *emitter) refused() string {
 		e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause)
 }
 
-// count counts t in Stats.Goroutines as its first sample is written, unless
-// a backend before counted its goroutine.
-func (e *emitter) count(t *track) {
+// open gives t its handle as its first sample is written: the one a
+// backend before kept for its goroutine (carried), or else a new one from
+// the sink, and then t's goroutine is counted in Stats.Goroutines. So the
+// sink is asked once for each goroutine however many backends write it.
+func (e *emitter) open(t *track) {
 	if len(e.carried) > 0 {
-		if _, ok := e.carried[t.id]; ok {
+		if h, ok := e.carried[t.id]; ok {
 			delete(e.carried, t.id)
+			t.h = h
 			return
 		}
 	}
+	t.h = e.sink.Goroutine(t.id)
 	e.goroutines++
 }
 
-// carry records, as a backend stops to hand over to another under Auto,
-// that t's goroutine, live, was counted (see carried).
+// carry keeps t's handle, as a backend stops to hand over to another under
+// Auto, for the next backend's track of t's goroutine (see carried).
 func (e *emitter) carry(t *track) {
 	if t.h == nil {
 		return
 	}
 	if e.carried == nil {
-		e.carried = make(map[uint64]struct{})
+		e.carried = make(map[uint64]Goroutine)
 	}
-	e.carried[t.id] = struct{}{}
+	e.carried[t.id] = t.h
 }
 
-// forget tells the sink that t ended, so that its state is released.
+// forget tells the sink that t ended, so that its state is released: t's
+// handle, or the one a backend before kept for it.
 func (e *emitter) forget(t *track) {
-	if len(e.carried) > 0 {
+	if t.h == nil && len(e.carried) > 0 {
+		t.h = e.carried[t.id]
 		delete(e.carried, t.id) // ids are never reused
 	}
 	if t.h != nil {

@@ -232,13 +232,18 @@ func TestFlightRecorderFeedBehindAuto(t *testing.T) {
 		t.Error("no samples after the resync")
 	}
 	// The backend that fell behind hands its goroutines over: the next
-	// one does not count them again.
+	// one neither counts them again nor asks the sink for them again.
 	ids := map[uint64]bool{}
 	for _, m := range sink.all() {
 		ids[m.gid] = true
 	}
 	if st.Goroutines != len(ids) {
 		t.Errorf("Stats.Goroutines %d, want the %d goroutines sampled", st.Goroutines, len(ids))
+	}
+	for id := range ids {
+		if n := sink.handles(id); n != 1 {
+			t.Errorf("the sink gave out %d handles for goroutine %d, want 1", n, id)
+		}
 	}
 }
 

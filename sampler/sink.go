@@ -21,7 +21,9 @@ type Sink interface {
 	// Frame interns f and returns its index, one for equal frames.
 	Frame(f tachyon.Frame) uint32
 	// Goroutine returns the handle of goroutine id's samples. Goroutine
-	// ids are never reused in a process.
+	// ids are never reused in a process, and the sampler asks once for
+	// each: the handle serves every backend that writes the goroutine's
+	// samples, before and after Auto switches.
 	Goroutine(id uint64) Goroutine
 }
 

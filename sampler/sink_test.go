@@ -152,6 +152,19 @@ func (m *memSink) of(gid uint64) []memSample {
 	return out
 }
 
+// handles counts the handles the sink gave out for goroutine gid.
+func (m *memSink) handles(gid uint64) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, g := range m.gs {
+		if g.id == gid {
+			n++
+		}
+	}
+	return n
+}
+
 // forgotten counts the goroutines the sink was told ended.
 func (m *memSink) forgotten() int {
 	m.mu.Lock()
