@@ -152,7 +152,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 			return nil, err
 		}
 		p.ck = ck
-		return sinkOf(ck.Frame, ck.Thread, ck.Watermark), nil
+		return sinkOf(ck.Frame, ck.NewThread, ck.Watermark), nil
 	}
 	if p.cfg.segment > 0 {
 		seg, err := p.newSegments(start)

@@ -49,8 +49,9 @@ type watermarked struct {
 // Watermark passes ts on.
 func (w watermarked) Watermark(ts uint64) { w.watermark(ts) }
 
-// writerSink returns the sampler.Sink of w.
-func writerSink(w *writer.Writer) sampler.Sink { return sinkOf(w.Frame, w.Thread, nil) }
+// writerSink returns the sampler.Sink of w. The sampler asks once for each
+// goroutine's handle and keeps it, so w need not keep it by id.
+func writerSink(w *writer.Writer) sampler.Sink { return sinkOf(w.Frame, w.NewThread, nil) }
 
 // segmentSink returns the sampler.Sink of s, which takes watermarks.
 func segmentSink(s *segment.Writer) sampler.Sink { return sinkOf(s.Frame, s.Thread, s.Watermark) }

@@ -26,8 +26,8 @@ var (
 func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	t := w.lookup(id, interp)
 	if t == nil {
-		t = w.newThread(id, interp)
-		t.w = w
+		t = w.NewThread(id, interp)
+		t.indexed = true
 		if w.threads[id] == nil {
 			w.threads[id] = t
 		} else {
@@ -37,6 +37,21 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 			w.others[threadKey{id, interp}] = t
 		}
 	}
+	return t
+}
+
+// NewThread returns a new handle of a thread (thread id, interpreter id)
+// that the Writer does not keep by id, as Thread does: for a caller that
+// holds each thread's handle for as long as it writes the thread (a
+// sampler, one per goroutine), so that the Writer holds no index entry
+// per thread. The caller asks once per thread: another handle of the same
+// thread, from NewThread or Thread, or a Write of it, would encode its
+// samples as a second thread of the same id, and the file would give
+// wrong stacks for that id. Reset does not keep the records of such
+// threads for reuse.
+func (w *Writer) NewThread(id uint64, interp uint32) *Thread {
+	t := w.newThread(id, interp)
+	t.w = w
 	return t
 }
 
@@ -130,9 +145,11 @@ func (t *Thread) Forget() {
 	w.flushRun(t)
 	w.dropPairs(t)
 	t.forgotten = true
-	if w.threads[t.id] == t {
+	switch {
+	case !t.indexed:
+	case w.threads[t.id] == t:
 		delete(w.threads, t.id)
-	} else {
+	default:
 		delete(w.others, threadKey{t.id, t.interp})
 	}
 	if t.owned {

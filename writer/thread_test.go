@@ -359,3 +359,44 @@ func TestLongDeltas(t *testing.T) {
 		t.Fatalf("timestamps read back %v, want %v", read, ts)
 	}
 }
+
+// TestNewThread: handles that NewThread makes write the same file as
+// Thread's, and the Writer does not find them by id.
+func TestNewThread(t *testing.T) {
+	write := func(loose bool) []byte {
+		var m seekbuf.Buffer
+		w, _ := writer.New(&m, writer.Options{StartTime: 10, Compression: tachyon.CompressionZstd})
+		f := w.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})
+		g := w.Frame(tachyon.Frame{File: "b.go", Func: "b", Line: 2})
+		handle := w.Thread
+		if loose {
+			handle = w.NewThread
+		}
+		a, b := handle(1, 0), handle(2, 0)
+		for _, err := range []error{
+			a.Write(20, 3, []uint32{f, g}),
+			b.Write(21, 3, []uint32{g}),
+			a.RepeatEvery(30, 10, 5, 3),
+			b.RepeatEvery(31, 10, 5, 3),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		a.Flush()
+		b.Forget()
+		if err := a.Write(90, 3, []uint32{g}); err != nil {
+			t.Fatal(err)
+		}
+		if loose && (w.Thread(1, 0) == a || w.Thread(2, 0) == b) {
+			t.Fatal("Thread found a handle that NewThread made")
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return m.Bytes()
+	}
+	if !bytes.Equal(write(true), write(false)) {
+		t.Fatal("NewThread's handles wrote another file than Thread's")
+	}
+}

@@ -104,6 +104,7 @@ type Thread struct {
 	started   bool // has written a sample
 	forgotten bool
 	owned     bool // stack is the thread's own buffer, not the shared copy
+	indexed   bool // made by Thread: kept by id in Writer.threads or others
 }
 
 // stackBuf holds a thread's previous stack, innermost first: a thread's own

@@ -98,6 +98,12 @@ func (c *Writer) Frame(f tachyon.Frame) uint32 { return c.w.Frame(f) }
 // Thread returns the handle of a thread of the stream.
 func (c *Writer) Thread(id uint64, interp uint32) *writer.Thread { return c.w.Thread(id, interp) }
 
+// NewThread returns a new handle of a thread of the stream, which the
+// stream does not keep by id (writer.Writer.NewThread).
+func (c *Writer) NewThread(id uint64, interp uint32) *writer.Thread {
+	return c.w.NewThread(id, interp)
+}
+
 // Watermark is where a checkpoint is taken, when one is due: every
 // sample written so far goes into it, whatever ts says.
 func (c *Writer) Watermark(uint64) {
