@@ -21,7 +21,9 @@
 // with Thread and writes through the handle's methods: Write, Repeat for
 // the thread's previous stack again, RepeatEvery for a run of such samples
 // a step apart; Flush ends the thread's pending run and Forget releases a
-// thread that ended.
+// thread that ended. A caller that keeps every handle it takes, and takes
+// each once, takes them with NewThread, which the Writer does not keep by
+// id.
 //
 // # Encoding rules
 //
@@ -54,9 +56,9 @@
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most: the
 // 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
-// thread its Thread record (64 bytes) with its map entry, and its previous
-// stack: from a change of its stack to its next Flush in a buffer of its
-// own (4 bytes a frame, in a buffer of at least 32 frames, up to 1 KiB),
+// thread its Thread record (64 bytes) with its map entry (none for
+// NewThread's), and its previous stack: from a change of its stack to its
+// next Flush in a buffer of its own (4 bytes a frame, in a buffer of at least 32 frames, up to 1 KiB),
 // otherwise one copy shared by the threads that have the same stack (a
 // table of at most 65,536 stacks); the string and frame tables of what was
 // seen; and with zstd one encoder:
