@@ -58,12 +58,12 @@
 // 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
 // thread its Thread record (64 bytes) with its map entry (none for
 // NewThread's), and its previous stack: from a change of its stack to its
-// next Flush in a buffer of its own (4 bytes a frame, in a buffer of at least 32 frames, up to 1 KiB),
-// otherwise one copy shared by the threads that have the same stack (a
-// table of at most 65,536 stacks); the string and frame tables of what was
-// seen; and with zstd one encoder:
-// level 5 (klauspost's SpeedDefault) with concurrency 1, lower-memory mode
-// and a 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
+// next Flush in a buffer of its own (4 bytes a frame, in a buffer of at
+// least 32 frames, up to 1 KiB), otherwise one copy shared by the threads
+// that have the same stack (a table of at most 65,536 stacks); the string
+// and frame tables of what was seen; and with zstd one encoder: level 5
+// (klauspost's SpeedDefault) with concurrency 1, lower-memory mode and a
+// 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
 // Writer; bench/MEASUREMENTS.md has that figure and a thread's.
 //
 // # Runs in frames of their own
