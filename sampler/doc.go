@@ -102,8 +102,9 @@
 // (TestRecordSizes bounds its size); what only a goroutine that ran
 // lately, waits for its first stack or is in a region or task needs (its
 // queued runs, CPU samples, regions and tasks) is taken from a pool and
-// given back once it has not run for a settle period. bench/MEASUREMENTS.md has the cost per goroutine at
-// 10,000 to a million (BenchmarkScale, BenchmarkTraceParked).
+// given back once it has not run for a settle period. bench/MEASUREMENTS.md
+// has the cost per goroutine at 10,000 to a million (BenchmarkScale,
+// BenchmarkTraceParked).
 //
 // Goroutines already blocked when tracing starts come without a wait
 // reason; it is inferred from their stack's top runtime frames

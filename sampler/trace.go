@@ -587,10 +587,11 @@ const settleEvery = 4
 
 // finish writes every goroutine's remaining ticks at the end of the trace,
 // and, if another backend follows (the supervisor switches, or next is
-// set), hands over what it knows of the live goroutines. It takes the goroutines by number, not by bucket: numbers are given in
-// the order the records are made, so that where goroutines last (the
-// parked ones Stop is left with most of) it reads the records in the
-// order they lie in memory, not every settleEvery-th of them.
+// set), hands over what it knows of the live goroutines. It takes the
+// goroutines by number, not by bucket: numbers are given in the order the
+// records are made, so that where goroutines last (the parked ones Stop
+// is left with most of) it reads the records in the order they lie in
+// memory, not every settleEvery-th of them.
 func (tb *traceBackend) finish(next bool) {
 	for _, g := range tb.bySlot {
 		if g == nil {
