@@ -45,3 +45,43 @@ func Example() {
 	// REPEAT 1 1020000 [{main.go main.work 42} {main.go main.main 10}]
 	// <nil>
 }
+
+// ExampleWriter_NewThread keeps one handle per goroutine, as a sampler
+// does: a parked goroutine's ticks go in as one run of repeats, which a
+// reader gives back sample by sample.
+func ExampleWriter_NewThread() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "prof.bin")
+	w, err := writer.Create(path, writer.Options{StartTime: 1_000_000, Interval: 10_000})
+	if err != nil {
+		panic(err)
+	}
+	park := w.Frame(tachyon.Frame{File: "runtime/proc.go", Func: "runtime.gopark", Line: 435})
+	main := w.Frame(tachyon.Frame{File: "main.go", Func: "main.main", Line: 10})
+	g := w.NewThread(7, 0) // taken once, kept for as long as goroutine 7 lives
+	g.Write(1_010_000, 0, []uint32{park, main})
+	g.RepeatEvery(1_020_000, 10_000, 3, 0)
+	g.Forget() // goroutine 7 ended
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+
+	f, err := reader.Open(path)
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	it := f.Samples()
+	for it.Next() {
+		s := it.Sample()
+		fmt.Println(s.Encoding, s.ThreadID, s.Timestamp)
+	}
+	fmt.Println(it.Err())
+	// Output:
+	// FULL 7 1010000
+	// REPEAT 7 1020000
+	// REPEAT 7 1030000
+	// REPEAT 7 1040000
+	// <nil>
+}
