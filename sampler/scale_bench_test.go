@@ -194,7 +194,7 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 type writerSink struct{ w *writer.Writer }
 
 func (s writerSink) Frame(f tachyon.Frame) uint32  { return s.w.Frame(f) }
-func (s writerSink) Goroutine(id uint64) Goroutine { return s.w.Thread(id, 0) }
+func (s writerSink) Goroutine(id uint64) Goroutine { return s.w.NewThread(id, 0) }
 
 // watermarkSink is a Sink that takes watermarks, as a segment writer does,
 // and throws them away.
