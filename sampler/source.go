@@ -175,14 +175,11 @@ func (x *xsource) String(id uint64) string {
 	return x.strs[id-1]
 }
 
-// maxReasons bounds the wait reasons a source numbers, as gotrace does:
-// the runtime has a few dozen, and tgor.why holds one in 16 bits.
-const maxReasons = 1 << 10
-
-// reasonOf numbers a wait reason; 0, none, past maxReasons of them.
+// reasonOf numbers a wait reason; 0, none, past gotrace.MaxReasons of
+// them, the bound both sources keep (tgor.why holds one in 16 bits).
 func (x *xsource) reasonOf(s string) uint32 {
 	i, ok := x.reason[s]
-	if !ok && len(x.reasons) < maxReasons {
+	if !ok && len(x.reasons) < gotrace.MaxReasons {
 		i = uint32(len(x.reasons))
 		x.reasons = append(x.reasons, s)
 		x.reason[s] = i

@@ -41,7 +41,7 @@ type tgor struct {
 	// for oncpu.go's placement.
 	active bool
 	ran    bool   // active in a generation since settleShare last wrote it
-	why    uint16 // the trace's wait reason while waiting (source.Reason, under maxReasons), 0 none
+	why    uint16 // the trace's wait reason while waiting (source.Reason, under gotrace.MaxReasons), 0 none
 	pos    int32  // index in its bucket of traceBackend.live
 	slot   uint32 // its number in traceBackend.bySlot, plus one
 	stack  *stack // stack at the latest transition that had one; nil: none yet
@@ -312,7 +312,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g.why = 0
 	if next == gWaiting {
-		if ev.Reason < maxReasons {
+		if ev.Reason < gotrace.MaxReasons {
 			g.why = uint16(ev.Reason)
 		}
 	}

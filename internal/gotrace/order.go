@@ -322,9 +322,9 @@ func (r *Reader) thread(m uint64) *mState {
 	return s
 }
 
-// maxReasons bounds the table of wait reasons (the runtime has a few
-// dozen); a reason past it reads as none.
-const maxReasons = 1 << 10
+// MaxReasons bounds the table of wait reasons (the runtime has a few
+// dozen): Event.Reason is below it, and a reason past it reads as none.
+const MaxReasons = 1 << 10
 
 // reasonOf returns the wait reason index of string id.
 func (r *Reader) reasonOf(id uint64) uint32 {
@@ -333,7 +333,7 @@ func (r *Reader) reasonOf(id uint64) uint32 {
 	}
 	s := r.str(id)
 	i, ok := r.reason[s]
-	if !ok && len(r.reasons) < maxReasons {
+	if !ok && len(r.reasons) < MaxReasons {
 		i = uint32(len(r.reasons))
 		r.reasons = append(r.reasons, s)
 		r.reason[s] = i
