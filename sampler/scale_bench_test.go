@@ -162,7 +162,7 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 		tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, writerSink{w}), src, time.Now())
 		replay(b, src, func(gen int) {
 			if gen == gens {
-				for bk := range tb.live {
+				for bk := range settleEvery {
 					tb.settleBucket(bk, false)
 				}
 				w.Finishing()

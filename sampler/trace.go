@@ -72,17 +72,18 @@ type traceBackend struct {
 	funcIDs   map[string]uint32
 	// bySlot holds the live goroutines by their number less one
 	// (tgor.slot), which the source carries on their transitions
-	// (source.SetUser); freeSlots lists the numbers of those that ended.
+	// (source.SetUser); freeSlots lists the numbers of those that ended,
+	// and nlive counts the live ones. A goroutine's bucket, the generation
+	// of the settleEvery in which settleShare writes it, follows from its
+	// number (bucketOf).
 	// unattached holds, by id, the goroutines the source did not know
 	// when the backend met them (a CPU sample's, before the goroutine's
 	// first event), until it numbers them; every goroutine, if the source
 	// keeps no numbers.
 	bySlot     []*tgor
 	freeSlots  []uint32
+	nlive      int
 	unattached map[uint64]*tgor
-	// live holds the live goroutines, by the generation of the four in
-	// which settleShare writes them (bucket).
-	live [settleEvery][]*tgor
 	// floor is, by bucket, a tick at or before the first one not yet
 	// written of every goroutine of the bucket: the oldest of those the
 	// bucket's last settleShare left unwritten (watermark).
@@ -486,9 +487,13 @@ func (tb *traceBackend) settleShare() {
 // generation's parse (bounded by MaxStopParse) to begin.
 func (tb *traceBackend) settleBucket(b int, early bool) bool {
 	floor := tb.ticks.n
-	for i, g := range tb.live[b] {
-		if early && i%earlyCheckEvery == 0 && tb.handedOver.Load() != 0 {
+	for i := b; i < len(tb.bySlot); i += settleEvery {
+		if early && i%(earlyCheckEvery*settleEvery) == b && tb.handedOver.Load() != 0 {
 			return false
+		}
+		g := tb.bySlot[i]
+		if g == nil {
+			continue
 		}
 		tb.settle(g)
 		tb.em.flush(&g.track)
@@ -518,36 +523,26 @@ func (tb *traceBackend) settleEarly() {
 	if !tb.inPlace || tb.em.cfg.Mode != Wall || tb.em.failed() {
 		return
 	}
-	for b := range tb.live {
+	for b := range settleEvery {
 		if !tb.settleBucket(b, true) {
 			return
 		}
 	}
 }
 
-// bucket is the index in traceBackend.live of goroutine id's bucket: the
-// generations gen at which settleShare writes it are those at which
-// (id+gen)%settleEvery is 0.
-func bucket(id uint64) int { return int(id % settleEvery) }
+// bucketOf returns g's bucket: the generations gen at which settleShare
+// writes g are those at which (slot-1+gen)%settleEvery is 0. Numbers
+// are given from one up and reused, so the buckets stay even, and a
+// bucket's goroutines are every settleEvery-th entry of bySlot.
+func bucketOf(g *tgor) int { return int((g.slot - 1) % settleEvery) }
 
 // lives yields every live goroutine.
 func (tb *traceBackend) lives(yield func(*tgor) bool) {
-	for _, b := range tb.live {
-		for _, g := range b {
-			if !yield(g) {
-				return
-			}
+	for _, g := range tb.bySlot {
+		if g != nil && !yield(g) {
+			return
 		}
 	}
-}
-
-// nlive counts the live goroutines.
-func (tb *traceBackend) nlive() int {
-	n := 0
-	for _, b := range tb.live {
-		n += len(b)
-	}
-	return n
 }
 
 // watermark tells a sink that takes watermarks the oldest tick that may
@@ -588,22 +583,20 @@ const settleEvery = 4
 // finish writes every goroutine's remaining ticks at the end of the trace,
 // and, if another backend follows (the supervisor switches, or next is
 // set), hands over what it knows of the live goroutines. It takes the
-// goroutines by number, not by bucket: numbers are given in the order the
-// records are made, so that where goroutines last (the parked ones Stop
-// is left with most of) it reads the records in the order they lie in
-// memory, not every settleEvery-th of them.
+// goroutines in the order of their numbers, not bucket by bucket:
+// numbers are given in the order the records are made, so that where
+// goroutines last (the parked ones Stop is left with most of) it reads the
+// records in the order they lie in memory, not every settleEvery-th of
+// them.
 func (tb *traceBackend) finish(next bool) {
-	for _, g := range tb.bySlot {
-		if g == nil {
-			continue
-		}
+	for g := range tb.lives {
 		tb.close(g)
 		tb.em.flush(&g.track)
 	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
-		tb.em.handover = make(map[uint64]*stack, tb.nlive())
-		tb.em.sites = make(map[uint64]string, tb.nlive())
+		tb.em.handover = make(map[uint64]*stack, tb.nlive)
+		tb.em.sites = make(map[uint64]string, tb.nlive)
 		for g := range tb.lives {
 			tb.em.carry(&g.track)
 			if g.stack != nil && g.role != roleHidden {

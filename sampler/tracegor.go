@@ -42,7 +42,6 @@ type tgor struct {
 	active bool
 	ran    bool   // active in a generation since settleShare last wrote it
 	why    uint16 // the trace's wait reason while waiting (source.Reason, under gotrace.MaxReasons), 0 none
-	pos    int32  // index in its bucket of traceBackend.live
 	slot   uint32 // its number in traceBackend.bySlot, plus one
 	stack  *stack // stack at the latest transition that had one; nil: none yet
 	due    uint64 // first tick not yet queued
@@ -196,6 +195,7 @@ func (tb *traceBackend) number(g *tgor) {
 		g.slot = uint32(len(tb.bySlot))
 	}
 	tb.bySlot[g.slot-1] = g
+	tb.nlive++
 	if !tb.rd.SetUser(g.id, g.slot) {
 		if tb.unattached == nil {
 			tb.unattached = make(map[uint64]*tgor)
@@ -213,8 +213,7 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 		return g, false
 	}
 	g = tb.newTgor()
-	b := &tb.live[bucket(id)]
-	*g = tgor{track: track{id: id}, pos: int32(len(*b)), due: tb.ticks.n}
+	*g = tgor{track: track{id: id}, due: tb.ticks.n}
 	// The backend's own goroutines, and those package own says are the
 	// profiler's when the backend meets them, are hidden for life;
 	// the emitter leaves out those registered after the backend met them
@@ -227,7 +226,6 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 		delete(tb.em.handover, id)
 	}
 	tb.number(g)
-	*b = append(*b, g)
 	if site, ok := tb.em.sites[id]; ok {
 		// Created before this trace began, where the previous backend
 		// saw where.
@@ -243,7 +241,7 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 // trace began.
 func (tb *traceBackend) sinceFirst(g *tgor) {
 	g.due = 0
-	tb.floor[bucket(g.id)] = 0
+	tb.floor[bucketOf(g)] = 0
 }
 
 // newTgor returns a goroutine record, reusing one that ended: under churn
@@ -589,17 +587,12 @@ func (tb *traceBackend) remove(g *tgor) {
 	tb.em.forget(&g.track)
 	tb.bySlot[g.slot-1] = nil
 	tb.freeSlots = append(tb.freeSlots, g.slot)
+	tb.nlive--
 	if len(tb.unattached) > 0 {
 		delete(tb.unattached, g.id)
 	}
 	tb.ended[g.id%uint64(len(tb.ended))] = g.id
 	tb.endedGen++
-	b := &tb.live[bucket(g.id)]
-	last := (*b)[len(*b)-1]
-	(*b)[g.pos] = last
-	last.pos = g.pos
-	(*b)[len(*b)-1] = nil
-	*b = (*b)[:len(*b)-1]
 	if len(tb.free) < maxFree {
 		*g = tgor{}
 		tb.free = append(tb.free, g)
