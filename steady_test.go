@@ -287,7 +287,7 @@ func allocOwner(s *profile.Sample) string {
 			case name == "github.com/gotachyon/profiler.SetGoroutineLabels", name == "github.com/gotachyon/profiler.Do":
 				return "label API"
 			case strings.HasPrefix(name, "github.com/gotachyon/profiler/"), strings.HasPrefix(name, "github.com/klauspost/"):
-				if owner == "slices" || owner == "other" && (strings.Contains(name, "gotrace.(*generation).") || strings.Contains(name, "gotrace.setID") || strings.Contains(name, "gotrace.(*ByID[")) {
+				if owner == "slices" || owner == "other" && (strings.Contains(name, "gotrace.(*generation).") || strings.Contains(name, "gotrace.setID") || strings.Contains(name, "gotrace.(*gTable)")) {
 					// Reused buffers and tables reaching a new size: the
 					// trace reader's grow to the largest generation, its
 					// list of a round's status reports to the longest

@@ -1,78 +1,159 @@
 package gotrace
 
-// ByID holds records of live goroutines by goroutine id: a map, and before
-// it a small table of the records found lately, indexed by id. A busy
-// program's events name a few hundred goroutines over and over (a server's
-// connections), and a hit in the table saves a map lookup. Make one with
-// NewByID.
+// gTable holds the records of the live goroutines, found by goroutine id.
+// The zero gTable is empty and ready.
+//
+// Records lie in chunks that are never moved or given back, numbered in
+// the order they were first made: a record keeps its address and its
+// number while its goroutine lives, and an ended goroutine's record is the
+// next new one's. Like the runtime's own list of goroutines, the chunks
+// stay at the most goroutines that ever lived at once.
+//
+// The index by id is a table of record numbers with linear probing, which
+// costs 4 to 10 bytes a goroutine where a map of pointers cost about 23.
 //
 // The runtime reports the status of every goroutine once a generation, in
 // the same order each time (its list of goroutines, where a new goroutine
 // takes an ended one's place): FindReported looks for a reported
 // goroutine where the last round of reports had the next one before it
-// looks in the map, whose lookups were most of the cost of a generation's
-// reports of many parked goroutines (bench/MEASUREMENTS.md). A record
-// knows its goroutine id (P's GoID).
-type ByID[T any, P interface {
-	*T
-	GoID() uint64
-}] struct {
-	m      map[uint64]*T
-	recent []recent[T]
-	mask   uint64 // len(recent)-1
-	// order is this round's reported records in the order they were
-	// reported, prev the last round's, and pos how far this round has
-	// followed it.
-	order, prev []*T
+// looks in the index (bench/MEASUREMENTS.md).
+type gTable struct {
+	chunks []*[chunkLen]gState
+	made   uint32   // records made
+	free   uint32   // the first ended record's number plus one, 0 none; the next is in its seq
+	n      int      // live records
+	slots  []uint32 // record numbers plus one by hash of id, 0 empty; a power of two long
+	shift  uint     // 64 less log2(len(slots))
+	// order is this round's reported records' numbers in the order they
+	// were reported, prev the last round's, and pos how far this round
+	// has followed it.
+	order, prev []uint32
 	pos         int
 }
 
-// recent is a slot of ByID's table: a goroutine id and its record.
-type recent[T any] struct {
-	id uint64
-	p  *T
-}
+// chunkLen is how many records a chunk holds.
+const chunkLen = 512
 
-// NewByID returns an empty ByID whose table of recent records has
-// 1<<bits slots.
-func NewByID[T any, P interface {
-	*T
-	GoID() uint64
-}](bits uint) ByID[T, P] {
-	return ByID[T, P]{m: make(map[uint64]*T), recent: make([]recent[T], 1<<bits), mask: 1<<bits - 1}
-}
+// minSlots is the index's smallest length.
+const minSlots = 1024
+
+// rec returns record i.
+func (t *gTable) rec(i uint32) *gState { return &t.chunks[i/chunkLen][i%chunkLen] }
+
+// home returns the slot where the search for id begins: Fibonacci hashing,
+// which spreads the runtime's consecutive ids evenly.
+func (t *gTable) home(id uint64) uint64 { return (id * 0x9e3779b97f4a7c15) >> t.shift }
 
 // Find returns goroutine id's record, nil if it has none.
-func (b *ByID[T, P]) Find(id uint64) *T {
-	slot := &b.recent[id&b.mask]
-	if slot.p != nil && slot.id == id {
-		return slot.p
+func (t *gTable) Find(id uint64) *gState {
+	if i, ok := t.lookup(id); ok {
+		return t.rec(i)
 	}
-	p := b.m[id]
-	if p != nil {
-		*slot = recent[T]{id, p}
-	}
-	return p
+	return nil
 }
 
-// Add makes p goroutine id's record.
-func (b *ByID[T, P]) Add(id uint64, p *T) {
-	b.m[id] = p
-	b.recent[id&b.mask] = recent[T]{id, p}
+// lookup returns the number of goroutine id's record, and whether it has
+// one.
+func (t *gTable) lookup(id uint64) (uint32, bool) {
+	if len(t.slots) == 0 {
+		return 0, false
+	}
+	mask := uint64(len(t.slots) - 1)
+	for s := t.home(id); ; s = (s + 1) & mask {
+		v := t.slots[s]
+		if v == 0 {
+			return 0, false
+		}
+		if t.rec(v-1).id == id {
+			return v - 1, true
+		}
+	}
 }
 
-// Delete removes goroutine id's record. A record deleted, or given to
-// another goroutine, is not found again where the last round had it: its
-// GoID is no longer id.
-func (b *ByID[T, P]) Delete(id uint64) {
-	delete(b.m, id)
-	if slot := &b.recent[id&b.mask]; slot.id == id {
-		*slot = recent[T]{}
+// Add returns a new record for goroutine id, which has none: zero but for
+// its id. If reported, it is recorded as reported in this round, as
+// FindReported would have.
+func (t *gTable) Add(id uint64, reported bool) *gState {
+	if (t.n+1)*16 > len(t.slots)*13 {
+		t.grow()
 	}
+	var i uint32
+	if t.free != 0 {
+		i = t.free - 1
+		t.free = t.rec(i).seq
+	} else {
+		if t.made%chunkLen == 0 {
+			t.chunks = append(t.chunks, new([chunkLen]gState))
+		}
+		i = t.made
+		t.made++
+	}
+	g := t.rec(i)
+	*g = gState{id: id}
+	t.place(i)
+	t.n++
+	if reported {
+		t.order = append(t.order, i)
+	}
+	return g
+}
+
+// place puts record i in the index.
+func (t *gTable) place(i uint32) {
+	mask := uint64(len(t.slots) - 1)
+	s := t.home(t.rec(i).id)
+	for t.slots[s] != 0 {
+		s = (s + 1) & mask
+	}
+	t.slots[s] = i + 1
+}
+
+// grow doubles the index.
+func (t *gTable) grow() {
+	old := t.slots
+	n := max(minSlots, 2*len(old))
+	t.slots = make([]uint32, n)
+	t.shift = 64
+	for n > 1 {
+		n >>= 1
+		t.shift--
+	}
+	for _, v := range old {
+		if v != 0 {
+			t.place(v - 1)
+		}
+	}
+}
+
+// Delete removes g, a live record, which is then free for a new goroutine
+// (its seq links it to the next free one). A record deleted is not found again where the last round had it: its
+// id is 0 until it is reused, and then another goroutine's.
+func (t *gTable) Delete(g *gState) {
+	mask := uint64(len(t.slots) - 1)
+	s := t.home(g.id)
+	for t.rec(t.slots[s]-1) != g {
+		s = (s + 1) & mask
+	}
+	i := t.slots[s] - 1
+	// Backward-shift deletion: move up every record after the hole
+	// whose search would pass it.
+	for j := (s + 1) & mask; t.slots[j] != 0; j = (j + 1) & mask {
+		h := t.home(t.rec(t.slots[j] - 1).id)
+		if (j-h)&mask >= (j-s)&mask {
+			t.slots[s] = t.slots[j]
+			s = j
+		}
+	}
+	t.slots[s] = 0
+	// The rest stays until the record is reused: the event of the end,
+	// still to be returned, takes the goroutine's number from it.
+	g.id, g.seq = 0, t.free
+	t.free = i + 1
+	t.n--
 }
 
 // Len returns the number of records.
-func (b *ByID[T, P]) Len() int { return len(b.m) }
+func (t *gTable) Len() int { return t.n }
 
 // NextRound begins a round of status reports (a generation's): the
 // reports of the round that ends give the order the new one is looked for
@@ -82,13 +163,13 @@ func (b *ByID[T, P]) Len() int { return len(b.m) }
 // for reuse, but replaced by one of keepReports: a reader that sees only
 // the reports that changed something (Reader.SkipSame) reports every
 // goroutine in its first round and few after, and would otherwise hold a
-// pointer per goroutine for good.
-func (b *ByID[T, P]) NextRound() {
-	next := b.prev[:0]
-	if cap(next) > keepReports && len(b.order) < cap(next)/8 {
-		next = make([]*T, 0, keepReports)
+// number per goroutine for good.
+func (t *gTable) NextRound() {
+	next := t.prev[:0]
+	if cap(next) > keepReports && len(t.order) < cap(next)/8 {
+		next = make([]uint32, 0, keepReports)
 	}
-	b.order, b.prev, b.pos = next, b.order, 0
+	t.order, t.prev, t.pos = next, t.order, 0
 }
 
 // keepReports is the length of the list that replaces a long one let go:
@@ -98,23 +179,20 @@ const keepReports = 4096
 
 // FindReported is Find for a goroutine whose status is reported in this
 // round, and records the report: it looks first at the next few records
-// the last round reported (a few ended ones skipped), then in the map. A
-// goroutine not found is recorded with Report once added.
-func (b *ByID[T, P]) FindReported(id uint64) *T {
-	for k := b.pos; k < min(b.pos+4, len(b.prev)); k++ {
-		if p := b.prev[k]; P(p).GoID() == id && id != 0 {
-			b.pos = k + 1
-			b.order = append(b.order, p)
-			return p
+// the last round reported (a few ended ones skipped), then in the index.
+// A goroutine not found is recorded by Add(id, true).
+func (t *gTable) FindReported(id uint64) *gState {
+	for k := t.pos; k < min(t.pos+4, len(t.prev)); k++ {
+		if i := t.prev[k]; t.rec(i).id == id && id != 0 {
+			t.pos = k + 1
+			t.order = append(t.order, i)
+			return t.rec(i)
 		}
 	}
-	p := b.Find(id)
-	if p != nil {
-		b.order = append(b.order, p)
+	i, ok := t.lookup(id)
+	if !ok {
+		return nil
 	}
-	return p
+	t.order = append(t.order, i)
+	return t.rec(i)
 }
-
-// Report records p's status as reported in this round, after
-// FindReported found none.
-func (b *ByID[T, P]) Report(p *T) { b.order = append(b.order, p) }

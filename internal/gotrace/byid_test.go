@@ -1,102 +1,163 @@
 package gotrace
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
-// TestByID: records are found by id whether their slot in the table of
-// recent ones holds them or another id that shares it, and not after
-// Delete.
-func TestByID(t *testing.T) {
-	b := NewByID[rec, *rec](2)
-	vals := make([]rec, 10)
-	for id := range uint64(len(vals)) {
-		vals[id].id = id
-		b.Add(id, &vals[id])
+// TestGTable: under random adds and deletes (consecutive ids as the
+// runtime gives them, ids far apart, id 0, ids that share a home slot),
+// the table finds what a map does, keeps a record's address while it
+// lives, and reuses the records of ended goroutines.
+func TestGTable(t *testing.T) {
+	var tab gTable
+	want := map[uint64]*gState{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	next := uint64(0)
+	peak := 0
+	newID := func() uint64 {
+		switch rng.IntN(4) {
+		case 0:
+			return rng.Uint64()
+		case 1:
+			next += uint64(rng.IntN(3)) // 0 and repeats included, added only if new
+			return next
+		}
+		next++
+		return next
 	}
-	for round := range 2 {
-		for id := range uint64(len(vals)) {
-			if p := b.Find(id); p != &vals[id] {
-				t.Fatalf("round %d: Find(%d) = %p, want %p", round, id, p, &vals[id])
+	check := func(step int) {
+		t.Helper()
+		if tab.Len() != len(want) {
+			t.Fatalf("step %d: Len %d, want %d", step, tab.Len(), len(want))
+		}
+		for id, g := range want {
+			if got := tab.Find(id); got != g || got.id != id {
+				t.Fatalf("step %d: Find(%d) = %p, want %p", step, id, got, g)
 			}
 		}
 	}
-	b.Delete(9)
-	b.Delete(4) // its slot holds 8, which Find put there last
-	if b.Find(9) != nil || b.Find(4) != nil || b.Len() != 8 {
-		t.Fatalf("after Delete: Find(9) %p, Find(4) %p, Len %d", b.Find(9), b.Find(4), b.Len())
+	for step := range 20000 {
+		if len(want) > 0 && rng.IntN(5) < 2 {
+			for id, g := range want { // a random one: map order
+				tab.Delete(g)
+				delete(want, id)
+				if tab.Find(id) != nil {
+					t.Fatalf("step %d: %d found after Delete", step, id)
+				}
+				break
+			}
+		} else if id := newID(); want[id] == nil {
+			if tab.Find(id) != nil {
+				t.Fatalf("step %d: %d found before Add", step, id)
+			}
+			g := tab.Add(id, false)
+			if g.id != id || g.state != 0 || g.user != 0 {
+				t.Fatalf("step %d: Add(%d) = %+v", step, id, *g)
+			}
+			g.user = uint32(step)
+			want[id] = g
+			peak = max(peak, len(want))
+		}
+		if step%997 == 0 {
+			check(step)
+		}
 	}
-	if p := b.Find(8); p != &vals[8] {
-		t.Fatalf("Find(8) = %p after deleting 4, want %p", p, &vals[8])
+	check(-1)
+	if int(tab.made) != peak {
+		t.Fatalf("%d records made, for at most %d live at once", tab.made, peak)
 	}
 }
 
-// rec is a test record.
-type rec struct{ id uint64 }
+// TestGTableShared: records whose search passes through a deleted one's
+// slot are still found.
+func TestGTableShared(t *testing.T) {
+	var tab gTable
+	tab.grow()
+	// ids with the same home slot, then one with the next home.
+	var same []uint64
+	for id := uint64(1); len(same) < 5; id++ {
+		if tab.home(id) == tab.home(1) {
+			same = append(same, id)
+		}
+	}
+	gs := make([]*gState, len(same))
+	for i, id := range same {
+		gs[i] = tab.Add(id, false)
+	}
+	tab.Delete(gs[1])
+	tab.Delete(gs[0])
+	for i, id := range same[2:] {
+		if tab.Find(id) != gs[i+2] {
+			t.Fatalf("Find(%d) lost after deleting two of its slot", id)
+		}
+	}
+	if g := tab.Add(same[0], false); g != gs[0] {
+		t.Fatalf("the record last freed is not reused")
+	}
+}
 
-func (r *rec) GoID() uint64 { return r.id }
-
-// TestByIDReported: a round of reports finds every record, in the last
+// TestGTableReported: a round of reports finds every record, in the last
 // round's order or not, and one added in a round is found where it was
 // reported in the next.
-func TestByIDReported(t *testing.T) {
-	b := NewByID[rec, *rec](1)
-	vals := make([]rec, 20)
-	for id := range uint64(len(vals)) {
-		vals[id].id = id + 1
+func TestGTableReported(t *testing.T) {
+	var tab gTable
+	ids := make([]uint64, 20)
+	for i := range ids {
+		ids[i] = uint64(i + 1)
 	}
+	recs := map[uint64]*gState{}
 	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 10, 3, 4, 5, 6, 7, 8, 9}, {9, 8, 0, 1, 2, 10, 4, 5, 6, 7}, {0, 1, 2, 10, 4, 5, 6, 7}} {
-		b.NextRound()
+		tab.NextRound()
 		for _, i := range order {
-			id := vals[i].id
-			p := b.FindReported(id)
-			if p == nil {
-				b.Add(id, &vals[i])
-				b.Report(&vals[i])
+			id := ids[i]
+			g := tab.FindReported(id)
+			if g == nil {
+				recs[id] = tab.Add(id, true)
 				continue
 			}
-			if p != &vals[i] {
-				t.Fatalf("order %v: FindReported(%d) = %p, want %p", order, id, p, &vals[i])
+			if g != recs[id] {
+				t.Fatalf("order %v: FindReported(%d) = %p, want %p", order, id, g, recs[id])
 			}
 		}
-		if len(b.order) != len(order) {
-			t.Fatalf("order %v: %d reports recorded", order, len(b.order))
+		if len(tab.order) != len(order) {
+			t.Fatalf("order %v: %d reports recorded", order, len(tab.order))
 		}
 	}
-	b.Delete(vals[4].id)
-	vals[4].id = 0 // ended
-	b.NextRound()
-	if p := b.FindReported(5); p != nil {
-		t.Fatalf("FindReported found a deleted record: %p", p)
+	tab.Delete(recs[5])
+	tab.NextRound()
+	if g := tab.FindReported(5); g != nil {
+		t.Fatalf("FindReported found a deleted record: %p", g)
 	}
 }
 
-// TestByIDShortRounds: after a round that reported many records, rounds
+// TestGTableShortRounds: after a round that reported many records, rounds
 // that report few let its list go, so that a reader that sees only the
-// changed reports holds no pointer per goroutine; rounds of similar
+// changed reports holds no number per goroutine; rounds of similar
 // lengths reuse their lists.
-func TestByIDShortRounds(t *testing.T) {
-	b := NewByID[rec, *rec](4)
-	vals := make([]rec, 4*keepReports)
-	for i := range vals {
-		vals[i].id = uint64(i + 1)
-		b.Add(vals[i].id, &vals[i])
+func TestGTableShortRounds(t *testing.T) {
+	var tab gTable
+	n := 4 * keepReports
+	for i := range n {
+		tab.Add(uint64(i+1), false)
 	}
 	round := func(n int) {
-		b.NextRound()
+		tab.NextRound()
 		for i := range n {
-			if b.FindReported(vals[i].id) != &vals[i] {
+			if g := tab.FindReported(uint64(i + 1)); g == nil || g.id != uint64(i+1) {
 				t.Fatalf("record %d not found", i)
 			}
 		}
 	}
-	round(len(vals))
-	round(len(vals)) // the lists of both rounds are now long
-	if a := testing.AllocsPerRun(3, func() { round(len(vals)) }); a != 0 {
+	round(n)
+	round(n) // the lists of both rounds are now long
+	if a := testing.AllocsPerRun(3, func() { round(n) }); a != 0 {
 		t.Fatalf("rounds of the same length: %v allocations a round", a)
 	}
 	for range 3 {
 		round(10)
 	}
-	if c := cap(b.order) + cap(b.prev); c > 2*keepReports {
-		t.Fatalf("after short rounds the lists hold %d pointers", c)
+	if c := cap(tab.order) + cap(tab.prev); c > 2*keepReports {
+		t.Fatalf("after short rounds the lists hold %d numbers", c)
 	}
 }

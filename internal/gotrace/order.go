@@ -245,8 +245,7 @@ func (r *Reader) status(c *cursor) error {
 	case g == nil && r.gen.num != r.first:
 		return fmt.Errorf("gotrace: generation %d: status of goroutine %d never seen", r.gen.num, a[0])
 	case g == nil:
-		g = r.add(a[0], to)
-		r.gs.Report(g)
+		g = r.add(a[0], to, true)
 		from = GoUndetermined
 	}
 	g.seqGen, g.seq = uint32(r.gen.num), 0
@@ -283,7 +282,7 @@ func (r *Reader) mid(c *cursor) uint64 { return r.gen.batches[c.bi].m }
 func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 	g := r.gs.Find(id)
 	if g == nil {
-		g = r.add(id, to)
+		g = r.add(id, to, false)
 	}
 	g.state, g.seqGen, g.seq, g.stack = to, uint32(r.gen.num), 0, r.gen.stackHash(stack)
 	r.emitOf(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at}, g)
@@ -292,23 +291,14 @@ func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 // end removes goroutine g, which ended at t.
 func (r *Reader) end(g *gState, t Time) {
 	r.emitOf(Event{Kind: Transition, Time: t, G: g.id, From: g.state, To: GoNotExist}, g)
-	r.gs.Delete(g.id)
-	g.id = 0 // no longer matches in prev
-	if len(r.freeG) < 1<<12 {
-		r.freeG = append(r.freeG, g)
-	}
+	r.gs.Delete(g)
 }
 
-// add records a new goroutine.
-func (r *Reader) add(id uint64, state GoState) *gState {
-	var g *gState
-	if n := len(r.freeG); n > 0 {
-		g, r.freeG = r.freeG[n-1], r.freeG[:n-1]
-	} else {
-		g = new(gState)
-	}
-	*g = gState{id: id, state: state}
-	r.gs.Add(id, g)
+// add records a new goroutine, reported in this round's status reports
+// if reported (gTable.Add).
+func (r *Reader) add(id uint64, state GoState, reported bool) *gState {
+	g := r.gs.Add(id, reported)
+	g.state = state
 	return g
 }
 

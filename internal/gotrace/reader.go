@@ -35,15 +35,14 @@ type Reader struct {
 	piece []byte        // src's generation being read
 	gen   generation
 
-	ms     map[uint64]*mState    // threads, by M id
-	gs     ByID[gState, *gState] // live goroutines
-	freeG  []*gState             // records of ended goroutines, for reuse
-	curs   []cursor              // one per thread with events in this generation
-	heap   []*cursor             // curs with events left, by the time of the next
-	byM    map[uint64]int        // index in curs, by M id, for this generation
-	si     int                   // next CPU sample
-	out    [3]Event              // events of the step, returned one by one
-	outG   [3]*gState            // the goroutine of each transition in out, nil for other events
+	ms     map[uint64]*mState // threads, by M id
+	gs     gTable             // live goroutines
+	curs   []cursor           // one per thread with events in this generation
+	heap   []*cursor          // curs with events left, by the time of the next
+	byM    map[uint64]int     // index in curs, by M id, for this generation
+	si     int                // next CPU sample
+	out    [3]Event           // events of the step, returned one by one
+	outG   [3]*gState         // the goroutine of each transition in out, nil for other events
 	nout   int
 	iout   int
 	lastTs Time
@@ -60,9 +59,6 @@ type Reader struct {
 	why     []uint32
 	frames  []Frame
 }
-
-// GoID returns g's goroutine id (0 once it ended).
-func (g *gState) GoID() uint64 { return g.id }
 
 // mState is a thread's current goroutine.
 type mState struct{ g uint64 }
@@ -123,7 +119,6 @@ func newReader(br *bufio.Reader) *Reader {
 		gen:     generation{seed: maphash.MakeSeed()},
 		br:      br,
 		ms:      make(map[uint64]*mState),
-		gs:      NewByID[gState, *gState](12),
 		byM:     make(map[uint64]int),
 		intern:  make(map[string]string),
 		reasons: []string{""},
