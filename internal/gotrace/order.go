@@ -197,7 +197,12 @@ func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason uint32)
 
 // current returns the goroutine running on c's thread.
 func (r *Reader) current(c *cursor) (*gState, error) {
-	if g := r.gs.Find(c.m.g); g != nil {
+	m := c.m
+	if g := m.rec; g != nil && g.id == m.g && m.g != 0 {
+		return g, nil
+	}
+	if g := r.gs.Find(m.g); g != nil {
+		m.rec = g
 		return g, nil
 	}
 	return nil, fmt.Errorf("gotrace: generation %d: event type %d on a thread without a goroutine", r.gen.num, c.typ)

@@ -60,8 +60,13 @@ type Reader struct {
 	frames  []Frame
 }
 
-// mState is a thread's current goroutine.
-type mState struct{ g uint64 }
+// mState is a thread's current goroutine, by id, and the record last
+// found for it, which is the goroutine's while its id matches (an ended
+// goroutine's record has id 0 until a new goroutine takes it).
+type mState struct {
+	g   uint64
+	rec *gState
+}
 
 // gState is a goroutine's state, the sequence number of its latest start
 // or unblock, which orders the events other threads wrote about it, the
