@@ -7,7 +7,9 @@ package gotrace
 // the order they were first made: a record keeps its address and its
 // number while its goroutine lives, and an ended goroutine's record is the
 // next new one's. Like the runtime's own list of goroutines, the chunks
-// stay at the most goroutines that ever lived at once.
+// and the index stay at the most goroutines that ever lived at once, so
+// that a program whose goroutines come and go in bursts does not make
+// them again at each.
 //
 // The index by id is a table of record numbers with linear probing, which
 // costs 4 to 10 bytes a goroutine where a map of pointers cost about 23.
