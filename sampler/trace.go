@@ -531,9 +531,10 @@ func (tb *traceBackend) settleEarly() {
 }
 
 // bucketOf returns g's bucket: the generations gen at which settleShare
-// writes g are those at which (slot-1+gen)%settleEvery is 0. Numbers
-// are given from one up and reused, so the buckets stay even, and a
-// bucket's goroutines are every settleEvery-th entry of bySlot.
+// writes g are those at which (slot-1+gen)%settleEvery is 0, and a
+// bucket's goroutines are every settleEvery-th entry of bySlot. Numbers
+// are given from one up, an ended goroutine's to the next new one, so the
+// buckets are about even, as they were by id.
 func bucketOf(g *tgor) int { return int((g.slot - 1) % settleEvery) }
 
 // lives yields every live goroutine.
