@@ -29,7 +29,7 @@ import (
 
 var (
 	scaleNs     = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
-	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, fgprof")
+	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, fgprof")
 	scaleSettle = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
 )
 
@@ -39,7 +39,7 @@ var (
 const fgprofMaxN = 100000
 
 // tachyonPeers are BenchmarkScale's peers that are tachyon.
-var tachyonPeers = []string{"tachyon", "tachyon-out"}
+var tachyonPeers = []string{"tachyon", "tachyon-out", "tachyon-recent"}
 
 // scaleEnv names the environment variable that makes the test binary a
 // child of BenchmarkScale: peer,n,settle,window.
@@ -108,8 +108,9 @@ func TestMain(m *testing.M) {
 // execution trace and the CPU profile into io.Discard, which no profiler
 // built on them can go under), tachyon in wall mode at 100 Hz (the Auto
 // backend, writing a zstd file to a path: its checkpoints, merged at
-// Stop), tachyon-out (the same into one file, WithOutput: no checkpoints)
-// and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
+// Stop), tachyon-out (the same into one file, WithOutput: no checkpoints),
+// tachyon-recent (tachyon keeping a minute's recent window besides, as a
+// profile in segments does; not run unless named) and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
 // rotating order in each iteration.
 // A child parks its goroutines, starts its peer, lets -scale-settle (15 s)
 // pass, then measures one -window and stops the peer. It reports per N the medians
@@ -349,7 +350,7 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 			rtrace.Stop()
 			return 0, nil
 		}, nil
-	case "tachyon", "tachyon-out":
+	case "tachyon", "tachyon-out", "tachyon-recent":
 		dir, err := os.MkdirTemp("", "scale")
 		if err != nil {
 			return nil, err
@@ -367,8 +368,12 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 			}
 			out = profiler.WithOutput(f)
 		}
-		p := profiler.Start(out, profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true),
-			profiler.WithBackend(be))
+		opts := []profiler.Option{out, profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true),
+			profiler.WithBackend(be)}
+		if name == "tachyon-recent" {
+			opts = append(opts, profiler.WithRecent(time.Minute, 0))
+		}
+		p := profiler.Start(opts...)
 		if err := p.Err(); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
