@@ -123,7 +123,7 @@ func (t *Thread) here() bool { return t.inner != nil && t.gen == t.w.gen }
 // handle returns t's thread in the open chunk, taking it if needed.
 func (t *Thread) handle() *writer.Thread {
 	if !t.here() {
-		t.inner, t.gen = t.w.w.Thread(t.id, 0), t.w.gen
+		t.inner, t.gen = t.w.w.NewThread(t.id, 0), t.w.gen
 	}
 	return t.inner
 }
