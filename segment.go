@@ -76,9 +76,12 @@ func (p *Profile) crashNote() string {
 
 // closeSink finalizes the file, or the open segment and every closed one
 // still being finalized (their hooks included).
-// finishing has the profile's writer compress what Stop writes on
-// several cores: the program waits for it.
+// finishing has the profile's writer, and its recent window's, compress
+// what Stop writes on several cores: the program waits for it.
 func (p *Profile) finishing() {
+	if p.rw != nil {
+		p.rw.Finishing()
+	}
 	switch {
 	case p.seg != nil:
 		p.seg.Finishing()

@@ -140,7 +140,11 @@ type Window struct {
 	scratch  []uint32
 	failed   error // the error that stopped the window
 	stopped  bool  // Close was called
+	told     bool  // the open chunk's writer was told Finishing
 	early    atomic.Uint64
+	// finishing is set by Finishing, from any goroutine; the writing
+	// goroutine tells each chunk's writer at its next write.
+	finishing atomic.Bool
 
 	// A reader asks for a chunk to be finalized: at the first Watermark
 	// at or past want, or at once with force.
@@ -260,7 +264,17 @@ func (w *Window) poll(ts uint64) {
 	if w.force.Load() || ts >= w.deadline+w.period {
 		w.roll(false)
 	}
+	if !w.told && w.finishing.Load() {
+		w.w.Finishing()
+		w.told = true
+	}
 }
+
+// Finishing says that what is written from now on is the profile's end,
+// written while its program waits for it (writer.Writer.Finishing): the
+// open chunk's writer, and those of the chunks after it, compress on
+// several cores. It may be called from any goroutine.
+func (w *Window) Finishing() { w.finishing.Store(true) }
 
 // Close says that nothing more will be written (the sampler stopped): it
 // finalizes the open chunk, after which WriteFile has every sample
@@ -311,6 +325,7 @@ func (w *Window) roll(last bool) {
 			w.fail(err)
 			return
 		}
+		w.told = false
 		w.gen++
 		w.cur = chunk{start: w.wm, minTS: math.MaxUint64}
 		clear(w.local)
