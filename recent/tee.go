@@ -112,13 +112,16 @@ func (g *teeGoroutine) Flush() {
 	g.b.Flush()
 }
 
+// maxFreeHandles bounds the handles a tee keeps for reuse.
+const maxFreeHandles = 1024
+
 // Forget forgets the goroutine in both, and keeps the handle for reuse.
 func (g *teeGoroutine) Forget() {
 	g.a.Forget()
 	g.b.Forget()
 	t := g.t
 	*g = teeGoroutine{}
-	if len(t.free) < maxFreeStacks {
+	if len(t.free) < maxFreeHandles {
 		t.free = append(t.free, g)
 	}
 }

@@ -2,14 +2,12 @@ package recent
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// maxFreeStacks bounds the stack buffers a window keeps for new threads.
-const maxFreeStacks = 1024
 
 // Thread is the handle of one goroutine of a Window (see Window.Thread),
 // valid across chunks: in each chunk it writes through that chunk's
@@ -18,7 +16,7 @@ const maxFreeStacks = 1024
 type Thread struct {
 	w     *Window
 	id    uint64
-	stack []uint32 // its latest stack, in the window's frame indices
+	stack *shared // its latest stack, shared with the threads that have it
 	// inner is its thread in the open chunk's writer once it has a sample
 	// there, which holds while gen is the window's.
 	inner     *writer.Thread
@@ -45,7 +43,10 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 	if err != nil {
 		return err
 	}
-	t.stack = append(t.stack[:0], stack...)
+	if t.stack == nil || !slices.Equal(t.stack.frames, stack) {
+		w.stacks.drop(t.stack)
+		t.stack = w.stacks.take(stack)
+	}
 	t.started = true
 	w.note(ts, ts)
 	return w.guard(t.handle().Write(ts, status, local))
@@ -69,7 +70,7 @@ func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) erro
 	w.poll(ts)
 	w.note(ts, ts+uint64(n-1)*step)
 	if !t.here() {
-		local, err := w.localStack(t.stack)
+		local, err := w.localStack(t.stack.frames)
 		if err != nil {
 			return err
 		}
@@ -97,9 +98,7 @@ func (t *Thread) Forget() {
 	if t.here() {
 		t.inner.Forget()
 	}
-	if len(w.stacks) < maxFreeStacks && cap(t.stack) > 0 {
-		w.stacks = append(w.stacks, t.stack[:0])
-	}
+	w.stacks.drop(t.stack)
 	t.forgotten, t.inner, t.stack = true, nil, nil
 	delete(w.threads, t.id)
 }

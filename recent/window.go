@@ -39,7 +39,7 @@ const (
 // figures these round up).
 const (
 	writerBytes = 3 << 20
-	threadBytes = 400 // plus 8 bytes a frame of its stack (its copy and the writer's)
+	threadBytes = 400 // plus 4 bytes a frame of its stack in the writer, and 4 of each stack the threads share
 	// maxPending caps the chunk writer's pending runs
 	// (writer.Options.MaxPendingBytes).
 	maxPending = 1 << 20
@@ -136,7 +136,7 @@ type Window struct {
 	frmTab   []tachyon.Frame
 	local    []uint32 // window frame index -> open chunk's + 1 (0: not yet)
 	threads  map[uint64]*Thread
-	stacks   [][]uint32 // stack buffers of forgotten threads, for new ones
+	stacks   stackSet // the threads' latest stacks
 	scratch  []uint32
 	failed   error // the error that stopped the window
 	stopped  bool  // Close was called
@@ -194,6 +194,7 @@ func New(opts Options) (*Window, error) {
 		wm:       opts.StartTime,
 		frames:   make(map[tachyon.Frame]uint32),
 		threads:  make(map[uint64]*Thread),
+		stacks:   newStackSet(),
 		since:    opts.StartTime,
 		complete: opts.StartTime,
 		rolled:   make(chan struct{}),
@@ -234,11 +235,6 @@ func (w *Window) Thread(id uint64) *Thread {
 		return t
 	}
 	t := &Thread{w: w, id: id}
-	if n := len(w.stacks); n > 0 {
-		t.stack = w.stacks[n-1]
-		w.stacks[n-1] = nil
-		w.stacks = w.stacks[:n-1]
-	}
 	w.threads[id] = t
 	return t
 }
@@ -285,7 +281,7 @@ func (w *Window) Close() {
 	}
 	w.roll(true)
 	w.stopped = true
-	w.w, w.buf, w.threads, w.stacks, w.local, w.scratch = nil, nil, nil, nil, nil, nil
+	w.w, w.buf, w.threads, w.stacks, w.local, w.scratch = nil, nil, nil, stackSet{}, nil, nil
 }
 
 // Release drops every chunk: WriteFile fails with ErrClosed from then on.
@@ -334,8 +330,12 @@ func (w *Window) roll(last bool) {
 	}
 	open := int64(cap(w.buf.b)) + writerBytes
 	for _, t := range w.threads {
-		open += threadBytes + 8*int64(cap(t.stack))
+		open += threadBytes
+		if t.stack != nil {
+			open += 4 * int64(len(t.stack.frames)) // the chunk writer's copy
+		}
 	}
+	open += 4 * w.stacks.frames
 	w.mu.Lock()
 	if kept != nil {
 		w.chunks = append(w.chunks, kept)

@@ -1,0 +1,143 @@
+package recent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/sampler"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestStackSet: a stack is held once for its holders and let go after
+// the last; one whose hash another stack has is held apart.
+func TestStackSet(t *testing.T) {
+	ss := newStackSet()
+	a, b := []uint32{1, 2, 3}, []uint32{1, 2, 4}
+	sa := ss.take(a)
+	if ss.take(slices.Clone(a)) != sa || sa.refs != 2 || ss.take(b) == sa || ss.frames != 6 {
+		t.Fatalf("take: %+v, %d frames held", *sa, ss.frames)
+	}
+	ss.drop(sa)
+	ss.drop(sa)
+	if ss.byHash[sa.hash] != nil || ss.frames != 3 {
+		t.Fatalf("dropped by both holders, still listed (%d frames held)", ss.frames)
+	}
+	// A hash taken by another stack: the new one is held apart.
+	c := []uint32{9, 9}
+	sc := ss.take(c)
+	sc.frames = []uint32{7} // as if another stack had c's hash
+	other := ss.take(c)
+	if other == sc || !slices.Equal(other.frames, c) || other.listed {
+		t.Fatalf("a stack of a taken hash: %+v", *other)
+	}
+	ss.drop(other)
+	if ss.byHash[sc.hash] != sc {
+		t.Fatalf("dropping the stack held apart unlisted the other")
+	}
+}
+
+// TestSharedStacksExact: goroutines of one stack, through chunk rolls,
+// one of them moving to another stack and one ending, read back from the
+// window as the primary file has them.
+func TestSharedStacksExact(t *testing.T) {
+	var pbuf seekBuf
+	pw, err := writer.New(&pbuf, writer.Options{StartTime: t0, Interval: step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := New(Options{Duration: time.Minute, Chunks: 60, StartTime: t0, Interval: step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tee := Tee(primarySink{pw}, w)
+	var s1, s2 []uint32
+	for i := range 6 {
+		s1 = append(s1, tee.Frame(tachyonFrame("park"+string(rune('a'+i)))))
+		s2 = append(s2, tee.Frame(tachyonFrame("run"+string(rune('a'+i)))))
+	}
+	blocked, running := tachyon.StatusOf(tachyon.Blocked, false), tachyon.StatusOf(tachyon.Running, false)
+	handles := make([]sampler.Goroutine, 51)
+	ts := t0
+	for id := 1; id <= 50; id++ {
+		handles[id] = tee.Goroutine(uint64(id))
+		if err := handles[id].Write(ts, blocked, s1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Five seconds, a second a chunk: every goroutine's first sample in
+	// a chunk is written with its full stack, from the shared copy.
+	const ticks = 100
+	for second := range 5 {
+		for id, h := range handles {
+			if h == nil {
+				continue
+			}
+			st := blocked
+			switch {
+			case second == 2 && id == 7:
+				if err := h.Write(ts+step, running, s2); err != nil {
+					t.Fatal(err)
+				}
+			case second == 3 && id == 9:
+				h.Forget()
+				handles[id] = nil
+				continue
+			}
+			if id == 7 && second >= 2 {
+				st = running
+			}
+			if err := h.RepeatEvery(ts+2*step, step, ticks-2, st); err != nil {
+				t.Fatal(err)
+			}
+			h.Flush()
+		}
+		ts += ticks * step
+		w.Watermark(ts)
+	}
+	if len(w.stacks.byHash) != 2 || w.stacks.frames != 12 {
+		t.Fatalf("48 goroutines of one stack and one of another: the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
+	}
+	w.Close()
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := w.Stats(); st.Rolls < 5 {
+		t.Fatalf("%d chunks rolled, want 5", st.Rolls)
+	}
+	var out seekBuf
+	if _, err := w.WriteFile(context.Background(), &out, us(t0), us(ts+1)); err != nil {
+		t.Fatal(err)
+	}
+	pf, ps := readAll(t, pbuf.bytes())
+	wf, ws := readAll(t, out.bytes())
+	if len(ps) != len(ws) || len(ps) == 0 {
+		t.Fatalf("%d samples in the window, %d in the primary", len(ws), len(ps))
+	}
+	key := func(f *reader.File, x *reader.Sample) string {
+		k := fmt.Sprintf("%d@%d/%d", x.ThreadID, x.Timestamp, x.Status)
+		for _, i := range x.Stack {
+			k += "|" + f.Frame(i).Func
+		}
+		return k
+	}
+	count := map[string]int{}
+	for _, x := range ps {
+		count[key(pf, x)]++
+	}
+	for _, x := range ws {
+		count[key(wf, x)]--
+	}
+	for k, n := range count {
+		if n != 0 {
+			t.Fatalf("sample %s: %+d in the primary over the window", k, n)
+		}
+	}
+	if w.stacks.frames != 0 || len(w.stacks.byHash) != 0 {
+		t.Fatalf("after Close the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
+	}
+}
