@@ -84,8 +84,10 @@
 // (10,000 and 100,000; 1,000,000 takes minutes and some 5 GB a process),
 // each peer in a child process of its own so that its resident set is its
 // own: the floor (trace+cpu-floor), tachyon (wall mode to a path: its
-// checkpoints, merged at Stop), tachyon-out (wall mode into one file) and
-// fgprof (up to 100,000), in rotating order, each settled for
+// checkpoints, merged at Stop), tachyon-out (wall mode into one file),
+// tachyon-recent (tachyon keeping a minute's recent window, as a profile
+// in segments does; run only when named in -scale-peers) and fgprof (up
+// to 100,000), in rotating order, each settled for
 // -scale-settle (15 s) and measured over one -window. It reports each
 // one's CPU (rusage), and each tachyon's CPU over the floor's in percent,
 // resident set (at the window's end, and its mean over the window) and
