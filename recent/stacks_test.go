@@ -13,31 +13,41 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// TestStackSet: a stack is held once for its holders and let go after
-// the last; one whose hash another stack has is held apart.
+// TestStackSet: a stack is its holder's own while it changes, written
+// over in place; once shared it is held once for all that have it, and
+// let go after the last; one whose hash another stack has stays its
+// holder's own.
 func TestStackSet(t *testing.T) {
 	ss := newStackSet()
-	a, b := []uint32{1, 2, 3}, []uint32{1, 2, 4}
-	sa := ss.take(a)
-	if ss.take(slices.Clone(a)) != sa || sa.refs != 2 || ss.take(b) == sa || ss.frames != 6 {
-		t.Fatalf("take: %+v, %d frames held", *sa, ss.frames)
+	a, b := []uint32{1, 2, 3}, []uint32{1, 2, 4, 5}
+	x := ss.own(nil, a)
+	if y := ss.own(x, b); y != x || !slices.Equal(x.frames, b) || ss.frames != 4 {
+		t.Fatalf("own over its own: %p for %p, %v, %d frames held", y, x, x.frames, ss.frames)
 	}
-	ss.drop(sa)
-	ss.drop(sa)
-	if ss.byHash[sa.hash] != nil || ss.frames != 3 {
-		t.Fatalf("dropped by both holders, still listed (%d frames held)", ss.frames)
+	x = ss.share(x)
+	y := ss.share(ss.own(nil, b))
+	if y != x || x.refs != 2 || !x.listed || ss.frames != 4 {
+		t.Fatalf("two holders of one stack: %p and %p, %+v, %d frames held", x, y, *x, ss.frames)
 	}
-	// A hash taken by another stack: the new one is held apart.
-	c := []uint32{9, 9}
-	sc := ss.take(c)
-	sc.frames = []uint32{7} // as if another stack had c's hash
-	other := ss.take(c)
-	if other == sc || !slices.Equal(other.frames, c) || other.listed {
-		t.Fatalf("a stack of a taken hash: %+v", *other)
+	z := ss.own(y, a) // y moves on: x is not written over
+	if z == x || !slices.Equal(x.frames, b) || x.refs != 1 || ss.frames != 7 {
+		t.Fatalf("a holder of a shared stack moves on: %+v, %d frames held", *x, ss.frames)
 	}
-	ss.drop(other)
-	if ss.byHash[sc.hash] != sc {
-		t.Fatalf("dropping the stack held apart unlisted the other")
+	ss.drop(x)
+	ss.drop(z)
+	if len(ss.byHash) != 0 || ss.frames != 0 {
+		t.Fatalf("all let go: %d listed, %d frames held", len(ss.byHash), ss.frames)
+	}
+	// A hash another stack has: the new one stays its holder's own.
+	c := ss.share(ss.own(nil, []uint32{9, 9}))
+	c.frames = []uint32{7, 7} // as if another stack had the hash of 9, 9
+	d := ss.share(ss.own(nil, []uint32{9, 9}))
+	if d == c || d.listed || ss.byHash[c.hash] != c {
+		t.Fatalf("a stack of a taken hash: %+v", *d)
+	}
+	ss.drop(d)
+	if ss.byHash[c.hash] != c {
+		t.Fatalf("letting go of the unshared stack unlisted the other")
 	}
 }
 

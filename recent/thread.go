@@ -16,13 +16,14 @@ import (
 type Thread struct {
 	w     *Window
 	id    uint64
-	stack *shared // its latest stack, shared with the threads that have it
+	stack *shared // its latest stack, shared once it holds still (stackSet)
 	// inner is its thread in the open chunk's writer once it has a sample
 	// there, which holds while gen is the window's.
 	inner     *writer.Thread
 	gen       uint64
 	started   bool
 	forgotten bool
+	moved     bool // its stack changed since its last Flush
 }
 
 var _ sampler.Goroutine = (*Thread)(nil)
@@ -44,8 +45,8 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 		return err
 	}
 	if t.stack == nil || !slices.Equal(t.stack.frames, stack) {
-		w.stacks.drop(t.stack)
-		t.stack = w.stacks.take(stack)
+		t.stack = w.stacks.own(t.stack, stack)
+		t.moved = true
 	}
 	t.started = true
 	w.note(ts, ts)
@@ -83,10 +84,19 @@ func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) erro
 }
 
 // Flush ends t's pending run in the open chunk (see writer.Thread.Flush).
+// A stack that held still since the Flush before is shared from then on
+// with the threads that have the same.
 func (t *Thread) Flush() {
-	if t.check() == nil && t.here() {
+	if t.check() != nil {
+		return
+	}
+	if t.here() {
 		t.inner.Flush()
 	}
+	if !t.moved {
+		t.stack = t.w.stacks.share(t.stack)
+	}
+	t.moved = false
 }
 
 // Forget says that t's goroutine ended: its state is released.
