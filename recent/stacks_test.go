@@ -2,12 +2,10 @@ package recent
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -123,30 +121,7 @@ func TestSharedStacksExact(t *testing.T) {
 	if _, err := w.WriteFile(context.Background(), &out, us(t0), us(ts+1)); err != nil {
 		t.Fatal(err)
 	}
-	pf, ps := readAll(t, pbuf.bytes())
-	wf, ws := readAll(t, out.bytes())
-	if len(ps) != len(ws) || len(ps) == 0 {
-		t.Fatalf("%d samples in the window, %d in the primary", len(ws), len(ps))
-	}
-	key := func(f *reader.File, x *reader.Sample) string {
-		k := fmt.Sprintf("%d@%d/%d", x.ThreadID, x.Timestamp, x.Status)
-		for _, i := range x.Stack {
-			k += "|" + f.Frame(i).Func
-		}
-		return k
-	}
-	count := map[string]int{}
-	for _, x := range ps {
-		count[key(pf, x)]++
-	}
-	for _, x := range ws {
-		count[key(wf, x)]--
-	}
-	for k, n := range count {
-		if n != 0 {
-			t.Fatalf("sample %s: %+d in the primary over the window", k, n)
-		}
-	}
+	sameSamples(t, pbuf.bytes(), out.bytes())
 	if w.stacks.frames != 0 || len(w.stacks.byHash) != 0 {
 		t.Fatalf("after Close the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
 	}

@@ -159,8 +159,15 @@ func TestTeeSameAsPrimary(t *testing.T) {
 	if _, err := w.WriteFile(context.Background(), &out, us(t0), us(s.now+1)); err != nil {
 		t.Fatal(err)
 	}
-	pf, ps := readAll(t, pbuf.bytes())
-	wf, ws := readAll(t, out.bytes())
+	sameSamples(t, pbuf.bytes(), out.bytes())
+}
+
+// sameSamples checks that the window's file has the primary file's
+// samples, stacks and all, in whatever order.
+func sameSamples(t *testing.T, primary, window []byte) {
+	t.Helper()
+	pf, ps := readAll(t, primary)
+	wf, ws := readAll(t, window)
 	if len(ps) != len(ws) || len(ps) == 0 {
 		t.Fatalf("%d samples in the window, %d in the primary", len(ws), len(ps))
 	}
