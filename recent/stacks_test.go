@@ -50,8 +50,9 @@ func TestStackSet(t *testing.T) {
 }
 
 // TestSharedStacksExact: goroutines of one stack, through chunk rolls,
-// one of them moving to another stack and one ending, read back from the
-// window as the primary file has them.
+// one of them moving to another stack and one ending, share two stacks,
+// which go once every goroutine has ended, and read back from the window
+// as the primary file has them.
 func TestSharedStacksExact(t *testing.T) {
 	var pbuf seekBuf
 	pw, err := writer.New(&pbuf, writer.Options{StartTime: t0, Interval: step})
@@ -110,6 +111,14 @@ func TestSharedStacksExact(t *testing.T) {
 	if len(w.stacks.byHash) != 2 || w.stacks.frames != 12 {
 		t.Fatalf("48 goroutines of one stack and one of another: the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
 	}
+	for _, h := range handles {
+		if h != nil {
+			h.Forget()
+		}
+	}
+	if len(w.stacks.byHash) != 0 || w.stacks.frames != 0 {
+		t.Fatalf("every goroutine ended: the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
+	}
 	w.Close()
 	if err := pw.Close(); err != nil {
 		t.Fatal(err)
@@ -122,7 +131,4 @@ func TestSharedStacksExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameSamples(t, pbuf.bytes(), out.bytes())
-	if w.stacks.frames != 0 || len(w.stacks.byHash) != 0 {
-		t.Fatalf("after Close the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
-	}
 }
