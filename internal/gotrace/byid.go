@@ -128,8 +128,9 @@ func (t *gTable) grow() {
 }
 
 // Delete removes g, a live record, which is then free for a new goroutine
-// (its seq links it to the next free one). A record deleted is not found again where the last round had it: its
-// id is 0 until it is reused, and then another goroutine's.
+// (its seq links it to the next free one). A record deleted is not found
+// again where the last round had it: its id is 0 until it is reused, and
+// then another goroutine's.
 func (t *gTable) Delete(g *gState) {
 	mask := uint64(len(t.slots) - 1)
 	s := t.home(g.id)
