@@ -20,7 +20,7 @@ const maxDepth = tachyon.MaxWriteDepth
 // A track is one goroutine as the sink sees it: its handle, nil until its
 // first sample is written (when the goroutine is counted), and the stack
 // of its latest sample written. It has no field of flags, so that the
-// trace backend's record of a parked goroutine fits 80 bytes
+// trace backend's record of a parked goroutine fits 72 bytes
 // (TestRecordSizes).
 type track struct {
 	id   uint64

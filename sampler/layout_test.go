@@ -5,11 +5,18 @@ import (
 	"unsafe"
 )
 
-// TestRecordSizes: the trace backend's record of a goroutine fits the
-// allocator's 80-byte class: what a parked goroutine costs the sampler,
-// beside its tables' entries.
+// TestRecordSizes: the trace backend's record of a goroutine, which lies
+// in a chunk of them, is 72 bytes: what a parked goroutine costs the
+// sampler.
 func TestRecordSizes(t *testing.T) {
-	if n := unsafe.Sizeof(tgor{}); n > 80 {
-		t.Fatalf("tgor is %d bytes, want at most 80", n)
+	if n := unsafe.Sizeof(tgor{}); n > 72 {
+		t.Fatalf("tgor is %d bytes, want at most 72", n)
+	}
+	if n := unsafe.Sizeof([recordChunk]tgor{}); n%heapPage != 0 || recordChunk%settleEvery != 0 {
+		t.Fatalf("a chunk of %d records is %d bytes: want a whole number of %d-byte pages, and of buckets", recordChunk, n, heapPage)
 	}
 }
+
+// heapPage is the Go heap's page: a large object takes a whole number of
+// them.
+const heapPage = 8192

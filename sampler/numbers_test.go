@@ -49,27 +49,27 @@ func TestNumberedLater(t *testing.T) {
 	ms := gotrace.Time(time.Millisecond)
 	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
 	tb.handle(&gotrace.Event{Kind: gotrace.Sample, Time: 5 * ms, G: g, Stack: 1})
-	if tb.nlive != 1 || len(tb.unattached) != 1 || src.users[g] != 0 {
-		t.Fatalf("after the sample: %d live, %d kept by id, number %d; want 1, 1, 0", tb.nlive, len(tb.unattached), src.users[g])
+	if tb.recs.live != 1 || len(tb.unattached) != 1 || src.users[g] != 0 {
+		t.Fatalf("after the sample: %d live, %d kept by id, number %d; want 1, 1, 0", tb.recs.live, len(tb.unattached), src.users[g])
 	}
 	src.known[g] = true // the source meets it
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 15 * ms, G: g, From: gotrace.GoUndetermined, To: gotrace.GoRunning})
 	u := src.users[g]
-	if tb.nlive != 1 || len(tb.unattached) != 0 || u == 0 || tb.bySlot[u-1].id != g {
-		t.Fatalf("after its first event: %d live, %d kept by id, number %d; want 1, 0, its record's", tb.nlive, len(tb.unattached), u)
+	if tb.recs.live != 1 || len(tb.unattached) != 0 || u == 0 || tb.recs.at(u) == nil || tb.recs.at(u).id != g {
+		t.Fatalf("after its first event: %d live, %d kept by id, number %d; want 1, 0, its record's", tb.recs.live, len(tb.unattached), u)
 	}
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 25 * ms, G: g, User: u, From: gotrace.GoRunning, To: gotrace.GoWaiting, Stack: 1})
-	if tb.nlive != 1 || tb.find(g) != tb.bySlot[u-1] {
-		t.Fatalf("after a block: %d live, want 1, found by number", tb.nlive)
+	if tb.recs.live != 1 || tb.find(g) != tb.recs.at(u) {
+		t.Fatalf("after a block: %d live, want 1, found by number", tb.recs.live)
 	}
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 35 * ms, G: g, User: u, From: gotrace.GoWaiting, To: gotrace.GoNotExist})
-	if tb.nlive != 0 || tb.bySlot[u-1] != nil || len(tb.freeSlots) != 1 {
-		t.Fatalf("after its end: %d live, number %d's record %v, %d free numbers", tb.nlive, u, tb.bySlot[u-1], len(tb.freeSlots))
+	if tb.recs.live != 0 || tb.recs.at(u) != nil || len(tb.recs.free) != 1 {
+		t.Fatalf("after its end: %d live, number %d's record %v, %d free numbers", tb.recs.live, u, tb.recs.at(u), len(tb.recs.free))
 	}
 	// A CPU sample of it ordered after its end does not bring it back.
 	tb.handle(&gotrace.Event{Kind: gotrace.Sample, Time: 36 * ms, G: g, Stack: 1})
-	if tb.nlive != 0 {
-		t.Fatalf("a sample after its end made %d live", tb.nlive)
+	if tb.recs.live != 0 {
+		t.Fatalf("a sample after its end made %d live", tb.recs.live)
 	}
 }
 
@@ -86,11 +86,11 @@ func TestNoNumbers(t *testing.T) {
 	for g := uint64(1); g <= 3; g++ {
 		tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: gotrace.Time(10+g) * ms, G: g, From: gotrace.GoRunnable, To: gotrace.GoRunning})
 	}
-	if tb.nlive != 3 || len(tb.unattached) != 3 {
-		t.Fatalf("%d live, %d kept by id; want 3, 3", tb.nlive, len(tb.unattached))
+	if tb.recs.live != 3 || len(tb.unattached) != 3 {
+		t.Fatalf("%d live, %d kept by id; want 3, 3", tb.recs.live, len(tb.unattached))
 	}
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 20 * ms, G: 2, From: gotrace.GoRunning, To: gotrace.GoNotExist})
-	if tb.nlive != 2 || len(tb.unattached) != 2 || tb.find(2) != nil || tb.find(3) == nil {
-		t.Fatalf("after goroutine 2's end: %d live, %d kept by id", tb.nlive, len(tb.unattached))
+	if tb.recs.live != 2 || len(tb.unattached) != 2 || tb.find(2) != nil || tb.find(3) == nil {
+		t.Fatalf("after goroutine 2's end: %d live, %d kept by id", tb.recs.live, len(tb.unattached))
 	}
 }

@@ -77,10 +77,10 @@ type slot struct {
 
 // activate lists g for placement at the end of the generation.
 func (tb *traceBackend) activate(g *tgor) {
-	if g.active || g.role == roleHidden || tb.em.cfg.Mode != Wall {
+	if g.has(fActive) || g.role == roleHidden || tb.em.cfg.Mode != Wall {
 		return
 	}
-	g.active, g.ran = true, true
+	g.set(fActive | fRan)
 	tb.active = append(tb.active, g)
 }
 
@@ -89,7 +89,7 @@ func (tb *traceBackend) activate(g *tgor) {
 func (tb *traceBackend) placeActive() {
 	for i, g := range tb.active {
 		tb.active[i] = nil
-		if !g.active {
+		if !g.has(fActive) {
 			continue // placed as it ended
 		}
 		tb.cut(g)
@@ -111,7 +111,7 @@ func (tb *traceBackend) cpuHz() int {
 // place gives g's queued running ticks their stacks and states from its
 // CPU samples (see above), and ends its activity in the generation.
 func (tb *traceBackend) place(g *tgor) {
-	g.active = false
+	g.unset(fActive)
 	x := g.x
 	if x == nil {
 		return // no queued run, no CPU sample

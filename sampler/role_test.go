@@ -24,8 +24,8 @@ func TestRoleGuessCorrected(t *testing.T) {
 		t.Fatalf("a stack that does not show the start function changed the guess to %d", g.role)
 	}
 	tb.learnFromTransition(g, complete(roleUser), false)
-	if g.role != roleUser || g.guessed {
-		t.Fatalf("after a complete stack of the program's: role %d (guessed %v), want the program's", g.role, g.guessed)
+	if g.role != roleUser || g.has(fGuessed) {
+		t.Fatalf("after a complete stack of the program's: role %d (guessed %v), want the program's", g.role, g.has(fGuessed))
 	}
 	tb.learnFromTransition(g, runtimeOnly, false)
 	if g.role != roleUser {
@@ -35,8 +35,8 @@ func TestRoleGuessCorrected(t *testing.T) {
 	rt := &tgor{}
 	tb.learnFromTransition(rt, runtimeOnly, false)
 	tb.learnFromTransition(rt, complete(roleRuntime), false)
-	if rt.role != roleRuntime || rt.guessed {
-		t.Fatalf("a runtime goroutine: role %d (guessed %v)", rt.role, rt.guessed)
+	if rt.role != roleRuntime || rt.has(fGuessed) {
+		t.Fatalf("a runtime goroutine: role %d (guessed %v)", rt.role, rt.has(fGuessed))
 	}
 	tb.learnFromTransition(rt, complete(roleUser), false)
 	if rt.role != roleRuntime {

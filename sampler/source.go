@@ -176,7 +176,8 @@ func (x *xsource) String(id uint64) string {
 }
 
 // reasonOf numbers a wait reason; 0, none, past gotrace.MaxReasons of
-// them, the bound both sources keep (tgor.why holds one in 16 bits).
+// them, the bound both sources keep (a goroutine record holds one in
+// reasonBits).
 func (x *xsource) reasonOf(s string) uint32 {
 	i, ok := x.reason[s]
 	if !ok && len(x.reasons) < gotrace.MaxReasons {

@@ -125,9 +125,9 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		// Four generations in, every stack has been seen.
 		if gen > 5 {
 			n, where := allocsSince(at.allocs, ownAllocs(t))
-			steady := stacks(tb) == at.stacks && tb.nlive == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
+			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
 			if os.Getenv("STEADY_DEBUG") != "" {
-				t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.nlive, at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
+				t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
 			}
 			switch {
 			case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
@@ -145,7 +145,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 			// The pipe's count before the allocations: a buffer made
 			// between the two makes the generation unsteady.
 			bufs := buffers(r)
-			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.nlive, tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs}
+			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.recs.live, tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs}
 		}
 	}, tb.handle)
 	if gen < 7 {

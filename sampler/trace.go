@@ -70,25 +70,19 @@ type traceBackend struct {
 	// funcIDs (leafcaller.go).
 	frameFunc []uint32
 	funcIDs   map[string]uint32
-	// bySlot holds the live goroutines by their number less one
-	// (tgor.slot), which the source carries on their transitions
-	// (source.SetUser); freeSlots lists the numbers of those that ended,
-	// and nlive counts the live ones. A goroutine's bucket, the generation
-	// of the settleEvery in which settleShare writes it, follows from its
-	// number (bucketOf).
+	// recs holds the live goroutines by number. A goroutine's bucket, the
+	// generation of the settleEvery in which settleShare writes it,
+	// follows from its number (bucketOf).
 	// unattached holds, by id, the goroutines the source did not know
 	// when the backend met them (a CPU sample's, before the goroutine's
 	// first event), until it numbers them; every goroutine, if the source
 	// keeps no numbers.
-	bySlot     []*tgor
-	freeSlots  []uint32
-	nlive      int
+	recs       records
 	unattached map[uint64]*tgor
 	// floor is, by bucket, a tick at or before the first one not yet
 	// written of every goroutine of the bucket: the oldest of those the
 	// bucket's last settleShare left unwritten (watermark).
 	floor [settleEvery]uint64
-	free  []*tgor // records of ended goroutines, for reuse
 	// busyFree holds busy states given back (tracegor.go), for reuse;
 	// busyHeld counts those goroutines hold, and busyUsed the most held
 	// at once lately, which bounds busyFree.
@@ -487,13 +481,13 @@ func (tb *traceBackend) settleShare() {
 // generation's parse (bounded by MaxStopParse) to begin.
 func (tb *traceBackend) settleBucket(b int, early bool) bool {
 	floor := tb.ticks.n
-	for i := b; i < len(tb.bySlot); i += settleEvery {
-		if early && i%(earlyCheckEvery*settleEvery) == b && tb.handedOver.Load() != 0 {
+	for i := uint32(b); i < tb.recs.made; i += settleEvery {
+		if early && i%(earlyCheckEvery*settleEvery) == uint32(b) && tb.handedOver.Load() != 0 {
 			return false
 		}
-		g := tb.bySlot[i]
-		if g == nil {
-			continue
+		g := tb.recs.rec(i)
+		if g.slot == 0 {
+			continue // ended
 		}
 		tb.settle(g)
 		tb.em.flush(&g.track)
@@ -532,19 +526,13 @@ func (tb *traceBackend) settleEarly() {
 
 // bucketOf returns g's bucket: the generations gen at which settleShare
 // writes g are those at which (slot-1+gen)%settleEvery is 0, and a
-// bucket's goroutines are every settleEvery-th entry of bySlot. Numbers
+// bucket's goroutines are every settleEvery-th record of recs. Numbers
 // are given from one up, an ended goroutine's to the next new one, so the
 // buckets are about even, as they were by id.
 func bucketOf(g *tgor) int { return int((g.slot - 1) % settleEvery) }
 
-// lives yields every live goroutine.
-func (tb *traceBackend) lives(yield func(*tgor) bool) {
-	for _, g := range tb.bySlot {
-		if g != nil && !yield(g) {
-			return
-		}
-	}
-}
+// lives yields every live goroutine, in the order of their numbers.
+func (tb *traceBackend) lives(yield func(*tgor) bool) { tb.recs.all(yield) }
 
 // watermark tells a sink that takes watermarks the oldest tick that may
 // still be written: in wall mode the oldest of the buckets' floors (a
@@ -596,8 +584,8 @@ func (tb *traceBackend) finish(next bool) {
 	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
-		tb.em.handover = make(map[uint64]*stack, tb.nlive)
-		tb.em.sites = make(map[uint64]string, tb.nlive)
+		tb.em.handover = make(map[uint64]*stack, tb.recs.live)
+		tb.em.sites = make(map[uint64]string, tb.recs.live)
 		for g := range tb.lives {
 			tb.em.carry(&g.track)
 			if g.stack != nil && g.role != roleHidden {

@@ -34,23 +34,50 @@ type tgor struct {
 	track
 	state gstate
 	role  role
-	// guessed says role is roleRuntime from a stack of runtime frames
-	// only, which a complete stack may correct (learnFromTransition).
-	guessed bool
-	// active says g ran or was sampled in the generation: its runs wait
-	// for oncpu.go's placement.
-	active bool
-	ran    bool   // active in a generation since settleShare last wrote it
-	why    uint16 // the trace's wait reason while waiting (source.Reason, under gotrace.MaxReasons), 0 none
-	slot   uint32 // its number in traceBackend.bySlot, plus one
-	stack  *stack // stack at the latest transition that had one; nil: none yet
-	due    uint64 // first tick not yet queued
-	x      *gbusy // nil: nothing queued, no CPU sample, region or task
+	bits  gbits  // its wait reason and flags
+	slot  uint32 // its number in traceBackend.recs, from one; 0: the record is free
+	stack *stack // stack at the latest transition that had one; nil: none yet
+	due   uint64 // first tick not yet queued
+	x     *gbusy // nil: nothing queued, no CPU sample, region or task
 	// labels is its label set now (labels.go), nil if none: what it is
 	// made of is the goroutine's label state, beside its regions and
 	// tasks.
 	labels *labelSet
 }
+
+// gbits holds a goroutine's wait reason in its low bits, and flags above
+// them: in one field, they leave a record at 72 bytes.
+type gbits uint16
+
+const (
+	// reasonBits holds the trace's wait reason while the goroutine waits
+	// (source.Reason), 0 none.
+	reasonBits gbits = 1<<10 - 1
+	// fGuessed says role is roleRuntime from a stack of runtime frames
+	// only, which a complete stack may correct (learnFromTransition).
+	fGuessed gbits = 1 << 13
+	// fActive says g ran or was sampled in the generation: its runs
+	// wait for oncpu.go's placement.
+	fActive gbits = 1 << 14
+	// fRan says g was active in a generation since settleShare last
+	// wrote it.
+	fRan gbits = 1 << 15
+)
+
+// Every reason the source gives fits reasonBits.
+const _ = uint(reasonBits + 1 - gotrace.MaxReasons)
+
+// has reports whether g has every flag of f.
+func (g *tgor) has(f gbits) bool { return g.bits&f == f }
+
+// set gives g the flags f.
+func (g *tgor) set(f gbits) { g.bits |= f }
+
+// unset takes the flags f from g.
+func (g *tgor) unset(f gbits) { g.bits &^= f }
+
+// why returns g's wait reason, 0 none.
+func (g *tgor) why() uint16 { return uint16(g.bits & reasonBits) }
 
 // gbusy is the part of a goroutine's state that it holds only while it
 // runs, waits for a stack or is in a region or task: a parked goroutine
@@ -170,10 +197,8 @@ func (tb *traceBackend) lookup(id uint64, u uint32) *tgor {
 	if u == 0 {
 		u = tb.rd.User(id)
 	}
-	if u != 0 && int(u) <= len(tb.bySlot) {
-		if g := tb.bySlot[u-1]; g != nil && g.id == id {
-			return g
-		}
+	if g := tb.recs.at(u); g != nil && g.id == id {
+		return g
 	}
 	if len(tb.unattached) == 0 {
 		return nil
@@ -185,17 +210,8 @@ func (tb *traceBackend) lookup(id uint64, u uint32) *tgor {
 	return g
 }
 
-// number gives g, new, a number in bySlot, and tells the source.
+// number tells the source g's number; g is new.
 func (tb *traceBackend) number(g *tgor) {
-	if n := len(tb.freeSlots); n > 0 {
-		g.slot = tb.freeSlots[n-1]
-		tb.freeSlots = tb.freeSlots[:n-1]
-	} else {
-		tb.bySlot = append(tb.bySlot, nil)
-		g.slot = uint32(len(tb.bySlot))
-	}
-	tb.bySlot[g.slot-1] = g
-	tb.nlive++
 	if !tb.rd.SetUser(g.id, g.slot) {
 		if tb.unattached == nil {
 			tb.unattached = make(map[uint64]*tgor)
@@ -212,8 +228,8 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 	if g = tb.lookup(id, ev.User); g != nil {
 		return g, false
 	}
-	g = tb.newTgor()
-	*g = tgor{track: track{id: id}, due: tb.ticks.n}
+	g = tb.recs.add()
+	g.id, g.due = id, tb.ticks.n
 	// The backend's own goroutines, and those package own says are the
 	// profiler's when the backend meets them, are hidden for life;
 	// the emitter leaves out those registered after the backend met them
@@ -242,19 +258,6 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 func (tb *traceBackend) sinceFirst(g *tgor) {
 	g.due = 0
 	tb.floor[bucketOf(g)] = 0
-}
-
-// newTgor returns a goroutine record, reusing one that ended: under churn
-// (a server starts a goroutine or two per request) the records would
-// otherwise be most of the parser's garbage.
-func (tb *traceBackend) newTgor() *tgor {
-	if n := len(tb.free); n > 0 {
-		g := tb.free[n-1]
-		tb.free[n-1] = nil
-		tb.free = tb.free[:n-1]
-		return g
-	}
-	return &tgor{}
 }
 
 // transition folds a goroutine's state transition at time t.
@@ -308,11 +311,9 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	if next == gRunning {
 		tb.activate(g)
 	}
-	g.why = 0
-	if next == gWaiting {
-		if ev.Reason < gotrace.MaxReasons {
-			g.why = uint16(ev.Reason)
-		}
+	g.bits &^= reasonBits
+	if next == gWaiting && ev.Reason < gotrace.MaxReasons {
+		g.bits |= gbits(ev.Reason)
 	}
 	tb.flush(g)
 }
@@ -322,14 +323,16 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 // stack. A CPU sample cut short inside the runtime says nothing of the kind
 // (see stack).
 func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
-	if g.role != roleUnknown && !g.guessed || s == nil {
+	if g.role != roleUnknown && !g.has(fGuessed) || s == nil {
 		return
 	}
 	switch {
 	case created:
-		g.role, g.guessed = s.outer, false
+		g.role = s.outer
+		g.unset(fGuessed)
 	case s.start != roleUnknown:
-		g.role, g.guessed = s.start, false
+		g.role = s.start
+		g.unset(fGuessed)
 	}
 }
 
@@ -346,7 +349,8 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 func (tb *traceBackend) learnFromTransition(g *tgor, s *stack, created bool) {
 	tb.learn(g, s, created)
 	if g.role == roleUnknown && s != nil && !s.evidence && len(s.frames) > 0 {
-		g.role, g.guessed = roleRuntime, true
+		g.role = roleRuntime
+		g.set(fGuessed)
 	}
 }
 
@@ -417,7 +421,7 @@ func (tb *traceBackend) cut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: uint32(g.why), labels: g.labels}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), labels: g.labels}
 	if g.state != gRunning {
 		r.stack = g.stack
 	}
@@ -442,7 +446,7 @@ func (tb *traceBackend) cut(g *tgor) {
 // goroutine whose stack is known, that has not run in the generation and
 // has nothing queued before them go straight to the sink, unqueued.
 func (tb *traceBackend) cutOut(g *tgor) {
-	if g.x != nil && len(g.x.pend) > 0 || g.active || g.state == gRunning || g.stack == nil || g.role == roleHidden {
+	if g.x != nil && len(g.x.pend) > 0 || g.has(fActive) || g.state == gRunning || g.stack == nil || g.role == roleHidden {
 		tb.cut(g)
 		return
 	}
@@ -451,7 +455,7 @@ func (tb *traceBackend) cutOut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: uint32(g.why), stack: g.stack, labels: g.labels}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), stack: g.stack, labels: g.labels}
 	tb.emit(g, &r)
 }
 
@@ -512,7 +516,7 @@ func (tb *traceBackend) flush(g *tgor) {
 		x.cpu = x.cpu[:0]
 		return
 	}
-	if g.active {
+	if g.has(fActive) {
 		return
 	}
 	n := 0
@@ -552,10 +556,10 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 func (tb *traceBackend) settle(g *tgor) {
 	tb.cutOut(g)
 	tb.flush(g)
-	if !g.ran {
+	if !g.has(fRan) {
 		tb.idle(g, false)
 	}
-	g.ran = false
+	g.unset(fRan)
 }
 
 // close writes every tick of g at the end of the trace or of g: a stack
@@ -585,18 +589,12 @@ func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
 	tb.idle(g, true)
 	tb.em.forget(&g.track)
-	tb.bySlot[g.slot-1] = nil
-	tb.freeSlots = append(tb.freeSlots, g.slot)
-	tb.nlive--
 	if len(tb.unattached) > 0 {
 		delete(tb.unattached, g.id)
 	}
 	tb.ended[g.id%uint64(len(tb.ended))] = g.id
 	tb.endedGen++
-	if len(tb.free) < maxFree {
-		*g = tgor{}
-		tb.free = append(tb.free, g)
-	}
+	tb.recs.remove(g)
 }
 
 // maxFree bounds the records kept for reuse.

@@ -1,0 +1,74 @@
+package sampler
+
+// records holds the trace backend's goroutine records by number
+// (tgor.slot, from one), which the source carries on their transitions
+// (source.SetUser). The zero records is empty and ready.
+//
+// Records lie in chunks that are never moved or given back: a record keeps
+// its address and its number while its goroutine lives, and an ended
+// goroutine's record and number go to the next new one. As the reader's
+// own table (gotrace) and the runtime's list of goroutines do, the chunks
+// stay at the most goroutines that ever lived at once, so that goroutines
+// that come and go in bursts do not make them again at each; in return a
+// record costs its size alone, with no pointer to it kept beside it.
+type records struct {
+	chunks []*[recordChunk]tgor
+	made   uint32   // numbers given out, live or free
+	free   []uint32 // numbers of ended goroutines, for the next new ones
+	live   int      // live records
+}
+
+// recordChunk is how many records a chunk holds: a multiple of
+// settleEvery, so that a bucket's records lie at the same places in
+// every chunk, and a whole number of the heap's pages of 8 KB
+// (TestRecordSizes), which is what a chunk, a large object, takes.
+const recordChunk = 1024
+
+// at returns the live record numbered n, nil if none is.
+func (r *records) at(n uint32) *tgor {
+	if n == 0 || n > r.made {
+		return nil
+	}
+	if g := r.rec(n - 1); g.slot != 0 {
+		return g
+	}
+	return nil
+}
+
+// rec returns record i (number i+1), live or not.
+func (r *records) rec(i uint32) *tgor { return &r.chunks[i/recordChunk][i%recordChunk] }
+
+// add returns a new record, zero but for its number.
+func (r *records) add() *tgor {
+	var i uint32
+	if n := len(r.free); n > 0 {
+		i = r.free[n-1] - 1
+		r.free = r.free[:n-1]
+	} else {
+		if r.made%recordChunk == 0 {
+			r.chunks = append(r.chunks, new([recordChunk]tgor))
+		}
+		i = r.made
+		r.made++
+	}
+	g := r.rec(i)
+	g.slot = i + 1
+	r.live++
+	return g
+}
+
+// remove gives g's record and number back: g is zero afterwards.
+func (r *records) remove(g *tgor) {
+	r.free = append(r.free, g.slot)
+	*g = tgor{}
+	r.live--
+}
+
+// all yields every live record in the order of their numbers.
+func (r *records) all(yield func(*tgor) bool) {
+	for i := range r.made {
+		if g := r.rec(i); g.slot != 0 && !yield(g) {
+			return
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package sampler
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRecords: records adds and removes like a map by number, keeps a
+// live record where it is, gives an ended goroutine's number to the next
+// new one, and makes a chunk only at a new peak of live records.
+func TestRecords(t *testing.T) {
+	var r records
+	want := map[uint32]*tgor{} // by number
+	rng := rand.New(rand.NewPCG(1, 2))
+	peak := 0
+	for step := range 20000 {
+		if len(want) > 0 && rng.IntN(100) < 45 {
+			for n, g := range want { // a random one
+				if g.id != uint64(n)*7 || g.slot != n {
+					t.Fatalf("step %d: record %d moved or changed: id %d slot %d", step, n, g.id, g.slot)
+				}
+				r.remove(g)
+				delete(want, n)
+				if r.at(n) != nil {
+					t.Fatalf("step %d: number %d found after its removal", step, n)
+				}
+				break
+			}
+		} else {
+			g := r.add()
+			if g.id != 0 || g.slot == 0 || want[g.slot] != nil {
+				t.Fatalf("step %d: add gave id %d, number %d (taken: %v)", step, g.id, g.slot, want[g.slot] != nil)
+			}
+			g.id = uint64(g.slot) * 7
+			want[g.slot] = g
+		}
+		peak = max(peak, len(want))
+		if r.live != len(want) || int(r.made) != peak || len(r.chunks) != (peak+recordChunk-1)/recordChunk {
+			t.Fatalf("step %d: %d live, %d made, %d chunks; want %d live, peak %d", step, r.live, r.made, len(r.chunks), len(want), peak)
+		}
+	}
+	for n, g := range want {
+		if r.at(n) != g {
+			t.Fatalf("number %d: found %p, want %p", n, r.at(n), g)
+		}
+	}
+	if r.at(0) != nil || r.at(r.made+1) != nil {
+		t.Fatal("found a record at 0 or past the last number")
+	}
+	var last uint32
+	seen := 0
+	for g := range r.all {
+		if g.slot <= last || want[g.slot] != g {
+			t.Fatalf("all yielded number %d after %d, or a record not live", g.slot, last)
+		}
+		last = g.slot
+		seen++
+	}
+	if seen != len(want) {
+		t.Fatalf("all yielded %d records, want %d", seen, len(want))
+	}
+}
