@@ -3,6 +3,8 @@ package sampler
 import (
 	"testing"
 	"unsafe"
+
+	"github.com/gotachyon/profiler/internal/chunked"
 )
 
 // TestRecordSizes: the trace backend's record of a goroutine, which lies
@@ -12,8 +14,8 @@ func TestRecordSizes(t *testing.T) {
 	if n := unsafe.Sizeof(tgor{}); n > 72 {
 		t.Fatalf("tgor is %d bytes, want at most 72", n)
 	}
-	if n := unsafe.Sizeof([recordChunk]tgor{}); n%heapPage != 0 || recordChunk%settleEvery != 0 {
-		t.Fatalf("a chunk of %d records is %d bytes: want a whole number of %d-byte pages, and of buckets", recordChunk, n, heapPage)
+	if n := unsafe.Sizeof([chunked.Chunk]tgor{}); n%heapPage != 0 {
+		t.Fatalf("a chunk of %d records is %d bytes: want a whole number of %d-byte pages", chunked.Chunk, n, heapPage)
 	}
 }
 

@@ -1,5 +1,7 @@
 package sampler
 
+import "github.com/gotachyon/profiler/internal/chunked"
+
 // records holds the trace backend's goroutine records by number
 // (tgor.slot, from one), which the source carries on their transitions
 // (source.SetUser). The zero records is empty and ready.
@@ -12,21 +14,14 @@ package sampler
 // that come and go in bursts do not make them again at each; in return a
 // record costs its size alone, with no pointer to it kept beside it.
 type records struct {
-	chunks []*[recordChunk]tgor
-	made   uint32   // numbers given out, live or free
-	free   []uint32 // numbers of ended goroutines, for the next new ones
-	live   int      // live records
+	recs chunked.Array[tgor] // every record made: numbers given out, less one
+	free []uint32            // numbers of ended goroutines, for the next new ones
+	live int                 // live records
 }
-
-// recordChunk is how many records a chunk holds: a multiple of
-// settleEvery, so that a bucket's records lie at the same places in
-// every chunk, and a whole number of the heap's pages of 8 KB
-// (TestRecordSizes), which is what a chunk, a large object, takes.
-const recordChunk = 1024
 
 // at returns the live record numbered n, nil if none is.
 func (r *records) at(n uint32) *tgor {
-	if n == 0 || n > r.made {
+	if n == 0 || n > r.made() {
 		return nil
 	}
 	if g := r.rec(n - 1); g.slot != 0 {
@@ -35,8 +30,11 @@ func (r *records) at(n uint32) *tgor {
 	return nil
 }
 
+// made returns how many numbers were given out, live or free.
+func (r *records) made() uint32 { return r.recs.Len() }
+
 // rec returns record i (number i+1), live or not.
-func (r *records) rec(i uint32) *tgor { return &r.chunks[i/recordChunk][i%recordChunk] }
+func (r *records) rec(i uint32) *tgor { return r.recs.At(i) }
 
 // add returns a new record, zero but for its number.
 func (r *records) add() *tgor {
@@ -45,11 +43,7 @@ func (r *records) add() *tgor {
 		i = r.free[n-1] - 1
 		r.free = r.free[:n-1]
 	} else {
-		if r.made%recordChunk == 0 {
-			r.chunks = append(r.chunks, new([recordChunk]tgor))
-		}
-		i = r.made
-		r.made++
+		i = r.recs.Grow()
 	}
 	g := r.rec(i)
 	g.slot = i + 1
@@ -66,7 +60,7 @@ func (r *records) remove(g *tgor) {
 
 // all yields every live record in the order of their numbers.
 func (r *records) all(yield func(*tgor) bool) {
-	for i := range r.made {
+	for i := range r.made() {
 		if g := r.rec(i); g.slot != 0 && !yield(g) {
 			return
 		}

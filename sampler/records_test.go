@@ -35,8 +35,8 @@ func TestRecords(t *testing.T) {
 			want[g.slot] = g
 		}
 		peak = max(peak, len(want))
-		if r.live != len(want) || int(r.made) != peak || len(r.chunks) != (peak+recordChunk-1)/recordChunk {
-			t.Fatalf("step %d: %d live, %d made, %d chunks; want %d live, peak %d", step, r.live, r.made, len(r.chunks), len(want), peak)
+		if r.live != len(want) || int(r.made()) != peak {
+			t.Fatalf("step %d: %d live, %d made; want %d live, peak %d", step, r.live, r.made(), len(want), peak)
 		}
 	}
 	for n, g := range want {
@@ -44,7 +44,7 @@ func TestRecords(t *testing.T) {
 			t.Fatalf("number %d: found %p, want %p", n, r.at(n), g)
 		}
 	}
-	if r.at(0) != nil || r.at(r.made+1) != nil {
+	if r.at(0) != nil || r.at(r.made()+1) != nil {
 		t.Fatal("found a record at 0 or past the last number")
 	}
 	var last uint32

@@ -481,7 +481,7 @@ func (tb *traceBackend) settleShare() {
 // generation's parse (bounded by MaxStopParse) to begin.
 func (tb *traceBackend) settleBucket(b int, early bool) bool {
 	floor := tb.ticks.n
-	for i := uint32(b); i < tb.recs.made; i += settleEvery {
+	for i := uint32(b); i < tb.recs.made(); i += settleEvery {
 		if early && i%(earlyCheckEvery*settleEvery) == uint32(b) && tb.handedOver.Load() != 0 {
 			return false
 		}

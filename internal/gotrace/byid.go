@@ -1,5 +1,7 @@
 package gotrace
 
+import "github.com/gotachyon/profiler/internal/chunked"
+
 // gTable holds the records of the live goroutines, found by goroutine id.
 // The zero gTable is empty and ready.
 //
@@ -20,12 +22,11 @@ package gotrace
 // goroutine where the last round of reports had the next one before it
 // looks in the index (bench/MEASUREMENTS.md).
 type gTable struct {
-	chunks []*[chunkLen]gState
-	made   uint32   // records made
-	free   uint32   // the first ended record's number plus one, 0 none; the next is in its seq
-	n      int      // live records
-	slots  []uint32 // record numbers plus one by hash of id, 0 empty; a power of two long
-	shift  uint     // 64 less log2(len(slots))
+	recs  chunked.Array[gState] // every record made
+	free  uint32                // the first ended record's number plus one, 0 none; the next is in its seq
+	n     int                   // live records
+	slots []uint32              // record numbers plus one by hash of id, 0 empty; a power of two long
+	shift uint                  // 64 less log2(len(slots))
 	// order is this round's reported records' numbers in the order they
 	// were reported, prev the last round's, and pos how far this round
 	// has followed it.
@@ -33,14 +34,11 @@ type gTable struct {
 	pos         int
 }
 
-// chunkLen is how many records a chunk holds.
-const chunkLen = 512
-
 // minSlots is the index's smallest length.
 const minSlots = 1024
 
 // rec returns record i.
-func (t *gTable) rec(i uint32) *gState { return &t.chunks[i/chunkLen][i%chunkLen] }
+func (t *gTable) rec(i uint32) *gState { return t.recs.At(i) }
 
 // home returns the slot where the search for id begins: Fibonacci hashing,
 // which spreads the runtime's consecutive ids evenly.
@@ -84,11 +82,7 @@ func (t *gTable) Add(id uint64, reported bool) *gState {
 		i = t.free - 1
 		t.free = t.rec(i).seq
 	} else {
-		if t.made%chunkLen == 0 {
-			t.chunks = append(t.chunks, new([chunkLen]gState))
-		}
-		i = t.made
-		t.made++
+		i = t.recs.Grow()
 	}
 	g := t.rec(i)
 	*g = gState{id: id}

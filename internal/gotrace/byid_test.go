@@ -64,8 +64,8 @@ func TestGTable(t *testing.T) {
 		}
 	}
 	check(-1)
-	if int(tab.made) != peak {
-		t.Fatalf("%d records made, for at most %d live at once", tab.made, peak)
+	if int(tab.recs.Len()) != peak {
+		t.Fatalf("%d records made, for at most %d live at once", tab.recs.Len(), peak)
 	}
 }
 
