@@ -53,7 +53,7 @@ func (t *tee) Goroutine(id uint64) sampler.Goroutine {
 	} else {
 		g = new(teeGoroutine)
 	}
-	*g = teeGoroutine{t: t, a: t.a.Goroutine(id), b: t.w.Thread(id)}
+	*g = teeGoroutine{t: t, a: t.a.Goroutine(id), b: t.w.NewThread(id)}
 	return g
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/gotachyon/profiler/writer"
 )
 
-// Thread is the handle of one goroutine of a Window (see Window.Thread),
+// Thread is the handle of one goroutine of a Window (see Window.NewThread),
 // valid across chunks: in each chunk it writes through that chunk's
 // writer.Writer thread, which it takes at its first sample there, with a
 // full stack. Its methods are those of a sampler.Goroutine.
@@ -24,6 +24,7 @@ type Thread struct {
 	started   bool
 	forgotten bool
 	moved     bool // its stack changed since its last Flush
+	indexed   bool // made by Window.Thread: kept by id
 }
 
 var _ sampler.Goroutine = (*Thread)(nil)
@@ -45,6 +46,7 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 		return err
 	}
 	if t.stack == nil || !slices.Equal(t.stack.frames, stack) {
+		w.ownLen += len(stack) - t.stackLen()
 		t.stack = w.stacks.own(t.stack, stack)
 		t.moved = true
 	}
@@ -108,9 +110,21 @@ func (t *Thread) Forget() {
 	if t.here() {
 		t.inner.Forget()
 	}
+	w.ownLen -= t.stackLen()
+	w.live--
 	w.stacks.drop(t.stack)
 	t.forgotten, t.inner, t.stack = true, nil, nil
-	delete(w.threads, t.id)
+	if t.indexed {
+		delete(w.threads, t.id)
+	}
+}
+
+// stackLen returns the length of t's latest stack, 0 if none.
+func (t *Thread) stackLen() int {
+	if t.stack == nil {
+		return 0
+	}
+	return len(t.stack.frames)
 }
 
 // check returns the error that stops t from writing.

@@ -134,9 +134,11 @@ type Window struct {
 	wm       uint64
 	frames   map[tachyon.Frame]uint32
 	frmTab   []tachyon.Frame
-	local    []uint32 // window frame index -> open chunk's + 1 (0: not yet)
-	threads  map[uint64]*Thread
-	stacks   stackSet // the threads' latest stacks
+	local    []uint32           // window frame index -> open chunk's + 1 (0: not yet)
+	threads  map[uint64]*Thread // those Thread made, by id; nil until it makes one
+	live     int                // threads made and not forgotten
+	ownLen   int                // frames of their latest stacks: the chunk writers' copies
+	stacks   stackSet           // the threads' latest stacks
 	scratch  []uint32
 	failed   error // the error that stopped the window
 	stopped  bool  // Close was called
@@ -193,7 +195,6 @@ func New(opts Options) (*Window, error) {
 		buf:      &buffer{},
 		wm:       opts.StartTime,
 		frames:   make(map[tachyon.Frame]uint32),
-		threads:  make(map[uint64]*Thread),
 		stacks:   newStackSet(),
 		since:    opts.StartTime,
 		complete: opts.StartTime,
@@ -229,14 +230,28 @@ func (w *Window) Frame(f tachyon.Frame) uint32 {
 }
 
 // Thread returns the handle of goroutine id, valid across chunks until
-// its Forget or Close.
+// its Forget or Close: the same handle each time.
 func (w *Window) Thread(id uint64) *Thread {
 	if t, ok := w.threads[id]; ok {
 		return t
 	}
-	t := &Thread{w: w, id: id}
+	t := w.NewThread(id)
+	t.indexed = true
+	if w.threads == nil {
+		w.threads = make(map[uint64]*Thread)
+	}
 	w.threads[id] = t
 	return t
+}
+
+// NewThread returns a new handle of goroutine id, valid across chunks
+// until its Forget or Close, which the Window does not keep by id: the
+// caller asks once for each goroutine, as a sampler asks its Sink (a
+// second handle of the same goroutine would write it as two threads of
+// one id).
+func (w *Window) NewThread(id uint64) *Thread {
+	w.live++
+	return &Thread{w: w, id: id}
 }
 
 // Watermark tells the window that no sample older than ts will be
@@ -329,12 +344,7 @@ func (w *Window) roll(last bool) {
 		w.deadline = w.opts.StartTime + ((w.wm-w.opts.StartTime)/w.period+1)*w.period
 	}
 	open := int64(cap(w.buf.b)) + writerBytes
-	for _, t := range w.threads {
-		open += threadBytes
-		if t.stack != nil {
-			open += 4 * int64(len(t.stack.frames)) // the chunk writer's copy
-		}
-	}
+	open += int64(w.live)*threadBytes + 4*int64(w.ownLen)
 	open += 4 * w.stacks.frames
 	w.mu.Lock()
 	if kept != nil {
@@ -418,7 +428,7 @@ func (w *Window) Stats() Stats {
 	return st
 }
 
-// Goroutine returns Thread(id): with Frame and Watermark, a Window is a
-// sampler.Sink and a sampler.Watermarker of its own, for a profile kept
+// Goroutine returns NewThread(id): with Frame and Watermark, a Window is
+// a sampler.Sink and a sampler.Watermarker of its own, for a profile kept
 // only in memory.
-func (w *Window) Goroutine(id uint64) sampler.Goroutine { return w.Thread(id) }
+func (w *Window) Goroutine(id uint64) sampler.Goroutine { return w.NewThread(id) }
