@@ -11,12 +11,11 @@ import "github.com/gotachyon/profiler/tachyon"
 // where it met each frame (a PC of the trace, a line of a dump), so that
 // steady-state sampling seldom calls Frame; it may intern a frame it met
 // before (the same line at another PC), and Frame must then return the
-// same index. A stack is those indices, innermost first. It asks for a goroutine's handle with
-// Goroutine when it first writes a sample of it and keeps the handle until
-// the goroutine ends; it may ask again for a goroutine it has a handle of
-// (a backend that starts under Auto takes the goroutines as new). The first
-// error a Goroutine's method returns stops the sampling: nothing more is
-// written, and Stop returns that error.
+// same index. A stack is those indices, innermost first. It asks for a
+// goroutine's handle with Goroutine when it first writes a sample of it,
+// and keeps the handle until the goroutine ends, across Auto's switches
+// of backend. The first error a Goroutine's method returns stops the
+// sampling: nothing more is written, and Stop returns that error.
 type Sink interface {
 	// Frame interns f and returns its index, one for equal frames.
 	Frame(f tachyon.Frame) uint32
