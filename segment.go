@@ -74,8 +74,6 @@ func (p *Profile) crashNote() string {
 	return ""
 }
 
-// closeSink finalizes the file, or the open segment and every closed one
-// still being finalized (their hooks included).
 // finishing has the profile's writer, and its recent window's, compress
 // what Stop writes on several cores: the program waits for it.
 func (p *Profile) finishing() {
@@ -92,6 +90,8 @@ func (p *Profile) finishing() {
 	}
 }
 
+// closeSink finalizes the file, or the open segment and every closed one
+// still being finalized (their hooks included).
 func (p *Profile) closeSink() error {
 	switch {
 	case p.seg != nil:
