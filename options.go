@@ -190,7 +190,8 @@ func WithBackend(b Backend) Option {
 }
 
 // WithQuiet(true) silences the informational log lines written at Start and
-// Stop. Problems are still logged, once, whatever this option says.
+// Stop. Problems are still logged whatever this option says: at Stop, once,
+// and a write that fails (which stops the sampling) also when it happens.
 func WithQuiet(quiet bool) Option {
 	return func(c *config) error {
 		c.quiet = quiet

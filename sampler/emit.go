@@ -246,11 +246,17 @@ func (e *emitter) flush(t *track) {
 func (e *emitter) failed() bool { return e.sinkErr.Load() }
 
 // sinkFailed records the sink's first error; n samples were not written.
+// Before Stop is asked, it says so at once in Config.Log: the profile
+// may run on for hours without another sample.
 func (e *emitter) sinkFailed(err error, n int) {
 	e.dropped += uint64(n)
-	if e.err == nil {
-		e.err = fmt.Errorf("sampler: writing samples: %w", err)
-		e.sinkErr.Store(true)
+	if e.err != nil {
+		return
+	}
+	e.err = fmt.Errorf("sampler: writing samples: %w", err)
+	e.sinkErr.Store(true)
+	if e.stopWall.Load() == 0 {
+		e.log(fmt.Sprintf("sampling stopped: writing samples: %v; the profile keeps what was written before, and Stop returns this error", err))
 	}
 }
 

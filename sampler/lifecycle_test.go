@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"runtime"
 	rtrace "runtime/trace"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +169,43 @@ func TestSinkFailures(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestSinkFailureSaidAtOnce: a sink that fails while the profile runs is
+// said in Config.Log before Stop, once, for it stops the sampling for
+// good; Stop's own failures are Stop's to say.
+func TestSinkFailureSaidAtOnce(t *testing.T) {
+	for _, b := range []Backend{Trace, Snapshot} {
+		var mu sync.Mutex
+		var said []string
+		log := func(m string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if strings.HasPrefix(m, "sampling stopped") {
+				said = append(said, m)
+			}
+		}
+		lines := func() []string {
+			mu.Lock()
+			defer mu.Unlock()
+			return slices.Clone(said)
+		}
+		s, err := Start(Config{Backend: b, Log: log}, failSink(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := testutil.WaitFor(20*time.Second, func() bool { return len(lines()) > 0 })
+		if _, err := s.Stop(); !errors.Is(err, errSink) {
+			t.Errorf("%v: Stop: %v, want the sink's error", b, err)
+		}
+		got := lines()
+		switch {
+		case !ok:
+			t.Errorf("%v: the failure was not said before Stop", b)
+		case len(got) != 1 || !strings.Contains(got[0], errSink.Error()):
+			t.Errorf("%v: said %q, want one line with the sink's error", b, got)
+		}
 	}
 }
 

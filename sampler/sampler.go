@@ -134,7 +134,8 @@ type Config struct {
 	// with a line the operator should see at once, while the profile runs:
 	// that the sampler shares the CPU profile the application runs, and
 	// that it started the CPU profiler again after the application stopped
-	// it (see Stats.CPUProfile).
+	// it (see Stats.CPUProfile), and that the sink failed, which stops
+	// the sampling (Stop returns the error).
 	Log func(msg string)
 }
 

@@ -1,18 +1,17 @@
 package auto
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/testing/hostilestore"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestEndlessStoreProcess runs this test binary as a child that profiles
@@ -32,7 +31,7 @@ func TestEndlessStoreProcess(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestEndlessStoreProcess$", "-test.v")
 	cmd.Env = append(os.Environ(), "UPLOAD_TEST_CHILD=1", "PROFILE_OUT="+filepath.Join(t.TempDir(), "p"),
 		"PROFILE_SEGMENT=300ms", "PROFILE_UPLOAD=http://"+addr)
-	var out syncBuffer
+	var out testutil.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -84,23 +83,4 @@ func residentBytes(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-// syncBuffer is a buffer that a child process writes and a test reads at
-// once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
