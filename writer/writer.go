@@ -39,7 +39,7 @@ var (
 	ErrClosed = errors.New("writer: writer is closed")
 	// ErrTooManySamples is returned once the header's 32-bit sample count
 	// would overflow.
-	ErrTooManySamples = errors.New("writer: more than 2^32-1 samples")
+	ErrTooManySamples = errors.New("writer: the file is full: a Tachyon file holds at most 2^32-1 samples; write a longer profile as several files")
 	// ErrFrameIndex is returned by WriteStack and Thread.Write for an index
 	// that Frame did not return.
 	ErrFrameIndex = errors.New("writer: frame index out of range")
