@@ -188,5 +188,8 @@ func (p *Profile) segmentSummary() string {
 	if st.Late > 0 {
 		s += fmt.Sprintf(", %d samples left out, come after their segment was finalized", st.Late)
 	}
+	if st.EndedFull > 0 {
+		s += fmt.Sprintf(", %d ended before their period's end, full", st.EndedFull)
+	}
 	return s + ")"
 }

@@ -25,9 +25,11 @@
 // a process that dies soon after its start leaves a finalized file, its
 // later samples going to a sequel of the same range. A sample no open
 // segment can hold is left out, counted (Stats.Late) and logged. At most
-// MaxOpen segments are open (the newest is lengthened instead), and a
-// closed segment's writer.Writer is started anew (writer.Writer.Reset) in
-// a later one. Finalizing writes the closed segment's tables, footer and
+// MaxOpen segments are open (the newest is lengthened instead). A
+// segment that holds FullAt samples ends early, after its newest, and the
+// next starts there, so that no file reaches the format's 2^32-1
+// samples. A closed segment's writer.Writer is started anew
+// (writer.Writer.Reset) in a later one. Finalizing writes the closed segment's tables, footer and
 // header on the writing goroutine; the finalizing goroutine then renames
 // the closed file to its final name, so that only complete files end in
 // Ext, and a process killed at any point loses only the open segments.

@@ -8,3 +8,7 @@ import "time"
 func InjectFault(opts *Options, retry time.Duration, fault func(op, name string) error) {
 	opts.retry, opts.fault = retry, fault
 }
+
+// SetFullAt makes the Writer of opts end its newest segment early once
+// it holds n samples, instead of FullAt.
+func SetFullAt(opts *Options, n uint64) { opts.fullAt = n }

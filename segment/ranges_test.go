@@ -102,15 +102,19 @@ type rangeRun struct {
 	stack []uint32
 }
 
-func newRangeRun(t *testing.T, period time.Duration) *rangeRun {
+func newRangeRun(t *testing.T, period time.Duration, set ...func(*segment.Options)) *rangeRun {
 	r := &rangeRun{}
-	s, err := segment.New(segment.Options{Dir: t.TempDir(), StartTime: segStart, Period: period, Interval: segStep,
+	opts := segment.Options{Dir: t.TempDir(), StartTime: segStart, Period: period, Interval: segStep,
 		Closed: func(path string, last bool) { r.paths, r.lasts = append(r.paths, path), append(r.lasts, last) },
 		Logf: func(format string, args ...any) {
 			r.mu.Lock()
 			r.logs = append(r.logs, fmt.Sprintf(format, args...))
 			r.mu.Unlock()
-		}})
+		}}
+	for _, f := range set {
+		f(&opts)
+	}
+	s, err := segment.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -183,13 +183,16 @@ func (s *Writer) reach(ts uint64) {
 // it starts (periods without samples in between join the newest), after
 // finalizing the segments the watermark passed, so that the next one
 // reuses a writer; with MaxOpen segments still open, it lengthens the
-// newest to hold ts instead. It runs on the writing goroutine; the
+// newest to hold ts instead, unless the newest is full. The segment after
+// a full one starts at its end. It runs on the writing goroutine; the
 // segments closed are finalized by the Writer's own.
 func (s *Writer) roll(ts uint64) {
 	t0 := time.Now()
 	last := s.newest()
-	start := s.gridFloor(ts)
-	if len(s.open) >= MaxOpen && s.open[0].end > s.wm {
+	start, end := s.gridFloor(ts), s.gridFloor(ts)+s.period
+	if last.full {
+		start = last.end
+	} else if len(s.open) >= MaxOpen && s.open[0].end > s.wm {
 		s.mu.Lock()
 		s.stats.Extended += int((start + s.period - last.end) / s.period)
 		s.mu.Unlock()
@@ -210,12 +213,28 @@ func (s *Writer) roll(ts uint64) {
 		}
 		s.firstSeg = nil
 	}
-	s.open = append(s.open, s.next(start, start+s.period))
+	s.open = append(s.open, s.next(start, end))
 	s.mu.Lock()
 	s.stats.Rollovers++
 	s.stats.PeakOpen = max(s.stats.PeakOpen, len(s.open))
 	s.mu.Unlock()
 	s.paused(t0)
+}
+
+// wrote counts n samples just written into seg, the newest at ts. Once
+// the newest segment holds fullAt, it ends after its newest sample, which
+// a later sample's rollover opens the next segment at.
+func (s *Writer) wrote(seg *segment, n int, ts uint64) {
+	seg.written += uint64(n)
+	seg.maxTS = max(seg.maxTS, ts)
+	if seg.written < s.fullAt || seg.full || seg != s.newest() || seg.maxTS >= seg.end-1 {
+		return
+	}
+	seg.end, seg.full = seg.maxTS+1, true
+	s.mu.Lock()
+	s.stats.EndedFull++
+	s.mu.Unlock()
+	s.setLimit()
 }
 
 // settle finalizes the open segments, but the newest, that the watermark

@@ -55,8 +55,9 @@ type Options struct {
 	// DefaultHoldBytes.
 	HoldBytes int64
 
-	retry time.Duration               // between attempts to write; 0: DefaultRetry
-	fault func(op, name string) error // a test's injected file-system failure
+	retry  time.Duration               // between attempts to write; 0: DefaultRetry
+	fault  func(op, name string) error // a test's injected file-system failure
+	fullAt uint64                      // a test's FullAt; 0: FullAt
 }
 
 // Defaults of Options.
@@ -84,6 +85,9 @@ type Stats struct {
 	// own, because MaxOpen were open; Expired the segments finalized
 	// MaxLag after their end, before the watermark passed it.
 	PeakOpen, Extended, Expired int
+	// EndedFull counts the segments that ended before their period's
+	// end because they held FullAt samples.
+	EndedFull int
 	// Rollovers counts the segments opened by a rollover; Pauses is the
 	// time rollovers took on the writing goroutine (opening the new
 	// segments and closing the writers of the finished ones), MaxPause
@@ -111,16 +115,21 @@ type Stats struct {
 	Stale int
 }
 
-// Bounds of the segments open at once (see Writer).
+// Bounds of the segments open at once, and of their samples (see Writer).
 const (
 	// MaxOpen is the most segments open at once, besides the first
 	// segment's sequel: past it, the newest is lengthened by whole periods
-	// instead of a new one opening.
+	// instead of a new one opening, unless it is full (FullAt).
 	MaxOpen = 2
 	// MaxLag is how long, in the samples' time, a segment waits past its
 	// end for the watermark: a segment that ends MaxLag before a sample
 	// written is finalized.
 	MaxLag = 10 * time.Second
+	// FullAt is the number of samples past which the newest segment ends
+	// early, after its newest sample, and the next begins there: a
+	// Tachyon file holds at most 2^32-1 samples, and the room left takes
+	// the samples of its time that come late.
+	FullAt = 1 << 31
 )
 
 // segment is one segment file, open until it is handed to finishLoop.
@@ -131,10 +140,15 @@ type segment struct {
 	local []uint32       // Writer frame index -> this file's index + 1 (0: not yet)
 	// start and end bound the samples' times, [start, end): the nominal
 	// period boundaries, and the header's start time. The newest
-	// segment's end moves when it is lengthened, or when the next
-	// segment starts later, after periods without samples.
+	// segment's end moves when it is lengthened, when the next segment
+	// starts later, after periods without samples, or when it is full.
 	start, end uint64
 	last       bool
+	// written counts the samples written into it and maxTS is the newest
+	// one's time; full says it ended early, after maxTS, holding FullAt
+	// samples (see Writer.wrote).
+	written, maxTS uint64
+	full           bool
 	// samples counts the segment's samples once it is closed, and
 	// closeErr is its writer's Close error.
 	samples  uint64
@@ -168,7 +182,10 @@ type segment struct {
 // finalized file; its samples that come later go to its sequel, a second
 // segment of the same range (named with the same start), finalized as the
 // others are. At most MaxOpen are open (and the sequel): past it the
-// newest is lengthened instead. A sample that no open segment can hold (a
+// newest is lengthened instead. A segment that holds FullAt samples ends
+// early, after its newest, and the next starts there (between two period
+// boundaries, and even with MaxOpen open), so that no file reaches the
+// format's 2^32-1 samples. A sample that no open segment can hold (a
 // caller that broke its Watermark, or one that lagged more than MaxLag)
 // cannot be placed truthfully: it is not written, but counted in
 // Stats.Late, and logged once.
@@ -200,6 +217,7 @@ type Writer struct {
 	period uint64 // µs
 	origin uint64 // a boundary: the others are a whole number of periods from it
 	maxLag uint64 // MaxLag, µs
+	fullAt uint64 // FullAt, or a test's
 	seq    int
 	wm     uint64 // no sample older than this will come (Watermark)
 	// open holds the open segments, oldest first, which tile time from
@@ -277,11 +295,15 @@ func New(opts Options) (*Writer, error) {
 	if opts.retry <= 0 {
 		opts.retry = DefaultRetry
 	}
+	if opts.fullAt == 0 {
+		opts.fullAt = FullAt
+	}
 	s := &Writer{
 		opts:    opts,
 		period:  uint64(opts.Period.Microseconds()),
 		origin:  opts.StartTime,
 		maxLag:  uint64(MaxLag.Microseconds()),
+		fullAt:  opts.fullAt,
 		wm:      opts.StartTime,
 		open:    make([]*segment, 0, MaxOpen),
 		frames:  make(map[tachyon.Frame]uint32),

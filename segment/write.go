@@ -82,6 +82,7 @@ func (t *Thread) write(seg *segment, ts uint64, status tachyon.Status, local []u
 		return err
 	}
 	t.inner, t.seg = in, seg
+	t.s.wrote(seg, 1, ts)
 	return nil
 }
 
@@ -184,7 +185,11 @@ func (t *Thread) repeat(seg *segment, ts, step uint64, n int, status tachyon.Sta
 	if n == 0 {
 		return nil
 	}
-	return t.inner.RepeatEvery(ts, step, n, status)
+	if err := t.inner.RepeatEvery(ts, step, n, status); err != nil {
+		return err
+	}
+	s.wrote(seg, n, ts+uint64(n-1)*step)
+	return nil
 }
 
 // Flush ends t's pending run in the segment of its latest sample (see
