@@ -130,9 +130,11 @@ func scan(paths []string) (Stats, uint64, error) {
 		if len(st.Inputs) == 0 || in.Header.StartTime < start {
 			start = in.Header.StartTime
 		}
-		if samples += uint64(in.Header.SampleCount); samples > math.MaxUint32 {
-			return st, 0, fmt.Errorf("%s: %w", p, ErrTooManySamples)
+		n := uint64(in.Header.SampleCount)
+		if samples+n > math.MaxUint32 {
+			return st, 0, fmt.Errorf("%s: %w: the %d files before it hold %d; name fewer files at once", p, ErrTooManySamples, len(st.Inputs), samples)
 		}
+		samples += n
 		st.Inputs = append(st.Inputs, in)
 	}
 	return st, start, nil

@@ -1,8 +1,10 @@
 package merge_test
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,6 +138,17 @@ func TestMergeErrors(t *testing.T) {
 	segs := segtest.Split(t, orig, t.TempDir(), []uint64{start + (end-start)/2}, tachyon.CompressionNone)
 	other := filepath.Join(dir, "other.bin")
 	segtest.ProfileInterval(t, other, tachyon.CompressionNone, 20_000)
+	// A segment whose header says it holds 2^32-1 samples: the merge
+	// refuses it by the headers alone, before reading a sample.
+	full := filepath.Join(dir, "full.tachyon")
+	b, err := os.ReadFile(segs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(b[tachyon.HeaderSamplesAt:], math.MaxUint32)
+	if err := os.WriteFile(full, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	junk := filepath.Join(dir, "junk.tachyon")
 	if err := os.WriteFile(junk, []byte("not a profile"), 0o644); err != nil {
 		t.Fatal(err)
@@ -149,6 +162,7 @@ func TestMergeErrors(t *testing.T) {
 		{"interval", []string{segs[0], other}, merge.ErrInterval, other},
 		{"backwards", []string{segs[1], segs[0]}, merge.ErrBackwards, segs[0]},
 		{"junk", []string{segs[0], junk}, reader.ErrFormat, junk},
+		{"too many samples", []string{segs[0], full}, merge.ErrTooManySamples, full + ": " + merge.ErrTooManySamples.Error() + ": the 1 files before it hold "},
 		{"none", nil, merge.ErrNoInputs, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
