@@ -25,16 +25,28 @@ func (k samplerSink) Watermark(ts uint64)                   { k.s.Watermark(ts) 
 // segments of 2 s after a first of 1 s, as the profiler writes them. Every
 // finalized segment's samples (each of a run's) lie within its range,
 // from its header's start to the next segment's (the last's up to Stop);
-// the ranges tile the run from its start, each starting at a boundary;
-// every sample the sampler wrote is in one segment, none left out.
+// the ranges tile the run from its start, each starting at a boundary
+// (or, when segments end full, after the one before); every sample the
+// sampler wrote is in one segment, none left out.
 func TestSegmentRangesUnderChurn(t *testing.T) {
+	t.Run("periods", func(t *testing.T) { rangesUnderChurn(t, false) })
+	// Segments that end full, at 3,000 samples (the sampler writes about
+	// 20,000 a second here, in batches), take its late samples too.
+	t.Run("full", func(t *testing.T) { rangesUnderChurn(t, true) })
+}
+
+func rangesUnderChurn(t *testing.T, full bool) {
 	defer benchload.Park(200)()
 	defer benchload.Churn(2000)()
 	start := uint64(time.Now().UnixMicro())
 	var paths []string
-	s, err := segment.New(segment.Options{Dir: t.TempDir(), StartTime: start, First: time.Second, Period: 2 * time.Second,
+	opts := segment.Options{Dir: t.TempDir(), StartTime: start, First: time.Second, Period: 2 * time.Second,
 		Interval: 1e6 / sampler.DefaultRate, Compression: tachyon.CompressionZstd,
-		Closed: func(path string, last bool) { paths = append(paths, path) }})
+		Closed: func(path string, last bool) { paths = append(paths, path) }}
+	if full {
+		segment.SetFullAt(&opts, 3_000)
+	}
+	s, err := segment.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,12 +65,15 @@ func TestSegmentRangesUnderChurn(t *testing.T) {
 	}
 	rs := readRanges(t, paths)
 	boundary := func(ts uint64) bool {
-		return ts == start || ts >= start+1e6 && (ts-start-1e6)%2e6 == 0
+		return full || ts == start || ts >= start+1e6 && (ts-start-1e6)%2e6 == 0
 	}
 	n := checkRanges(t, rs, start, stop, boundary)
 	seg := s.Stats()
 	if uint64(n) != st.Samples || seg.Late != 0 {
 		t.Errorf("the segments hold %d samples, the sampler wrote %d; %d left out as late", n, st.Samples, seg.Late)
+	}
+	if full && seg.EndedFull < 3 {
+		t.Errorf("%d segments ended full, want more", seg.EndedFull)
 	}
 	if len(rs) < 3 || seg.PeakOpen < 2 {
 		t.Errorf("%d segments, at most %d open at once: want at least 3, and late samples that kept one open", len(rs), seg.PeakOpen)
