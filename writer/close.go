@@ -28,8 +28,15 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) finish() error {
+	// Each thread's last run, and its stack buffer back: a closed Writer
+	// kept to be Reset for another file (a segment's) would hold a
+	// buffer for every thread whose last sample changed its stack.
 	for _, t := range w.order {
 		w.flushRun(t)
+		if t.owned {
+			w.freeStack(t.stack)
+			t.stack, t.owned = nil, false
+		}
 	}
 	w.flushBuf()
 	if w.par != nil {

@@ -89,3 +89,40 @@ func BenchmarkResetFile(b *testing.B) {
 		}
 	}
 }
+
+// TestCloseGivesStacksBack: threads whose last sample changed their stack
+// hold a buffer of their own until a Flush shares it; Close gives every
+// such buffer back, so that a closed Writer kept to be Reset (a segment's
+// spare) holds none, and neither do the records Reset keeps.
+func TestCloseGivesStacksBack(t *testing.T) {
+	var out seekbuf.Buffer
+	w, err := writer.New(&out, writer.Options{StartTime: 1, Interval: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stack := []uint32{w.Frame(tachyon.Frame{File: "a.go", Func: "a", Line: 1})}
+	for id := range uint64(3000) {
+		th := w.Thread(id+1, 0)
+		if err := th.Write(1, 0, stack); err != nil {
+			t.Fatal(err)
+		}
+		if id%3 == 0 {
+			th.Flush() // shared: no buffer of its own
+		}
+	}
+	if n := writer.OwnedStacks(w); n != 2000 {
+		t.Fatalf("%d threads hold a stack of their own before Close, want 2000", n)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := writer.OwnedStacks(w); n != 0 {
+		t.Errorf("%d threads hold a stack of their own after Close", n)
+	}
+	if err := w.Reset(&seekbuf.Buffer{}, writer.Options{StartTime: 1, Interval: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if n := writer.OwnedStacks(w); n != 0 {
+		t.Errorf("%d kept records hold a stack after Reset", n)
+	}
+}
