@@ -29,7 +29,7 @@ import (
 
 var (
 	scaleNs     = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
-	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, fgprof")
+	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, tachyon-segments, fgprof")
 	scaleSettle = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
 )
 
@@ -39,7 +39,7 @@ var (
 const fgprofMaxN = 100000
 
 // tachyonPeers are BenchmarkScale's peers that are tachyon.
-var tachyonPeers = []string{"tachyon", "tachyon-out", "tachyon-recent"}
+var tachyonPeers = []string{"tachyon", "tachyon-out", "tachyon-recent", "tachyon-segments"}
 
 // scaleEnv names the environment variable that makes the test binary a
 // child of BenchmarkScale: peer,n,settle,window.
@@ -110,7 +110,9 @@ func TestMain(m *testing.M) {
 // backend, writing a zstd file to a path: its checkpoints, merged at
 // Stop), tachyon-out (the same into one file, WithOutput: no checkpoints),
 // tachyon-recent (tachyon keeping a minute's recent window besides, as a
-// profile in segments does; not run unless named) and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
+// profile in segments does; not run unless named), tachyon-segments
+// (tachyon in segments of a minute, with that window; not run unless
+// named: at a million goroutines a segment ends full every 20 s or so) and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
 // rotating order in each iteration.
 // A child parks its goroutines, starts its peer, lets -scale-settle (15 s)
 // pass, then measures one -window and stops the peer. It reports per N the medians
@@ -350,7 +352,7 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 			rtrace.Stop()
 			return 0, nil
 		}, nil
-	case "tachyon", "tachyon-out", "tachyon-recent":
+	case "tachyon", "tachyon-out", "tachyon-recent", "tachyon-segments":
 		dir, err := os.MkdirTemp("", "scale")
 		if err != nil {
 			return nil, err
@@ -370,8 +372,12 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 		}
 		opts := []profiler.Option{out, profiler.WithMode(sampler.Wall), profiler.WithRate(100), profiler.WithQuiet(true),
 			profiler.WithBackend(be)}
-		if name == "tachyon-recent" {
+		switch name {
+		case "tachyon-recent":
 			opts = append(opts, profiler.WithRecent(time.Minute, 0))
+		case "tachyon-segments":
+			opts[0] = profiler.WithPath(dir)
+			opts = append(opts, profiler.WithSegment(time.Minute))
 		}
 		p := profiler.Start(opts...)
 		if err := p.Err(); err != nil {
