@@ -53,5 +53,6 @@ func (w watermarked) Watermark(ts uint64) { w.watermark(ts) }
 // goroutine's handle and keeps it, so w need not keep it by id.
 func writerSink(w *writer.Writer) sampler.Sink { return sinkOf(w.Frame, w.NewThread, nil) }
 
-// segmentSink returns the sampler.Sink of s, which takes watermarks.
-func segmentSink(s *segment.Writer) sampler.Sink { return sinkOf(s.Frame, s.Thread, s.Watermark) }
+// segmentSink returns the sampler.Sink of s, which takes watermarks. As
+// with writerSink, s need not keep the handles by id.
+func segmentSink(s *segment.Writer) sampler.Sink { return sinkOf(s.Frame, s.NewThread, s.Watermark) }

@@ -16,7 +16,7 @@ import (
 type samplerSink struct{ s *segment.Writer }
 
 func (k samplerSink) Frame(f tachyon.Frame) uint32          { return k.s.Frame(f) }
-func (k samplerSink) Goroutine(id uint64) sampler.Goroutine { return k.s.Thread(id, 0) }
+func (k samplerSink) Goroutine(id uint64) sampler.Goroutine { return k.s.NewThread(id, 0) }
 func (k samplerSink) Watermark(ts uint64)                   { k.s.Watermark(ts) }
 
 // TestSegmentRangesUnderChurn samples a program of parked goroutines and

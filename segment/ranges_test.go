@@ -248,3 +248,25 @@ func TestSegmentOpenBounds(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestThreadHandles: Thread gives one handle a thread, which Forget lets
+// go; NewThread gives a handle Thread does not know.
+func TestThreadHandles(t *testing.T) {
+	r := newRangeRun(t, time.Second)
+	a := r.s.Thread(1, 0)
+	if r.s.Thread(1, 0) != a || r.s.Thread(1, 1) == a {
+		t.Error("Thread gave another handle of (1, 0), or (1, 0)'s for (1, 1)")
+	}
+	n := r.s.NewThread(2, 0)
+	if r.s.Thread(2, 0) == n {
+		t.Error("Thread found NewThread's handle")
+	}
+	a.Forget()
+	if r.s.Thread(1, 0) == a {
+		t.Error("Thread gave a forgotten handle")
+	}
+	n.Forget()
+	if err := r.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

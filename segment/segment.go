@@ -238,7 +238,7 @@ type Writer struct {
 
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame
-	threads map[threadKey]*Thread // live handles
+	threads map[threadKey]*Thread // live handles made by Thread
 	dirty   map[*Thread]bool      // threads with dropped samples since their last written
 	scratch []uint32
 
@@ -401,7 +401,18 @@ func (s *Writer) Thread(id uint64, interp uint32) *Thread {
 	if t, ok := s.threads[k]; ok {
 		return t
 	}
-	t := &Thread{s: s, key: k}
+	t := &Thread{s: s, id: id, interp: interp, indexed: true}
 	s.threads[k] = t
 	return t
+}
+
+// NewThread returns a new handle of a thread (thread id, interpreter id)
+// that the Writer does not keep by id, as Thread does: for a caller that
+// holds each thread's handle for as long as it writes the thread (a
+// sampler, one per goroutine), so that the Writer holds no index entry
+// per thread. The caller asks once per thread: another handle of the same
+// thread would write into the same thread of each segment, each handle
+// from its own latest stack, and the files would give wrong stacks.
+func (s *Writer) NewThread(id uint64, interp uint32) *Thread {
+	return &Thread{s: s, id: id, interp: interp}
 }

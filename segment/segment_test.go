@@ -32,8 +32,10 @@ type sink struct {
 	watermark func(ts uint64) // nil: the sink takes none
 }
 
+// segSink asks for each thread's handle once, as the sampler does, with
+// NewThread; the range tests take theirs from Thread, again and again.
 func segSink(s *segment.Writer) sink {
-	return sink{frame: s.Frame, thread: func(id uint64) handle { return s.Thread(id, 0) }, watermark: s.Watermark}
+	return sink{frame: s.Frame, thread: func(id uint64) handle { return s.NewThread(id, 0) }, watermark: s.Watermark}
 }
 
 func writerSink(w *writer.Writer) sink {

@@ -15,13 +15,16 @@ type threadKey struct {
 
 // Thread is the handle of one thread of a Writer (see Writer.Thread),
 // valid across segments: in each segment it writes through that segment's
-// writer.Writer thread, which it takes at its first sample there.
+// writer.Writer thread, which it takes at its first sample there. Its
+// fields fit 64 bytes (TestThreadSize).
 type Thread struct {
 	s         *Writer
-	key       threadKey
-	stack     []uint32 // its latest stack, in the Writer's frame indices
-	started   bool     // has a stack: it has written a sample
+	id        uint64
+	interp    uint32
+	started   bool // has a stack: it has written a sample
 	forgotten bool
+	indexed   bool     // made by Writer.Thread: kept by id in Writer.threads
+	stack     []uint32 // its latest stack, in the Writer's frame indices
 	// inner is the thread in seg's file, seg the segment of its latest
 	// sample written (nil before the first): inner is valid while seg is
 	// open (seg.w is not nil).
@@ -30,7 +33,7 @@ type Thread struct {
 }
 
 // ID returns the thread id t was made for.
-func (t *Thread) ID() uint64 { return t.key.id }
+func (t *Thread) ID() uint64 { return t.id }
 
 // Write writes one sample of t whose frames are indices returned by the
 // Writer's Frame, innermost first, into the segment whose range holds its
@@ -76,7 +79,7 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 func (t *Thread) write(seg *segment, ts uint64, status tachyon.Status, local []uint32) error {
 	in := t.inner
 	if t.seg != seg {
-		in = seg.w.Thread(t.key.id, t.key.interp)
+		in = seg.w.Thread(t.id, t.interp)
 	}
 	if err := in.Write(ts, status, local); err != nil {
 		return err
@@ -212,7 +215,9 @@ func (t *Thread) Forget() {
 		t.inner.Forget()
 	}
 	t.forgotten, t.inner, t.seg, t.stack = true, nil, nil, nil
-	delete(s.threads, t.key)
+	if t.indexed {
+		delete(s.threads, threadKey{t.id, t.interp})
+	}
 	delete(s.dirty, t)
 }
 
