@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -53,11 +53,7 @@ func TestFileFull(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := proftest.Open(t, path)
 	it := f.Samples()
 	var n uint64
 	for it.NextRun() {
