@@ -29,10 +29,11 @@
 // segment that holds FullAt samples ends early, after its newest, and the
 // next starts there, so that no file reaches the format's 2^32-1
 // samples. A closed segment's writer.Writer is started anew
-// (writer.Writer.Reset) in a later one. Finalizing writes the closed segment's tables, footer and
-// header on the writing goroutine; the finalizing goroutine then renames
-// the closed file to its final name, so that only complete files end in
-// Ext, and a process killed at any point loses only the open segments.
+// (writer.Writer.Reset) in a later one. Finalizing writes the closed
+// segment's tables, footer and header on the writing goroutine; the
+// finalizing goroutine then renames the closed file to its final name, so
+// that only complete files end in Ext, and a process killed at any point
+// loses only the open segments.
 // Close finalizes the open segments and waits for the others.
 //
 // The names (Name, ParseName) sort by start time and carry the run's id
