@@ -2,7 +2,6 @@ package recent
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -10,44 +9,6 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
-
-// TestStackSet: a stack is its holder's own while it changes, written
-// over in place; once shared it is held once for all that have it, and
-// let go after the last; one whose hash another stack has stays its
-// holder's own.
-func TestStackSet(t *testing.T) {
-	ss := newStackSet()
-	a, b := []uint32{1, 2, 3}, []uint32{1, 2, 4, 5}
-	x := ss.own(nil, a)
-	if y := ss.own(x, b); y != x || !slices.Equal(x.frames, b) || ss.frames != 4 {
-		t.Fatalf("own over its own: %p for %p, %v, %d frames held", y, x, x.frames, ss.frames)
-	}
-	x = ss.share(x)
-	y := ss.share(ss.own(nil, b))
-	if y != x || x.refs != 2 || !x.listed || ss.frames != 4 {
-		t.Fatalf("two holders of one stack: %p and %p, %+v, %d frames held", x, y, *x, ss.frames)
-	}
-	z := ss.own(y, a) // y moves on: x is not written over
-	if z == x || !slices.Equal(x.frames, b) || x.refs != 1 || ss.frames != 7 {
-		t.Fatalf("a holder of a shared stack moves on: %+v, %d frames held", *x, ss.frames)
-	}
-	ss.drop(x)
-	ss.drop(z)
-	if len(ss.byHash) != 0 || ss.frames != 0 {
-		t.Fatalf("all let go: %d listed, %d frames held", len(ss.byHash), ss.frames)
-	}
-	// A hash another stack has: the new one stays its holder's own.
-	c := ss.share(ss.own(nil, []uint32{9, 9}))
-	c.frames = []uint32{7, 7} // as if another stack had the hash of 9, 9
-	d := ss.share(ss.own(nil, []uint32{9, 9}))
-	if d == c || d.listed || ss.byHash[c.hash] != c {
-		t.Fatalf("a stack of a taken hash: %+v", *d)
-	}
-	ss.drop(d)
-	if ss.byHash[c.hash] != c {
-		t.Fatalf("letting go of the unshared stack unlisted the other")
-	}
-}
 
 // TestSharedStacksExact: goroutines of one stack, through chunk rolls,
 // one of them moving to another stack and one ending, share two stacks,
@@ -108,16 +69,16 @@ func TestSharedStacksExact(t *testing.T) {
 		ts += ticks * step
 		w.Watermark(ts)
 	}
-	if len(w.stacks.byHash) != 2 || w.stacks.frames != 12 {
-		t.Fatalf("48 goroutines of one stack and one of another: the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
+	if w.stacks.Shared() != 2 || w.stacks.Frames() != 12 {
+		t.Fatalf("48 goroutines of one stack and one of another: the window holds %d frames of %d stacks", w.stacks.Frames(), w.stacks.Shared())
 	}
 	for _, h := range handles {
 		if h != nil {
 			h.Forget()
 		}
 	}
-	if len(w.stacks.byHash) != 0 || w.stacks.frames != 0 {
-		t.Fatalf("every goroutine ended: the window holds %d frames of %d stacks", w.stacks.frames, len(w.stacks.byHash))
+	if w.stacks.Shared() != 0 || w.stacks.Frames() != 0 {
+		t.Fatalf("every goroutine ended: the window holds %d frames of %d stacks", w.stacks.Frames(), w.stacks.Shared())
 	}
 	w.Close()
 	if err := pw.Close(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/gotachyon/profiler/internal/stackset"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -16,7 +17,7 @@ import (
 type Thread struct {
 	w     *Window
 	id    uint64
-	stack *shared // its latest stack, shared once it holds still (stackSet)
+	stack *stackset.Stack // its latest stack, shared once it holds still
 	// inner is its thread in the open chunk's writer once it has a sample
 	// there, which holds while gen is the window's.
 	inner     *writer.Thread
@@ -45,9 +46,9 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 	if err != nil {
 		return err
 	}
-	if t.stack == nil || !slices.Equal(t.stack.frames, stack) {
+	if t.stack == nil || !slices.Equal(t.stack.Frames(), stack) {
 		w.ownLen += len(stack) - t.stackLen()
-		t.stack = w.stacks.own(t.stack, stack)
+		t.stack = w.stacks.Own(t.stack, stack)
 		t.moved = true
 	}
 	t.started = true
@@ -73,7 +74,7 @@ func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) erro
 	w.poll(ts)
 	w.note(ts, ts+uint64(n-1)*step)
 	if !t.here() {
-		local, err := w.localStack(t.stack.frames)
+		local, err := w.localStack(t.stack.Frames())
 		if err != nil {
 			return err
 		}
@@ -96,7 +97,7 @@ func (t *Thread) Flush() {
 		t.inner.Flush()
 	}
 	if !t.moved {
-		t.stack = t.w.stacks.share(t.stack)
+		t.stack = t.w.stacks.Share(t.stack)
 	}
 	t.moved = false
 }
@@ -112,7 +113,7 @@ func (t *Thread) Forget() {
 	}
 	w.ownLen -= t.stackLen()
 	w.live--
-	w.stacks.drop(t.stack)
+	w.stacks.Drop(t.stack)
 	t.forgotten, t.inner, t.stack = true, nil, nil
 	if t.indexed {
 		delete(w.threads, t.id)
@@ -124,7 +125,7 @@ func (t *Thread) stackLen() int {
 	if t.stack == nil {
 		return 0
 	}
-	return len(t.stack.frames)
+	return len(t.stack.Frames())
 }
 
 // check returns the error that stops t from writing.

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/stackset"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -138,7 +139,7 @@ type Window struct {
 	threads  map[uint64]*Thread // those Thread made, by id; nil until it makes one
 	live     int                // threads made and not forgotten
 	ownLen   int                // frames of their latest stacks: the chunk writers' copies
-	stacks   stackSet           // the threads' latest stacks
+	stacks   stackset.Set       // the threads' latest stacks
 	scratch  []uint32
 	failed   error // the error that stopped the window
 	stopped  bool  // Close was called
@@ -195,7 +196,7 @@ func New(opts Options) (*Window, error) {
 		buf:      &buffer{},
 		wm:       opts.StartTime,
 		frames:   make(map[tachyon.Frame]uint32),
-		stacks:   newStackSet(),
+		stacks:   stackset.New(),
 		since:    opts.StartTime,
 		complete: opts.StartTime,
 		rolled:   make(chan struct{}),
@@ -296,7 +297,7 @@ func (w *Window) Close() {
 	}
 	w.roll(true)
 	w.stopped = true
-	w.w, w.buf, w.threads, w.stacks, w.local, w.scratch = nil, nil, nil, stackSet{}, nil, nil
+	w.w, w.buf, w.threads, w.stacks, w.local, w.scratch = nil, nil, nil, stackset.Set{}, nil, nil
 }
 
 // Release drops every chunk: WriteFile fails with ErrClosed from then on.
@@ -345,7 +346,7 @@ func (w *Window) roll(last bool) {
 	}
 	open := int64(cap(w.buf.b)) + writerBytes
 	open += int64(w.live)*threadBytes + 4*int64(w.ownLen)
-	open += 4 * w.stacks.frames
+	open += 4 * w.stacks.Frames()
 	w.mu.Lock()
 	if kept != nil {
 		w.chunks = append(w.chunks, kept)

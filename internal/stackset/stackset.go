@@ -1,4 +1,4 @@
-package recent
+package stackset
 
 import (
 	"encoding/binary"
@@ -6,64 +6,72 @@ import (
 	"slices"
 )
 
-// shared is a stack in the window's frame indices, innermost first: a
-// thread's own while its stack changes, then, once it has held still for
-// a batch, held once for every thread whose latest stack it is: parked
-// goroutines are mostly a few stacks many times over.
-type shared struct {
+// Stack is a stack of frame indices, innermost first: a thread's own
+// while its stack changes, then, once it has held still for a batch,
+// held once for every thread whose latest stack it is.
+type Stack struct {
 	frames []uint32
 	hash   uint64
 	refs   int
-	listed bool // in stackSet.byHash, to be shared
+	listed bool // in Set.byHash, to be shared
 }
 
-// stackSet holds the threads' latest stacks. Make one with newStackSet.
-type stackSet struct {
+// Set holds the threads' latest stacks. Make one with New.
+type Set struct {
 	seed   maphash.Seed
-	byHash map[uint64]*shared
+	byHash map[uint64]*Stack
 	buf    []byte
 	frames int64 // frames held, in all the stacks
 	// free holds stacks let go, for reuse with their frames' room.
-	free []*shared
+	free []*Stack
 }
 
-// maxFreeStacks bounds the stacks a stackSet keeps for reuse.
+// maxFreeStacks bounds the stacks a Set keeps for reuse.
 const maxFreeStacks = 1024
 
-// newStackSet returns an empty stackSet.
-func newStackSet() stackSet {
-	return stackSet{seed: maphash.MakeSeed(), byHash: make(map[uint64]*shared)}
+// New returns an empty Set.
+func New() Set {
+	return Set{seed: maphash.MakeSeed(), byHash: make(map[uint64]*Stack)}
 }
 
-// own returns a stack of the caller's own holding frames: s, the
+// Frames returns the stack's frames, which the caller must not change.
+func (s *Stack) Frames() []uint32 { return s.frames }
+
+// Frames returns how many frames the Set's stacks hold in all.
+func (ss *Set) Frames() int64 { return ss.frames }
+
+// Shared returns how many stacks are listed for sharing.
+func (ss *Set) Shared() int { return len(ss.byHash) }
+
+// Own returns a stack of the caller's own holding frames: s, the
 // caller's latest (nil: none), written over if the caller alone holds it
 // unshared, else let go and another taken. A running goroutine's stack
 // changes at every sample: this costs no hash and, in the long run, no
 // allocation.
-func (ss *stackSet) own(s *shared, frames []uint32) *shared {
+func (ss *Set) Own(s *Stack, frames []uint32) *Stack {
 	if s != nil && s.refs == 1 && !s.listed {
 		ss.frames += int64(len(frames) - len(s.frames))
 		s.frames = append(s.frames[:0], frames...)
 		return s
 	}
-	ss.drop(s)
+	ss.Drop(s)
 	if n := len(ss.free); n > 0 {
 		s = ss.free[n-1]
 		ss.free[n-1] = nil
 		ss.free = ss.free[:n-1]
-		*s = shared{frames: append(s.frames[:0], frames...), refs: 1}
+		*s = Stack{frames: append(s.frames[:0], frames...), refs: 1}
 	} else {
-		s = &shared{frames: slices.Clone(frames), refs: 1}
+		s = &Stack{frames: slices.Clone(frames), refs: 1}
 	}
 	ss.frames += int64(len(frames))
 	return s
 }
 
-// share returns the stack to hold in place of s, the caller's own: the
+// Share returns the stack to hold in place of s, the caller's own: the
 // one of the same frames others hold, s let go, or else s, listed for
 // others to share. A stack whose hash another stack has stays the
 // caller's own.
-func (ss *stackSet) share(s *shared) *shared {
+func (ss *Set) Share(s *Stack) *Stack {
 	if s == nil || s.listed {
 		return s
 	}
@@ -79,14 +87,14 @@ func (ss *stackSet) share(s *shared) *shared {
 		return s
 	case slices.Equal(o.frames, s.frames):
 		o.refs++
-		ss.drop(s)
+		ss.Drop(s)
 		return o
 	}
 	return s
 }
 
-// drop counts one holder of s less, and lets it go after the last.
-func (ss *stackSet) drop(s *shared) {
+// Drop counts one holder of s less, and lets it go after the last.
+func (ss *Set) Drop(s *Stack) {
 	if s == nil {
 		return
 	}
