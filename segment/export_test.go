@@ -12,3 +12,7 @@ func InjectFault(opts *Options, retry time.Duration, fault func(op, name string)
 // SetFullAt makes the Writer of opts end its newest segment early once
 // it holds n samples, instead of FullAt.
 func SetFullAt(opts *Options, n uint64) { opts.fullAt = n }
+
+// Stacks returns how many stacks s's handles share, and the frames its
+// handles' stacks hold in all.
+func Stacks(s *Writer) (shared int, frames int64) { return s.stacks.Shared(), s.stacks.Frames() }

@@ -270,3 +270,46 @@ func TestThreadHandles(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHandlesShareStacks: handles whose stack held still for a batch
+// share one copy of it; one that moves on owns its own again; the copies
+// go with the last holder.
+func TestHandlesShareStacks(t *testing.T) {
+	r := newRangeRun(t, time.Second)
+	other := []uint32{r.stack[1]}
+	hs := make([]*segment.Thread, 100)
+	for i := range hs {
+		hs[i] = r.s.NewThread(uint64(i+1), 0)
+		if err := hs[i].Write(at(100), 0, r.stack); err != nil {
+			t.Fatal(err)
+		}
+		hs[i].Flush() // moved in this batch: still its own
+	}
+	if n, f := segment.Stacks(r.s); n != 0 || f != 200 {
+		t.Fatalf("after the first batch: %d stacks shared, %d frames held", n, f)
+	}
+	for _, h := range hs {
+		if err := h.RepeatEvery(at(110), segStep, 10, 0); err != nil {
+			t.Fatal(err)
+		}
+		h.Flush()
+	}
+	if n, f := segment.Stacks(r.s); n != 1 || f != 2 {
+		t.Fatalf("held still a batch: %d stacks shared, %d frames held", n, f)
+	}
+	if err := hs[0].Write(at(210), 0, other); err != nil {
+		t.Fatal(err)
+	}
+	if n, f := segment.Stacks(r.s); n != 1 || f != 3 {
+		t.Fatalf("one moved on: %d stacks shared, %d frames held", n, f)
+	}
+	for _, h := range hs {
+		h.Forget()
+	}
+	if n, f := segment.Stacks(r.s); n != 0 || f != 0 {
+		t.Fatalf("all forgotten: %d stacks shared, %d frames held", n, f)
+	}
+	if err := r.s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/stackset"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -239,6 +240,7 @@ type Writer struct {
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame
 	threads map[threadKey]*Thread // live handles made by Thread
+	stacks  stackset.Set          // the handles' latest stacks
 	dirty   map[*Thread]bool      // threads with dropped samples since their last written
 	scratch []uint32
 
@@ -308,6 +310,7 @@ func New(opts Options) (*Writer, error) {
 		open:    make([]*segment, 0, MaxOpen),
 		frames:  make(map[tachyon.Frame]uint32),
 		threads: make(map[threadKey]*Thread),
+		stacks:  stackset.New(),
 		dirty:   make(map[*Thread]bool),
 		closing: make(chan *segment, 16),
 		spare:   make(chan *segment, 1),

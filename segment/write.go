@@ -2,7 +2,9 @@ package segment
 
 import (
 	"fmt"
+	"slices"
 
+	"github.com/gotachyon/profiler/internal/stackset"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -16,15 +18,19 @@ type threadKey struct {
 // Thread is the handle of one thread of a Writer (see Writer.Thread),
 // valid across segments: in each segment it writes through that segment's
 // writer.Writer thread, which it takes at its first sample there. Its
-// fields fit 64 bytes (TestThreadSize).
+// fields fit 48 bytes (TestThreadSize).
 type Thread struct {
 	s         *Writer
 	id        uint64
 	interp    uint32
 	started   bool // has a stack: it has written a sample
 	forgotten bool
-	indexed   bool     // made by Writer.Thread: kept by id in Writer.threads
-	stack     []uint32 // its latest stack, in the Writer's frame indices
+	indexed   bool // made by Writer.Thread: kept by id in Writer.threads
+	moved     bool // its stack changed since the last Flush
+	// stack is its latest stack, in the Writer's frame indices: its own
+	// while it changes, shared by content once it holds still for a
+	// batch (Writer.stacks).
+	stack *stackset.Stack
 	// inner is the thread in seg's file, seg the segment of its latest
 	// sample written (nil before the first): inner is valid while seg is
 	// open (seg.w is not nil).
@@ -58,7 +64,10 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 	if err != nil {
 		return err
 	}
-	t.stack = append(t.stack[:0], stack...)
+	if t.stack == nil || !slices.Equal(t.stack.Frames(), stack) {
+		t.stack = s.stacks.Own(t.stack, stack)
+		t.moved = true
+	}
 	t.started = true
 	switch {
 	case seg == nil:
@@ -176,7 +185,7 @@ func (t *Thread) repeat(seg *segment, ts, step uint64, n int, status tachyon.Sta
 	s := t.s
 	if t.seg != seg || (len(s.dirty) > 0 && s.dirty[t]) {
 		delete(s.dirty, t)
-		local, err := s.local(seg, t.stack)
+		local, err := s.local(seg, t.stack.Frames())
 		if err != nil {
 			return err
 		}
@@ -196,11 +205,16 @@ func (t *Thread) repeat(seg *segment, ts, step uint64, n int, status tachyon.Sta
 }
 
 // Flush ends t's pending run in the segment of its latest sample (see
-// writer.Thread.Flush).
+// writer.Thread.Flush). A stack that held still since the last Flush is
+// then shared with the threads that have the same.
 func (t *Thread) Flush() {
 	if t.open() {
 		t.inner.Flush()
 	}
+	if !t.moved && !t.forgotten {
+		t.stack = t.s.stacks.Share(t.stack)
+	}
+	t.moved = false
 	t.s.tellFinishing()
 }
 
@@ -214,6 +228,7 @@ func (t *Thread) Forget() {
 	if t.open() {
 		t.inner.Forget()
 	}
+	s.stacks.Drop(t.stack)
 	t.forgotten, t.inner, t.seg, t.stack = true, nil, nil, nil
 	if t.indexed {
 		delete(s.threads, threadKey{t.id, t.interp})
