@@ -221,13 +221,13 @@ func (s *Writer) roll(ts uint64) {
 	s.paused(t0)
 }
 
-// wrote counts n samples just written into seg, the newest at ts. Once
-// the newest segment holds fullAt, it ends after its newest sample, which
-// a later sample's rollover opens the next segment at.
-func (s *Writer) wrote(seg *segment, n int, ts uint64) {
-	seg.written += uint64(n)
+// wrote notes samples just written into seg, the newest at ts. Once the
+// newest segment's writer holds Options.fullAt samples, the segment ends
+// after its newest sample, which a later sample's rollover opens the next
+// segment at.
+func (s *Writer) wrote(seg *segment, ts uint64) {
 	seg.maxTS = max(seg.maxTS, ts)
-	if seg.written < s.fullAt || seg.full || seg != s.newest() || seg.maxTS >= seg.end-1 {
+	if seg.full || seg != s.newest() || seg.maxTS >= seg.end-1 || seg.w.Stats().Samples < s.opts.fullAt {
 		return
 	}
 	seg.end, seg.full = seg.maxTS+1, true

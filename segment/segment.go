@@ -145,11 +145,10 @@ type segment struct {
 	// starts later, after periods without samples, or when it is full.
 	start, end uint64
 	last       bool
-	// written counts the samples written into it and maxTS is the newest
-	// one's time; full says it ended early, after maxTS, holding FullAt
-	// samples (see Writer.wrote).
-	written, maxTS uint64
-	full           bool
+	// maxTS is its newest sample's time; full says it ended early, after
+	// maxTS, holding FullAt samples (see Writer.wrote).
+	maxTS uint64
+	full  bool
 	// samples counts the segment's samples once it is closed, and
 	// closeErr is its writer's Close error.
 	samples  uint64
@@ -218,7 +217,6 @@ type Writer struct {
 	period uint64 // µs
 	origin uint64 // a boundary: the others are a whole number of periods from it
 	maxLag uint64 // MaxLag, µs
-	fullAt uint64 // FullAt, or a test's
 	seq    int
 	wm     uint64 // no sample older than this will come (Watermark)
 	// open holds the open segments, oldest first, which tile time from
@@ -305,7 +303,6 @@ func New(opts Options) (*Writer, error) {
 		period:  uint64(opts.Period.Microseconds()),
 		origin:  opts.StartTime,
 		maxLag:  uint64(MaxLag.Microseconds()),
-		fullAt:  opts.fullAt,
 		wm:      opts.StartTime,
 		open:    make([]*segment, 0, MaxOpen),
 		frames:  make(map[tachyon.Frame]uint32),

@@ -94,7 +94,7 @@ func (t *Thread) write(seg *segment, ts uint64, status tachyon.Status, local []u
 		return err
 	}
 	t.inner, t.seg = in, seg
-	t.s.wrote(seg, 1, ts)
+	t.s.wrote(seg, ts)
 	return nil
 }
 
@@ -200,7 +200,7 @@ func (t *Thread) repeat(seg *segment, ts, step uint64, n int, status tachyon.Sta
 	if err := t.inner.RepeatEvery(ts, step, n, status); err != nil {
 		return err
 	}
-	s.wrote(seg, n, ts+uint64(n-1)*step)
+	s.wrote(seg, ts+uint64(n-1)*step)
 	return nil
 }
 
