@@ -115,7 +115,6 @@ type walker struct {
 type aggregator struct {
 	p        *Profile
 	canon    []int32   // canonical frame of each frame-table index
-	funcs    []int32   // function of each canonical frame
 	rtRoot   int32     // the canonical frame tachyon.RuntimeRoot, -1 if none
 	children nodeIndex // call-tree node by parent and frame
 	cells    cellLog
@@ -137,17 +136,17 @@ type aggregator struct {
 // call tree's root.
 func newAggregator(f *reader.File, opt Options) *aggregator {
 	p := &Profile{Options: opt, StartTime: f.Header.StartTime, Interval: f.Header.Interval}
-	canon, funcs := p.frames(f)
+	canon := p.frames(f)
 	p.Nodes = append(p.Nodes, Node{Frame: -1, Parent: -1})
 	rtRoot := int32(-1)
-	for i, fr := range p.Frames {
-		if tachyon.IsRuntimeRoot(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line}) {
+	for i := range p.Frames {
+		if tachyon.IsRuntimeRoot(p.Frame(int32(i))) {
 			rtRoot = int32(i)
 		}
 	}
 	groups := gogroup.Of(f)
 	return &aggregator{
-		p: p, canon: canon, funcs: funcs, rtRoot: rtRoot, labels: newLabeler(p, canon),
+		p: p, canon: canon, rtRoot: rtRoot, labels: newLabeler(p, canon),
 		groups: groups, names: gogroup.NewNames(groups),
 		children: nodeIndex{slots: make([]int32, 64)},
 		grid:     newGrid(f.Header.Interval, opt.Slices),

@@ -103,7 +103,7 @@ func checkProfile(t *testing.T, f *reader.File, p *Profile) {
 		}
 		var parts []string
 		for n := int32(i); n > 0; n = p.Nodes[n].Parent {
-			fr := p.Frames[p.Nodes[n].Frame]
+			fr := p.Frame(p.Nodes[n].Frame)
 			parts = append(parts, fmt.Sprintf("%s:%s:%d", fr.File, fr.Func, fr.Line))
 		}
 		for l, r := 0, len(parts)-1; l < r; l, r = l+1, r-1 {

@@ -244,7 +244,8 @@ func (p *Profile) tree(keep []int32, in *interner) (tree []int64, cells []uint64
 		id := int64(len(frameIDs))
 		frameIDs[fr] = id
 		f := p.Frames[fr]
-		frames = append(frames, in.id(f.Func), in.id(f.File), int64(f.Line), int64(f.Function))
+		n := p.Names[f.Function]
+		frames = append(frames, in.id(n.Func), in.id(n.File), int64(f.Line), int64(f.Function))
 		return id
 	}
 	// Preorder, children by total; the cut-off node after them.

@@ -29,7 +29,7 @@ func (p *Profile) where(n int32) string {
 	if n <= 0 {
 		return "(no stack)"
 	}
-	return p.Frames[p.Nodes[n].Frame].Func
+	return p.Names[p.Frames[p.Nodes[n].Frame].Function].Func
 }
 
 // signatureKey returns the function-level stack of call-tree node n, its

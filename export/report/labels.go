@@ -67,8 +67,8 @@ type labeler struct {
 // frame-table index is canon, and puts the empty set in p.LabelSets.
 func newLabeler(p *Profile, canon []int32) labeler {
 	l := labeler{p: p, canon: canon, isLabel: make([]bool, len(p.Frames)), ids: make(map[string]uint16)}
-	for i, fr := range p.Frames {
-		l.isLabel[i] = tachyon.IsLabel(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line})
+	for i := range p.Frames {
+		l.isLabel[i] = tachyon.IsLabel(p.Frame(int32(i)))
 	}
 	p.LabelSets = []LabelSet{{}}
 	return l
@@ -111,8 +111,7 @@ func (l *labeler) add(labs []uint32) uint16 {
 	}
 	var s LabelSet
 	for k := len(labs) - 1; k >= 0; k-- { // outermost first: by key
-		fr := p.Frames[l.canon[labs[k]]]
-		lb, _ := tachyon.LabelOf(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line})
+		lb, _ := tachyon.LabelOf(p.Frame(l.canon[labs[k]]))
 		s.Labels = append(s.Labels, lb)
 	}
 	slices.SortStableFunc(s.Labels, func(a, b tachyon.Label) int { return strings.Compare(a.Key, b.Key) })
@@ -197,7 +196,6 @@ func (p *Profile) waitReason(n int32) string {
 	if n <= 0 {
 		return ""
 	}
-	fr := p.Frames[p.Nodes[n].Frame]
-	r, _ := tachyon.WaitReason(tachyon.Frame{File: fr.File, Func: fr.Func, Line: fr.Line})
+	r, _ := tachyon.WaitReason(p.Frame(p.Nodes[n].Frame))
 	return r
 }

@@ -218,7 +218,7 @@ func TestLabelsChangeNoGrouping(t *testing.T) {
 			t.Fatal("the file without label frames has labels")
 		}
 		for i := range with.Nodes {
-			if fr := with.Nodes[i].Frame; fr >= 0 && with.Frames[fr].File == tachyon.LabelFile {
+			if fr := with.Nodes[i].Frame; fr >= 0 && with.Frame(fr).File == tachyon.LabelFile {
 				t.Fatalf("node %d is a label frame", i)
 			}
 		}
@@ -228,7 +228,7 @@ func TestLabelsChangeNoGrouping(t *testing.T) {
 			t.Errorf("Runtime %v: trees differ:\n%v\n%v", opt.Runtime, a, b)
 		}
 		for _, p := range []*Profile{with, without} {
-			p.Frames, p.Nodes, p.Cells, p.LabelSets = nil, nil, nil, nil
+			p.Frames, p.Names, p.Nodes, p.Cells, p.LabelSets = nil, nil, nil, nil, nil
 		}
 		if !reflect.DeepEqual(with, without) {
 			t.Errorf("Runtime %v: profiles differ:\n%+v\n%+v", opt.Runtime, with, without)
@@ -284,7 +284,7 @@ func treeOf(p *Profile) map[string]string {
 	path := func(n int32) string {
 		var s string
 		for ; n > 0; n = p.Nodes[n].Parent {
-			fr := p.Frames[p.Nodes[n].Frame]
+			fr := p.Frame(p.Nodes[n].Frame)
 			s = fmt.Sprintf("%s:%d;%s", fr.Func, fr.Line, s)
 		}
 		return s

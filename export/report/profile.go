@@ -80,12 +80,16 @@ func (v View) String() string {
 }
 
 // Frame is a distinct frame of the profile (equal file, function and line
-// are one Frame even where the file's frame table repeats them).
+// are one Frame even where the file's frame table repeats them). Its
+// function's name and file are Profile.Names[Function]: a profile can have
+// a million frames of a few functions.
 type Frame struct {
-	Func, File string
-	Line       int32
-	Function   int32 // identifies the function: equal for frames of one function and file
+	Line     int32
+	Function int32 // index into Profile.Names: equal for frames of one function and file
 }
+
+// Name is a function's name and the file it is in.
+type Name struct{ Func, File string }
 
 // Node is a node of the call tree, a frame at a (file, function, line)
 // level. The root (index 0) has Frame -1 and stands for all samples; a
@@ -187,6 +191,7 @@ type Profile struct {
 	// runtime's system goroutines, unless Options.Runtime.
 	Shown     [tachyon.NumStates]uint64
 	Frames    []Frame
+	Names     []Name // the frames' functions, by Frame.Function
 	Nodes     []Node
 	Cells     []Cell     // per node, class and time slice
 	Functions []Function // those sampled, sorted by total, then self, then name

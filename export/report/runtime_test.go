@@ -94,7 +94,7 @@ func onCPUSelf(p *Profile) map[string]uint64 {
 	self := map[string]uint64{}
 	for _, c := range p.Cells {
 		if c.Class == OnCPU {
-			self[p.Frames[p.Nodes[c.Node].Frame].Func] += c.N
+			self[p.Frame(p.Nodes[c.Node].Frame).Func] += c.N
 		}
 	}
 	return self

@@ -23,7 +23,7 @@ func (a *aggregator) finish(f *reader.File) (*Profile, error) {
 	}
 	p.First, p.End = a.first, a.last+a.dur
 	p.sumTotals()
-	p.functions(a.funcs)
+	p.functions()
 	a.children = nodeIndex{} // the tree is whole
 	a.slices()
 	groupOf := a.group()

@@ -21,26 +21,24 @@ func (p *Profile) sumTotals() {
 	}
 }
 
-// frames builds p.Frames from f's frame table and returns the canonical
-// frame of every table index and the function of every canonical frame.
-func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
+// frames builds p.Frames and p.Names from f's frame table and returns the
+// canonical frame of every table index.
+func (p *Profile) frames(f *reader.File) (canon []int32) {
 	refs := f.FrameRefs()
 	canon = make([]int32, len(refs))
 	p.Frames = make([]Frame, 0, len(refs)) // table entries are distinct but for duplicated strings
-	funcs = make([]int32, 0, len(refs))
 	// Frames are told apart by a hash of their text, checked against the
 	// frame it names: a map keyed by the text itself takes 50 bytes a frame
 	// more, and a file can have a million frames.
 	seed := maphash.MakeSeed()
 	byHash := make(map[uint64]int32, len(refs))
 	var clash map[tachyon.Frame]int32 // frames whose hash another has
-	type fkey struct{ fn, file string }
-	byFunc := make(map[fkey]int32)
+	byName := make(map[Name]int32)
 	for i := range refs {
 		fr := f.Frame(uint32(i))
 		h := maphash.Comparable(seed, fr) // by the strings' text
 		id, ok := byHash[h]
-		if ok && !p.Frames[id].is(fr) {
+		if ok && p.Frame(id) != fr {
 			id, ok = clash[fr]
 		}
 		if !ok {
@@ -53,36 +51,37 @@ func (p *Profile) frames(f *reader.File) (canon []int32, funcs []int32) {
 				}
 				clash[fr] = id
 			}
-			k := fkey{fr.Func, fr.File}
-			fn, ok := byFunc[k]
+			k := Name{fr.Func, fr.File}
+			fn, ok := byName[k]
 			if !ok {
-				fn = int32(len(byFunc))
-				byFunc[k] = fn
+				fn = int32(len(p.Names))
+				byName[k] = fn
+				p.Names = append(p.Names, k)
 			}
-			p.Frames = append(p.Frames, Frame{Func: fr.Func, File: fr.File, Line: fr.Line, Function: fn})
-			funcs = append(funcs, fn)
+			p.Frames = append(p.Frames, Frame{Line: fr.Line, Function: fn})
 		}
 		canon[i] = id
 	}
-	return canon, funcs
+	return canon
 }
 
-// is reports whether fr names frame f.
-func (f Frame) is(fr tachyon.Frame) bool {
-	return f.Func == fr.Func && f.File == fr.File && f.Line == fr.Line
+// Frame returns frame i of p.Frames with its function's name and file.
+func (p *Profile) Frame(i int32) tachyon.Frame {
+	fr := p.Frames[i]
+	n := p.Names[fr.Function]
+	return tachyon.Frame{File: n.File, Func: n.Func, Line: fr.Line}
 }
 
 // functions fills p.Functions from the call tree and returns them indexed
 // by function id (before sorting).
-func (p *Profile) functions(funcs []int32) []Function {
-	nf := 0
-	for _, fn := range funcs {
-		nf = max(nf, int(fn)+1)
-	}
+func (p *Profile) functions() []Function {
+	nf := len(p.Names)
 	fns := make([]Function, nf)
+	for i, n := range p.Names {
+		fns[i].Func, fns[i].File = n.Func, n.File
+	}
 	for _, fr := range p.Frames {
 		fn := &fns[fr.Function]
-		fn.Func, fn.File = fr.Func, fr.File
 		if fr.Line > 0 && (fn.Line == 0 || fr.Line < fn.Line) {
 			fn.Line = fr.Line
 		}
