@@ -9,16 +9,23 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// BenchmarkSegmentRollover writes what a wall profile of 1,000 goroutines
-// at 100 Hz writes in one second per iteration (each goroutine's run of
-// 100 samples, a stack change for one in ten), in 10-second segments. It
-// reports samples/s, the mean and longest pause a rollover made on the
-// writing goroutine (renaming the segment opened ahead; the finalization
-// and the opening run on the Writer's goroutine, given 20 ms between
-// rollovers outside the timer), the bytes per segment, and the Writer's
-// live heap at the end (heap-MiB, as BenchmarkSegmentLate).
+// BenchmarkSegmentRollover writes what a wall profile of 1,000 (and
+// 100,000) goroutines at 100 Hz writes in one second per iteration (each
+// goroutine's run of 100 samples, a stack change for one in ten), in
+// 10-second segments. It reports samples/s, the mean and longest pause a
+// rollover made on the writing goroutine (renaming the segment opened
+// ahead and handing the finished one over; closing its writer, the
+// finalization and the opening run on the Writer's goroutine, given 20 ms
+// between rollovers outside the timer, and as long again for each 10,000
+// goroutines), the bytes per segment, and the Writer's live heap at the
+// end (heap-MiB, as BenchmarkSegmentLate).
 func BenchmarkSegmentRollover(b *testing.B) {
-	const threads = 1000
+	for _, threads := range []int{1000, 100_000} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) { benchRollover(b, threads) })
+	}
+}
+
+func benchRollover(b *testing.B, threads int) {
 	base := heapAlloc()
 	s, err := segment.New(segment.Options{Dir: b.TempDir(), StartTime: segStart, Period: 10 * time.Second,
 		Interval: segStep, Compression: tachyon.CompressionZstd, KeepFiles: 2})
@@ -56,7 +63,7 @@ func BenchmarkSegmentRollover(b *testing.B) {
 			// Ten seconds pass between rollovers: let the finalization
 			// and the opening ahead run as they would meanwhile.
 			b.StopTimer()
-			time.Sleep(20 * time.Millisecond)
+			time.Sleep(20 * time.Millisecond * time.Duration(1+threads/10_000))
 			b.StartTimer()
 		}
 	}
@@ -66,7 +73,7 @@ func BenchmarkSegmentRollover(b *testing.B) {
 		b.Fatal(err)
 	}
 	st := s.Stats()
-	b.ReportMetric(float64(b.N)*threads*100/b.Elapsed().Seconds(), "samples/s")
+	b.ReportMetric(float64(b.N*threads*100)/b.Elapsed().Seconds(), "samples/s")
 	b.ReportMetric(float64(st.MaxPause.Microseconds()), "max-rollover-µs")
 	b.ReportMetric(float64(st.Bytes)/float64(st.Written), "bytes/segment")
 	b.ReportMetric(float64(heap)/(1<<20), "heap-MiB")

@@ -28,12 +28,12 @@
 // MaxOpen segments are open (the newest is lengthened instead). A
 // segment that holds FullAt samples ends early, after its newest, and the
 // next starts there, so that no file reaches the format's 2^32-1
-// samples. A closed segment's writer.Writer is started anew
-// (writer.Writer.Reset) in a later one. Finalizing writes the closed
-// segment's tables, footer and header on the writing goroutine; the
-// finalizing goroutine then renames the closed file to its final name, so
-// that only complete files end in Ext, and a process killed at any point
-// loses only the open segments.
+// samples. A finished segment goes to the Writer's own goroutine, which
+// closes its writer.Writer (every thread's last run, the tables, footer
+// and header), keeps the writer to start anew (writer.Writer.Reset) in a
+// later segment, and renames the closed file to its final name, so that
+// only complete files end in Ext, and a process killed at any point loses
+// only the open segments. The writing goroutine does not wait for it.
 // Close finalizes the open segments and waits for the others.
 //
 // The names (Name, ParseName) sort by start time and carry the run's id

@@ -46,13 +46,7 @@ func (s *Writer) finishLoop() {
 				return
 			}
 			last = last || seg.last
-			err := seg.closeErr // closed by the rollover
-			if seg.w != nil {   // the last segment, closed here
-				seg.samples = seg.w.Stats().Samples
-				err = seg.w.Close()
-				seg.w = nil // its tables and encoder: a waiting segment holds only its bytes
-			}
-			if err != nil {
+			if err := s.closeSegment(seg); err != nil {
 				s.lose(seg, err)
 				break
 			}
@@ -72,6 +66,23 @@ func (s *Writer) finishLoop() {
 			s.prepare()
 		}
 	}
+}
+
+// closeSegment closes the writer of a segment handed over by the writing
+// goroutine, and offers the writer, with its frame map, for a later
+// segment unless one is on offer already or Close sent the segment. The
+// writer goes either way: a waiting segment holds only its bytes.
+func (s *Writer) closeSegment(seg *segment) error {
+	seg.samples = seg.w.Stats().Samples
+	err := seg.w.Close()
+	if err == nil && !seg.last {
+		select {
+		case s.spares <- spareWriter{seg.w, seg.local}:
+		default:
+		}
+	}
+	seg.w, seg.local = nil, nil
+	return err
 }
 
 // closeWaiting makes Close's last tries at the waiting segments, then

@@ -48,11 +48,11 @@ func (s *Writer) attach(seg *segment, w *writer.Writer) {
 func (s *Writer) next(start, end uint64) *segment {
 	var w *writer.Writer
 	var local []uint32
-	if n := len(s.spares); n > 0 {
-		w, local = s.spares[n-1].w, s.spares[n-1].local
-		s.spares[n-1] = spareWriter{}
-		s.spares = s.spares[:n-1]
+	select {
+	case sp := <-s.spares:
+		w, local = sp.w, sp.local
 		clear(local[:cap(local)]) // growZeroed wants zeros past the length
+	default:
 	}
 	var seg *segment
 	select {
@@ -185,7 +185,7 @@ func (s *Writer) reach(ts uint64) {
 // reuses a writer; with MaxOpen segments still open, it lengthens the
 // newest to hold ts instead, unless the newest is full. The segment after
 // a full one starts at its end. It runs on the writing goroutine; the
-// segments closed are finalized by the Writer's own.
+// segments finished are closed and finalized by the Writer's own.
 func (s *Writer) roll(ts uint64) {
 	t0 := time.Now()
 	last := s.newest()
@@ -207,7 +207,7 @@ func (s *Writer) roll(ts uint64) {
 		// The first rollover finalizes the first segment at once, so
 		// that a process that dies soon after its start leaves a
 		// finalized file: its samples that come later go to its sequel.
-		if s.firstSeg.w != nil {
+		if !s.firstSeg.handed {
 			s.early.start, s.early.end = s.firstSeg.start, s.firstSeg.end
 			s.finishOldest()
 		}
@@ -255,20 +255,16 @@ func (s *Writer) setLimit() {
 	}
 }
 
-// finishOldest closes the oldest open segment's writer, keeps the writer
-// for the next segment, and hands the segment to finishLoop.
+// finishOldest hands the oldest open segment to finishLoop, which closes
+// its writer (writing every thread's last run, its tables, footer and
+// header) and keeps the writer for a later segment.
 func (s *Writer) finishOldest() {
 	t0 := time.Now()
 	seg := s.open[0]
 	copy(s.open, s.open[1:])
 	s.open[len(s.open)-1] = nil
 	s.open = s.open[:len(s.open)-1]
-	seg.samples = seg.w.Stats().Samples
-	seg.closeErr = seg.w.Close()
-	if len(s.spares)+len(s.open) < MaxOpen {
-		s.spares = append(s.spares, spareWriter{seg.w, seg.local})
-	}
-	seg.w, seg.local = nil, nil
+	seg.handed = true
 	s.closing <- seg
 	s.paused(t0)
 }
@@ -294,10 +290,11 @@ func (s *Writer) Close() error {
 	s.closed = true
 	s.newest().last = true
 	for i, seg := range s.open {
+		seg.handed = true
 		s.closing <- seg // finishLoop closes its writer
 		s.open[i] = nil
 	}
-	s.open, s.spares = nil, nil
+	s.open = nil
 	close(s.closing)
 	<-s.done
 	select {

@@ -91,8 +91,8 @@ type Stats struct {
 	EndedFull int
 	// Rollovers counts the segments opened by a rollover; Pauses is the
 	// time rollovers took on the writing goroutine (opening the new
-	// segments and closing the writers of the finished ones), MaxPause
-	// the longest.
+	// segments and handing the finished ones over: their writers are
+	// closed on the Writer's own goroutine), MaxPause the longest.
 	Rollovers        int
 	Pauses, MaxPause time.Duration
 	// Unprepared counts the rollovers that found no segment opened ahead
@@ -149,10 +149,11 @@ type segment struct {
 	// maxTS, holding FullAt samples (see Writer.wrote).
 	maxTS uint64
 	full  bool
-	// samples counts the segment's samples once it is closed, and
-	// closeErr is its writer's Close error.
-	samples  uint64
-	closeErr error
+	// handed says the writing goroutine gave the segment to finishLoop,
+	// which closes w: only finishLoop touches w, local and file since.
+	handed bool
+	// samples counts the segment's samples once it is closed.
+	samples uint64
 }
 
 // Writer writes a profile as a series of finalized Tachyon files, one per
@@ -191,10 +192,12 @@ type segment struct {
 // Stats.Late, and logged once.
 //
 // An open segment is named NAME.tachyon.part. A rollover renames the file
-// the Writer's own goroutine opened ahead as PREFIX-next-*.part; closing a
-// segment writes its tables, footer and header on the writing goroutine,
-// and keeps its writer.Writer to start anew (Reset) in the next segment, so
-// that the writers' memory is reused. The Writer's goroutine then writes
+// the Writer's own goroutine opened ahead as PREFIX-next-*.part. A
+// finished segment goes to the Writer's own goroutine, which closes its
+// writer.Writer (every thread's last run, the tables, footer and header:
+// work that grows with the threads, which the writing goroutine does not
+// wait for) and keeps it to start anew (Reset) in a later segment, so
+// that the writers' memory is reused. It then writes
 // out what the disk had refused and renames the closed file NAME.tachyon,
 // so a process killed at any point leaves only complete *.tachyon files,
 // and loses the open segments.
@@ -231,9 +234,9 @@ type Writer struct {
 	// empty).
 	firstSeg *segment
 	early    struct{ start, end uint64 }
-	// spares holds the writers of closed segments, with their frame maps,
-	// for the next segments: no more than MaxOpen writers exist.
-	spares []spareWriter
+	// spares holds the writer of a closed segment, with its frame map,
+	// which finishLoop offers the next segment: one at most.
+	spares chan spareWriter
 
 	frames  map[tachyon.Frame]uint32
 	frmTab  []tachyon.Frame
@@ -311,6 +314,7 @@ func New(opts Options) (*Writer, error) {
 		dirty:   make(map[*Thread]bool),
 		closing: make(chan *segment, 16),
 		spare:   make(chan *segment, 1),
+		spares:  make(chan spareWriter, 1),
 		wake:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 	}
@@ -388,9 +392,7 @@ func (s *Writer) tellFinishing() {
 	}
 	s.told = true
 	for _, seg := range s.open {
-		if seg.w != nil {
-			seg.w.Finishing()
-		}
+		seg.w.Finishing()
 	}
 }
 

@@ -33,7 +33,7 @@ type Thread struct {
 	stack *stackset.Stack
 	// inner is the thread in seg's file, seg the segment of its latest
 	// sample written (nil before the first): inner is valid while seg is
-	// open (seg.w is not nil).
+	// open (not handed to finishLoop).
 	inner *writer.Thread
 	seg   *segment
 }
@@ -239,7 +239,7 @@ func (t *Thread) Forget() {
 // open reports whether t may write on: the Writer is not closed, t not
 // forgotten, and the segment of its latest sample is open.
 func (t *Thread) open() bool {
-	return !t.s.closed && !t.forgotten && t.seg != nil && t.seg.w != nil
+	return !t.s.closed && !t.forgotten && t.seg != nil && !t.seg.handed
 }
 
 // check returns the error that stops t from writing: writer.ErrClosed
