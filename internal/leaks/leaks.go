@@ -120,7 +120,7 @@ var ErrNoWaits = errors.New("no off-CPU samples (a CPU-mode profile?): leaks nee
 // order) and returns the groups of goroutines blocked through its
 // slices.
 func Analyze(files []Input, opt Options) (*Result, error) {
-	a := &analysis{keys: make(map[uint64]int32), gs: make(map[uint64]gstate), seed: maphash.MakeSeed()}
+	a := &analysis{keys: make(map[uint64]int32), ids: make(map[uint64]int), seed: maphash.MakeSeed()}
 	var lo, hi uint64
 	nfiles := len(files)
 	if opt.Last > 0 {
@@ -182,8 +182,8 @@ func Analyze(files []Input, opt Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	for _, g := range a.gs {
-		a.settle(&g)
+	for i := range a.gs {
+		a.settle(i)
 	}
 	return a.result(), nil
 }
@@ -224,13 +224,14 @@ type group struct {
 	fresh, late int // of the last slice's count, those not there at the start, and those come in the second half
 }
 
-// gstate is one goroutine's samples in its current slice.
+// gstate is one goroutine's samples in its current slice, in 32 bytes: a
+// profile can have a million goroutines. Whether its latest sample
+// carries the leak mark is a bit of analysis.leaked.
 type gstate struct {
 	born        uint64 // its first sample's time
-	k           int    // the slice; -1: none yet
 	first, last uint64
+	k           int32 // the slice; -1: none yet
 	key         int32 // its group; -1: not blocked at one stack all along
-	leaked      bool  // its latest sample carries the leak mark
 }
 
 // Bounds of the analysis's memory, whatever the file: the groups told
@@ -271,10 +272,12 @@ type analysis struct {
 	keys   map[uint64]int32 // content hash -> index in groups
 	seed   maphash.Seed
 	groups []*group
-	gs     map[uint64]gstate
-	fresh  uint64 // a goroutine first sampled after this was not there at the start
-	late   uint64 // one first sampled after this came in the second half
-	untold bool   // a wait met past maxGroups
+	ids    map[uint64]int // goroutine id -> index in gs
+	gs     []gstate
+	leaked []uint64 // bit i: gs[i]'s latest sample carries the leak mark
+	fresh  uint64   // a goroutine first sampled after this was not there at the start
+	late   uint64   // one first sampled after this came in the second half
+	untold bool     // a wait met past maxGroups
 	marked bool
 }
 
@@ -340,26 +343,37 @@ func (a *analysis) sliceOf(ts uint64) int {
 
 // add counts samples of goroutine id in slice k from first to last.
 func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey) {
-	g, ok := a.gs[id]
+	i, ok := a.ids[id]
 	if !ok {
-		g = gstate{born: first, k: -1}
+		i = len(a.gs)
+		a.ids[id] = i
+		a.gs = append(a.gs, gstate{born: first, k: -1})
+		if i%64 == 0 {
+			a.leaked = append(a.leaked, 0)
+		}
 	}
-	if g.k != k {
-		a.settle(&g)
-		g = gstate{born: g.born, k: k, first: first, last: last, key: sk.key, leaked: sk.leaked}
+	g := &a.gs[i]
+	if int(g.k) != k {
+		a.settle(i)
+		*g = gstate{born: g.born, k: int32(k), first: first, last: last, key: sk.key}
 	} else {
 		g.last = last
 		if g.key != sk.key {
 			g.key = -1
 		}
-		g.leaked = sk.leaked
 	}
-	a.gs[id] = g
+	bit := uint64(1) << (i % 64)
+	if sk.leaked {
+		a.leaked[i/64] |= bit
+	} else {
+		a.leaked[i/64] &^= bit
+	}
 }
 
-// settle counts g in its slice if it was blocked at one stack all
-// through.
-func (a *analysis) settle(g *gstate) {
+// settle counts goroutine gs[i] in its slice if it was blocked at one
+// stack all through.
+func (a *analysis) settle(i int) {
+	g := &a.gs[i]
 	if g.k < 0 || g.key < 0 {
 		return
 	}
@@ -369,10 +383,10 @@ func (a *analysis) settle(g *gstate) {
 	}
 	gr := a.groups[g.key]
 	gr.counts[g.k]++
-	if g.leaked {
+	if a.leaked[i/64]>>(i%64)&1 != 0 {
 		gr.unr[g.k]++
 	}
-	if g.k == len(a.slices)-1 && g.born > a.fresh {
+	if int(g.k) == len(a.slices)-1 && g.born > a.fresh {
 		gr.fresh++
 		if g.born > a.late {
 			gr.late++
