@@ -69,10 +69,20 @@ func (s *Writer) finishLoop() {
 }
 
 // closeSegment closes the writer of a segment handed over by the writing
-// goroutine, and offers the writer, with its frame map, for a later
-// segment unless one is on offer already or Close sent the segment. The
-// writer goes either way: a waiting segment holds only its bytes.
+// goroutine, unless that closed it (Writer.finishOldest), and returns
+// the error of its Close.
 func (s *Writer) closeSegment(seg *segment) error {
+	if seg.w == nil {
+		return seg.closeErr
+	}
+	return s.closeWriter(seg)
+}
+
+// closeWriter closes seg's writer and offers it, with its frame map, for
+// a later segment unless one is on offer already or Close sent the
+// segment. The writer goes either way: a waiting segment holds only its
+// bytes.
+func (s *Writer) closeWriter(seg *segment) error {
 	seg.samples = seg.w.Stats().Samples
 	err := seg.w.Close()
 	if err == nil && !seg.last {

@@ -257,7 +257,10 @@ func (s *Writer) setLimit() {
 
 // finishOldest hands the oldest open segment to finishLoop, which closes
 // its writer (writing every thread's last run, its tables, footer and
-// header) and keeps the writer for a later segment.
+// header) and keeps the writer for a later segment. While a segment
+// handed over earlier still waits for finishLoop (busy with a Closed
+// call, say), it closes the writer itself, so that the writers waiting
+// for finishLoop, and their memory, stay at two.
 func (s *Writer) finishOldest() {
 	t0 := time.Now()
 	seg := s.open[0]
@@ -265,6 +268,9 @@ func (s *Writer) finishOldest() {
 	s.open[len(s.open)-1] = nil
 	s.open = s.open[:len(s.open)-1]
 	seg.handed = true
+	if len(s.closing) > 0 {
+		seg.closeErr = s.closeWriter(seg)
+	}
 	s.closing <- seg
 	s.paused(t0)
 }

@@ -150,10 +150,14 @@ type segment struct {
 	maxTS uint64
 	full  bool
 	// handed says the writing goroutine gave the segment to finishLoop,
-	// which closes w: only finishLoop touches w, local and file since.
+	// which closes w unless the writing goroutine did: only finishLoop
+	// touches w, local and file since.
 	handed bool
-	// samples counts the segment's samples once it is closed.
-	samples uint64
+	// samples counts the segment's samples once it is closed, and
+	// closeErr is its writer's Close error if the writing goroutine
+	// closed it.
+	samples  uint64
+	closeErr error
 }
 
 // Writer writes a profile as a series of finalized Tachyon files, one per
