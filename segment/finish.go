@@ -80,12 +80,14 @@ func (s *Writer) closeSegment(seg *segment) error {
 
 // closeWriter closes seg's writer and offers it, with its frame map, for
 // a later segment unless one is on offer already or Close sent the
-// segment. The writer goes either way: a waiting segment holds only its
-// bytes.
+// segment (no later segment comes): recycled (writer.Writer.Recycle), so that the rollover's Reset
+// has no work that grows with the threads. The writer goes either way: a
+// waiting segment holds only its bytes.
 func (s *Writer) closeWriter(seg *segment) error {
 	seg.samples = seg.w.Stats().Samples
 	err := seg.w.Close()
-	if err == nil && !seg.last {
+	if err == nil && !seg.closing && len(s.spares) == 0 {
+		seg.w.Recycle()
 		select {
 		case s.spares <- spareWriter{seg.w, seg.local}:
 		default:

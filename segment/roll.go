@@ -296,7 +296,7 @@ func (s *Writer) Close() error {
 	s.closed = true
 	s.newest().last = true
 	for i, seg := range s.open {
-		seg.handed = true
+		seg.handed, seg.closing = true, true
 		s.closing <- seg // finishLoop closes its writer
 		s.open[i] = nil
 	}

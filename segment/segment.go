@@ -144,7 +144,9 @@ type segment struct {
 	// segment's end moves when it is lengthened, when the next segment
 	// starts later, after periods without samples, or when it is full.
 	start, end uint64
-	last       bool
+	// last marks the newest segment, which Close sent; closing marks
+	// every segment Close sent, whose writer no later segment needs.
+	last, closing bool
 	// maxTS is its newest sample's time; full says it ended early, after
 	// maxTS, holding FullAt samples (see Writer.wrote).
 	maxTS uint64

@@ -9,7 +9,7 @@ var ZstdOptionsAt = zstdOptionsAt
 func OwnedStacks(w *Writer) int {
 	n := 0
 	for _, t := range w.order {
-		if t.owned {
+		if t != nil && t.owned {
 			n++
 		}
 	}

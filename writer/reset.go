@@ -34,22 +34,7 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("writer: output is not seekable: %w", err)
 	}
-	// Keep the last file's records only, so that the spares never
-	// outnumber the threads of one file.
-	clear(w.spare)
-	w.spare = w.spare[:0]
-	for _, t := range w.threads {
-		w.spare = append(w.spare, t)
-	}
-	for _, t := range w.others {
-		w.spare = append(w.spare, t)
-	}
-	// No thread of the last file uses its stacks any more: the table's
-	// buffers are the next file's threads' to take.
-	w.stacks.recycle(w.freeStack)
-	clear(w.threads)
-	clear(w.others)
-	clear(w.order)
+	w.Recycle()
 	clear(w.strings)
 	clear(w.strTab)
 	clear(w.frames)
@@ -77,6 +62,35 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	}
 	w.zw.Reset(&w.cw)
 	return nil
+}
+
+// Recycle takes back a closed Writer's thread records and stack buffers
+// for the next file, as Reset does first; Reset then skips it. The work
+// grows with the threads of the closed file: a caller that closes a
+// Writer on one goroutine and starts the next file on another (a
+// segment's rollover) does it with the Close, where it costs the other
+// goroutine nothing. It does nothing on a Writer that is not closed.
+func (w *Writer) Recycle() {
+	if !w.closed || w.recycled {
+		return
+	}
+	w.recycled = true
+	// Keep the last file's records only, so that the spares never
+	// outnumber the threads of one file.
+	clear(w.spare)
+	w.spare = w.spare[:0]
+	for _, t := range w.threads {
+		w.spare = append(w.spare, t)
+	}
+	for _, t := range w.others {
+		w.spare = append(w.spare, t)
+	}
+	// No thread of the last file uses its stacks any more: the table's
+	// buffers are the next file's threads' to take.
+	w.stacks.recycle(w.freeStack)
+	clear(w.threads)
+	clear(w.others)
+	clear(w.order)
 }
 
 // zstdOptions are the compressor's options, the stream's and the

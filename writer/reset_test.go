@@ -28,9 +28,15 @@ func resetFile(tb testing.TB, w *writer.Writer, k int) {
 }
 
 // TestResetSameBytes: a Writer Reset after one file writes the next one
-// byte for byte as a new Writer does, with and without compression.
+// byte for byte as a new Writer does, with and without compression, and
+// with its records taken back ahead (Recycle) or by Reset. Recycle does
+// nothing to a Writer still writing.
 func TestResetSameBytes(t *testing.T) {
-	for _, comp := range []tachyon.Compression{tachyon.CompressionZstd, tachyon.CompressionNone} {
+	for _, c := range []struct {
+		comp    tachyon.Compression
+		recycle bool
+	}{{tachyon.CompressionZstd, false}, {tachyon.CompressionNone, false}, {tachyon.CompressionZstd, true}} {
+		comp := c.comp
 		opts := writer.Options{StartTime: 1_000_000, Interval: 10_000, Compression: comp}
 		var first, again, fresh seekbuf.Buffer
 		w, err := writer.New(&first, opts)
@@ -41,8 +47,16 @@ func TestResetSameBytes(t *testing.T) {
 		if err := w.Reset(&again, opts); err != writer.ErrNotClosed {
 			t.Errorf("Reset of an open writer: %v", err)
 		}
+		if c.recycle {
+			w.Recycle() // still writing: nothing
+			resetFile(t, w, 2)
+		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
+		}
+		if c.recycle {
+			w.Recycle()
+			w.Recycle()
 		}
 		if err := w.Reset(&again, opts); err != nil {
 			t.Fatal(err)
@@ -60,7 +74,7 @@ func TestResetSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(again.Bytes(), fresh.Bytes()) {
-			t.Errorf("compression %v: the file after Reset (%d bytes) differs from a new writer's (%d bytes)", comp, again.Len(), fresh.Len())
+			t.Errorf("compression %v, recycled %v: the file after Reset (%d bytes) differs from a new writer's (%d bytes)", comp, c.recycle, again.Len(), fresh.Len())
 		}
 	}
 }

@@ -185,6 +185,9 @@ type Writer struct {
 	stats   Stats
 	err     error
 	closed  bool
+	// recycled says the closed file's thread records are spares already
+	// (Recycle), which Reset then need not take back.
+	recycled bool
 }
 
 // New starts a Tachyon file at dst's current offset: it writes a placeholder
