@@ -78,11 +78,12 @@ func (s *Writer) closeSegment(seg *segment) error {
 	return s.closeWriter(seg)
 }
 
-// closeWriter closes seg's writer and offers it, with its frame map, for
-// a later segment unless one is on offer already or Close sent the
-// segment (no later segment comes): recycled (writer.Writer.Recycle), so that the rollover's Reset
-// has no work that grows with the threads. The writer goes either way: a
-// waiting segment holds only its bytes.
+// closeWriter closes seg's writer and, unless one is on offer already or
+// Close sent the segment (no later segment comes), recycles it
+// (writer.Writer.Recycle: the rollover's Reset then has no work that
+// grows with the threads) and offers it, with its frame map, for a later
+// segment. The writer goes either way: a waiting segment holds only its
+// bytes.
 func (s *Writer) closeWriter(seg *segment) error {
 	seg.samples = seg.w.Stats().Samples
 	err := seg.w.Close()
