@@ -149,8 +149,14 @@ func checkCaptured(t *testing.T, path string, r *slowRequest, slow []*slowReques
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := r.trigger.UTC().Format("20060102T150405.000"); !strings.Contains(filepath.Base(path), want) {
-		t.Errorf("%s: named for another time than its call at %s", filepath.Base(path), want)
+	// The name has Capture's own clock, read a little after the test's
+	// (r.trigger), maybe past a millisecond boundary.
+	const layout = "20060102T150405.000"
+	base := filepath.Base(path)
+	rest, _ := strings.CutPrefix(base, "capture-")
+	named, err := time.Parse(layout, rest[:min(len(rest), len(layout))])
+	if d := named.Sub(r.trigger.UTC().Truncate(time.Millisecond)); err != nil || d < 0 || d > 100*time.Millisecond {
+		t.Errorf("%s: named for another time than its call at %s", base, r.trigger.UTC().Format(layout))
 	}
 	f, samples := samplesOf(t, data)
 	// The goroutine's samples in [sleep] without another sample between,
