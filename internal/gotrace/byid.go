@@ -27,11 +27,14 @@ type gTable struct {
 	n     int                   // live records
 	slots []uint32              // record numbers plus one by hash of id, 0 empty; a power of two long
 	shift uint                  // 64 less log2(len(slots))
-	// order is this round's reported records' numbers in the order they
-	// were reported, prev the last round's, and pos how far this round
-	// has followed it.
-	order, prev []uint32
-	pos         int
+	// ord holds the numbers of the last round's reported records in the
+	// order they were reported, from pos on, which is how far this round
+	// has followed it, and this round's before w (w <= pos): a round
+	// writes its reports over the last one's it passed. A report that
+	// finds no room there, as at a round's start, waits in spill, and
+	// goes after the round's others when it ends.
+	ord, spill []uint32
+	pos, w     int
 }
 
 // minSlots is the index's smallest length.
@@ -89,7 +92,7 @@ func (t *gTable) Add(id uint64, reported bool) *gState {
 	t.place(i)
 	t.n++
 	if reported {
-		t.order = append(t.order, i)
+		t.report(i)
 	}
 	return g
 }
@@ -156,17 +159,32 @@ func (t *gTable) Len() int { return t.n }
 // reports of the round that ends give the order the new one is looked for
 // in.
 //
-// The list of a round far shorter than the one before last is not kept
-// for reuse, but replaced by one of keepReports: a reader that sees only
-// the reports that changed something (Reader.SkipSame) reports every
-// goroutine in its first round and few after, and would otherwise hold a
-// number per goroutine for good.
+// A list far longer than the round that ends is not kept for reuse, but
+// replaced by one of keepReports: a reader that sees only the reports
+// that changed something (Reader.SkipSame) reports every goroutine in its
+// first round and few after, and would otherwise hold a number per
+// goroutine for good; and the first round's reports all wait in spill.
 func (t *gTable) NextRound() {
-	next := t.prev[:0]
-	if cap(next) > keepReports && len(t.order) < cap(next)/8 {
-		next = make([]uint32, 0, keepReports)
+	spilled := len(t.spill)
+	if n := t.w + spilled; cap(t.ord) > keepReports && n < cap(t.ord)/8 {
+		t.ord = append(make([]uint32, 0, keepReports), t.ord[:t.w]...)
 	}
-	t.order, t.prev, t.pos = next, t.order, 0
+	t.ord = append(t.ord[:t.w], t.spill...)
+	t.spill = t.spill[:0]
+	if cap(t.spill) > keepReports && spilled < cap(t.spill)/8 {
+		t.spill = make([]uint32, 0, keepReports)
+	}
+	t.pos, t.w = 0, 0
+}
+
+// report records record i as this round's next report.
+func (t *gTable) report(i uint32) {
+	if t.w < t.pos {
+		t.ord[t.w] = i
+		t.w++
+		return
+	}
+	t.spill = append(t.spill, i)
 }
 
 // keepReports is the length of the list that replaces a long one let go:
@@ -179,10 +197,10 @@ const keepReports = 4096
 // the last round reported (a few ended ones skipped), then in the index.
 // A goroutine not found is recorded by Add(id, true).
 func (t *gTable) FindReported(id uint64) *gState {
-	for k := t.pos; k < min(t.pos+4, len(t.prev)); k++ {
-		if i := t.prev[k]; t.rec(i).id == id && id != 0 {
+	for k := t.pos; k < min(t.pos+4, len(t.ord)); k++ {
+		if i := t.ord[k]; t.rec(i).id == id && id != 0 {
 			t.pos = k + 1
-			t.order = append(t.order, i)
+			t.report(i)
 			return t.rec(i)
 		}
 	}
@@ -190,6 +208,6 @@ func (t *gTable) FindReported(id uint64) *gState {
 	if !ok {
 		return nil
 	}
-	t.order = append(t.order, i)
+	t.report(i)
 	return t.rec(i)
 }

@@ -2,6 +2,7 @@ package gotrace
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -120,8 +121,8 @@ func TestGTableReported(t *testing.T) {
 				t.Fatalf("order %v: FindReported(%d) = %p, want %p", order, id, g, recs[id])
 			}
 		}
-		if len(tab.order) != len(order) {
-			t.Fatalf("order %v: %d reports recorded", order, len(tab.order))
+		if n := tab.w + len(tab.spill); n != len(order) {
+			t.Fatalf("order %v: %d reports recorded", order, n)
 		}
 	}
 	tab.Delete(recs[5])
@@ -134,7 +135,8 @@ func TestGTableReported(t *testing.T) {
 // TestGTableShortRounds: after a round that reported many records, rounds
 // that report few let its list go, so that a reader that sees only the
 // changed reports holds no number per goroutine; rounds of similar
-// lengths reuse their lists.
+// lengths reuse their list, and once a round follows the last one's
+// order, no second list of a number per goroutine is kept beside it.
 func TestGTableShortRounds(t *testing.T) {
 	var tab gTable
 	n := 4 * keepReports
@@ -149,15 +151,55 @@ func TestGTableShortRounds(t *testing.T) {
 			}
 		}
 	}
+	round(n) // the first round's reports all wait in spill
 	round(n)
-	round(n) // the lists of both rounds are now long
 	if a := testing.AllocsPerRun(3, func() { round(n) }); a != 0 {
 		t.Fatalf("rounds of the same length: %v allocations a round", a)
+	}
+	if c := cap(tab.spill); c > keepReports {
+		t.Fatalf("rounds in the same order: spill holds %d numbers", c)
 	}
 	for range 3 {
 		round(10)
 	}
-	if c := cap(tab.order) + cap(tab.prev); c > 2*keepReports {
+	if c := cap(tab.ord) + cap(tab.spill); c > 2*keepReports {
 		t.Fatalf("after short rounds the lists hold %d numbers", c)
+	}
+}
+
+// TestGTableEarlyReports: the runtime reports the goroutines that ran at a
+// generation's start before the others, which then come in the last
+// round's order: after the early ones, found in the index, the others are
+// all found in that order, not in the index.
+func TestGTableEarlyReports(t *testing.T) {
+	var tab gTable
+	const n = 3000
+	for i := range n {
+		tab.Add(uint64(i+1), false)
+	}
+	early := []uint64{2999, 10, 1500, 11, 700}
+	for round := range 4 {
+		tab.NextRound()
+		for _, id := range early {
+			if tab.FindReported(id) == nil {
+				t.Fatalf("round %d: early %d not found", round, id)
+			}
+		}
+		slots := tab.slots
+		if round > 1 {
+			tab.slots = make([]uint32, len(slots)) // an empty index
+		}
+		for id := uint64(1); id <= n; id++ {
+			if slices.Contains(early, id) {
+				continue
+			}
+			if g := tab.FindReported(id); g == nil || g.id != id {
+				t.Fatalf("round %d: %d not found in the last round's order", round, id)
+			}
+		}
+		tab.slots = slots
+		if got := tab.w + len(tab.spill); got != n {
+			t.Fatalf("round %d: %d reports recorded, want %d", round, got, n)
+		}
 	}
 }
