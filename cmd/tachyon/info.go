@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -70,6 +71,12 @@ type facts struct {
 // tally shows the runtime's goroutines in full if runtime is set. The
 // caller closes x.f.
 func readFacts(path, name string, runtime bool) (*facts, error) {
+	return readFactsThreads(path, name, runtime, nil)
+}
+
+// readFactsThreads is readFacts that also puts every thread met in
+// threads, if not nil.
+func readFactsThreads(path, name string, runtime bool, threads map[busiest.Key]struct{}) (*facts, error) {
 	f, err := reader.Open(path)
 	if err != nil {
 		return nil, err
@@ -79,6 +86,9 @@ func readFacts(path, name string, runtime bool) (*facts, error) {
 	for it.NextRun() {
 		s, r := it.Sample(), it.Run()
 		x.tl.add(s, r.Count)
+		if threads != nil {
+			threads[busiest.Key{ID: s.ThreadID, Interp: s.InterpreterID}] = struct{}{}
+		}
 		if ts := s.Timestamp; x.first == 0 || ts < x.first {
 			x.first = ts
 		}
