@@ -13,6 +13,7 @@ import (
 // that together hold more samples than one merge can: threads and frames
 // count once however many files they appear in, as in a merge.
 type runTotals struct {
+	files                    int // added so far
 	start, interval, samples uint64
 	first, last              uint64 // the earliest and the latest sample
 	threads                  map[busiest.Key]struct{}
@@ -28,9 +29,10 @@ func newRunTotals() *runTotals {
 // (readFactsThreads).
 func (r *runTotals) add(x *facts) {
 	h := x.f.Header
-	if r.interval == 0 || h.StartTime < r.start {
+	if r.files == 0 || h.StartTime < r.start {
 		r.start = h.StartTime
 	}
+	r.files++
 	r.interval = h.Interval
 	r.samples += uint64(h.SampleCount)
 	if h.SampleCount > 0 {
