@@ -33,8 +33,8 @@ func (w *Writer) Checkpoint(buf []byte) (Checkpoint, error) {
 	if w.closed {
 		return Checkpoint{}, ErrClosed
 	}
-	for _, t := range w.order {
-		w.flushRun(t)
+	for i := range w.order.Len() {
+		w.flushRun(*w.order.At(i))
 	}
 	w.flushBuf()
 	if w.par != nil {

@@ -31,11 +31,12 @@ func (w *Writer) finish() error {
 	// Each thread's last run, and its stack buffer back: a closed Writer
 	// kept to be Reset for another file (a segment's) would hold a
 	// buffer for every thread whose last sample changed its stack.
-	for _, t := range w.order {
+	for i := range w.order.Len() {
+		t := *w.order.At(i)
 		w.flushRun(t)
-		if t.owned {
+		if t.owned() {
 			w.freeStack(t.stack)
-			t.stack, t.owned = nil, false
+			t.stack = nil
 		}
 	}
 	w.flushBuf()

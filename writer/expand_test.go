@@ -13,7 +13,7 @@ func TestExpandStopsAtError(t *testing.T) {
 	const chunk = 64
 	m := marked{
 		buf:   bytes.Repeat([]byte{'a'}, 2*chunk),
-		marks: []mark{{pos: chunk + chunk/2, n: chunk, pair: [tailPairBytes]byte{1, 2}, len: 2}},
+		marks: []mark{{pos: chunk + chunk/2, t: tail{pair: [tailPairBytes]byte{1, 2}, len: 2, n: chunk}}},
 	}
 	failed := errors.New("disk full")
 	calls := 0

@@ -8,13 +8,13 @@ var ZstdOptionsAt = zstdOptionsAt
 // buffer of their own.
 func OwnedStacks(w *Writer) int {
 	n := 0
-	for _, t := range w.order {
-		if t != nil && t.owned {
+	for i := range w.order.Len() {
+		if t := *w.order.At(i); t != nil && t.owned() {
 			n++
 		}
 	}
 	for _, t := range w.spare {
-		if t.owned {
+		if t.owned() {
 			n++
 		}
 	}

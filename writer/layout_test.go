@@ -5,10 +5,10 @@ import (
 	"unsafe"
 )
 
-// TestThreadSize: a thread's record fits the allocator's 64-byte class, so
-// that a million parked goroutines' threads cost 64 MB, not 96.
+// TestThreadSize: a thread's record fits the allocator's 48-byte class, so
+// that a million parked goroutines' threads cost 48 MB, not 64.
 func TestThreadSize(t *testing.T) {
-	if n := unsafe.Sizeof(Thread{}); n > 64 {
-		t.Fatalf("Thread is %d bytes, want at most 64", n)
+	if n := unsafe.Sizeof(Thread{}); n > 48 {
+		t.Fatalf("Thread is %d bytes, want at most 48", n)
 	}
 }

@@ -41,7 +41,7 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 	*w = Writer{
 		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
 		buf: w.buf[:0], tails: w.tails[:0], exp: w.exp[:0], runs: w.runs, strings: w.strings, strTab: w.strTab[:0],
-		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, others: w.others, order: w.order[:0],
+		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, others: w.others, order: w.order,
 		strOut: w.strOut[:0], frmOut: w.frmOut[:0], strUsed: w.strUsed[:0], frmUsed: w.frmUsed[:0],
 		freeBufs: w.freeBufs, freeBytes: w.freeBytes, stacks: w.stacks, freeStacks: w.freeStacks,
 		spare: w.spare, scratch: w.scratch[:0],
@@ -90,7 +90,7 @@ func (w *Writer) Recycle() {
 	w.stacks.recycle(w.freeStack)
 	clear(w.threads)
 	clear(w.others)
-	clear(w.order)
+	w.order.Truncate(0)
 }
 
 // zstdOptions are the compressor's options, the stream's and the
@@ -111,17 +111,24 @@ func zstdOptionsAt(level int) []zstd.EOption {
 // newThread returns a fresh thread record, a spare one kept by Reset if
 // there is one.
 func (w *Writer) newThread(id uint64, interp uint32) *Thread {
-	n := len(w.spare)
-	if n == 0 {
-		return &Thread{id: id, interp: interp, lastTS: w.opts.StartTime}
+	var t *Thread
+	if n := len(w.spare); n == 0 {
+		t = new(Thread)
+	} else {
+		t = w.spare[n-1]
+		w.spare[n-1] = nil
+		w.spare = w.spare[:n-1]
+		if t.owned() {
+			w.freeStack(t.stack)
+		}
 	}
-	t := w.spare[n-1]
-	w.spare[n-1] = nil
-	w.spare = w.spare[:n-1]
-	if t.owned {
-		w.freeStack(t.stack)
+	*t = Thread{id: id, lastTS: w.opts.StartTime}
+	if interp != 0 {
+		if w.interps == nil {
+			w.interps = make(map[*Thread]uint32)
+		}
+		w.interps[t] = interp
 	}
-	*t = Thread{id: id, interp: interp, lastTS: w.opts.StartTime}
 	return t
 }
 

@@ -18,13 +18,11 @@ import (
 // whose encoder finds the matches in records of other kinds. The file is
 // the same bytes either way once decompressed.
 
-// A mark stands for a tail in the record buffer: n copies of pair
-// belong at pos.
+// A mark stands for a tail in the record buffer: the tail's expansion
+// belongs at pos.
 type mark struct {
-	pos  int32
-	n    uint32
-	pair [tailPairBytes]byte
-	len  uint8
+	pos int32
+	t   tail
 }
 
 const (
@@ -32,7 +30,7 @@ const (
 	// shorter one is expanded, as every tail is without compression.
 	// Stop's last runs are short (a few ticks since the early settle).
 	minMarkBytes = 16
-	// maxMarks bounds one record buffer's marks (16 bytes each).
+	// maxMarks bounds one record buffer's marks (12 bytes each).
 	maxMarks = 8192
 	// runLit is the most bytes a marked record may have before its tail,
 	// with what precedes it since the last mark, to count as a run's: a
@@ -53,7 +51,7 @@ func (w *Writer) markable(t *Thread) bool { return w.zw != nil && t.tail.size() 
 // markTail returns the record buffer b, which ends where t's tail
 // belongs, and marks the tail there.
 func (w *Writer) markTail(b []byte, t *Thread) []byte {
-	w.tails = append(w.tails, mark{pos: int32(len(b)), n: t.tail.n, pair: t.tail.pair, len: t.tail.len})
+	w.tails = append(w.tails, mark{pos: int32(len(b)), t: t.tail})
 	return b
 }
 
@@ -123,7 +121,7 @@ func (m marked) encodeRuns(e *zstdrun.Encoder, dst io.Writer, lo, hi, end int) e
 	e.Reset(dst)
 	for i := lo; i < hi; i++ {
 		k := &m.marks[i]
-		e.Add(m.buf[m.start(i):k.pos], k.pair[:k.len], int(k.n))
+		e.Add(m.buf[m.start(i):k.pos], k.t.bytes(), int(k.t.n))
 	}
 	e.Add(m.buf[m.start(hi):end], nil, 0)
 	return e.Close()
@@ -161,8 +159,7 @@ func (m marked) expand(lo, hi, end, chunk int, scratch []byte, emit func([]byte)
 	for i := lo; i < hi && err == nil; i++ {
 		k := &m.marks[i]
 		put(m.buf[m.start(i):k.pos])
-		t := tail{pair: k.pair, len: k.len, n: k.n}
-		out = t.appendTo(out)
+		out = k.t.appendTo(out)
 		if err == nil && len(out) >= chunk {
 			err = emit(out)
 			out = out[:0]

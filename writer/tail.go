@@ -1,22 +1,29 @@
 package writer
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // A tail is the end of a pending REPEAT run that repeats one (delta,
 // status) pair: what a parked goroutine writes tick after tick. It is kept
 // as the pair and a count, so that such a run costs a few bytes however
 // long it grows, and it is expanded only where it is written. A pair longer
-// than tailPairBytes (a delta of 2^42 microseconds or more: 51 days) goes to
-// the pairs buffer instead.
+// than tailPairBytes (a delta of 2^28 microseconds or more: 4.5 minutes,
+// where a sampler's ticks are milliseconds apart) goes to the pairs buffer
+// instead.
 type tail struct {
 	pair [tailPairBytes]byte
 	len  uint8
-	n    uint32 // a run is written at MaxRunBytes, 2 bytes a pair at least
+	n    uint16 // a run is written at MaxRunBytes, 2 bytes a pair at least
 }
 
 // tailPairBytes is the longest pair a tail holds: with the tail's other
-// fields, a Thread fits 64 bytes.
-const tailPairBytes = 7
+// fields, a Thread fits 48 bytes.
+const tailPairBytes = 5
+
+// A tail's count holds every pair of a run.
+const _ = uint(math.MaxUint16 - (MaxRunBytes/2 + 1))
 
 // bytes returns the repeated pair.
 func (r *tail) bytes() []byte { return r.pair[:r.len] }

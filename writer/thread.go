@@ -27,7 +27,6 @@ func (w *Writer) Thread(id uint64, interp uint32) *Thread {
 	t := w.lookup(id, interp)
 	if t == nil {
 		t = w.NewThread(id, interp)
-		t.indexed = true
 		if w.threads[id] == nil {
 			w.threads[id] = t
 		} else {
@@ -66,7 +65,7 @@ func (t *Thread) Repeat(ts uint64, status tachyon.Status) error {
 	if err := w.check(t); err != nil {
 		return err
 	}
-	if !t.started {
+	if !t.started() {
 		return ErrNoStack
 	}
 	w.stats.Samples++
@@ -89,7 +88,7 @@ func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) erro
 	if err := w.check(t); err != nil {
 		return err
 	}
-	if !t.started {
+	if !t.started() {
 		return ErrNoStack
 	}
 	var full error
@@ -124,7 +123,7 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status)
 // with the threads that have the same, and holds no buffer of its own.
 func (t *Thread) Flush() {
 	w := t.w
-	if w.closed || t.forgotten {
+	if w.closed || t.forgotten() {
 		return
 	}
 	w.flushRun(t)
@@ -139,36 +138,31 @@ func (t *Thread) Flush() {
 // goroutine that exits.
 func (t *Thread) Forget() {
 	w := t.w
-	if w.closed || t.forgotten {
+	if w.closed || t.forgotten() {
 		return
 	}
 	w.flushRun(t)
 	w.dropPairs(t)
-	t.forgotten = true
-	switch {
-	case !t.indexed:
-	case w.threads[t.id] == t:
-		delete(w.threads, t.id)
-	default:
-		delete(w.others, threadKey{t.id, t.interp})
-	}
-	if t.owned {
+	w.unindex(t)
+	started := t.started()
+	if t.owned() {
 		w.freeStack(t.stack)
 	}
-	t.stack, t.owned = nil, false
-	if !t.started {
+	t.stack = forgottenStack
+	if !started {
 		return
 	}
 	// Drop forgotten threads from order once they are half of it.
-	if w.forgotten++; w.forgotten > len(w.order)/2 {
-		live := w.order[:0]
-		for _, o := range w.order {
-			if !o.forgotten {
-				live = append(live, o)
+	if w.forgotten++; w.forgotten > int(w.order.Len())/2 {
+		live := uint32(0)
+		for i := range w.order.Len() {
+			if o := *w.order.At(i); !o.forgotten() {
+				*w.order.At(live) = o
+				live++
 			}
 		}
-		clear(w.order[len(live):])
-		w.order, w.forgotten = live, 0
+		w.order.Truncate(live)
+		w.forgotten = 0
 	}
 }
 
@@ -179,7 +173,7 @@ func (w *Writer) check(t *Thread) error {
 		return ErrClosed
 	case w.err != nil:
 		return w.err
-	case t.forgotten:
+	case t.forgotten():
 		return ErrForgotten
 	case w.stats.Samples >= math.MaxUint32:
 		return ErrTooManySamples
@@ -187,9 +181,31 @@ func (w *Writer) check(t *Thread) error {
 	return nil
 }
 
-// start records t's first sample.
+// start records t's first sample, which sets its stack.
 func (w *Writer) start(t *Thread) {
-	t.started = true
 	w.nthreads++
-	w.order = append(w.order, t)
+	*w.order.At(w.order.Grow()) = t
+}
+
+// interp returns t's interpreter id.
+func (w *Writer) interp(t *Thread) uint32 {
+	if len(w.interps) == 0 {
+		return 0
+	}
+	return w.interps[t]
+}
+
+// unindex drops t from the Writer's maps: by id, if Thread made it, and
+// of interpreter ids.
+func (w *Writer) unindex(t *Thread) {
+	if w.threads[t.id] == t {
+		delete(w.threads, t.id)
+	} else if len(w.others) > 0 {
+		if k := (threadKey{t.id, w.interp(t)}); w.others[k] == t {
+			delete(w.others, k)
+		}
+	}
+	if len(w.interps) > 0 {
+		delete(w.interps, t)
+	}
 }

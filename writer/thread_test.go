@@ -303,9 +303,10 @@ func TestSameIDForget(t *testing.T) {
 	}
 }
 
-// TestLongDeltas: pairs too long for a run's tail (deltas of 2^42
+// TestLongDeltas: pairs too long for a run's tail (deltas of 2^28
 // microseconds and more) are written as they came, alone and among short
-// ones, through Repeat and RepeatEvery, the same as through WriteStack.
+// ones, through Repeat and RepeatEvery, the same as through WriteStack; a
+// delta of 2^28-1 is the longest a tail takes.
 func TestLongDeltas(t *testing.T) {
 	var viaHandle, viaStack seekbuf.Buffer
 	wh, _ := writer.New(&viaHandle, writer.Options{})
@@ -325,6 +326,10 @@ func TestLongDeltas(t *testing.T) {
 	}
 	write(1)
 	write(2)
+	write(1 + 1<<28)
+	write(1 + 2<<28)
+	write(1 + 3<<28)
+	write(1 + 3<<28 + 10)
 	write(1 << 43)
 	write(1<<43 + 10)
 	write(1<<43 + 20)
@@ -336,6 +341,14 @@ func TestLongDeltas(t *testing.T) {
 	ts = append(ts, 1<<62, 1<<62+1<<50, 1<<62+2<<50)
 	h.Flush()
 	write(1<<62 + 3<<50)
+	if err := h.RepeatEvery(1<<62+4<<50, 1<<28-1, 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	ts = append(ts, 1<<62+4<<50, 1<<62+4<<50+1<<28-1, 1<<62+4<<50+2<<28-2)
+	if err := h.RepeatEvery(1<<62+5<<50, 1<<28, 3, 0); err != nil {
+		t.Fatal(err)
+	}
+	ts = append(ts, 1<<62+5<<50, 1<<62+5<<50+1<<28, 1<<62+5<<50+2<<28)
 	for _, at := range ts {
 		ws.WriteStack(1, 0, at, 0, stack)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gotachyon/profiler/internal/chunked"
 	"github.com/gotachyon/profiler/internal/zstdrun"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -89,28 +90,57 @@ type frameKey struct {
 // flushed since its stack last changed, holds its id, clock, run and a
 // reference to its previous stack only, shared with every such thread that
 // has the same (see stackTab): the record of a parked goroutine's thread
-// fits the allocator's 64-byte class (TestThreadSize).
+// fits the allocator's 48-byte class (TestThreadSize). What few threads
+// need lives beside the record: an interpreter id other than 0 in
+// Writer.interps, whether the Writer keeps the thread by id in its maps.
 type Thread struct {
 	w      *Writer // the Writer whose Thread made it
 	id     uint64
 	lastTS uint64
-	stack  *stackBuf // previous stack, nil before the first sample
+	// stack is the previous stack: nil before the first sample (so that a
+	// thread has started once it is set), noStack after a sample of no
+	// frames, forgottenStack after Forget.
+	stack *stackBuf
 	// the pending REPEAT run: pairs, if the run has other pairs before its
-	// tail, then the tail; pending counts its samples
-	pairs     *pairsState
-	tail      tail
-	pending   uint32
-	interp    uint32
-	started   bool // has written a sample
-	forgotten bool
-	owned     bool // stack is the thread's own buffer, not the shared copy
-	indexed   bool // made by Thread: kept by id in Writer.threads or others
+	// tail, then the tail (Thread.pending counts its samples)
+	pairs *pairsState
+	tail  tail
 }
 
 // stackBuf holds a thread's previous stack, innermost first: a thread's own
-// buffer while its stack changes, the copy it shares with the threads
+// buffer while its stack changes (own), the copy it shares with the threads
 // that have the same once it has been flushed (stackTab).
-type stackBuf struct{ s []uint32 }
+type stackBuf struct {
+	s   []uint32
+	own bool
+}
+
+// The stacks of threads in two states: they have no buffer, and are
+// never written to, interned or freed.
+var (
+	// noStack is the shared stack of no frames.
+	noStack = &stackBuf{}
+	// forgottenStack is the stack of a forgotten thread.
+	forgottenStack = &stackBuf{}
+)
+
+// started reports whether t has written a sample.
+func (t *Thread) started() bool { return t.stack != nil }
+
+// forgotten reports whether t was passed to Forget.
+func (t *Thread) forgotten() bool { return t.stack == forgottenStack }
+
+// owned reports whether t's stack is its own buffer, not a shared copy.
+func (t *Thread) owned() bool { return t.stack != nil && t.stack.own }
+
+// pending counts the samples of t's pending run.
+func (t *Thread) pending() int {
+	n := int(t.tail.n)
+	if t.pairs != nil {
+		n += int(t.pairs.n)
+	}
+	return n
+}
 
 // prev returns t's previous stack.
 func (t *Thread) prev() []uint32 {
@@ -132,6 +162,7 @@ type threadKey struct {
 // and given back when the run is written.
 type pairsState struct {
 	buf []byte // (delta varint, status) pairs
+	n   uint32 // the pairs in buf
 	// queue of threads holding pairs, oldest run first
 	prev, next *Thread
 }
@@ -167,9 +198,10 @@ type Writer struct {
 	strUsed, frmUsed []uint32
 	frames           map[frameKey]uint32
 	frmTab           []frameKey
-	threads          map[uint64]*Thread    // by thread id; see lookup
-	others           map[threadKey]*Thread // threads whose id another interpreter's has in threads
-	order            []*Thread             // started threads in order of first sample
+	threads          map[uint64]*Thread     // by thread id; see lookup
+	others           map[threadKey]*Thread  // threads whose id another interpreter's has in threads
+	interps          map[*Thread]uint32     // interpreter ids other than 0, by thread
+	order            chunked.Array[*Thread] // started threads in order of first sample
 	nthreads         int
 	forgotten        int // forgotten threads still in order
 
@@ -349,7 +381,7 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 		}
 	}
 	w.stats.Samples++
-	if !t.started {
+	if !t.started() {
 		w.start(t)
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
 		return w.err
@@ -378,7 +410,7 @@ func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
 // which hashes much faster than a struct key; the rare threads that share an
 // id with another interpreter's are in a map of their own.
 func (w *Writer) lookup(id uint64, interp uint32) *Thread {
-	if t := w.threads[id]; t != nil && t.interp == interp {
+	if t := w.threads[id]; t != nil && w.interp(t) == interp {
 		return t
 	}
 	if len(w.others) == 0 {
@@ -427,8 +459,8 @@ func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status 
 	}
 	w.buf = b
 	w.stats.Records[enc]++
-	if !t.owned {
-		t.stack, t.owned = w.newStack(), true
+	if !t.owned() {
+		t.stack = w.newStack()
 	}
 	t.stack.s = append(t.stack.s[:0], stack...)
 }
@@ -438,13 +470,13 @@ func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status 
 // batch of samples has been written keeps no buffer of its own until its
 // stack changes again.
 func (w *Writer) share(t *Thread) {
-	if !t.owned {
+	if !t.owned() {
 		return
 	}
 	own := t.stack
-	t.owned = false
+	own.own = false
 	if len(own.s) == 0 {
-		t.stack = nil
+		t.stack = noStack
 		w.freeStack(own)
 		return
 	}
@@ -465,9 +497,10 @@ func (w *Writer) newStack() *stackBuf {
 		s := w.freeStacks[n-1]
 		w.freeStacks[n-1] = nil
 		w.freeStacks = w.freeStacks[:n-1]
+		s.own = true
 		return s
 	}
-	return &stackBuf{s: make([]uint32, 0, 32)}
+	return &stackBuf{s: make([]uint32, 0, 32), own: true}
 }
 
 // freeStack keeps a thread's stack buffer for newStack, unless the list is
@@ -488,7 +521,7 @@ func (w *Writer) freeStack(s *stackBuf) {
 
 func (w *Writer) recordHeader(t *Thread, enc tachyon.Encoding) []byte {
 	b := binary.LittleEndian.AppendUint64(w.buf, t.id)
-	b = binary.LittleEndian.AppendUint32(b, t.interp)
+	b = binary.LittleEndian.AppendUint32(b, w.interp(t))
 	return append(b, byte(enc))
 }
 
@@ -521,8 +554,7 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 		if t.tail.n == 0 {
 			t.tail.len = uint8(copy(t.tail.pair[:], pair))
 		}
-		t.tail.n += uint32(k)
-		t.pending += uint32(k)
+		t.tail.n += uint16(k)
 		n -= k
 		if t.runBytes() >= MaxRunBytes {
 			w.flushRun(t)
@@ -538,7 +570,7 @@ func (w *Writer) appendLong(t *Thread, pair []byte, k int) {
 	for range k {
 		t.pairs.buf = append(t.pairs.buf, pair...)
 	}
-	t.pending += uint32(k)
+	t.pairs.n += uint32(k)
 	if t.runBytes() >= MaxRunBytes {
 		w.flushRun(t)
 	}
@@ -549,6 +581,7 @@ func (w *Writer) appendLong(t *Thread, pair []byte, k int) {
 func (w *Writer) expandTail(t *Thread) {
 	w.roomForPairs(t, t.tail.size())
 	t.pairs.buf = t.tail.appendTo(t.pairs.buf)
+	t.pairs.n += uint32(t.tail.n)
 	t.tail.n = 0
 }
 
@@ -618,7 +651,7 @@ func (w *Writer) release(p *pairsState) {
 	if len(w.freeBufs) >= maxFreeBufs || w.freeBytes+cap(p.buf) > maxFreeBytes {
 		return
 	}
-	p.buf = p.buf[:0]
+	p.buf, p.n = p.buf[:0], 0
 	w.freeBufs = append(w.freeBufs, p)
 	w.freeBytes += cap(p.buf)
 }
@@ -629,7 +662,8 @@ func (w *Writer) release(p *pairsState) {
 // share a few buffers. The tail is expanded straight into the record
 // buffer, or with compression marked there (runs.go).
 func (w *Writer) flushRun(t *Thread) {
-	if t.pending == 0 {
+	pending := t.pending()
+	if pending == 0 {
 		return
 	}
 	n, mark := t.runBytes(), w.markable(t)
@@ -638,7 +672,7 @@ func (w *Writer) flushRun(t *Thread) {
 	}
 	w.reserve(tachyon.RecordHeaderSize + binary.MaxVarintLen64 + n)
 	b := w.recordHeader(t, tachyon.Repeat)
-	b = binary.AppendUvarint(b, uint64(t.pending))
+	b = binary.AppendUvarint(b, uint64(pending))
 	if t.pairs != nil {
 		b = append(b, t.pairs.buf...)
 	}
@@ -648,7 +682,7 @@ func (w *Writer) flushRun(t *Thread) {
 		w.buf = t.tail.appendTo(b)
 	}
 	w.stats.Records[tachyon.Repeat]++
-	t.pending, t.tail.n = 0, 0
+	t.tail.n = 0
 	w.dropPairs(t)
 }
 

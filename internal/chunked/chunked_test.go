@@ -32,6 +32,44 @@ func TestArray(t *testing.T) {
 }
 
 // Example: records numbered from 0, found by number.
+// TestTruncate: Truncate zeroes what it cuts off, across chunks, and Grow
+// takes the kept chunks again instead of new ones.
+func TestTruncate(t *testing.T) {
+	var a Array[uint64]
+	for range 3*Chunk + 5 {
+		*a.At(a.Grow()) = 7
+	}
+	chunks := append([]*[Chunk]uint64(nil), a.chunks...)
+	for _, n := range []uint32{2*Chunk + 9, Chunk, Chunk - 3, 0} {
+		a.Truncate(n)
+		if a.Len() != n {
+			t.Fatalf("Len %d after Truncate(%d)", a.Len(), n)
+		}
+		for i := range uint32(3*Chunk + 5) {
+			want := uint64(7)
+			if i >= n {
+				want = 0
+			}
+			if got := a.chunks[i/Chunk][i%Chunk]; got != want {
+				t.Fatalf("after Truncate(%d): element %d is %d, want %d", n, i, got, want)
+			}
+		}
+	}
+	for range 3*Chunk + 5 {
+		if p := a.At(a.Grow()); *p != 0 {
+			t.Fatalf("Grow gave %d, want 0", *p)
+		}
+	}
+	if len(a.chunks) != len(chunks) {
+		t.Fatalf("%d chunks after growing again, want %d", len(a.chunks), len(chunks))
+	}
+	for i, c := range chunks {
+		if a.chunks[i] != c {
+			t.Fatalf("chunk %d is new", i)
+		}
+	}
+}
+
 func Example() {
 	type record struct{ id uint64 }
 	var recs Array[record]
