@@ -34,12 +34,12 @@ const noSite = ^uint32(0)
 // born sets up the labels of g, created by ev: its creation site and the
 // pprof labels it inherits.
 func (tb *traceBackend) born(g *tgor, ev *gotrace.Event) {
-	b := g.base()
+	b := tb.base(g)
 	b.p = tb.inherited(g, ev.Creator)
 	if !tb.em.cfg.NoCreationLabels {
 		b.created = tb.site(ev.CreatorStack)
 	}
-	if b != g.base() {
+	if b != tb.base(g) {
 		tb.relabelTo(g, nil, b)
 	}
 }

@@ -200,7 +200,7 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		if g == nil {
 			return
 		}
-		b := g.base()
+		b := tb.base(g)
 		b.p = lb.pset(tb.rd.String(ev.Name))
 		tb.relabelTo(g, seen(g), b)
 	}
@@ -237,18 +237,19 @@ func (tb *traceBackend) inherited(g *tgor, creator uint64) *pset {
 		return nil // no label event met yet: nothing to inherit
 	}
 	if c := tb.find(creator); c != nil {
-		return c.base().p
+		return tb.base(c).p
 	}
 	return nil
 }
 
 // base returns what g's labels are made of beside its regions and tasks:
 // its pprof set, creation site and leak mark.
-func (g *tgor) base() setKey {
-	if g.labels == nil {
+func (tb *traceBackend) base(g *tgor) setKey {
+	ls := tb.recs.labelsOf(g)
+	if ls == nil {
 		return setKey{}
 	}
-	k := g.labels.key
+	k := ls.key
 	k.task, k.region = "", ""
 	return k
 }
@@ -259,7 +260,7 @@ func (g *tgor) base() setKey {
 // if s shows nothing, where the scheduler last saw it), should no CPU
 // sample under their labels tell where: not where the scheduler sees it
 // later, under other labels.
-func (tb *traceBackend) relabel(g *tgor, s *stack) { tb.relabelTo(g, s, g.base()) }
+func (tb *traceBackend) relabel(g *tgor, s *stack) { tb.relabelTo(g, s, tb.base(g)) }
 
 // relabelTo is relabel with b, what the labels are made of beside the
 // regions and tasks (see base), replacing g's.
@@ -276,14 +277,14 @@ func (tb *traceBackend) relabelTo(g *tgor, s *stack, b setKey) {
 		}
 	}
 	ls := tb.labelSet(k)
-	if ls == g.labels {
+	if ls == tb.recs.labelsOf(g) {
 		return
 	}
 	tb.cut(g)
 	if g.state == gRunning {
 		tb.sighted(g, s)
 	}
-	g.labels = ls
+	tb.recs.setLabels(g, ls)
 }
 
 // labelSet returns the interned set of k, nil if it holds no label.

@@ -311,7 +311,7 @@ func BenchmarkTraceTickLabelled(b *testing.B) {
 	}
 	labelled := 0
 	for g := range tb.lives {
-		if g.labels != nil {
+		if tb.recs.labelsOf(g) != nil {
 			labelled++
 		}
 	}

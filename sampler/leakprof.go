@@ -240,10 +240,10 @@ func (tb *traceBackend) applyLeaks(t gotrace.Time) {
 	for _, m := range due {
 		for _, lg := range m.gs {
 			g := tb.find(lg.id)
-			if g == nil || g.base().leaked || g.role == roleHidden || g.role == roleRuntime {
+			if g == nil || tb.base(g).leaked || g.role == roleHidden || g.role == roleRuntime {
 				continue
 			}
-			b := g.base()
+			b := tb.base(g)
 			b.leaked = true
 			tb.em.leakMarked++
 			if b.created == "" && !tb.em.cfg.NoCreationLabels {

@@ -17,6 +17,32 @@ type records struct {
 	recs chunked.Array[tgor] // every record made: numbers given out, less one
 	free []uint32            // numbers of ended goroutines, for the next new ones
 	live int                 // live records
+	// labels holds the label sets of the records that have one
+	// (fLabeled), by number.
+	labels map[uint32]*labelSet
+}
+
+// labelsOf returns g's label set, nil if none.
+func (r *records) labelsOf(g *tgor) *labelSet {
+	if !g.has(fLabeled) {
+		return nil
+	}
+	return r.labels[g.slot]
+}
+
+// setLabels makes ls, nil for none, g's label set.
+func (r *records) setLabels(g *tgor, ls *labelSet) {
+	switch {
+	case ls != nil:
+		if r.labels == nil {
+			r.labels = make(map[uint32]*labelSet)
+		}
+		r.labels[g.slot] = ls
+		g.set(fLabeled)
+	case g.has(fLabeled):
+		delete(r.labels, g.slot)
+		g.unset(fLabeled)
+	}
 }
 
 // at returns the live record numbered n, nil if none is.
@@ -53,6 +79,7 @@ func (r *records) add() *tgor {
 
 // remove gives g's record and number back: g is zero afterwards.
 func (r *records) remove(g *tgor) {
+	r.setLabels(g, nil)
 	r.free = append(r.free, g.slot)
 	*g = tgor{}
 	r.live--

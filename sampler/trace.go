@@ -591,7 +591,7 @@ func (tb *traceBackend) finish(next bool) {
 			if g.stack != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = g.stack
 			}
-			if c := g.base().created; c != "" && g.role != roleHidden {
+			if c := tb.base(g).created; c != "" && g.role != roleHidden {
 				tb.em.sites[g.id] = c
 			}
 		}

@@ -39,20 +39,20 @@ type tgor struct {
 	stack *stack // stack at the latest transition that had one; nil: none yet
 	due   uint64 // first tick not yet queued
 	x     *gbusy // nil: nothing queued, no CPU sample, region or task
-	// labels is its label set now (labels.go), nil if none: what it is
-	// made of is the goroutine's label state, beside its regions and
-	// tasks.
-	labels *labelSet
+	// Its label set now (labels.go), if it has one, is kept beside the
+	// record (records.labelsOf), as few goroutines have one.
 }
 
 // gbits holds a goroutine's wait reason in its low bits, and flags above
-// them: in one field, they leave a record at 72 bytes.
+// them: in one field, they leave a record at 64 bytes.
 type gbits uint16
 
 const (
 	// reasonBits holds the trace's wait reason while the goroutine waits
 	// (source.Reason), 0 none.
 	reasonBits gbits = 1<<10 - 1
+	// fLabeled says g has a label set, in records.labels.
+	fLabeled gbits = 1 << 12
 	// fGuessed says role is roleRuntime from a stack of runtime frames
 	// only, which a complete stack may correct (learnFromTransition).
 	fGuessed gbits = 1 << 13
@@ -246,7 +246,7 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 		// Created before this trace began, where the previous backend
 		// saw where.
 		delete(tb.em.sites, id)
-		b := g.base()
+		b := tb.base(g)
 		b.created = site
 		tb.relabelTo(g, nil, b)
 	}
@@ -390,7 +390,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 			x.cpu = slices.Grow(x.cpu, max(len(x.cpu), minGrow))
 			tb.grown++
 		}
-		x.cpu = append(x.cpu, cpuHit{at: t, s: s, ls: g.labels})
+		x.cpu = append(x.cpu, cpuHit{at: t, s: s, ls: tb.recs.labelsOf(g)})
 	} else {
 		tb.em.cpuUnplaced++
 	}
@@ -406,7 +406,7 @@ func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	if g.role == roleRuntime {
 		s = s.underRuntime(tb.em.runtimeFrame())
 	} else {
-		s = tb.withLabels(s, g.labels)
+		s = tb.withLabels(s, tb.recs.labelsOf(g))
 	}
 	// On a CPU, whatever the scheduler says: a CPU sample taken in a
 	// system call is CPU time spent in the kernel.
@@ -421,7 +421,7 @@ func (tb *traceBackend) cut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), labels: g.labels}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), labels: tb.recs.labelsOf(g)}
 	if g.state != gRunning {
 		r.stack = g.stack
 	}
@@ -455,7 +455,7 @@ func (tb *traceBackend) cutOut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), stack: g.stack, labels: g.labels}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), stack: g.stack, labels: tb.recs.labelsOf(g)}
 	tb.emit(g, &r)
 }
 

@@ -9,7 +9,7 @@ type Array[T any] struct {
 
 // Chunk is how many elements a chunk holds. A chunk of more than 32 KB is
 // a large object, which takes a whole number of the heap's pages of 8 KB:
-// elements of 8 bytes times a power of two, or of 72 bytes, fill them.
+// elements of 8 bytes times a power of two fill them.
 const Chunk = 1024
 
 // At returns element i, which must be below Len.
