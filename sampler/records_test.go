@@ -60,3 +60,30 @@ func TestRecords(t *testing.T) {
 		t.Fatalf("all yielded %d records, want %d", seen, len(want))
 	}
 }
+
+// TestRecordLabels: a record's label set, kept beside it, is found by
+// its record alone, changes and goes with setLabels, and goes with the
+// record: the next goroutine given its number has none, and the map
+// holds the sets of live records only.
+func TestRecordLabels(t *testing.T) {
+	var r records
+	a, b := &labelSet{}, &labelSet{}
+	g, h := r.add(), r.add()
+	r.setLabels(g, a)
+	r.setLabels(h, b)
+	if r.labelsOf(g) != a || r.labelsOf(h) != b {
+		t.Fatal("a record's label set was not its own")
+	}
+	r.setLabels(h, nil)
+	if r.labelsOf(h) != nil || h.has(fLabeled) || len(r.labels) != 1 {
+		t.Fatalf("after setLabels(nil): %v, flag %v, %d sets kept", r.labelsOf(h), h.has(fLabeled), len(r.labels))
+	}
+	n := g.slot
+	r.remove(g)
+	if len(r.labels) != 0 {
+		t.Fatalf("%d label sets kept after the record's removal", len(r.labels))
+	}
+	if g2 := r.add(); g2.slot != n || r.labelsOf(g2) != nil {
+		t.Fatalf("the next record (number %d, was %d) has labels %v", g2.slot, n, r.labelsOf(g2))
+	}
+}
