@@ -56,8 +56,9 @@
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most: the
 // 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
-// thread its Thread record (64 bytes) with its map entry (none for
-// NewThread's), and its previous stack: from a change of its stack to its
+// thread its Thread record (48 bytes) with its map entry (none for
+// NewThread's; an interpreter id other than 0 has one of its own) and its
+// place in the list of threads (8 bytes), and its previous stack: from a change of its stack to its
 // next Flush in a buffer of its own (4 bytes a frame, in a buffer of at
 // least 32 frames, up to 1 KiB), otherwise one copy shared by the threads
 // that have the same stack (a table of at most 65,536 stacks); the string
@@ -69,7 +70,7 @@
 // # Runs in frames of their own
 //
 // With zstd, a run's tail of 16 bytes or more is not expanded into the
-// record buffer either: a mark (16 bytes, at most 8,192 a buffer) says
+// record buffer either: a mark (12 bytes, at most 8,192 a buffer) says
 // where it belongs. When the buffer is compressed, a stretch of 256 or more
 // such records with at most 24 other bytes before each (parked
 // goroutines' records, one after another) goes into a zstd frame of its
