@@ -104,11 +104,17 @@ func readFactsThreads(path, name string, runtime bool, threads map[busiest.Key]s
 
 // duration is the time from the start time to the last sample.
 func (x *facts) duration() time.Duration {
-	var dur uint64
-	if h := x.f.Header; h.SampleCount > 0 {
-		dur = x.last - min(x.first, h.StartTime)
+	h := x.f.Header
+	return sinceStart(h.StartTime, x.first, x.last, uint64(h.SampleCount))
+}
+
+// sinceStart is the time from start, or the first sample if earlier, to
+// the last sample, all in microseconds; 0 if there are no samples.
+func sinceStart(start, first, last, samples uint64) time.Duration {
+	if samples == 0 {
+		return 0
 	}
-	return time.Duration(dur) * time.Microsecond
+	return time.Duration(last-min(first, start)) * time.Microsecond
 }
 
 // print writes the format facts of the file, called name.

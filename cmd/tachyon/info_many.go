@@ -47,7 +47,7 @@ func infoMany(args []string, runs string, runtime bool, stdout, stderr io.Writer
 	in, release, err := resolveInputRuns(args, runs, stderr)
 	if err != nil {
 		if tot != nil && errors.Is(err, merge.ErrTooManySamples) {
-			tot.totals(len(paths), size).print(stdout, inputName(args))
+			tot.totals().print(stdout, inputName(args))
 			return fail(stderr, fmt.Errorf("no states, goroutine groups or top functions over all the files: %w", err))
 		}
 		return fail(stderr, err)

@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"strings"
-	"time"
 
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/tachyon"
@@ -14,6 +13,7 @@ import (
 // count once however many files they appear in, as in a merge.
 type runTotals struct {
 	files                    int // added so far
+	size                     int64
 	start, interval, samples uint64
 	first, last              uint64 // the earliest and the latest sample
 	threads                  map[busiest.Key]struct{}
@@ -33,6 +33,7 @@ func (r *runTotals) add(x *facts) {
 		r.start = h.StartTime
 	}
 	r.files++
+	r.size += x.f.Size
 	r.interval = h.Interval
 	r.samples += uint64(h.SampleCount)
 	if h.SampleCount > 0 {
@@ -48,14 +49,10 @@ func (r *runTotals) add(x *facts) {
 	}
 }
 
-// totals returns the totals of the files added, n files of size bytes.
-func (r *runTotals) totals(n int, size int64) totals {
-	var dur time.Duration
-	if r.samples > 0 {
-		dur = time.Duration(r.last-min(r.first, r.start)) * time.Microsecond
-	}
-	return totals{files: n, size: size, start: r.start, interval: r.interval, samples: r.samples,
-		threads: len(r.threads), frames: len(r.frames), dur: dur}
+// totals returns the totals of the files added.
+func (r *runTotals) totals() totals {
+	return totals{files: r.files, size: r.size, start: r.start, interval: r.interval, samples: r.samples,
+		threads: len(r.threads), frames: len(r.frames), dur: sinceStart(r.start, r.first, r.last, r.samples)}
 }
 
 // headerSamples adds up the sample counts the headers of the files at
