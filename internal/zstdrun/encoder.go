@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 
 	"github.com/klauspost/compress/huff0"
 )
@@ -154,10 +155,7 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 	if r.used != 0 {
 		// A unit of this kind came before: the same repeats after the
 		// same last bytes of literals, which this one need not repeat.
-		s := 0
-		for s < len(lit) && s < len(r.lit) && lit[len(lit)-1-s] == r.lit[len(r.lit)-1-s] {
-			s++
-		}
+		s := commonSuffix(lit, r.lit)
 		if off := tailPos - r.tailPos; off <= maxOffset && s+reps >= MinMatch {
 			e.literals(lit[:len(lit)-s])
 			e.match(uint32(off), s+reps)
@@ -410,4 +408,22 @@ func (e *Encoder) extra(i int) {
 	b.add(uint64(s.ll-l.base), uint(l.bits))
 	b.add(uint64(s.ml-m.base), uint(m.bits))
 	b.add(uint64(s.off), uint(o))
+}
+
+// commonSuffix returns how many bytes a and b end alike, comparing eight
+// at a time: the bytes of a little-endian word nearest the end are its
+// most significant.
+func commonSuffix(a, b []byte) int {
+	s := 0
+	for len(a)-s >= 8 && len(b)-s >= 8 {
+		x := binary.LittleEndian.Uint64(a[len(a)-s-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-s-8:])
+		if x != 0 {
+			return s + bits.LeadingZeros64(x)/8
+		}
+		s += 8
+	}
+	for s < len(a) && s < len(b) && a[len(a)-1-s] == b[len(b)-1-s] {
+		s++
+	}
+	return s
 }

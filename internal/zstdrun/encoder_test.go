@@ -304,3 +304,31 @@ func TestModes(t *testing.T) {
 		t.Fatalf("zstd -d: %v, %d bytes, want %d", err, len(got), len(contents))
 	}
 }
+
+func TestCommonSuffix(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"a", "", 0},
+		{"abc", "xbc", 2},
+		{"abcdefghij", "abcdefghij", 10},
+		{"0123456789abcdefghij", "x123456789abcdefghij", 19},
+		{"0123456789abcdefghij", "9abcdefghij", 11},
+		{"0123456789abcdefghij", "0123456789abcdefghiX", 0},
+		{"0123456789abcdefghij", "0123456789abXdefghij", 7},
+		{"0123456789abcdefghij", "0123456789abcdefghij"[4:], 16},
+	} {
+		if got := commonSuffix([]byte(c.a), []byte(c.b)); got != c.want {
+			t.Errorf("commonSuffix(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		var slow int
+		for slow < len(c.a) && slow < len(c.b) && c.a[len(c.a)-1-slow] == c.b[len(c.b)-1-slow] {
+			slow++
+		}
+		if slow != c.want {
+			t.Errorf("case %q %q: the byte loop gives %d", c.a, c.b, slow)
+		}
+	}
+}
