@@ -111,6 +111,9 @@ func (p *pacer) batch() {
 	d := now.Sub(p.readLast)
 	p.readLast = now
 	if d <= 0 || d > paceReadWait {
+		// The reader waited for the runtime: the events' chunk counts
+		// its work from here, or rest would nap for the wait.
+		p.chunk = now
 		return
 	}
 	if p.readWork += d; p.readWork < paceReadChunk {
