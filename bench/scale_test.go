@@ -16,6 +16,7 @@ import (
 	rtrace "runtime/trace"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,6 +85,7 @@ type scaleResult struct {
 	Hz      float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
 	GCs     uint32  // collections that began in the window
 	GCCPU   float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
+	Switch  float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
 	Err     string
 }
 
@@ -120,6 +122,8 @@ func TestMain(m *testing.M) {
 //
 //	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
 //	<peer>-gc-ms/s      the collector's share of it (runtime/metrics)
+//	<peer>-switches/s   the process's context switches (rusage): how
+//	                    often its threads sleep and wake
 //	<t>-over-floor-%    a tachyon peer's CPU over the floor's in the same
 //	                    iteration, in percent of the floor's
 //	<t>-over-floor-mutator-%
@@ -178,8 +182,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB, stop %.1f ms, %.2f Hz\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB, stop %.1f ms, %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz, r.Switch)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -206,6 +210,7 @@ func benchScale(b *testing.B, n int) {
 	for _, pe := range peers {
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.CPU }), pe+"-cpu-ms/s")
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.GCCPU }), pe+"-gc-ms/s")
+		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.Switch }), pe+"-switches/s")
 	}
 	if len(res["floor"]) > 0 {
 		b.ReportMetric(med("floor", func(r scaleResult) float64 { return r.StopMS }), "floor-stop-ms")
@@ -299,7 +304,7 @@ func scaleChild(spec string) int {
 		// by more than the profiler costs.
 		runtime.GC()
 		gc0, n0 := gcCPU(), numGC()
-		c0, t0 := cpuTime(), time.Now()
+		c0, t0, sw0 := cpuTime(), time.Now(), contextSwitches()
 		meanRSS := watchRSS()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
@@ -313,6 +318,7 @@ func scaleChild(spec string) int {
 		}
 		secs := time.Since(t0).Seconds()
 		r.CPU = float64(cpuTime()-c0) / 1e6 / secs
+		r.Switch = float64(contextSwitches()-sw0) / secs
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = numGC() - n0
 		r.RSSMean = meanRSS()
@@ -331,6 +337,14 @@ func scaleChild(spec string) int {
 	line, _ := json.Marshal(r)
 	fmt.Printf("scale-result %s\n", line)
 	return 0
+}
+
+// contextSwitches returns the process's context switches so far, voluntary
+// and involuntary, all threads (rusage).
+func contextSwitches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
 }
 
 // startScalePeer starts a peer of BenchmarkScale and returns what stops it
