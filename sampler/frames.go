@@ -104,13 +104,29 @@ var reasonHints = map[string]string{
 // weakSemacquire is the hint used only when no more specific one is found.
 const weakSemacquire = "semacquire"
 
-// waitReason names a wait: by the hint of the goroutine's stack if it has
-// one, else by the reason the source gave (why).
-func waitReason(hint, why string) string {
-	if hint != "" {
-		return hint
+// waitStack returns s as the sample of a goroutine the source says waits
+// for reason why shows it (emitter.waitStack): under the frame of its
+// stack's hint if it has one, else of the reason the source gave. Each
+// frame is looked up once, not per sample: the hint's in s (one emitter
+// serves every backend of a sampler, and so numbers a reason once), the
+// source's reasons by number, which only grow.
+func (tb *traceBackend) waitStack(s *stack, why uint32) *stack {
+	if tb.em.cfg.NoWaitReasonFrames {
+		return s
 	}
-	return canonReason(why)
+	if s.hint != "" {
+		if s.hintFrame == 0 {
+			s.hintFrame = tb.em.reasonFrame(s.hint) + 1
+		}
+		return s.waiting(s.hintFrame - 1)
+	}
+	if int(why) >= len(tb.whyFrames) {
+		tb.whyFrames = append(tb.whyFrames, make([]uint32, int(why)+1-len(tb.whyFrames))...)
+	}
+	if tb.whyFrames[why] == 0 {
+		tb.whyFrames[why] = tb.em.reasonFrame(canonReason(tb.rd.Reason(why))) + 1
+	}
+	return s.waiting(tb.whyFrames[why] - 1)
 }
 
 // canonReason maps a wait reason, as printed by runtime.Stack or reported by

@@ -13,6 +13,7 @@ type stack struct {
 	frames    []uint32 // frame indices, innermost first, at most maxDepth
 	leafPC    uint64   // PC of the innermost kept frame (trace only)
 	hint      string   // wait reason inferred from the frames ("" none)
+	hintFrame uint32   // the index of hint's "[reason]" frame plus one, once looked up (traceBackend.waitStack)
 	panicking bool
 	// evidence says the stack shows where the goroutine is: it has at least
 	// one frame that normalisation keeps. A CPU sample cut short inside the

@@ -107,6 +107,10 @@ type traceBackend struct {
 	baseWall  int64 // ns since the epoch at baseTrace
 	startWall time.Time
 
+	// whyFrames holds, by the source's wait reason number, the index of
+	// its "[reason]" frame plus one, once looked up (waitStack).
+	whyFrames []uint32
+
 	labels labeler   // label state across goroutines (labels.go)
 	sites  siteCache // creation sites (creation.go)
 	leaks  *leakFeed // goroutine leak profiles, nil if not taken (leakprof.go)

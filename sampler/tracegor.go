@@ -538,7 +538,7 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 	s := r.stack
 	switch r.state {
 	case gWaiting:
-		s = tb.em.waitStack(s, waitReason(s.hint, tb.rd.Reason(r.why)))
+		s = tb.waitStack(s, r.why)
 	case gOffCPU:
 		s = s.waiting(tb.em.noCPUFrame())
 	}
