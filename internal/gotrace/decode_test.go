@@ -54,3 +54,12 @@ func TestDecodeVarints(t *testing.T) {
 		})
 	}
 }
+
+// decode holds an event's arguments in four slots (cursor.args).
+func TestNargsFit(t *testing.T) {
+	for typ, n := range nargs {
+		if int(n) > len(cursor{}.args) {
+			t.Errorf("event type %d has %d arguments, more than a cursor holds", typ, n)
+		}
+	}
+}

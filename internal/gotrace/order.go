@@ -32,10 +32,16 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 	}
 	// The time delta, then the arguments: uvarints of at most 64 bits, as
 	// encoding/binary reads them, decoded in one loop instead of a call
-	// each (the reader's innermost loop).
-	var dt uint64
+	// each (the reader's innermost loop); most are one byte.
 	j := c.off + 1
-	for k := -1; k < int(nargs[typ]); k++ {
+	var vals [5]uint64 // the delta, then up to four arguments
+	n := int(nargs[typ]) + 1
+	for k := 0; k < n; k++ {
+		if j < len(d) && d[j] < 0x80 {
+			vals[k] = uint64(d[j])
+			j++
+			continue
+		}
 		var v uint64
 		for s := uint(0); ; s += 7 {
 			if j >= len(d) || s == 63 && d[j] > 1 {
@@ -48,12 +54,10 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 				break
 			}
 		}
-		if k < 0 {
-			dt = v
-		} else {
-			c.args[k] = v
-		}
+		vals[k] = v
 	}
+	dt := vals[0]
+	c.args = [4]uint64(vals[1:])
 	c.typ, c.off = typ, j
 	c.time = r.gen.mul(dt) + c.last
 	c.last = c.time
