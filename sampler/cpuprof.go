@@ -37,8 +37,17 @@ import (
 const (
 	// pprofHz is the rate pprof.StartCPUProfile sets.
 	pprofHz = 100
-	// cpuCheckEvery is how often the watcher looks.
+	// cpuCheckEvery is how often the watcher looks while the CPU profile
+	// is off or the application's runs: how soon it takes the profiler
+	// once free.
 	cpuCheckEvery = 50 * time.Millisecond
+	// cpuOwnedCheckEvery is how often it looks while the backend's own
+	// profile runs, which stops only if the application stops it (the
+	// sample gap that follows is reported, Stats.CPUGap). Each look wakes
+	// an idle process, whose runtime then spins and polls for a while:
+	// looked at every cpuCheckEvery, that was most of the profiler's
+	// wakeups.
+	cpuOwnedCheckEvery = 250 * time.Millisecond
 	// cpuFreeFor is how long the profiling timer must have been seen off
 	// before the watcher starts the CPU profiler again.
 	cpuFreeFor = 100 * time.Millisecond
@@ -134,47 +143,63 @@ func takeCPU(hz int) bool {
 // own.Go, which the sampler hides by its id.
 func watchCPU(c *cpuProfiler) {
 	defer close(c.done)
-	tick := time.NewTicker(cpuCheckEvery)
-	defer tick.Stop()
+	look := time.NewTimer(nextLook(c.owned.Load() && !c.awaiting))
+	defer look.Stop()
 	var offSince time.Time
 	for {
 		select {
 		case <-c.quit:
 			return
-		case <-tick.C:
+		case <-look.C:
 		}
-		now := time.Now()
-		hz := cpuTimerHz()
-		switch {
-		case hz > 0:
-			c.awaited(hz)
-			c.lastOn, offSince = now, time.Time{}
-			continue
-		case c.awaiting && now.Before(c.rec.awaitUntil):
-			continue // left free for the application's profile
-		case hz == 0:
-			if offSince.IsZero() {
-				offSince = now
-			}
-			if now.Sub(offSince) < cpuFreeFor {
-				continue
-			}
-		}
-		if !takeCPU(c.hz) {
-			// A CPU profile runs (the backend's, or the application's).
-			c.awaited(hz)
-			c.lastOn, offSince = now, time.Time{}
-			continue
-		}
-		c.owned.Store(true)
-		if c.awaiting {
-			c.awaiting = false
-			c.rec.notAwaited(now)
-		} else {
-			c.rec.restarted(now, now.Sub(c.lastOn))
-		}
-		c.lastOn, offSince = now, time.Time{}
+		look.Reset(nextLook(c.look(time.Now(), &offSince)))
 	}
+}
+
+// nextLook is the time to the watcher's next look: cpuOwnedCheckEvery
+// once it saw the backend's own profile running, else cpuCheckEvery.
+func nextLook(ownRunning bool) time.Duration {
+	if ownRunning {
+		return cpuOwnedCheckEvery
+	}
+	return cpuCheckEvery
+}
+
+// look is one look of the watcher at now; offSince is when it first saw
+// the CPU profile off since it last ran. It reports whether the backend's
+// own profile runs.
+func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
+	hz := cpuTimerHz()
+	switch {
+	case hz > 0:
+		c.awaited(hz)
+		c.lastOn, *offSince = now, time.Time{}
+		return c.owned.Load()
+	case c.awaiting && now.Before(c.rec.awaitUntil):
+		return false // left free for the application's profile
+	case hz == 0:
+		if offSince.IsZero() {
+			*offSince = now
+		}
+		if now.Sub(*offSince) < cpuFreeFor {
+			return false
+		}
+	}
+	if !takeCPU(c.hz) {
+		// A CPU profile runs (the backend's, or the application's).
+		c.awaited(hz)
+		c.lastOn, *offSince = now, time.Time{}
+		return false
+	}
+	c.owned.Store(true)
+	if c.awaiting {
+		c.awaiting = false
+		c.rec.notAwaited(now)
+	} else {
+		c.rec.restarted(now, now.Sub(c.lastOn))
+	}
+	c.lastOn, *offSince = now, time.Time{}
+	return true
 }
 
 // awaited records, when the CPU profiler was left free for the

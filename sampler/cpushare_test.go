@@ -257,3 +257,18 @@ func TestAppStopsSamplerCPUProfile(t *testing.T) {
 		t.Errorf("CPU profiling timer at %d Hz after Stop, want off", h)
 	}
 }
+
+// The watcher looks less often while the backend's own profile runs, and
+// at once at the usual pace when it finds it stopped: the first look after
+// the application's stop comes within cpuOwnedCheckEvery, the restart
+// within cpuFreeFor and a look more.
+func TestWatcherPace(t *testing.T) {
+	if nextLook(true) != cpuOwnedCheckEvery || nextLook(false) != cpuCheckEvery {
+		t.Fatalf("nextLook: %v and %v, want %v while owned and running, %v otherwise",
+			nextLook(true), nextLook(false), cpuOwnedCheckEvery, cpuCheckEvery)
+	}
+	if cpuOwnedCheckEvery+cpuFreeFor+cpuCheckEvery >= time.Second {
+		t.Fatalf("a restart can come %v after the stop: past the second TestAppStopsSamplerCPUProfile allows",
+			cpuOwnedCheckEvery+cpuFreeFor+cpuCheckEvery)
+	}
+}
