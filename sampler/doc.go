@@ -74,11 +74,13 @@
 // the trace backend starts, the backend shares it (its samples reach the
 // trace all the same, at the application's rate). When the application
 // stops the CPU profile, its own or the backend's, a watcher starts it
-// again at the mode's rate (cpuprof.go). With Config.AwaitCPUProfile the
-// backend leaves the CPU profiler free at Start for an application about
-// to start its own (a test binary's -test.cpuprofile), and shares that
-// one once it runs. Stats.CPUProfile and Stats.CPUGap say so, Config.Log
-// at once.
+// again at the mode's rate (cpuprof.go): it looks every 50 ms while the
+// profile is off or the application's, every 250 ms while the backend's
+// own runs, so a restart follows a stop within 400 ms. With
+// Config.AwaitCPUProfile the backend leaves the CPU profiler free at
+// Start for an application about to start its own (a test binary's
+// -test.cpuprofile), and shares that one once it runs. Stats.CPUProfile
+// and Stats.CPUGap say so, Config.Log at once.
 //
 // A goroutine that has not run since tracing began is reported by the
 // runtime only at the end of the first generation, with its stack; its
