@@ -305,6 +305,9 @@ func TestModes(t *testing.T) {
 	}
 }
 
+// commonSuffix counts the bytes two slices end alike as the byte loop it
+// replaced did, whether they differ within its first eight bytes, a later
+// eight or the bytes left over, and whichever is the shorter.
 func TestCommonSuffix(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
