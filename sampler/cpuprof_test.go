@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/pprof"
+	rtrace "runtime/trace"
 	"testing"
 	"time"
 
@@ -43,6 +44,34 @@ func TestWallLeavesCPUProfiler(t *testing.T) {
 			}
 			if taken := appErr != nil; taken != tc.taken {
 				t.Fatalf("application's StartCPUProfile during %s: %v; want it taken=%v", tc.name, appErr, tc.taken)
+			}
+		})
+	}
+}
+
+// TestStopFreesProfilers checks that the CPU profiler and the tracer,
+// which Stop stops side by side, are both the application's again the
+// moment Stop returns.
+func TestStopFreesProfilers(t *testing.T) {
+	for _, mode := range []Mode{Wall, CPU} {
+		t.Run(mode.String(), func(t *testing.T) {
+			s, err := Start(Config{Mode: mode, Backend: Trace}, newMemSink())
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond)
+			if _, err := s.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(io.Discard); err != nil {
+				t.Errorf("the application's StartCPUProfile right after Stop: %v", err)
+			} else {
+				pprof.StopCPUProfile()
+			}
+			if err := rtrace.Start(io.Discard); err != nil {
+				t.Errorf("the application's trace.Start right after Stop: %v", err)
+			} else {
+				rtrace.Stop()
 			}
 		})
 	}

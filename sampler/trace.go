@@ -10,6 +10,7 @@ import (
 	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/handoff"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/tracelabel"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -276,10 +277,21 @@ func (tb *traceBackend) release() {
 	if !tb.released.CompareAndSwap(false, true) {
 		return
 	}
-	if tb.cpuProfile != nil {
-		tb.cpuProfile.stop()
+	// The CPU profiler stops beside the tracer, on a goroutine of its
+	// own: pprof.StopCPUProfile waits for its writer's last read and
+	// builds the profile, the tracer's stop walks every goroutine, and
+	// neither needs the other. Both have stopped when release returns.
+	cpuStopped := make(chan struct{})
+	if c := tb.cpuProfile; c != nil {
+		own.Go(func() {
+			defer close(cpuStopped)
+			c.stop()
+		})
+	} else {
+		close(cpuStopped)
 	}
 	tb.stopTracer()
+	<-cpuStopped
 	tb.labelsOff()
 }
 
