@@ -82,11 +82,15 @@ type scaleResult struct {
 	RSSMean uint64  // the resident set's mean over the window (read every rssEvery), bytes
 	Live    uint64  // Go heap live after a collection at the window's end, bytes
 	StopMS  float64 // the peer's stop, ms
-	Hz      float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
-	GCs     uint32  // collections that began in the window
-	GCCPU   float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
-	Switch  float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
-	Err     string
+	// RuntimeStopMS is the part of StopMS the runtime took to stop its
+	// tracer and CPU profile: the floor's whole stop, tachyon's
+	// Stats.RuntimeStop.
+	RuntimeStopMS float64
+	Hz            float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
+	GCs           uint32  // collections that began in the window
+	GCCPU         float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
+	Switch        float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
+	Err           string
 }
 
 // TestMain runs the test binary as a child of BenchmarkScale when asked to
@@ -139,6 +143,10 @@ func TestMain(m *testing.M) {
 //	                    collection: what the profiler holds)
 //	<t>-stop-ms         its Stop (the sampler's and the file's; tachyon's
 //	                    merges the checkpoints)
+//	<t>-stop-own-ms     the part of its Stop that is not the runtime's
+//	                    stop of its tracer and CPU profile
+//	                    (Stats.RuntimeStop), measured in the same process:
+//	                    steadier than the floor's stop in another
 //	floor-stop-ms       the floor's stop (the runtime stopping the tracer
 //	                    and the CPU profile), and <t>-stop-over-floor-ms
 //	                    a tachyon peer's over it in the same iteration
@@ -182,8 +190,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB, stop %.1f ms, %.2f Hz, %.0f context switches/s\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, r.StopMS, r.Hz, r.Switch)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB, stop %.1f ms (the runtime's %.1f), %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, r.StopMS, r.RuntimeStopMS, r.Hz, r.Switch)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -226,6 +234,7 @@ func benchScale(b *testing.B, n int) {
 		}
 		if len(res[pe]) > 0 {
 			b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.StopMS }), pe+"-stop-ms")
+			b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.StopMS - r.RuntimeStopMS }), pe+"-stop-own-ms")
 			b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.Hz }), pe+"-Hz")
 		}
 	}
@@ -327,9 +336,10 @@ func scaleChild(spec string) int {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
 		}
 		t1 := time.Now()
-		hz, err := stop()
+		st, err := stop()
 		r.StopMS = float64(time.Since(t1).Microseconds()) / 1e3
-		r.Hz = hz
+		r.Hz = st.hz
+		r.RuntimeStopMS = float64(st.runtime.Microseconds()) / 1e3
 		if err != nil {
 			r.Err = err.Error()
 		}
@@ -347,12 +357,19 @@ func contextSwitches() int64 {
 	return ru.Nvcsw + ru.Nivcsw
 }
 
+// peerStop is what a peer's stop returns: its achieved rate, and the part
+// of its stop the runtime's took (zero for fgprof).
+type peerStop struct {
+	hz      float64
+	runtime time.Duration
+}
+
 // startScalePeer starts a peer of BenchmarkScale and returns what stops it
 // and returns its achieved rate.
-func startScalePeer(name string, n int) (stop func() (float64, error), err error) {
+func startScalePeer(name string, n int) (stop func() (peerStop, error), err error) {
 	switch name {
 	case "none":
-		return func() (float64, error) { return 0, nil }, nil
+		return func() (peerStop, error) { return peerStop{}, nil }, nil
 	case "floor":
 		if err := rtrace.Start(io.Discard); err != nil {
 			return nil, err
@@ -361,10 +378,11 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 			rtrace.Stop()
 			return nil, err
 		}
-		return func() (float64, error) {
+		return func() (peerStop, error) {
+			t0 := time.Now()
 			pprof.StopCPUProfile()
 			rtrace.Stop()
-			return 0, nil
+			return peerStop{runtime: time.Since(t0)}, nil
 		}, nil
 	case "tachyon", "tachyon-out", "tachyon-recent", "tachyon-segments":
 		dir, err := os.MkdirTemp("", "scale")
@@ -398,32 +416,33 @@ func startScalePeer(name string, n int) (stop func() (float64, error), err error
 			os.RemoveAll(dir)
 			return nil, err
 		}
-		return func() (float64, error) {
+		return func() (peerStop, error) {
 			defer os.RemoveAll(dir)
 			err := p.Stop()
 			if f != nil {
 				f.Close()
 			}
-			return p.Stats().AchievedHz, err
+			st := p.Stats()
+			return peerStop{hz: st.AchievedHz, runtime: st.RuntimeStop}, err
 		}, nil
 	case "fgprof":
 		var buf bytes.Buffer
 		t0 := time.Now()
 		stopF := fgprof.Start(&buf, fgprof.FormatPprof)
-		return func() (float64, error) {
+		return func() (peerStop, error) {
 			if err := stopF(); err != nil {
-				return 0, err
+				return peerStop{}, err
 			}
 			secs := time.Since(t0).Seconds()
 			prof, err := profile.Parse(&buf)
 			if err != nil {
-				return 0, err
+				return peerStop{}, err
 			}
 			var samples int64
 			for _, s := range prof.Sample {
 				samples += s.Value[0]
 			}
-			return float64(samples) / float64(max(n, 1)) / secs, nil
+			return peerStop{hz: float64(samples) / float64(max(n, 1)) / secs}, nil
 		}, nil
 	}
 	return nil, fmt.Errorf("unknown peer %q", name)

@@ -77,6 +77,28 @@ func TestStopFreesProfilers(t *testing.T) {
 	}
 }
 
+// TestRuntimeStop checks Stats.RuntimeStop: the runtime's stop of the
+// tracer is timed for the trace backend, and there is none for the
+// snapshot backend.
+func TestRuntimeStop(t *testing.T) {
+	for _, b := range []Backend{Trace, Snapshot} {
+		t.Run(b.String(), func(t *testing.T) {
+			s, err := Start(Config{Mode: Wall, Backend: b}, newMemSink())
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond)
+			st, err := s.Stop()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := st.Backend == Trace; (st.RuntimeStop > 0) != want {
+				t.Errorf("backend %s: Stats.RuntimeStop %v, want it timed: %v", st.Backend, st.RuntimeStop, want)
+			}
+		})
+	}
+}
+
 // TestWallRunningStacks checks that a goroutine spinning without a single
 // scheduler event of its own is seen in its spin loop, with CPU samples and
 // from preemption points alone. A loaded machine may keep the spinner

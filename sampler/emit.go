@@ -46,11 +46,12 @@ type emitter struct {
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
-	cpuSamples              uint64    // CPU samples the trace carried (Stats.CPUSamples)
-	unparsed                uint64    // Stats.Unparsed
-	noCPU, cpuUnplaced      uint64    // Stats.NoCPUSample, Stats.CPUUnplaced
-	noCPUIdx, rootIdx       uint32    // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
-	cpu                     cpuRecord // the trace backends' use of the CPU profiler
+	cpuSamples              uint64        // CPU samples the trace carried (Stats.CPUSamples)
+	unparsed                uint64        // Stats.Unparsed
+	runtimeStop             time.Duration // Stats.RuntimeStop
+	noCPU, cpuUnplaced      uint64        // Stats.NoCPUSample, Stats.CPUUnplaced
+	noCPUIdx, rootIdx       uint32        // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
+	cpu                     cpuRecord     // the trace backends' use of the CPU profiler
 	goroutines              int
 	// carried holds, after Auto switched backends, the handles of the
 	// live goroutines the outgoing backends wrote (and counted in

@@ -172,6 +172,13 @@ type Stats struct {
 	// ticks between the last event parsed and the Stop request, of every
 	// goroutine live then. The log says so too.
 	Unparsed uint64
+	// RuntimeStop is how long Stop waited for the runtime to stop its
+	// execution trace and the CPU profile the trace backend ran (zero
+	// for the snapshot backend): what a program's own trace.Stop and
+	// pprof.StopCPUProfile would take at that moment. The rest of
+	// Stop's time is the profiler's: the trace's last generation parsed
+	// and every goroutine's last samples written.
+	RuntimeStop time.Duration
 	// Fallback says why the trace backend was not used ("" if it was or was
 	// not requested).
 	Fallback string
@@ -322,6 +329,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
 		s.stats.Unparsed = em.unparsed
+		s.stats.RuntimeStop = em.runtimeStop
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()
 		s.stats.CPUSamples = em.cpuSamples

@@ -263,8 +263,13 @@ func (tb *traceBackend) stop() {
 	tb.stopLeaks()
 	tb.pace.stop()
 	tb.pipe.Between(tb.settleEarly)
+	t0 := time.Now()
 	tb.release() // returns once all trace data has been written to the pipe
-	tb.handedOver.Store(time.Now().UnixNano())
+	now := time.Now()
+	tb.handedOver.Store(now.UnixNano())
+	if tb.em.stopWall.Load() != 0 { // Stop's, not a switch of backends
+		tb.em.runtimeStop = now.Sub(t0)
+	}
 	tb.pipe.Close()
 	<-tb.done
 }
