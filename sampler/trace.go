@@ -262,7 +262,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 func (tb *traceBackend) stop() {
 	tb.stopLeaks()
 	tb.pace.stop()
-	tb.pipe.Between(tb.settleEarly)
+	tb.pipe.Between(tb.stopping)
 	t0 := time.Now()
 	tb.release() // returns once all trace data has been written to the pipe
 	now := time.Now()
@@ -519,6 +519,45 @@ func (tb *traceBackend) settleBucket(b int, early bool) bool {
 	}
 	tb.floor[b] = floor
 	return true
+}
+
+// stopping runs on the parser's goroutine between two generations once
+// Stop has asked the runtime to stop tracing (handoff.Pipe.Between).
+func (tb *traceBackend) stopping() {
+	tb.endAtStop()
+	tb.settleEarly()
+}
+
+// endMargin is how far past the Stop request the parse of a wall-mode
+// trace must be before a status report may end it (endAtStop): three
+// periods of the CPU profile at its rate in wall mode, within which the
+// running ticks before the request find their CPU samples.
+const endMargin = 30 * time.Millisecond
+
+// endAtStop has the reader end a wall-mode trace at the first status
+// report it leaves out (gotrace.Reader.SkipSame) once the trace is whole
+// in the parser's hands (handedOver) and endMargin past the Stop request.
+// As the runtime stops tracing it reports the status of every goroutine
+// that did not run in the generation (with 100,000 goroutines, tens of
+// milliseconds after the request; with a million, most of a second), and
+// no such report changes a tick: the ticks stop at the request, and a
+// report left out says what the goroutine's latest event said. (A report
+// read renames a runtime system goroutine's parking frame, runtime.gopark
+// where its block event gave the caller, for its ticks not yet written;
+// ended before it, they keep the event's name.) finish then writes every
+// goroutine's ticks, the running ones' from the CPU samples up to there.
+func (tb *traceBackend) endAtStop() {
+	gr, ok := tb.rd.(*gotrace.Reader)
+	if !ok || tb.em.cfg.Mode != Wall {
+		return
+	}
+	gr.Enough = func(t gotrace.Time) bool {
+		if tb.handedOver.Load() == 0 || !tb.clockSet {
+			return false
+		}
+		w := tb.em.stopWall.Load()
+		return w != 0 && t > tb.traceTime(w)+gotrace.Time(endMargin)
+	}
 }
 
 // earlyCheckEvery is how many goroutines settleEarly settles between two

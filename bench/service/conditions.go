@@ -125,7 +125,8 @@ func tachyon(m sampler.Mode, more ...profiler.Option) func(string) (func() error
 			err := p.Stop()
 			os.Remove(path)
 			st := p.Stats()
-			lastNote = fmt.Sprintf("backend %s, %d switches, %.1f Hz", p.Backend(), len(st.Switches), st.AchievedHz)
+			lastNote = fmt.Sprintf("backend %s, %d switches, %.1f Hz, the runtime's stop %.1f ms", p.Backend(), len(st.Switches), st.AchievedHz,
+				float64(st.RuntimeStop.Microseconds())/1e3)
 			return err
 		}, nil
 	}

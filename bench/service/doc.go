@@ -39,7 +39,9 @@
 //	p50/p99/p99.9-us  latency from the request's send to its response
 //	p99q-us     p99 latency from the request's scheduled time (open loop:
 //	            queueing behind a slow server counts)
-//	start-ms, stop-ms  Start and Stop latency
+//	start-ms, stop-ms  Start and Stop latency (each round's line on
+//	            stderr also gives the part of a gotachyon Stop that was
+//	            the runtime's stop of its tracer, Stats.RuntimeStop)
 //	heap-MiB    the live heap at the window's end, as of the last collection
 //
 // Loads: -parked goroutines blocked ten frames deep in a channel receive;

@@ -274,6 +274,9 @@ func (r *Reader) status(c *cursor) error {
 	h := r.gen.stackHash(stack)
 	if r.SkipSame && from == to && (stack == 0 || h == g.stack) {
 		r.bump(c.time)
+		if r.Enough != nil && r.Enough(c.time) {
+			r.done = true // Next's next step returns io.EOF
+		}
 		return nil
 	}
 	if stack != 0 {

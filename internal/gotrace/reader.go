@@ -29,6 +29,12 @@ type Reader struct {
 	// program of many parked goroutines is mostly such reports; a reader
 	// that keeps each goroutine's state and latest stack loses nothing.
 	SkipSame bool
+	// Enough, if set, is asked at each status report SkipSame leaves
+	// out, with its time, whether the caller has read all it needs:
+	// once it says so, the trace ends there (Next returns io.EOF). As
+	// the runtime stops tracing it reports every goroutine's status, a
+	// burst past the moment a profiler's Stop needs the trace up to.
+	Enough func(Time) bool
 
 	br    *bufio.Reader // the trace, unless src
 	src   Generations   // the trace handed over in memory, if not nil

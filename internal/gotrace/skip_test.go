@@ -92,3 +92,37 @@ func TestSkipSame(t *testing.T) {
 	}
 	t.Logf("%d of %d events left out", skipped, len(all))
 }
+
+// TestEnough: once Reader.Enough says so at a status report SkipSame
+// leaves out, the trace ends there: the events read are those before the
+// report, the same as without Enough, and it is not asked again.
+func TestEnough(t *testing.T) {
+	data := recordParked(t, 1200*time.Millisecond)
+	skip := func(r *gotrace.Reader) { r.SkipSame = true }
+	var asked []gotrace.Time
+	ourLines(t, data, skip, func(r *gotrace.Reader) {
+		r.Enough = func(t gotrace.Time) bool { asked = append(asked, t); return false }
+	})
+	if len(asked) < 100 {
+		t.Fatalf("Enough asked %d times, want once per report left out", len(asked))
+	}
+	want := ourLines(t, data, skip)
+	k, calls := len(asked)/2, 0
+	got := ourLines(t, data, skip, func(r *gotrace.Reader) {
+		r.Enough = func(gotrace.Time) bool { calls++; return calls == k }
+	})
+	if calls != k {
+		t.Fatalf("Enough asked %d times, want %d: once it said so, no more", calls, k)
+	}
+	if len(got) == 0 || len(got) >= len(want) {
+		t.Fatalf("%d events read, want fewer than the %d of the whole trace", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("event %d differs:\nwant %+v\ngot  %+v", i, want[i], got[i])
+		}
+	}
+	if next := want[len(got)]; next.time < int64(asked[k-1]) {
+		t.Errorf("the first event not read, at %d, comes before the report that ended the trace, at %d", next.time, asked[k-1])
+	}
+}

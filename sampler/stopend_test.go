@@ -1,0 +1,120 @@
+package sampler
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// TestStopEndsAtReports: once the trace is whole in the parser's hands
+// and endMargin past the Stop request, the parse ends at the first status
+// report the reader leaves out: the samples are those of the whole
+// parse, goroutine by goroutine, sample for sample, and fewer events are
+// read. One thing may differ: a runtime system goroutine's stack is its
+// innermost runtime frame (under "[runtime]"), which the runtime's report
+// names otherwise than its block event (runtime.gopark, where the event
+// shows runtime.goparkunlock), and a report read after the request gives
+// the ticks not yet written its form; ended before, they keep the
+// event's.
+func TestStopEndsAtReports(t *testing.T) {
+	data := recordTrace(t, 500, 2500*time.Millisecond)
+	start := time.Now()
+	type parsed struct {
+		samples map[uint64][]memSample
+		ticks   uint64
+		events  int
+		syncs   []int64 // the generations' starts, wall ns
+	}
+	parse := func(stopWall int64, end bool) parsed {
+		src, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink := newMemSink()
+		em := newEmitter(Config{Mode: Wall, Rate: DefaultRate}, sink)
+		em.stopWall.Store(stopWall)
+		tb := newTraceBackend(em, src, start)
+		if end {
+			tb.endAtStop() // as Stop does between two generations
+			tb.handedOver.Store(time.Now().UnixNano())
+		}
+		var p parsed
+		tb.rd = &eventCount{source: src, n: &p.events, sync: func(at gotrace.Time) {
+			p.syncs = append(p.syncs, tb.wallNS(at))
+		}}
+		if err := tb.consume(); err != nil {
+			t.Fatal(err)
+		}
+		p.ticks = em.ticks
+		p.samples = map[uint64][]memSample{}
+		for _, s := range sink.samples {
+			p.samples[s.gid] = append(p.samples[s.gid], s)
+		}
+		return p
+	}
+	whole := parse(0, false)
+	if len(whole.syncs) < 3 {
+		t.Fatalf("%d generations traced, want two at least", len(whole.syncs)-1)
+	}
+	// The request 300 ms before the second generation begins: the
+	// runtime's reports at the first one's end are past the margin.
+	stopWall := whole.syncs[1] + (whole.syncs[2]-whole.syncs[1])/2
+	stopWall = max(stopWall, whole.syncs[2]-int64(300*time.Millisecond))
+	full, cut := parse(stopWall, false), parse(stopWall, true)
+	if cut.events >= full.events {
+		t.Fatalf("%d events read with the end at the reports, %d without: want fewer", cut.events, full.events)
+	}
+	if cut.ticks != full.ticks || cut.ticks == 0 {
+		t.Fatalf("%d ticks passed with the end at the reports, %d without", cut.ticks, full.ticks)
+	}
+	if len(cut.samples) != len(full.samples) {
+		t.Fatalf("%d goroutines sampled with the end at the reports, %d without", len(cut.samples), len(full.samples))
+	}
+	for g, want := range full.samples {
+		got := cut.samples[g]
+		if len(got) != len(want) {
+			t.Fatalf("goroutine %d: %d samples with the end at the reports, %d without", g, len(got), len(want))
+		}
+		for i := range want {
+			if a, b := sampleText(got[i]), sampleText(want[i]); a != b {
+				t.Fatalf("goroutine %d, sample %d of %d: %s with the end at the reports, %s without", g, i, len(want), a, b)
+			}
+		}
+	}
+	t.Logf("%d of %d events read, %d ticks, %d goroutines, %d generations", cut.events, full.events, cut.ticks, len(cut.samples), len(whole.syncs)-1)
+}
+
+// sampleText says what a sample is, but a runtime system goroutine's
+// runtime frames (see TestStopEndsAtReports).
+func sampleText(s memSample) string {
+	st := s.stack
+	if n := len(st); n > 0 && st[n-1].Func == tachyon.RuntimeRoot {
+		st = slices.DeleteFunc(slices.Clone(st), func(f tachyon.Frame) bool { return strings.HasPrefix(f.Func, "runtime.") })
+	}
+	return fmt.Sprintf("%d %d %v", s.ts, s.status, st)
+}
+
+// eventCount is a source that counts the events read and passes each
+// Sync's time to sync.
+type eventCount struct {
+	source
+	n    *int
+	sync func(gotrace.Time)
+}
+
+func (c *eventCount) Next(ev *gotrace.Event) error {
+	err := c.source.Next(ev)
+	if err == nil {
+		*c.n++
+		if ev.Kind == gotrace.Sync {
+			c.sync(ev.Time)
+		}
+	}
+	return err
+}
