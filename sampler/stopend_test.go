@@ -3,8 +3,7 @@ package sampler
 import (
 	"bytes"
 	"fmt"
-	"slices"
-	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,9 +20,13 @@ import (
 // names otherwise than its block event (runtime.gopark, where the event
 // shows runtime.goparkunlock), and a report read after the request gives
 // the ticks not yet written its form; ended before, they keep the
-// event's.
+// event's. So a runtime system goroutine's samples are compared but for
+// their stacks. The recording has no goroutine that runs for long (whose
+// running ticks before the request CPU samples past the margin could
+// pay on a loaded machine): parked goroutines, and one that wakes every
+// 5 ms.
 func TestStopEndsAtReports(t *testing.T) {
-	data := recordTrace(t, 500, 2500*time.Millisecond)
+	data := recordParkedWaking(t, 500, 2500*time.Millisecond)
 	start := time.Now()
 	type parsed struct {
 		samples map[uint64][]memSample
@@ -91,13 +94,37 @@ func TestStopEndsAtReports(t *testing.T) {
 }
 
 // sampleText says what a sample is, but a runtime system goroutine's
-// runtime frames (see TestStopEndsAtReports).
+// status and stack (see TestStopEndsAtReports).
 func sampleText(s memSample) string {
-	st := s.stack
-	if n := len(st); n > 0 && st[n-1].Func == tachyon.RuntimeRoot {
-		st = slices.DeleteFunc(slices.Clone(st), func(f tachyon.Frame) bool { return strings.HasPrefix(f.Func, "runtime.") })
+	if n := len(s.stack); n > 0 && s.stack[n-1].Func == tachyon.RuntimeRoot {
+		return fmt.Sprintf("%d (a runtime system goroutine's)", s.ts)
 	}
-	return fmt.Sprintf("%d %d %v", s.ts, s.status, st)
+	return fmt.Sprintf("%d %d %v", s.ts, s.status, s.stack)
+}
+
+// recordParkedWaking records d of execution trace of n goroutines parked
+// at seven depths and one that wakes every 5 ms.
+func recordParkedWaking(t testing.TB, n int, d time.Duration) []byte {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	for i := range n {
+		wg.Go(func() { blockChan2(stop, i%7) })
+	}
+	wg.Go(func() {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	time.Sleep(20 * time.Millisecond)
+	return traceFor(t, d)
 }
 
 // eventCount is a source that counts the events read and passes each
