@@ -3,7 +3,9 @@ package sampler
 import (
 	"bytes"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,4 +146,31 @@ func (c *eventCount) Next(ev *gotrace.Event) error {
 		}
 	}
 	return err
+}
+
+// TestSettleEarlyYields: the early settle, which runs while the runtime
+// stops its tracer, lets another goroutine run on its P before it is
+// done: with one P, a goroutine made runnable just before it has run by
+// the time it returns (it would not have: the settle does not block).
+func TestSettleEarlyYields(t *testing.T) {
+	data := recordParkedWaking(t, 50, 300*time.Millisecond)
+	src, err := newSource(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: DefaultRate}, newMemSink()), src, time.Now())
+	if err := tb.consume(); err != nil {
+		t.Fatal(err)
+	}
+	if tb.recs.made() == 0 {
+		t.Fatal("no goroutine recorded")
+	}
+	tb.inPlace = true // as for the pipe's trace, read where it lies
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	var ran atomic.Bool
+	go ran.Store(true)
+	tb.settleEarly()
+	if !ran.Load() {
+		t.Error("a runnable goroutine did not run while the early settle ran on the one P")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -499,12 +500,18 @@ func (tb *traceBackend) settleShare() {
 // ends each one's run in the sink, and reports whether it went through:
 // with early set it stops once the trace is whole in the parser's hands
 // (handedOver), leaving the bucket's floor as it was, for the last
-// generation's parse (bounded by MaxStopParse) to begin.
+// generation's parse (bounded by MaxStopParse) to begin, and it yields
+// its P between chunks of goroutines: it runs while the runtime stops its
+// tracer, and in a busy program the program's goroutines, and the
+// runtime's stop itself, go first.
 func (tb *traceBackend) settleBucket(b int, early bool) bool {
 	floor := tb.ticks.n
 	for i := uint32(b); i < tb.recs.made(); i += settleEvery {
-		if early && i%(earlyCheckEvery*settleEvery) == uint32(b) && tb.handedOver.Load() != 0 {
-			return false
+		if early && i%(earlyCheckEvery*settleEvery) == uint32(b) {
+			if tb.handedOver.Load() != 0 {
+				return false
+			}
+			runtime.Gosched()
 		}
 		g := tb.recs.rec(i)
 		if g.slot == 0 {
@@ -561,7 +568,7 @@ func (tb *traceBackend) endAtStop() {
 }
 
 // earlyCheckEvery is how many goroutines settleEarly settles between two
-// looks at handedOver.
+// looks at handedOver, and two yields of its P.
 const earlyCheckEvery = 256
 
 // settleEarly runs on the parser's goroutine between two generations once
