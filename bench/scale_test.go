@@ -365,7 +365,7 @@ type peerStop struct {
 }
 
 // startScalePeer starts a peer of BenchmarkScale and returns what stops it
-// and returns its achieved rate.
+// and returns its achieved rate and the runtime's part of its stop.
 func startScalePeer(name string, n int) (stop func() (peerStop, error), err error) {
 	switch name {
 	case "none":

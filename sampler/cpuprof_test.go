@@ -55,14 +55,7 @@ func TestWallLeavesCPUProfiler(t *testing.T) {
 func TestStopFreesProfilers(t *testing.T) {
 	for _, mode := range []Mode{Wall, CPU} {
 		t.Run(mode.String(), func(t *testing.T) {
-			s, err := Start(Config{Mode: mode, Backend: Trace}, newMemSink())
-			if err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(20 * time.Millisecond)
-			if _, err := s.Stop(); err != nil {
-				t.Fatal(err)
-			}
+			sampleFor(t, Config{Mode: mode, Backend: Trace}, 20*time.Millisecond, false, false)
 			if err := pprof.StartCPUProfile(io.Discard); err != nil {
 				t.Errorf("the application's StartCPUProfile right after Stop: %v", err)
 			} else {
@@ -83,15 +76,7 @@ func TestStopFreesProfilers(t *testing.T) {
 func TestRuntimeStop(t *testing.T) {
 	for _, b := range []Backend{Trace, Snapshot} {
 		t.Run(b.String(), func(t *testing.T) {
-			s, err := Start(Config{Mode: Wall, Backend: b}, newMemSink())
-			if err != nil {
-				t.Fatal(err)
-			}
-			time.Sleep(20 * time.Millisecond)
-			st, err := s.Stop()
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, st, _, _ := sampleFor(t, Config{Mode: Wall, Backend: b}, 20*time.Millisecond, false, false)
 			if want := st.Backend == Trace; (st.RuntimeStop > 0) != want {
 				t.Errorf("backend %s: Stats.RuntimeStop %v, want it timed: %v", st.Backend, st.RuntimeStop, want)
 			}
