@@ -1,0 +1,46 @@
+package gotrace
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkGTableChurn is the table's work for a goroutine that comes and
+// goes among live ones, as a service's per-request goroutines do: the
+// look for a new id that is not there (as at its creation), its Add, a
+// look for a live goroutine that is there (as at a start or an unblock),
+// and the Delete of the oldest. Ids come as the runtime gives them,
+// consecutive within each P's batch of 16, two Ps taking turns.
+func BenchmarkGTableChurn(b *testing.B) {
+	for _, live := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprint("live=", live), func(b *testing.B) {
+			var t gTable
+			ids := make([]uint64, live) // a ring of the live ids, oldest at head
+			for i := range ids {
+				ids[i] = uint64(i + 1)
+				t.Add(ids[i], false)
+			}
+			next := [2]uint64{uint64(live) + 1, uint64(live) + 17}
+			head := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := range b.N {
+				p := n & 1
+				id := next[p]
+				if next[p]++; next[p]%16 == 1 {
+					next[p] += 16
+				}
+				if t.Find(id) != nil {
+					b.Fatalf("%d found before its Add", id)
+				}
+				t.Add(id, false)
+				if g := t.Find(ids[(head+live/2)%live]); g == nil {
+					b.Fatal("a live goroutine not found")
+				}
+				t.Delete(t.Find(ids[head]))
+				ids[head] = id
+				head = (head + 1) % live
+			}
+		})
+	}
+}
