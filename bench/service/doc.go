@@ -25,8 +25,14 @@
 //
 // A condition's profiler starts, then -settle passes, then the window is
 // measured, then the profiler stops: Start and Stop are outside the window
-// and timed on their own. The program prints, per condition, medians over
-// the rounds (with the range) of
+// and timed on their own. The runtime begins a generation of its trace
+// about every second from the trace's start, and a trace parser's Stop
+// waits for the parse of the generation in progress: with -settle and
+// -window that add up to whole seconds (the defaults), every Stop comes
+// just before a generation ends, the slowest moment to stop;
+// -settle 1.5s stops halfway through one (bench/MEASUREMENTS.md). The
+// program prints, per condition, medians over the rounds (with the range)
+// of
 //
 //	cpu/1k-ms   server CPU (the whole process's user+system time) per 1,000
 //	            requests answered in the window
