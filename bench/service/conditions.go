@@ -77,6 +77,11 @@ func withLabels(c condition) condition {
 // switches, the rate achieved), for the per-round log.
 var lastNote string
 
+// lastRuntimeStop is the part of the last gotachyon Stop that was the
+// runtime's stop of its tracer and CPU profile (Stats.RuntimeStop), -1
+// after another condition's stop.
+var lastRuntimeStop time.Duration = -1
+
 // floorName is the condition the others are paired against.
 const floorName = "trace+cpu-floor"
 
@@ -125,6 +130,7 @@ func tachyon(m sampler.Mode, more ...profiler.Option) func(string) (func() error
 			err := p.Stop()
 			os.Remove(path)
 			st := p.Stats()
+			lastRuntimeStop = st.RuntimeStop
 			lastNote = fmt.Sprintf("backend %s, %d switches, %.1f Hz, the runtime's stop %.1f ms", p.Backend(), len(st.Switches), st.AchievedHz,
 				float64(st.RuntimeStop.Microseconds())/1e3)
 			return err

@@ -48,6 +48,8 @@
 //	start-ms, stop-ms  Start and Stop latency (each round's line on
 //	            stderr also gives the part of a gotachyon Stop that was
 //	            the runtime's stop of its tracer, Stats.RuntimeStop)
+//	stop-own-ms for gotachyon, the median of Stop less the runtime's
+//	            stop: the profiler's own part
 //	heap-MiB    the live heap at the window's end, as of the last collection
 //
 // Loads: -parked goroutines blocked ten frames deep in a channel receive;

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -57,6 +58,7 @@ type result struct {
 	cpuPer1k        float64 // ms
 	lat             latencies
 	startMS, stopMS float64
+	ownStopMS       float64 // gotachyon's Stop less the runtime's stop; NaN for other conditions
 	heapMiB         float64
 	slope           float64 // MiB/min after the first minute, with -heaplog
 	served          uint64
@@ -139,10 +141,15 @@ func measure(c condition, svc *service, lg *loadgenProc, dir string) (result, er
 		return r, err
 	}
 	t = time.Now()
+	lastRuntimeStop = -1
 	if err := stop(); err != nil {
 		return r, err
 	}
 	r.stopMS = ms(time.Since(t))
+	r.ownStopMS = math.NaN()
+	if lastRuntimeStop >= 0 {
+		r.ownStopMS = r.stopMS - ms(lastRuntimeStop)
+	}
 	r.lat, r.heapMiB = lat, heap[len(heap)-1]
 	r.slope = slope(heap)
 	return r, nil
@@ -278,7 +285,7 @@ func (p *loadgenProc) close() {
 func report(conds []condition, res map[string][]result) {
 	floor := res[floorName]
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-twin%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\theap-MiB\theap-slope-MiB/min\t")
+	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-twin%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\tstop-own-ms\theap-MiB\theap-slope-MiB/min\t")
 	for _, c := range conds {
 		rs := res[c.name]
 		get := func(f func(result) float64) []float64 {
@@ -294,18 +301,33 @@ func report(conds []condition, res map[string][]result) {
 		}
 		cpu := get(func(r result) float64 { return r.cpuPer1k })
 		stops := get(func(r result) float64 { return r.stopMS })
-		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.2f\t\n", c.name,
+		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.2f\t\n", c.name,
 			benchload.Median(cpu), slices.Min(cpu), slices.Max(cpu), over, overTwin,
 			benchload.Median(get(func(r result) float64 { return r.lat.P50 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P99 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P999 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P99Q })),
 			benchload.Median(get(func(r result) float64 { return r.startMS })),
-			benchload.Median(stops), slices.Max(stops),
+			benchload.Median(stops), slices.Max(stops), ownStop(rs),
 			benchload.Median(get(func(r result) float64 { return r.heapMiB })),
 			benchload.Median(get(func(r result) float64 { return r.slope })))
 	}
 	tw.Flush()
+}
+
+// ownStop returns the median over the rounds of the part of gotachyon's
+// Stop that was not the runtime's stop, "-" for another condition.
+func ownStop(rs []result) string {
+	var v []float64
+	for _, r := range rs {
+		if !math.IsNaN(r.ownStopMS) {
+			v = append(v, r.ownStopMS)
+		}
+	}
+	if len(v) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", benchload.Median(v))
 }
 
 // paired returns the median (and range) over the rounds of rs's CPU per
