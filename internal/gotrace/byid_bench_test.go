@@ -14,11 +14,11 @@ import (
 func BenchmarkGTableChurn(b *testing.B) {
 	for _, live := range []int{10_000, 1_000_000} {
 		b.Run(fmt.Sprint("live=", live), func(b *testing.B) {
-			var t gTable
+			var tab gTable
 			ids := make([]uint64, live) // a ring of the live ids, oldest at head
 			for i := range ids {
 				ids[i] = uint64(i + 1)
-				t.Add(ids[i], false)
+				tab.Add(ids[i], false)
 			}
 			next := [2]uint64{uint64(live) + 1, uint64(live) + 17}
 			head := 0
@@ -30,14 +30,14 @@ func BenchmarkGTableChurn(b *testing.B) {
 				if next[p]++; next[p]%16 == 1 {
 					next[p] += 16
 				}
-				if t.Find(id) != nil {
+				if tab.Find(id) != nil {
 					b.Fatalf("%d found before its Add", id)
 				}
-				t.Add(id, false)
-				if g := t.Find(ids[(head+live/2)%live]); g == nil {
+				tab.Add(id, false)
+				if g := tab.Find(ids[(head+live/2)%live]); g == nil {
 					b.Fatal("a live goroutine not found")
 				}
-				t.Delete(t.Find(ids[head]))
+				tab.Delete(tab.Find(ids[head]))
 				ids[head] = id
 				head = (head + 1) % live
 			}
