@@ -24,6 +24,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/offheap"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/sampler"
 )
@@ -81,6 +82,7 @@ type scaleResult struct {
 	RSS     uint64  // resident set at the window's end, bytes
 	RSSMean uint64  // the resident set's mean over the window (read every rssEvery), bytes
 	Live    uint64  // Go heap live after a collection at the window's end, bytes
+	OffHeap uint64  // held off the Go heap then (package offheap), bytes
 	StopMS  float64 // the peer's stop, ms
 	// RuntimeStopMS is the part of StopMS the runtime took to stop its
 	// tracer and CPU profile: the floor's whole stop, tachyon's
@@ -139,8 +141,9 @@ func TestMain(m *testing.M) {
 //	                    iteration, per goroutine, at the window's end
 //	<t>-rss-mean-B/g    the same for the means over the window (read
 //	                    every 100 ms): steadier than one moment's
-//	<t>-live-B/g        the same for the Go heap's live objects (after a
-//	                    collection: what the profiler holds)
+//	<t>-live-B/g        the same for what the profiler holds: the Go
+//	                    heap's live objects after a collection, and what
+//	                    it keeps off the heap (package offheap)
 //	<t>-stop-ms         its Stop (the sampler's and the file's; tachyon's
 //	                    merges the checkpoints)
 //	<t>-stop-own-ms     the part of its Stop that is not the runtime's
@@ -190,8 +193,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB, stop %.1f ms (the runtime's %.1f), %.2f Hz, %.0f context switches/s\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, r.StopMS, r.RuntimeStopMS, r.Hz, r.Switch)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f), %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.Hz, r.Switch)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -202,7 +205,7 @@ func benchScale(b *testing.B, n int) {
 				overMut[pe] = append(overMut[pe], 100*((t.CPU-t.GCCPU)-(f.CPU-f.GCCPU))/f.CPU)
 				rssOver[pe] = append(rssOver[pe], (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
 				rssMeanOver[pe] = append(rssMeanOver[pe], (float64(t.RSSMean)-float64(f.RSSMean))/float64(max(n, 1)))
-				heapOver[pe] = append(heapOver[pe], (float64(t.Live)-float64(f.Live))/float64(max(n, 1)))
+				heapOver[pe] = append(heapOver[pe], (float64(t.Live+t.OffHeap)-float64(f.Live+f.OffHeap))/float64(max(n, 1)))
 				stopOver[pe] = append(stopOver[pe], t.StopMS-f.StopMS)
 			}
 		}
@@ -331,7 +334,7 @@ func scaleChild(spec string) int {
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = numGC() - n0
 		r.RSSMean = meanRSS()
-		r.RSS, r.Live = rss(), liveHeap()
+		r.RSS, r.Live, r.OffHeap = rss(), liveHeap(), uint64(offheap.InUse())
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/offheap"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
@@ -104,6 +105,33 @@ func TestNoGoroutineLeak(t *testing.T) {
 	}
 	buf := make([]byte, 1<<20)
 	t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
+}
+
+// TestNoOffHeapLeak: what the trace reader keeps off the Go heap (its
+// goroutines' records) is given back by Stop.
+func TestNoOffHeapLeak(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 2000 {
+		go func() { <-stop }()
+	}
+	before := offheap.InUse()
+	for i := range 4 {
+		s, err := Start(Config{Backend: Trace, Mode: Mode(i % 2)}, newMemSink())
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+		if _, err := s.Stop(); err != nil {
+			t.Fatalf("cycle %d: %v", i, err)
+		}
+		if got := offheap.InUse(); got != before {
+			t.Fatalf("cycle %d: %d bytes off the heap in use after Stop, %d before", i, got, before)
+		}
+	}
+	if runtime.GOOS == "linux" && offheap.Mapped() == 0 {
+		t.Fatal("the trace reader mapped nothing for 2,000 goroutines")
+	}
 }
 
 func TestBadConfig(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
+	"github.com/gotachyon/profiler/internal/offheap"
 	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/tachyon"
@@ -69,6 +70,7 @@ func generations(tb testing.TB, data []byte) int {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	defer rd.Close()
 	var ev gotrace.Event
 	n := 0
 	for {
@@ -100,7 +102,8 @@ const warmGens = 5
 // timed from the sixth
 // generation on (cpu-ns/g-gen the process's CPU time in the same parts,
 // less noisy on a shared machine), and heap-B/g the heap the reader (and the fold) hold per
-// goroutine at the trace's end. Run it at 100,000 and 1,000,000 with
+// goroutine at the trace's end, offheap-B/g what they hold off the heap
+// (package offheap: the reader's records). Run it at 100,000 and 1,000,000 with
 //
 //	go test ./sampler -run '^$' -bench TraceParked -parked 100000
 func BenchmarkTraceParked(b *testing.B) {
@@ -181,6 +184,7 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 			b.Fatal(err)
 		}
 		b.StopTimer()
+		closeSource(src)
 		cpu += processCPU()
 		pprof.SetGoroutineLabels(context.Background())
 	}
@@ -210,12 +214,12 @@ var timed = pprof.WithLabels(context.Background(), pprof.Labels("part", "timed")
 // on, each event passed to the handler newHandler returns.
 func benchParked(b *testing.B, data []byte, n, gens int, newHandler func(source) func(*gotrace.Event)) {
 	b.ReportAllocs()
-	var heap float64
+	var heap, off float64
 	var cpu time.Duration // the process's CPU in the timed parts
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		h0 := liveHeap()
+		h0, off0 := liveHeap(), offheap.InUse()
 		src, err := newSource(bytes.NewReader(data))
 		if err != nil {
 			b.Fatal(err)
@@ -232,13 +236,23 @@ func benchParked(b *testing.B, data []byte, n, gens int, newHandler func(source)
 		cpu += processCPU()
 		pprof.SetGoroutineLabels(context.Background())
 		heap = (float64(liveHeap()) - float64(h0)) / float64(n)
-		runtime.KeepAlive(src)
+		off = float64(offheap.InUse()-off0) / float64(n)
 		runtime.KeepAlive(handle)
+		closeSource(src)
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*gens), "ns/g-gen")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/float64(n*gens), "cpu-ns/g-gen")
 	b.ReportMetric(heap, "heap-B/g")
+	b.ReportMetric(off, "offheap-B/g")
+}
+
+// closeSource gives back what src keeps off the Go heap, as the trace
+// backend's loop does when it ends.
+func closeSource(src source) {
+	if c, ok := src.(io.Closer); ok {
+		c.Close()
+	}
 }
 
 // processCPU returns the process's user and system CPU time: on a shared

@@ -321,6 +321,11 @@ func (tb *traceBackend) loop() {
 	// Whatever ends the loop, later writes keep nothing, and the pipe lets
 	// go of the generation the parser held.
 	defer tb.pipe.Done(io.ErrClosedPipe)
+	// gotrace's reader keeps its records of the goroutines off the Go
+	// heap, until closed.
+	if c, ok := tb.rd.(io.Closer); ok {
+		defer c.Close()
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))

@@ -2,7 +2,10 @@ package chunked
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+
+	"github.com/gotachyon/profiler/internal/offheap"
 )
 
 // TestArray: elements keep their addresses and values as the array grows
@@ -68,6 +71,42 @@ func TestTruncate(t *testing.T) {
 			t.Fatalf("chunk %d is new", i)
 		}
 	}
+}
+
+// TestMapped: a Mapped array's chunks lie off the heap, keep their
+// elements as the array grows, and come back zero after Release.
+func TestMapped(t *testing.T) {
+	type rec struct{ id, n uint64 }
+	a := Array[rec]{Mapped: true}
+	before := offheap.Mapped()
+	for i := range uint32(2*Chunk + 1) {
+		a.At(a.Grow()).id = uint64(i)
+	}
+	if runtime.GOOS == "linux" && offheap.Mapped() == before {
+		t.Fatal("a Mapped array's chunks are on the heap")
+	}
+	for i := range uint32(2*Chunk + 1) {
+		if a.At(i).id != uint64(i) {
+			t.Fatalf("element %d is %d", i, a.At(i).id)
+		}
+	}
+	a.Release()
+	if a.Len() != 0 || len(a.chunks) != 0 || !a.Mapped {
+		t.Fatalf("after Release: len %d, %d chunks, Mapped %v", a.Len(), len(a.chunks), a.Mapped)
+	}
+	for i := range uint32(2*Chunk + 1) {
+		if p := a.At(a.Grow()); *p != (rec{}) {
+			t.Fatalf("element %d not zero after Release: %+v", i, *p)
+		}
+	}
+	if runtime.GOOS == "linux" && offheap.Mapped() != before+int64(3*Chunk*16) {
+		t.Fatalf("mapped %d bytes more, want the three chunks' %d once", offheap.Mapped()-before, 3*Chunk*16)
+	}
+	a.Release()
+	var h Array[*rec] // pointers: on the heap whatever Mapped says
+	h.Mapped = true
+	*h.At(h.Grow()) = &rec{id: 1}
+	h.Release()
 }
 
 func Example() {

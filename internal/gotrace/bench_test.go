@@ -45,6 +45,7 @@ func BenchmarkRead(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			rd.Close()
 		}
 	})
 	b.Run("x-exp-trace", func(b *testing.B) {

@@ -15,6 +15,7 @@ func BenchmarkGTableChurn(b *testing.B) {
 	for _, live := range []int{10_000, 1_000_000} {
 		b.Run(fmt.Sprint("live=", live), func(b *testing.B) {
 			var tab gTable
+			defer tab.Release()
 			ids := make([]uint64, live) // a ring of the live ids, oldest at head
 			for i := range ids {
 				ids[i] = uint64(i + 1)

@@ -12,6 +12,7 @@ import (
 // lives, and reuses the records of ended goroutines.
 func TestGTable(t *testing.T) {
 	var tab gTable
+	defer tab.Release()
 	want := map[uint64]*gState{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	next := uint64(0)
@@ -74,6 +75,7 @@ func TestGTable(t *testing.T) {
 // slot are still found.
 func TestGTableShared(t *testing.T) {
 	var tab gTable
+	defer tab.Release()
 	tab.grow()
 	// ids with the same home slot, then one with the next home.
 	var same []uint64
@@ -103,6 +105,7 @@ func TestGTableShared(t *testing.T) {
 // reported in the next.
 func TestGTableReported(t *testing.T) {
 	var tab gTable
+	defer tab.Release()
 	ids := make([]uint64, 20)
 	for i := range ids {
 		ids[i] = uint64(i + 1)
@@ -139,6 +142,7 @@ func TestGTableReported(t *testing.T) {
 // order, no second list of a number per goroutine is kept beside it.
 func TestGTableShortRounds(t *testing.T) {
 	var tab gTable
+	defer tab.Release()
 	n := 4 * keepReports
 	for i := range n {
 		tab.Add(uint64(i+1), false)
@@ -173,6 +177,7 @@ func TestGTableShortRounds(t *testing.T) {
 // all found in that order, not in the index.
 func TestGTableEarlyReports(t *testing.T) {
 	var tab gTable
+	defer tab.Release()
 	const n = 3000
 	for i := range n {
 		tab.Add(uint64(i+1), false)

@@ -31,6 +31,7 @@ func TestCutAfterSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rd.Close()
 	var ev gotrace.Event
 	samples := 0
 	for {

@@ -243,6 +243,7 @@ func readerLines(t testing.TB, r io.Reader, opts ...func(*gotrace.Reader)) []lin
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rd.Close()
 	for _, o := range opts {
 		o(rd)
 	}

@@ -19,6 +19,7 @@ func FuzzReader(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer rd.Close()
 		var ev gotrace.Event
 		for range 1 << 20 {
 			err := rd.Next(&ev)

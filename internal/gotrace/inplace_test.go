@@ -77,6 +77,7 @@ func TestInPlaceErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer rd.Close()
 		var ev gotrace.Event
 		n := 0
 		for {
@@ -111,6 +112,7 @@ func FuzzGenerations(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer rd.Close()
 		var ev gotrace.Event
 		for range 1 << 20 {
 			if err := rd.Next(&ev); err != nil {

@@ -189,6 +189,21 @@ func (r *Reader) User(id uint64) uint32 {
 	return 0
 }
 
+// Close gives back the goroutines' records, which lie off the Go heap
+// (package offheap): a Reader left without Close keeps them mapped. Next
+// returns io.EOF after Close.
+func (r *Reader) Close() error {
+	r.gs.Release()
+	for _, m := range r.ms {
+		m.rec = nil
+	}
+	r.outG = [len(r.outG)]*gState{}
+	r.iout, r.nout = 0, 0
+	r.heap = r.heap[:0]
+	r.done = true
+	return nil
+}
+
 // Clock returns the current generation's clock snapshot: after a Sync, the
 // one the Sync starts.
 func (r *Reader) Clock() (Clock, bool) { return r.gen.clock, r.gen.hasSync }

@@ -17,6 +17,7 @@ func TestUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer rd.Close()
 	given := map[uint64]uint32{} // live goroutines given a number
 	seen := map[uint64]bool{}    // goroutines met, live or ended
 	var carried, ended int

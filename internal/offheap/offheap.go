@@ -1,0 +1,120 @@
+package offheap
+
+import (
+	"reflect"
+	"sync"
+	"unsafe"
+)
+
+// Make returns a slice of n zero Ts, off the Go heap where it can: T must
+// hold no pointers for that (else the slice is on the heap). The caller
+// gives it back with Free, once nothing uses it; a slice it grows past its
+// capacity with append is on the heap.
+func Make[T any](n int) []T {
+	if n <= 0 {
+		return nil
+	}
+	var zero T
+	size := uintptr(n) * unsafe.Sizeof(zero)
+	if size/uintptr(n) != unsafe.Sizeof(zero) || size == 0 || !pointerFree(reflect.TypeFor[T]()) {
+		return make([]T, n)
+	}
+	p := take(size)
+	if p == nil {
+		return make([]T, n)
+	}
+	return unsafe.Slice((*T)(p), n)
+}
+
+// Free gives back s, a slice from Make (or one of its slices that begins
+// where it does). It does nothing for a slice on the heap, nil or empty
+// of capacity.
+func Free[T any](s []T) {
+	if cap(s) == 0 {
+		return
+	}
+	give(unsafe.Pointer(unsafe.SliceData(s)))
+}
+
+// Mapped returns the bytes mapped so far, given out or kept for reuse.
+func Mapped() int64 {
+	regions.Lock()
+	defer regions.Unlock()
+	return regions.mapped
+}
+
+// InUse returns the bytes given out and not given back.
+func InUse() int64 {
+	regions.Lock()
+	defer regions.Unlock()
+	return regions.inUse
+}
+
+// regions holds every region the package mapped: the size of each by its
+// start, and those given back by size, for reuse.
+var regions struct {
+	sync.Mutex
+	size          map[unsafe.Pointer]uintptr
+	free          map[uintptr][]unsafe.Pointer
+	mapped, inUse int64
+}
+
+// take returns a zero region of at least size bytes, nil if none can be
+// mapped.
+func take(size uintptr) unsafe.Pointer {
+	size = (size + pageSize - 1) / pageSize * pageSize
+	regions.Lock()
+	defer regions.Unlock()
+	if f := regions.free[size]; len(f) > 0 {
+		p := f[len(f)-1]
+		regions.free[size] = f[:len(f)-1]
+		regions.inUse += int64(size)
+		return p
+	}
+	p := mapRegion(size)
+	if p == nil {
+		return nil
+	}
+	if regions.size == nil {
+		regions.size = make(map[unsafe.Pointer]uintptr)
+		regions.free = make(map[uintptr][]unsafe.Pointer)
+	}
+	regions.size[p] = size
+	regions.mapped += int64(size)
+	regions.inUse += int64(size)
+	return p
+}
+
+// give empties the region that starts at p and keeps it for reuse; it
+// does nothing if no region starts at p.
+func give(p unsafe.Pointer) {
+	regions.Lock()
+	defer regions.Unlock()
+	size, ok := regions.size[p]
+	if !ok {
+		return
+	}
+	empty(p, size)
+	regions.free[size] = append(regions.free[size], p)
+	regions.inUse -= int64(size)
+}
+
+// pointerFree reports whether a value of type t holds no pointer.
+func pointerFree(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || pointerFree(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !pointerFree(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
