@@ -80,7 +80,7 @@ func TestMapped(t *testing.T) {
 	a := Array[rec]{Mapped: true}
 	before := offheap.Mapped()
 	for i := range uint32(2*Chunk + 1) {
-		a.At(a.Grow()).id = uint64(i)
+		*a.At(a.Grow()) = rec{id: uint64(i), n: ^uint64(0)}
 	}
 	if runtime.GOOS == "linux" && offheap.Mapped() == before {
 		t.Fatal("a Mapped array's chunks are on the heap")

@@ -26,7 +26,7 @@ func TestReuse(t *testing.T) {
 		if s[i] != (rec{}) {
 			t.Fatalf("element %d not zero", i)
 		}
-		s[i] = rec{id: uint64(i) + 1, ok: true}
+		s[i] = rec{id: uint64(i) + 1, state: [3]uint16{1, 2, 3}, ok: true}
 	}
 	onLinux := runtime.GOOS == "linux"
 	before := Mapped()
