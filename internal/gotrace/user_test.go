@@ -67,3 +67,34 @@ func TestUser(t *testing.T) {
 		t.Fatal("SetUser of a goroutine never seen reported true")
 	}
 }
+
+// TestClose: a Reader closed halfway through a trace gives its records
+// back, knows no goroutine and reads no further.
+func TestClose(t *testing.T) {
+	rd, err := gotrace.NewReader(bytes.NewReader(go126Trace(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev gotrace.Event
+	var g uint64
+	for g == 0 {
+		if err := rd.Next(&ev); err != nil {
+			t.Fatalf("no transition before %v", err)
+		}
+		if ev.Kind == gotrace.Transition && ev.To != gotrace.GoNotExist {
+			g = ev.G
+		}
+	}
+	if !rd.SetUser(g, 7) {
+		t.Fatalf("goroutine %d of the latest transition unknown", g)
+	}
+	if err := rd.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if rd.User(g) != 0 || rd.SetUser(g, 8) {
+		t.Fatalf("goroutine %d known after Close", g)
+	}
+	if err := rd.Next(&ev); err != io.EOF {
+		t.Fatalf("Next after Close: %v, want io.EOF", err)
+	}
+}
