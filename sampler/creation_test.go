@@ -112,6 +112,7 @@ func TestSitesHandedOver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer closeSource(rd)
 		sink := newMemSink()
 		em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
 		em.sites = sites

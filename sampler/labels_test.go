@@ -210,6 +210,7 @@ func TestLabelsSameFromXTrace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			defer closeSource(src)
 			if i == 1 {
 				x, err := xreader(data)
 				if err != nil {
@@ -304,6 +305,7 @@ func BenchmarkTraceTickLabelled(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer closeSource(rd)
 	st := newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink())
 	tb := newTraceBackend(st, rd, time.Now())
 	if err := tb.consume(); err != nil {
@@ -345,6 +347,7 @@ func BenchmarkLabelChange(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer closeSource(rd)
 	st := newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink())
 	tb := newTraceBackend(st, rd, time.Now())
 	if err := tb.consume(); err != nil {

@@ -163,6 +163,7 @@ func TestStopParseBound(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer closeSource(src)
 		sink := newCountSink()
 		var logs []string
 		em := newEmitter(Config{Mode: Wall, Rate: DefaultRate, Log: func(m string) { logs = append(logs, m) }}, sink)
@@ -273,6 +274,7 @@ func TestWatermarkHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSource(src)
 	sink := &wmSink{countSink: newCountSink()}
 	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: DefaultRate}, sink), src, time.Now())
 	if err := tb.consume(); err != nil {
@@ -296,6 +298,7 @@ func TestSettleEarly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer closeSource(src)
 		sink := newCountSink()
 		tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: DefaultRate}, sink), nil, start)
 		tb.inPlace = true

@@ -34,6 +34,7 @@ func TestSourcesAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSource(ours)
 	if _, ok := ours.(*xsource); ok {
 		t.Fatalf("this Go's trace is read by x/exp/trace, not by gotrace")
 	}
@@ -68,6 +69,7 @@ func TestSourceFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSource(src)
 	if _, ok := src.(*xsource); !ok {
 		t.Fatalf("a Go 1.25 trace is read by %T, want x/exp/trace's", src)
 	}

@@ -112,6 +112,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSource(src)
 	em := newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink())
 	tb := newTraceBackend(em, src, time.Now())
 	type mark struct {
