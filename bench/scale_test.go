@@ -334,7 +334,7 @@ func scaleChild(spec string) int {
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = numGC() - n0
 		r.RSSMean = meanRSS()
-		r.RSS, r.Live, r.OffHeap = rss(), liveHeap(), uint64(offheap.InUse())
+		r.RSS, r.Live, r.OffHeap = benchload.RSS(), liveHeap(), uint64(offheap.InUse())
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
 		}
@@ -479,11 +479,11 @@ func watchRSS() (mean func() uint64) {
 	go func() {
 		tick := time.NewTicker(rssEvery)
 		defer tick.Stop()
-		sum, k := rss(), uint64(1)
+		sum, k := benchload.RSS(), uint64(1)
 		for {
 			select {
 			case <-tick.C:
-				sum += rss()
+				sum += benchload.RSS()
 				k++
 			case <-done:
 				res <- sum / k
@@ -495,20 +495,6 @@ func watchRSS() (mean func() uint64) {
 		close(done)
 		return <-res
 	}
-}
-
-// rss returns the process's resident set, in bytes.
-func rss() uint64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseUint(f[1], 10, 64)
-	return pages * uint64(os.Getpagesize())
 }
 
 // liveHeap returns the Go heap's live objects after a collection, in

@@ -16,11 +16,10 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/offheap"
+	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 var (
@@ -85,7 +84,6 @@ func makeGarbage(stop chan struct{}) {
 	}
 }
 
-
 // touch writes a byte of every page of b, so that the pages are resident.
 func touch(b []byte) []byte {
 	for i := 0; i < len(b); i += 4096 {
@@ -94,16 +92,5 @@ func touch(b []byte) []byte {
 	return b
 }
 
-// rssMB reads the resident set from /proc/self/statm.
-func rssMB() float64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseFloat(f[1], 64)
-	return pages * float64(os.Getpagesize()) / (1 << 20)
-}
+// rssMB returns the resident set in MB.
+func rssMB() float64 { return float64(benchload.RSS()) / (1 << 20) }

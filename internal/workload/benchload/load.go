@@ -1,11 +1,14 @@
-// Package benchload holds the synthetic loads and the one statistic that the
-// benchmarks (package bench, command bench/service) and the memory tests
-// share: goroutines parked deep in a channel receive, goroutine churn, and
-// the median.
+// Package benchload holds the synthetic loads and the measures that the
+// benchmarks (package bench, commands bench/service and bench/gcroom) and
+// the memory tests share: goroutines parked deep in a channel receive,
+// goroutine churn, the median and the resident set.
 package benchload
 
 import (
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -64,4 +67,19 @@ func Median(v []float64) float64 {
 		return v[len(v)/2]
 	}
 	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+// RSS returns the process's resident set in bytes, from
+// /proc/self/statm; 0 where that cannot be read.
+func RSS() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
 }
