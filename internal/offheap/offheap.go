@@ -50,13 +50,19 @@ func InUse() int64 {
 	return regions.inUse
 }
 
-// regions holds every region the package mapped: the size of each by its
-// start, and those given back by size, for reuse.
+// regions holds every region the package mapped, by its start, and those
+// given back by size, for reuse.
 var regions struct {
 	sync.Mutex
-	size          map[unsafe.Pointer]uintptr
+	all           map[unsafe.Pointer]region
 	free          map[uintptr][]unsafe.Pointer
 	mapped, inUse int64
+}
+
+// region is a mapped region's size and whether it is given out.
+type region struct {
+	size uintptr
+	out  bool
 }
 
 // take returns a zero region of at least size bytes, nil if none can be
@@ -65,38 +71,38 @@ func take(size uintptr) unsafe.Pointer {
 	size = (size + pageSize - 1) / pageSize * pageSize
 	regions.Lock()
 	defer regions.Unlock()
+	var p unsafe.Pointer
 	if f := regions.free[size]; len(f) > 0 {
-		p := f[len(f)-1]
+		p = f[len(f)-1]
 		regions.free[size] = f[:len(f)-1]
-		regions.inUse += int64(size)
-		return p
-	}
-	p := mapRegion(size)
-	if p == nil {
+	} else if p = mapRegion(size); p == nil {
 		return nil
+	} else {
+		if regions.all == nil {
+			regions.all = make(map[unsafe.Pointer]region)
+			regions.free = make(map[uintptr][]unsafe.Pointer)
+		}
+		regions.mapped += int64(size)
 	}
-	if regions.size == nil {
-		regions.size = make(map[unsafe.Pointer]uintptr)
-		regions.free = make(map[uintptr][]unsafe.Pointer)
-	}
-	regions.size[p] = size
-	regions.mapped += int64(size)
+	regions.all[p] = region{size: size, out: true}
 	regions.inUse += int64(size)
 	return p
 }
 
 // give empties the region that starts at p and keeps it for reuse; it
-// does nothing if no region starts at p.
+// does nothing if no region given out starts at p, so that a region given
+// back twice is kept once.
 func give(p unsafe.Pointer) {
 	regions.Lock()
 	defer regions.Unlock()
-	size, ok := regions.size[p]
-	if !ok {
+	r, ok := regions.all[p]
+	if !ok || !r.out {
 		return
 	}
-	empty(p, size)
-	regions.free[size] = append(regions.free[size], p)
-	regions.inUse -= int64(size)
+	empty(p, r.size)
+	regions.all[p] = region{size: r.size}
+	regions.free[r.size] = append(regions.free[r.size], p)
+	regions.inUse -= int64(r.size)
 }
 
 // pointerFree reports whether a value of type t holds no pointer.

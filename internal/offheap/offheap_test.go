@@ -53,6 +53,13 @@ func TestReuse(t *testing.T) {
 		}
 	}
 	Free(s)
+	Free(s) // a second time: kept once
+	a, b := Make[rec](1000), Make[rec](1000)
+	if unsafe.SliceData(a) == unsafe.SliceData(b) {
+		t.Fatal("a region given back twice was given out twice")
+	}
+	Free(a)
+	Free(b)
 }
 
 // TestHeap: a type with pointers, an empty request and a slice the heap
