@@ -12,7 +12,11 @@
 // its pages to the system, and kept mapped for the next request of the
 // same size: the package never unmaps. A pointer kept by mistake past Free
 // reads zeros or the next owner's data, never a fault that would take the
-// program down. Where mapping is not possible (not Linux, the system
+// program down. In return a caller asks for few distinct sizes, so that
+// what stays mapped is bounded by its peak: the trace reader asks for
+// chunks of one size and an index a power of two long. A list grown to
+// whatever length a program's goroutines come to would leave a region of
+// each length mapped. Where mapping is not possible (not Linux, the system
 // refuses, or T holds pointers, which the collector must see), Make
 // allocates on the heap and Free leaves that memory to the collector.
 package offheap
