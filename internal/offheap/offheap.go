@@ -52,11 +52,14 @@ func InUse() int64 {
 
 // regions holds every region the package mapped, by its start, and those
 // given back by size, for reuse.
-var regions struct {
+var regions = struct {
 	sync.Mutex
 	all           map[unsafe.Pointer]region
 	free          map[uintptr][]unsafe.Pointer
 	mapped, inUse int64
+}{
+	all:  make(map[unsafe.Pointer]region),
+	free: make(map[uintptr][]unsafe.Pointer),
 }
 
 // region is a mapped region's size and whether it is given out.
@@ -75,12 +78,9 @@ func take(size uintptr) unsafe.Pointer {
 	if f := regions.free[size]; len(f) > 0 {
 		p = f[len(f)-1]
 		regions.free[size] = f[:len(f)-1]
-	} else if p = mapRegion(size); p == nil {
-		return nil
 	} else {
-		if regions.all == nil {
-			regions.all = make(map[unsafe.Pointer]region)
-			regions.free = make(map[uintptr][]unsafe.Pointer)
+		if p = mapRegion(size); p == nil {
+			return nil
 		}
 		regions.mapped += int64(size)
 	}
