@@ -19,9 +19,9 @@ const maxDepth = tachyon.MaxWriteDepth
 
 // A track is one goroutine as the sink sees it: its handle, nil until its
 // first sample is written (when the goroutine is counted), and the stack
-// of its latest sample written. It has no field of flags, so that the
-// trace backend's record of a parked goroutine fits 72 bytes
-// (TestRecordSizes).
+// of its latest sample written. The trace backend keeps its parts in its
+// record and beside it, and makes a track of them for each call
+// (traceBackend.track).
 type track struct {
 	id   uint64
 	h    Goroutine
@@ -236,10 +236,11 @@ func (e *emitter) forget(t *track) {
 	}
 }
 
-// flush tells the sink that a batch of t's samples has been written.
-func (e *emitter) flush(t *track) {
-	if t.h != nil && !e.failed() {
-		t.h.Flush()
+// flush tells the sink that a batch of samples has been written of the
+// goroutine whose handle is h (track.h, nil if none yet).
+func (e *emitter) flush(h Goroutine) {
+	if h != nil && !e.failed() {
+		h.Flush()
 	}
 }
 

@@ -148,10 +148,10 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		}
 		delete(lb.tasks, ev.Task)
 		g := tb.find(rec.g)
-		if g == nil || g.x == nil {
+		if g == nil || g.busyNo == 0 {
 			return
 		}
-		x := g.x
+		x := tb.busyOf(g)
 		for i := len(x.tasks) - 1; i >= 0; i-- {
 			if x.tasks[i].id == ev.Task {
 				x.tasks = append(x.tasks[:i], x.tasks[i+1:]...)
@@ -177,10 +177,10 @@ func (tb *traceBackend) userEvent(ev *gotrace.Event) {
 		tb.relabel(g, seen(g))
 	case gotrace.RegionEnd:
 		g := tb.find(ev.G)
-		if g == nil || g.x == nil {
+		if g == nil || g.busyNo == 0 {
 			return // no region: it began before the trace
 		}
-		x := g.x
+		x := tb.busyOf(g)
 		if x.deep > 0 {
 			x.deep--
 			return
@@ -266,7 +266,7 @@ func (tb *traceBackend) relabel(g *tgor, s *stack) { tb.relabelTo(g, s, tb.base(
 // regions and tasks (see base), replacing g's.
 func (tb *traceBackend) relabelTo(g *tgor, s *stack, b setKey) {
 	k := setKey{p: b.p, created: b.created, leaked: b.leaked}
-	if x := g.x; x != nil {
+	if x := tb.busyOf(g); x != nil {
 		if n := len(x.regions); n > 0 {
 			k.region = x.regions[n-1].typ
 		}
@@ -343,7 +343,7 @@ func (tb *traceBackend) withLabels(s *stack, ls *labelSet) *stack {
 		return w
 	}
 	w := *s
-	w.waits, w.rooted = nil, nil
+	w.waits, w.rooted, w.num = nil, nil, 0
 	room := maxDepth - len(ls.frames)
 	w.frames = make([]uint32, 0, min(len(s.frames), room)+len(ls.frames))
 	if len(s.frames) <= room {

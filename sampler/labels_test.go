@@ -355,7 +355,7 @@ func BenchmarkLabelChange(b *testing.B) {
 	}
 	var g *tgor
 	for lg := range tb.lives {
-		if lg.x != nil && len(lg.x.regions) > 0 {
+		if x := tb.busyOf(lg); x != nil && len(x.regions) > 0 {
 			g = lg
 		}
 	}
@@ -367,10 +367,11 @@ func BenchmarkLabelChange(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tb.advance(tb.ticks.first + gotrace.Time(tb.ticks.n)*tb.ticks.step())
+		x := tb.busyOf(g)
 		if i%2 == 0 {
-			g.x.regions = append(g.x.regions, inner)
+			x.regions = append(x.regions, inner)
 		} else {
-			g.x.regions = g.x.regions[:len(g.x.regions)-1]
+			x.regions = x.regions[:len(x.regions)-1]
 		}
 		tb.relabel(g, nil)
 		if i%100 == 99 {

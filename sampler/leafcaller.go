@@ -135,7 +135,7 @@ func (tb *traceBackend) mendRuns(g *tgor, claims []cpuHit) {
 		}
 		return to
 	}
-	if x := g.x; x != nil {
+	if x := tb.busyOf(g); x != nil {
 		for i := range x.pend {
 			r := &x.pend[i]
 			switch r.state {
@@ -150,6 +150,6 @@ func (tb *traceBackend) mendRuns(g *tgor, claims []cpuHit) {
 		}
 	}
 	if g.state == gRunnable || g.state == gRunning {
-		g.stack = mended(g.stack, claims[len(claims)-1].at)
+		tb.setStack(g, mended(tb.stackOf(g), claims[len(claims)-1].at))
 	}
 }

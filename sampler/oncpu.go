@@ -112,7 +112,7 @@ func (tb *traceBackend) cpuHz() int {
 // CPU samples (see above), and ends its activity in the generation.
 func (tb *traceBackend) place(g *tgor) {
 	g.unset(fActive)
-	x := g.x
+	x := tb.busyOf(g)
 	if x == nil {
 		return // no queued run, no CPU sample
 	}
@@ -155,7 +155,7 @@ func (tb *traceBackend) place(g *tgor) {
 // that pays for several ticks is repeated; of samples that pay for less
 // than one each, evenly spaced ones are kept.
 func (tb *traceBackend) claims(g *tgor, dst []cpuHit) []cpuHit {
-	x := g.x
+	x := tb.busyOf(g)
 	m := len(x.cpu)
 	if m == 0 {
 		return dst
@@ -238,7 +238,7 @@ func (tb *traceBackend) spill(g *tgor, p *placer) {
 
 // freeTicks lists g's queued ticks that are not running, in order.
 func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
-	for ri, r := range g.x.pend {
+	for ri, r := range tb.busyOf(g).pend {
 		if r.state == gRunning {
 			continue
 		}
@@ -254,7 +254,7 @@ func (tb *traceBackend) freeTicks(g *tgor, p *placer) {
 func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 	out := p.out[:0]
 	si, ei, ci := 0, 0, 0
-	x := g.x
+	x := tb.busyOf(g)
 	for ri := range x.pend {
 		r := x.pend[ri]
 		if r.state == gRunning && r.stack == nil {

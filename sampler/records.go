@@ -6,17 +6,22 @@ import "github.com/gotachyon/profiler/internal/chunked"
 // (tgor.slot, from one), which the source carries on their transitions
 // (source.SetUser). The zero records is empty and ready.
 //
-// Records lie in chunks that are never moved or given back: a record keeps
-// its address and its number while its goroutine lives, and an ended
-// goroutine's record and number go to the next new one. As the reader's
-// own table (gotrace) and the runtime's list of goroutines do, the chunks
-// stay at the most goroutines that ever lived at once, so that goroutines
-// that come and go in bursts do not make them again at each; in return a
-// record costs its size alone, with no pointer to it kept beside it.
+// Records lie in chunks that are never moved or given back until release:
+// a record keeps its address and its number while its goroutine lives, and
+// an ended goroutine's record and number go to the next new one. As the
+// reader's own table (gotrace) and the runtime's list of goroutines do, the
+// chunks stay at the most goroutines that ever lived at once, so that
+// goroutines that come and go in bursts do not make them again at each; in
+// return a record costs its size alone, with no pointer to it kept beside
+// it. A record holds no pointer, and its chunks lie off the Go heap
+// (chunked.Array.Mapped), where the collector neither scans them nor lets
+// the heap grow by their size; the sink's handles, which the collector
+// must see, lie beside them in chunks of their own.
 type records struct {
-	recs chunked.Array[tgor] // every record made: numbers given out, less one
-	free []uint32            // numbers of ended goroutines, for the next new ones
-	live int                 // live records
+	recs    chunked.Array[tgor]      // every record made: numbers given out, less one
+	handles chunked.Array[Goroutine] // each record's handle in the sink (track.h), by number less one
+	free    []uint32                 // numbers of ended goroutines, for the next new ones
+	live    int                      // live records
 	// labels holds the label sets of the records that have one
 	// (fLabeled), by number.
 	labels map[uint32]*labelSet
@@ -69,7 +74,9 @@ func (r *records) add() *tgor {
 		i = r.free[n-1] - 1
 		r.free = r.free[:n-1]
 	} else {
+		r.recs.Mapped = true
 		i = r.recs.Grow()
+		r.handles.Grow()
 	}
 	g := r.rec(i)
 	g.slot = i + 1
@@ -77,9 +84,13 @@ func (r *records) add() *tgor {
 	return g
 }
 
+// handle returns where g's handle in the sink is kept.
+func (r *records) handle(g *tgor) *Goroutine { return r.handles.At(g.slot - 1) }
+
 // remove gives g's record and number back: g is zero afterwards.
 func (r *records) remove(g *tgor) {
 	r.setLabels(g, nil)
+	*r.handle(g) = nil
 	r.free = append(r.free, g.slot)
 	*g = tgor{}
 	r.live--
@@ -92,4 +103,12 @@ func (r *records) all(yield func(*tgor) bool) {
 			return
 		}
 	}
+}
+
+// release gives back the records' chunks, off the heap, and drops every
+// record: the records are empty and ready again. No record may be used
+// after.
+func (r *records) release() {
+	r.recs.Release()
+	*r = records{recs: r.recs}
 }

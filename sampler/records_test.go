@@ -2,7 +2,12 @@ package sampler
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"unsafe"
+
+	"github.com/gotachyon/profiler/internal/chunked"
+	"github.com/gotachyon/profiler/internal/offheap"
 )
 
 // TestRecords: records adds and removes like a map by number, keeps a
@@ -85,5 +90,31 @@ func TestRecordLabels(t *testing.T) {
 	}
 	if g2 := r.add(); g2.slot != n || r.labelsOf(g2) != nil {
 		t.Fatalf("the next record (number %d, was %d) has labels %v", g2.slot, n, r.labelsOf(g2))
+	}
+}
+
+// TestRecordsOffHeap: the records' chunks lie off the Go heap, a record's
+// handle is kept beside it and goes with it, and release gives the chunks
+// back.
+func TestRecordsOffHeap(t *testing.T) {
+	before := offheap.InUse()
+	var r records
+	g, h := r.add(), r.add()
+	if runtime.GOOS == "linux" && offheap.InUse() != before+int64(unsafe.Sizeof([chunked.Chunk]tgor{})) {
+		t.Fatalf("off the heap: %d bytes more, want a chunk of records", offheap.InUse()-before)
+	}
+	sink := newMemSink()
+	hg, hh := sink.Goroutine(1), sink.Goroutine(2)
+	*r.handle(g), *r.handle(h) = hg, hh
+	r.remove(g)
+	if *r.handle(h) != hh || hh == hg {
+		t.Fatal("a record's handle moved when another record went")
+	}
+	if g2 := r.add(); g2.slot != g.slot || *r.handle(g2) != nil {
+		t.Fatalf("the next record numbered %d (want %d) has a handle: %v", g2.slot, g.slot, *r.handle(g2))
+	}
+	r.release()
+	if offheap.InUse() != before || r.made() != 0 || r.live != 0 {
+		t.Fatalf("after release: %d bytes off the heap more, %d made, %d live", offheap.InUse()-before, r.made(), r.live)
 	}
 }

@@ -27,6 +27,9 @@ type stack struct {
 	outer role
 	// key identifies the frames, whichever generation's handle made s.
 	key uint64
+	// num is s's number in the trace backend's stackNums, if it has one
+	// there (stackNums.num checks).
+	num uint32
 
 	waits  []*stack // this stack under a wait-reason frame, one per reason
 	rooted *stack   // this stack under the runtime's root frame, once made
@@ -41,7 +44,7 @@ func (s *stack) waiting(reason uint32) *stack {
 		}
 	}
 	w := *s
-	w.waits, w.rooted = nil, nil
+	w.waits, w.rooted, w.num = nil, nil, 0
 	w.frames = append(append(make([]uint32, 0, len(s.frames)+1), reason), s.frames...)
 	if len(w.frames) > maxDepth {
 		w.frames = w.frames[:maxDepth]
@@ -59,7 +62,7 @@ func (s *stack) underRuntime(root uint32) *stack {
 		return s.rooted
 	}
 	r := *s
-	r.waits, r.rooted = nil, nil
+	r.waits, r.rooted, r.num = nil, nil, 0
 	r.frames = append(slices.Clip(s.frames[:min(len(s.frames), maxDepth-1)]), root)
 	s.rooted = &r
 	return &r

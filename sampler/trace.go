@@ -85,10 +85,15 @@ type traceBackend struct {
 	// written of every goroutine of the bucket: the oldest of those the
 	// bucket's last settleShare left unwritten (watermark).
 	floor [settleEvery]uint64
-	// busyFree holds busy states given back (tracegor.go), for reuse;
-	// busyHeld counts those goroutines hold, and busyUsed the most held
-	// at once lately, which bounds busyFree.
-	busyFree           []*gbusy
+	// nums numbers the stacks the records hold (stacknum.go).
+	nums stackNums
+	// busyTab holds the busy states (tracegor.go) by number, less one;
+	// busyFree the numbers given back with their state kept for reuse,
+	// busyGone those given back without. busyHeld counts the states
+	// goroutines hold, and busyUsed the most held at once lately, which
+	// bounds busyFree.
+	busyTab            []*gbusy
+	busyFree, busyGone []uint32
 	busyHeld, busyUsed int
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
@@ -250,7 +255,7 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
 		funcIDs:   make(map[string]uint32),
-		busyFree:  make([]*gbusy, 0, maxFree),
+		busyFree:  make([]uint32, 0, maxFree),
 		labels:    newLabeler(),
 		startWall: start,
 	}
@@ -326,6 +331,8 @@ func (tb *traceBackend) loop() {
 	if c, ok := tb.rd.(io.Closer); ok {
 		defer c.Close()
 	}
+	// So do the backend's own records, until released.
+	defer tb.releaseRecords()
 	defer func() {
 		if r := recover(); r != nil {
 			tb.em.setErr(fmt.Errorf("sampler: trace backend panic: %v", r))
@@ -482,6 +489,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		tb.settleShare()
 	}
 	tb.busyUsed = max(tb.busyHeld, tb.busyUsed-tb.busyUsed/8)
+	tb.sweepStacks()
 	tb.watermark(t)
 	clear(tb.stacks)
 	tb.stacks = tb.stacks[:0]
@@ -523,9 +531,9 @@ func (tb *traceBackend) settleBucket(b int, early bool) bool {
 			continue // ended
 		}
 		tb.settle(g)
-		tb.em.flush(&g.track)
+		tb.flushSink(g)
 		floor = min(floor, g.due)
-		if pend := g.pend(); len(pend) > 0 {
+		if pend := tb.pend(g); len(pend) > 0 {
 			floor = min(floor, pend[0].from)
 		}
 	}
@@ -652,16 +660,17 @@ const settleEvery = 4
 func (tb *traceBackend) finish(next bool) {
 	for g := range tb.lives {
 		tb.close(g)
-		tb.em.flush(&g.track)
+		tb.flushSink(g)
 	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
 		tb.em.handover = make(map[uint64]*stack, tb.recs.live)
 		tb.em.sites = make(map[uint64]string, tb.recs.live)
 		for g := range tb.lives {
-			tb.em.carry(&g.track)
-			if g.stack != nil && g.role != roleHidden {
-				tb.em.handover[g.id] = g.stack
+			t := tb.track(g)
+			tb.em.carry(&t)
+			if s := tb.stackOf(g); s != nil && g.role != roleHidden {
+				tb.em.handover[g.id] = s
 			}
 			if c := tb.base(g).created; c != "" && g.role != roleHidden {
 				tb.em.sites[g.id] = c

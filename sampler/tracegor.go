@@ -5,6 +5,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // The trace backend's view of one goroutine. Every tick of its life gets
@@ -28,23 +29,30 @@ import (
 // it was blocked before) and take it.
 
 // tgor is one goroutine of the trace. What only a goroutine that ran
-// lately, waits for its first stack or is in a region or task needs is in
-// x, which a goroutine parked for good has none of.
+// lately, waits for its first stack or is in a region or task needs is its
+// busy state (gbusy), which a goroutine parked for good has none of. A
+// record holds no pointer, so that its chunks lie off the Go heap
+// (records): its stacks and busy state are numbers, its handle in the sink
+// lies beside it (records.handle), and its label set too, if it has one
+// (records.labelsOf), as few goroutines have one.
 type tgor struct {
-	track
-	state gstate
-	role  role
-	bits  gbits  // its wait reason and flags
-	slot  uint32 // its number in traceBackend.recs, from one; 0: the record is free
-	stack *stack // stack at the latest transition that had one; nil: none yet
-	due   uint64 // first tick not yet queued
-	x     *gbusy // nil: nothing queued, no CPU sample, region or task
-	// Its label set now (labels.go), if it has one, is kept beside the
-	// record (records.labelsOf), as few goroutines have one.
+	id  uint64
+	due uint64 // first tick not yet queued
+	// lastNo is the number (traceBackend.nums) of the stack of its latest
+	// sample written, 0 before the first (the emitter's track.last).
+	lastNo uint32
+	// stackNo is the number of its stack at the latest transition that
+	// had one; 0: none yet.
+	stackNo uint32
+	busyNo  uint32 // its busy state's number (traceBackend.busyOf); 0: none
+	slot    uint32 // its number in traceBackend.recs, from one; 0: the record is free
+	state   gstate
+	role    role
+	bits    gbits // its wait reason and flags
 }
 
 // gbits holds a goroutine's wait reason in its low bits, and flags above
-// them: in one field, they leave a record at 64 bytes.
+// them: in one field, they leave a record at 40 bytes.
 type gbits uint16
 
 const (
@@ -104,20 +112,40 @@ func (x *gbusy) idle() bool {
 		len(x.regions) == 0 && x.deep == 0 && len(x.tasks) == 0
 }
 
-// busy returns g's busy state, taking one if it has none.
+// busyOf returns g's busy state, nil if it has none.
+func (tb *traceBackend) busyOf(g *tgor) *gbusy {
+	if g.busyNo == 0 {
+		return nil
+	}
+	return tb.busyTab[g.busyNo-1]
+}
+
+// busy returns g's busy state, taking one if it has none: a number given
+// back with its state kept, else one given back without, else a new one.
 func (tb *traceBackend) busy(g *tgor) *gbusy {
-	if g.x == nil {
-		if n := len(tb.busyFree); n > 0 {
-			g.x = tb.busyFree[n-1]
-			tb.busyFree[n-1] = nil
-			tb.busyFree = tb.busyFree[:n-1]
-		} else {
-			g.x = new(gbusy)
+	if g.busyNo == 0 {
+		switch {
+		case len(tb.busyFree) > 0:
+			g.busyNo = pop(&tb.busyFree)
+		case len(tb.busyGone) > 0:
+			g.busyNo = pop(&tb.busyGone)
+			tb.busyTab[g.busyNo-1] = new(gbusy)
+		default:
+			tb.busyTab = append(tb.busyTab, new(gbusy))
+			g.busyNo = uint32(len(tb.busyTab))
 		}
 		tb.busyHeld++
 		tb.busyUsed = max(tb.busyUsed, tb.busyHeld)
 	}
-	return g.x
+	return tb.busyTab[g.busyNo-1]
+}
+
+// pop takes the last number of *l.
+func pop(l *[]uint32) uint32 {
+	n := len(*l) - 1
+	v := (*l)[n]
+	*l = (*l)[:n]
+	return v
 }
 
 // idle gives g's busy state back if it holds nothing (or, g ended, in any
@@ -126,13 +154,16 @@ func (tb *traceBackend) busy(g *tgor) *gbusy {
 // the goroutines that did not run since it last wrote them, so that a
 // goroutine that runs keeps its own, the size its queues grew to.
 func (tb *traceBackend) idle(g *tgor, ended bool) {
-	x := g.x
+	x := tb.busyOf(g)
 	if x == nil || !ended && !x.idle() {
 		return
 	}
-	g.x = nil
+	no := g.busyNo
+	g.busyNo = 0
 	tb.busyHeld--
 	if len(tb.busyFree) >= max(maxFree, tb.busyUsed) {
+		tb.busyTab[no-1] = nil
+		tb.busyGone = append(tb.busyGone, no)
 		return
 	}
 	clear(x.pend[:cap(x.pend)])
@@ -141,15 +172,77 @@ func (tb *traceBackend) idle(g *tgor, ended bool) {
 	clear(x.regions[:cap(x.regions)])
 	clear(x.tasks[:cap(x.tasks)])
 	*x = gbusy{pend: x.pend[:0], cpu: x.cpu[:0], carry: x.carry[:0], regions: x.regions[:0], tasks: x.tasks[:0]}
-	tb.busyFree = append(tb.busyFree, x)
+	tb.busyFree = append(tb.busyFree, no)
 }
 
 // pend returns g's queued runs.
-func (g *tgor) pend() []run {
-	if g.x == nil {
-		return nil
+func (tb *traceBackend) pend(g *tgor) []run {
+	if x := tb.busyOf(g); x != nil {
+		return x.pend
 	}
-	return g.x.pend
+	return nil
+}
+
+// stackOf returns g's stack at its latest transition that had one, nil if
+// none yet.
+func (tb *traceBackend) stackOf(g *tgor) *stack { return tb.nums.at(g.stackNo) }
+
+// setStack makes s g's stack.
+func (tb *traceBackend) setStack(g *tgor, s *stack) { g.stackNo = tb.nums.num(s) }
+
+// track returns g as the emitter sees it; untrack keeps what the emitter
+// changed of it.
+func (tb *traceBackend) track(g *tgor) track {
+	return track{id: g.id, h: *tb.recs.handle(g), last: tb.nums.at(g.lastNo)}
+}
+
+// untrack keeps t, g's track, in g's record.
+func (tb *traceBackend) untrack(g *tgor, t *track) {
+	*tb.recs.handle(g) = t.h
+	g.lastNo = tb.nums.num(t.last)
+}
+
+// write is emitter.write for g. The emitter gives g a handle if it has
+// none, and may change its latest stack, nothing else.
+func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack) {
+	h := tb.recs.handle(g)
+	t := track{id: g.id, h: *h, last: tb.nums.at(g.lastNo)}
+	was := t.last
+	tb.em.write(&t, sp, st, s)
+	if *h == nil {
+		*h = t.h
+	}
+	if t.last != was {
+		g.lastNo = tb.nums.num(t.last)
+	}
+}
+
+// flushSink is emitter.flush for g.
+func (tb *traceBackend) flushSink(g *tgor) {
+	tb.em.flush(*tb.recs.handle(g))
+}
+
+// releaseRecords gives back the goroutines' records, which lie off the
+// heap, once the backend is done with them: no record may be used after.
+func (tb *traceBackend) releaseRecords() {
+	clear(tb.active)
+	tb.active = tb.active[:0]
+	clear(tb.unattached)
+	tb.recs.release()
+}
+
+// sweepStacks frees the stack numbers no record holds, once enough are
+// given out.
+func (tb *traceBackend) sweepStacks() {
+	if !tb.nums.full() {
+		return
+	}
+	tb.nums.sweep(func(mark func(uint32)) {
+		for g := range tb.lives {
+			mark(g.lastNo)
+			mark(g.stackNo)
+		}
+	})
 }
 
 // run is the ticks [from, to) of a goroutine in one state.
@@ -238,7 +331,7 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 		g.role = roleHidden
 	}
 	if s, ok := tb.em.handover[id]; ok {
-		g.stack = s // where the previous backend last saw it
+		tb.setStack(g, s) // where the previous backend last saw it
 		delete(tb.em.handover, id)
 	}
 	tb.number(g)
@@ -291,8 +384,8 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	case report && next == g.state:
 		// A status report, at a generation's start or end: most often of
 		// a goroutine parked where it was.
-		if s != nil && next != gRunning && (s != g.stack || len(g.pend()) > 0) {
-			g.stack = s
+		if s != nil && next != gRunning && (s != tb.stackOf(g) || len(tb.pend(g)) > 0) {
+			tb.setStack(g, s)
 			tb.flush(g)
 		}
 		return
@@ -306,7 +399,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	}
 	g.state = next
 	if s != nil {
-		g.stack = s
+		tb.setStack(g, s)
 	}
 	if next == gRunning {
 		tb.activate(g)
@@ -410,7 +503,7 @@ func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	}
 	// On a CPU, whatever the scheduler says: a CPU sample taken in a
 	// system call is CPU time spent in the kernel.
-	tb.em.write(&g.track, span{ts: tb.micros(t), n: 1}, status(gRunning, s.panicking), s)
+	tb.write(g, span{ts: tb.micros(t), n: 1}, status(gRunning, s.panicking), s)
 }
 
 // cut queues the ticks passed since the last cut, in g's current state:
@@ -423,7 +516,7 @@ func (tb *traceBackend) cut(g *tgor) {
 	g.due = to
 	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), labels: tb.recs.labelsOf(g)}
 	if g.state != gRunning {
-		r.stack = g.stack
+		r.stack = tb.stackOf(g)
 	}
 	x := tb.busy(g)
 	if n := len(x.pend); n > 0 {
@@ -446,7 +539,7 @@ func (tb *traceBackend) cut(g *tgor) {
 // goroutine whose stack is known, that has not run in the generation and
 // has nothing queued before them go straight to the sink, unqueued.
 func (tb *traceBackend) cutOut(g *tgor) {
-	if g.x != nil && len(g.x.pend) > 0 || g.has(fActive) || g.state == gRunning || g.stack == nil || g.role == roleHidden {
+	if len(tb.pend(g)) > 0 || g.has(fActive) || g.state == gRunning || g.stackNo == 0 || g.role == roleHidden {
 		tb.cut(g)
 		return
 	}
@@ -455,7 +548,7 @@ func (tb *traceBackend) cutOut(g *tgor) {
 		return
 	}
 	g.due = to
-	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), stack: g.stack, labels: tb.recs.labelsOf(g)}
+	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), stack: tb.stackOf(g), labels: tb.recs.labelsOf(g)}
 	tb.emit(g, &r)
 }
 
@@ -471,8 +564,8 @@ func (tb *traceBackend) leaveRunning(g *tgor, s *stack, preempted bool) {
 	switch {
 	case preempted:
 		tb.busy(g).seen = s
-	case g.x != nil:
-		g.x.seen = nil
+	case g.busyNo != 0:
+		tb.busyOf(g).seen = nil
 	}
 }
 
@@ -483,7 +576,7 @@ func (tb *traceBackend) sighted(g *tgor, s *stack) *stack {
 	if s == nil || !s.evidence {
 		s = tb.schedStack(g)
 	}
-	pend := g.pend()
+	pend := tb.pend(g)
 	for i := len(pend) - 1; i >= 0; i-- {
 		r := &pend[i]
 		if r.state != gRunning || r.stack != nil || r.sched != nil {
@@ -497,17 +590,17 @@ func (tb *traceBackend) sighted(g *tgor, s *stack) *stack {
 // schedStack is where the scheduler last saw g: its latest preemption
 // since it last ran, or the stack of its latest transition.
 func (tb *traceBackend) schedStack(g *tgor) *stack {
-	if g.x != nil && g.x.seen != nil {
-		return g.x.seen
+	if x := tb.busyOf(g); x != nil && x.seen != nil {
+		return x.seen
 	}
-	return g.stack
+	return tb.stackOf(g)
 }
 
 // flush writes g's queued runs, oldest first, up to the first whose stack
 // is not known yet. A run queued before g's first stack was known takes it.
 // A goroutine active in the generation holds its runs until place.
 func (tb *traceBackend) flush(g *tgor) {
-	x := g.x
+	x := tb.busyOf(g)
 	if x == nil {
 		return
 	}
@@ -523,7 +616,7 @@ func (tb *traceBackend) flush(g *tgor) {
 	for ; n < len(x.pend); n++ {
 		r := &x.pend[n]
 		if r.stack == nil && r.state != gRunning {
-			r.stack = g.stack
+			r.stack = tb.stackOf(g)
 		}
 		if r.stack == nil {
 			break
@@ -547,7 +640,7 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 	} else {
 		s = tb.withLabels(s, r.labels)
 	}
-	tb.em.write(&g.track, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
+	tb.write(g, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
 }
 
 // settle writes g's ticks passed, as far as their stack is known, and
@@ -570,14 +663,14 @@ func (tb *traceBackend) close(g *tgor) {
 		tb.leaveRunning(g, nil, false)
 	}
 	tb.place(g)
-	x := g.x
+	x := tb.busyOf(g)
 	if x == nil {
 		return
 	}
 	tb.em.cpuUnplaced += uint64(len(x.carry))
 	x.carry = x.carry[:0]
 	for i := range x.pend {
-		if x.pend[i].stack == nil && g.stack == nil {
+		if x.pend[i].stack == nil && g.stackNo == 0 {
 			x.pend[i].stack = tb.unknownStack()
 		}
 	}
@@ -588,7 +681,9 @@ func (tb *traceBackend) close(g *tgor) {
 func (tb *traceBackend) remove(g *tgor) {
 	tb.close(g)
 	tb.idle(g, true)
-	tb.em.forget(&g.track)
+	t := tb.track(g)
+	tb.em.forget(&t)
+	tb.untrack(g, &t)
 	if len(tb.unattached) > 0 {
 		delete(tb.unattached, g.id)
 	}
