@@ -1,8 +1,13 @@
 package sampler
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
 // TestStackNums: a stack keeps its number while it is held, a number is
@@ -55,5 +60,69 @@ func TestStackNums(t *testing.T) {
 	}
 	if ns.inUse() > 2*minSweep+300 {
 		t.Fatalf("%d numbers in use, more than a sweep's bound", ns.inUse())
+	}
+}
+
+// TestSweepKeepsSamples: sweeping the stack numbers every 100 events,
+// however few are in use, changes no sample of a busy service's trace: a
+// record's stacks keep their numbers, and a stack whose number was freed
+// takes a new one.
+func TestSweepKeepsSamples(t *testing.T) {
+	data := recordBusyTrace(t, 400*time.Millisecond)
+	start := time.Now()
+	run := func(sweep bool) ([]memSample, int) {
+		src, err := newSource(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeSource(src)
+		sink := newMemSink()
+		tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, sink), src, start)
+		freed, n := 0, 0
+		replay(t, src, func(int) {}, func(ev *gotrace.Event) {
+			tb.handle(ev)
+			if n++; sweep && n%100 == 0 {
+				before := tb.nums.inUse()
+				tb.sweepStacksNow()
+				freed += before - tb.nums.inUse()
+			}
+		})
+		tb.finish(false)
+		return sink.all(), freed
+	}
+	want, _ := run(false)
+	got, freed := run(true)
+	if freed == 0 {
+		t.Fatal("the sweeps freed no number: the test shows nothing")
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d samples with sweeps, %d without", len(got), len(want))
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("sample %d: %+v with sweeps, %+v without", i, got[i], want[i])
+		}
+	}
+	t.Logf("%d samples; the sweeps freed %d numbers", len(want), freed)
+}
+
+// TestSweepMarksRecords: a sweep keeps the numbers of both stacks every
+// live record holds, and frees the rest.
+func TestSweepMarksRecords(t *testing.T) {
+	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink()), nil, time.Now())
+	defer tb.releaseRecords()
+	a, b, c, d := &stack{key: 1}, &stack{key: 2}, &stack{key: 3}, &stack{key: 4}
+	g, ended := tb.recs.add(), tb.recs.add()
+	tb.setStack(g, a)
+	g.lastNo = tb.nums.num(b)
+	tb.setStack(ended, d)
+	tb.recs.remove(ended)
+	tb.nums.num(c)
+	tb.sweepStacksNow()
+	if tb.stackOf(g) != a || tb.nums.at(g.lastNo) != b {
+		t.Fatalf("after a sweep the record holds stacks %v and %v, want keys 1 and 2", tb.stackOf(g), tb.nums.at(g.lastNo))
+	}
+	if tb.nums.inUse() != 2 {
+		t.Fatalf("%d numbers in use after a sweep, want the record's 2", tb.nums.inUse())
 	}
 }

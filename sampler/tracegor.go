@@ -234,9 +234,13 @@ func (tb *traceBackend) releaseRecords() {
 // sweepStacks frees the stack numbers no record holds, once enough are
 // given out.
 func (tb *traceBackend) sweepStacks() {
-	if !tb.nums.full() {
-		return
+	if tb.nums.full() {
+		tb.sweepStacksNow()
 	}
+}
+
+// sweepStacksNow frees the stack numbers no record holds.
+func (tb *traceBackend) sweepStacksNow() {
 	tb.nums.sweep(func(mark func(uint32)) {
 		for g := range tb.lives {
 			mark(g.lastNo)
