@@ -1,6 +1,9 @@
 package sampler
 
-import "github.com/gotachyon/profiler/internal/chunked"
+import (
+	"github.com/gotachyon/profiler/internal/chunked"
+	"github.com/gotachyon/profiler/tachyon"
+)
 
 // records holds the trace backend's goroutine records by number
 // (tgor.slot, from one), which the source carries on their transitions
@@ -111,4 +114,45 @@ func (r *records) all(yield func(*tgor) bool) {
 func (r *records) release() {
 	r.recs.Release()
 	*r = records{recs: r.recs}
+}
+
+// track returns g as the emitter sees it; untrack keeps what the emitter
+// changed of it.
+func (tb *traceBackend) track(g *tgor) track {
+	return track{id: g.id, h: *tb.recs.handle(g), last: tb.nums.at(g.lastNo)}
+}
+
+// untrack keeps t, g's track, in g's record.
+func (tb *traceBackend) untrack(g *tgor, t *track) {
+	*tb.recs.handle(g) = t.h
+	g.lastNo = tb.nums.num(t.last)
+}
+
+// write is emitter.write for g. The emitter gives g a handle if it has
+// none, and may change its latest stack, nothing else.
+func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack) {
+	h := tb.recs.handle(g)
+	t := track{id: g.id, h: *h, last: tb.nums.at(g.lastNo)}
+	was := t.last
+	tb.em.write(&t, sp, st, s)
+	if *h == nil {
+		*h = t.h
+	}
+	if t.last != was {
+		g.lastNo = tb.nums.num(t.last)
+	}
+}
+
+// flushSink is emitter.flush for g.
+func (tb *traceBackend) flushSink(g *tgor) {
+	tb.em.flush(*tb.recs.handle(g))
+}
+
+// releaseRecords gives back the goroutines' records, which lie off the
+// heap, once the backend is done with them: no record may be used after.
+func (tb *traceBackend) releaseRecords() {
+	clear(tb.active)
+	tb.active = tb.active[:0]
+	clear(tb.unattached)
+	tb.recs.release()
 }

@@ -83,3 +83,28 @@ func (ns *stackNums) sweep(held func(mark func(uint32))) {
 	}
 	ns.limit = 2 * kept
 }
+
+// stackOf returns g's stack at its latest transition that had one, nil if
+// none yet.
+func (tb *traceBackend) stackOf(g *tgor) *stack { return tb.nums.at(g.stackNo) }
+
+// setStack makes s g's stack.
+func (tb *traceBackend) setStack(g *tgor, s *stack) { g.stackNo = tb.nums.num(s) }
+
+// sweepStacks frees the stack numbers no record holds, once enough are
+// given out.
+func (tb *traceBackend) sweepStacks() {
+	if tb.nums.full() {
+		tb.sweepStacksNow()
+	}
+}
+
+// sweepStacksNow frees the stack numbers no record holds.
+func (tb *traceBackend) sweepStacksNow() {
+	tb.nums.sweep(func(mark func(uint32)) {
+		for g := range tb.lives {
+			mark(g.lastNo)
+			mark(g.stackNo)
+		}
+	})
+}

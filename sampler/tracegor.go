@@ -5,7 +5,6 @@ import (
 
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/own"
-	"github.com/gotachyon/profiler/tachyon"
 )
 
 // The trace backend's view of one goroutine. Every tick of its life gets
@@ -181,72 +180,6 @@ func (tb *traceBackend) pend(g *tgor) []run {
 		return x.pend
 	}
 	return nil
-}
-
-// stackOf returns g's stack at its latest transition that had one, nil if
-// none yet.
-func (tb *traceBackend) stackOf(g *tgor) *stack { return tb.nums.at(g.stackNo) }
-
-// setStack makes s g's stack.
-func (tb *traceBackend) setStack(g *tgor, s *stack) { g.stackNo = tb.nums.num(s) }
-
-// track returns g as the emitter sees it; untrack keeps what the emitter
-// changed of it.
-func (tb *traceBackend) track(g *tgor) track {
-	return track{id: g.id, h: *tb.recs.handle(g), last: tb.nums.at(g.lastNo)}
-}
-
-// untrack keeps t, g's track, in g's record.
-func (tb *traceBackend) untrack(g *tgor, t *track) {
-	*tb.recs.handle(g) = t.h
-	g.lastNo = tb.nums.num(t.last)
-}
-
-// write is emitter.write for g. The emitter gives g a handle if it has
-// none, and may change its latest stack, nothing else.
-func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack) {
-	h := tb.recs.handle(g)
-	t := track{id: g.id, h: *h, last: tb.nums.at(g.lastNo)}
-	was := t.last
-	tb.em.write(&t, sp, st, s)
-	if *h == nil {
-		*h = t.h
-	}
-	if t.last != was {
-		g.lastNo = tb.nums.num(t.last)
-	}
-}
-
-// flushSink is emitter.flush for g.
-func (tb *traceBackend) flushSink(g *tgor) {
-	tb.em.flush(*tb.recs.handle(g))
-}
-
-// releaseRecords gives back the goroutines' records, which lie off the
-// heap, once the backend is done with them: no record may be used after.
-func (tb *traceBackend) releaseRecords() {
-	clear(tb.active)
-	tb.active = tb.active[:0]
-	clear(tb.unattached)
-	tb.recs.release()
-}
-
-// sweepStacks frees the stack numbers no record holds, once enough are
-// given out.
-func (tb *traceBackend) sweepStacks() {
-	if tb.nums.full() {
-		tb.sweepStacksNow()
-	}
-}
-
-// sweepStacksNow frees the stack numbers no record holds.
-func (tb *traceBackend) sweepStacksNow() {
-	tb.nums.sweep(func(mark func(uint32)) {
-		for g := range tb.lives {
-			mark(g.lastNo)
-			mark(g.stackNo)
-		}
-	})
 }
 
 // run is the ticks [from, to) of a goroutine in one state.
