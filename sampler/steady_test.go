@@ -122,13 +122,17 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		threads, strs, slots, bufs int
 	}
 	var at mark
+	var why []string // the generations not steady
 	gen := replay(t, src, func(gen int) {
 		// Four generations in, every stack has been seen.
 		if gen > 5 {
 			n, where := allocsSince(at.allocs, ownAllocs(t))
 			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
-			if os.Getenv("STEADY_DEBUG") != "" {
-				t.Logf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d allocs %d", gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen, n)
+			if !steady || os.Getenv("STEADY_DEBUG") != "" {
+				// Said if no generation is judged.
+				why = append(why, fmt.Sprintf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d allocs %d",
+					gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen,
+					at.threads, threads(src), at.strs, strs(src), at.slots, slots(src), at.bufs, buffers(r), n))
 			}
 			switch {
 			case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
@@ -156,6 +160,9 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		t.Fatal("no labelled stack written")
 	}
 	t.Logf("%d generations judged; %d labelled stacks, %d label sets", judged, len(tb.labels.labelled), len(tb.labels.sets))
+	if judged == 0 || os.Getenv("STEADY_DEBUG") != "" {
+		t.Logf("generations not steady (or all, with STEADY_DEBUG):\n%s", strings.Join(why, "\n"))
+	}
 	return judged
 }
 
