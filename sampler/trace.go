@@ -89,12 +89,11 @@ type traceBackend struct {
 	nums stackNums
 	// busyTab holds the busy states (tracegor.go) by number, less one;
 	// busyFree the numbers given back with their state kept for reuse,
-	// busyGone those given back without. busyHeld counts the states
-	// goroutines hold, and busyUsed the most held at once lately, which
-	// bounds busyFree.
+	// busyGone those given back without. busyUsed is the most held at
+	// once lately (busyHeld), which bounds busyFree.
 	busyTab            []*gbusy
 	busyFree, busyGone []uint32
-	busyHeld, busyUsed int
+	busyUsed           int
 	// goroutines that ended lately, by id: a CPU sample taken as one
 	// ended and ordered after its end must not bring it back (its id would
 	// be counted twice by the sink). A table, not a map: under churn, a
@@ -488,7 +487,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		// goroutine's ticks.
 		tb.settleShare()
 	}
-	tb.busyUsed = max(tb.busyHeld, tb.busyUsed-tb.busyUsed/8)
+	tb.busyUsed = max(tb.busyHeld(), tb.busyUsed-tb.busyUsed/8)
 	tb.sweepStacks()
 	tb.watermark(t)
 	clear(tb.stacks)

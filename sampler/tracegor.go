@@ -133,10 +133,15 @@ func (tb *traceBackend) busy(g *tgor) *gbusy {
 			tb.busyTab = append(tb.busyTab, new(gbusy))
 			g.busyNo = uint32(len(tb.busyTab))
 		}
-		tb.busyHeld++
-		tb.busyUsed = max(tb.busyUsed, tb.busyHeld)
+		tb.busyUsed = max(tb.busyUsed, tb.busyHeld())
 	}
 	return tb.busyTab[g.busyNo-1]
+}
+
+// busyHeld returns how many busy states goroutines hold: the numbers
+// given out and not given back.
+func (tb *traceBackend) busyHeld() int {
+	return len(tb.busyTab) - len(tb.busyFree) - len(tb.busyGone)
 }
 
 // pop takes the last number of *l.
@@ -159,7 +164,6 @@ func (tb *traceBackend) idle(g *tgor, ended bool) {
 	}
 	no := g.busyNo
 	g.busyNo = 0
-	tb.busyHeld--
 	if len(tb.busyFree) >= max(maxFree, tb.busyUsed) {
 		tb.busyTab[no-1] = nil
 		tb.busyGone = append(tb.busyGone, no)
