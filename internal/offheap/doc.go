@@ -14,7 +14,8 @@
 // reads zeros or the next owner's data, never a fault that would take the
 // program down. In return a caller asks for few distinct sizes, so that
 // what stays mapped is bounded by its peak: the trace reader asks for
-// chunks of one size and an index a power of two long. A list grown to
+// chunks of one size and an index a power of two long, the sampler for
+// chunks of its records. A list grown to
 // whatever length a program's goroutines come to would leave a region of
 // each length mapped. Where mapping is not possible (not Linux, the system
 // refuses, or T holds pointers, which the collector must see), Make
