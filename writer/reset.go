@@ -80,10 +80,10 @@ func (w *Writer) Recycle() {
 	clear(w.spare)
 	w.spare = w.spare[:0]
 	for _, t := range w.threads {
-		w.spare = append(w.spare, t)
+		w.keep(t)
 	}
 	for _, t := range w.others {
-		w.spare = append(w.spare, t)
+		w.keep(t)
 	}
 	// No thread of the last file uses its stacks any more: the table's
 	// buffers are the next file's threads' to take.
@@ -108,6 +108,20 @@ func zstdOptionsAt(level int) []zstd.EOption {
 	}
 }
 
+// keep adds a closed file's thread record to the spares, holding no
+// stack. Close has given back every buffer a thread owned; what the record
+// still points to is a copy in the table, which Recycle hands to the next
+// file's threads. A kept record that pointed to it would seem to own it
+// once another thread had taken it (stackBuf.own), and give it back a
+// second time when it is reused.
+func (w *Writer) keep(t *Thread) {
+	if t.owned() {
+		w.freeStack(t.stack)
+	}
+	*t = Thread{}
+	w.spare = append(w.spare, t)
+}
+
 // newThread returns a fresh thread record, a spare one kept by Reset if
 // there is one.
 func (w *Writer) newThread(id uint64, interp uint32) *Thread {
@@ -118,9 +132,6 @@ func (w *Writer) newThread(id uint64, interp uint32) *Thread {
 		t = w.spare[n-1]
 		w.spare[n-1] = nil
 		w.spare = w.spare[:n-1]
-		if t.owned() {
-			w.freeStack(t.stack)
-		}
 	}
 	*t = Thread{id: id, lastTS: w.opts.StartTime}
 	if interp != 0 {

@@ -140,3 +140,77 @@ func TestCloseGivesStacksBack(t *testing.T) {
 		t.Errorf("%d kept records hold a stack after Reset", n)
 	}
 }
+
+// changingFile writes a profile whose threads change stack twice: each
+// thread's second and third samples are written against the stack it
+// wrote before, so that a thread whose buffer another thread also holds
+// writes a different delta.
+func changingFile(tb testing.TB, w *writer.Writer, k int) {
+	tb.Helper()
+	start := uint64(1_000_000 * (k + 1))
+	frame := func(fn string, line int) uint32 {
+		return w.Frame(tachyon.Frame{File: "c.go", Func: fn, Line: int32(line)})
+	}
+	stack := func(id uint64, step int) []uint32 {
+		return []uint32{frame(fmt.Sprintf("leaf%d", (int(id)+step+k)%11), step), frame(fmt.Sprintf("mid%d", int(id)%5), 2), frame("main", 1)}
+	}
+	const threads = 300
+	ts := make([]*writer.Thread, threads)
+	for step := range 3 {
+		for i := range ts {
+			if step == 0 {
+				// Made as it writes: the records kept from the last file
+				// are taken while others already hold new buffers.
+				ts[i] = w.Thread(uint64(i+1+k%3), 0)
+			}
+			th := ts[i]
+			if err := th.Write(start+uint64(step)*10_000, tachyon.Status(step%2), stack(uint64(i), step)); err != nil {
+				tb.Fatal(err)
+			}
+			if (i+step)%4 == 0 {
+				th.Flush() // its stack shared with the threads that have the same
+			}
+		}
+	}
+}
+
+// TestResetKeepsStacksApart: the records and stack buffers a Writer takes
+// back at Reset are handed out once each, file after file. A kept record
+// that still pointed to a buffer of the last file's table would give that
+// buffer back a second time once another thread had taken it, and two
+// threads would then write their stacks into one buffer.
+func TestResetKeepsStacksApart(t *testing.T) {
+	opts := writer.Options{StartTime: 1_000_000, Interval: 10_000, Compression: tachyon.CompressionNone}
+	var out seekbuf.Buffer
+	w, err := writer.New(&out, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 12 {
+		if k > 0 {
+			out = seekbuf.Buffer{}
+			if k%2 == 0 {
+				w.Recycle()
+			}
+			if err := w.Reset(&out, opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+		changingFile(t, w, k)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var fresh seekbuf.Buffer
+		n, err := writer.New(&fresh, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changingFile(t, n, k)
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), fresh.Bytes()) {
+			t.Fatalf("file %d after Reset (%d bytes) differs from a new writer's (%d bytes)", k, out.Len(), fresh.Len())
+		}
+	}
+}
