@@ -19,8 +19,13 @@ type stack struct {
 	// one frame that normalisation keeps. A CPU sample cut short inside the
 	// runtime (only [runtime.nanotime1], say) has none.
 	evidence bool
+	// program says the stack has a kept frame outside package runtime:
+	// the goroutine runs the program's code, so it is not one of the
+	// runtime's system goroutines.
+	program bool
 	// start is the role of the goroutine's start function, known when the
-	// stack is complete (its outermost frame is runtime.goexit).
+	// stack is complete (its outermost frame is runtime.goexit). A CPU
+	// sample's stack is; the trace's own stacks leave runtime.goexit out.
 	start role
 	// outer is the role of the outermost frame: the start function itself
 	// in the one-frame stack of a goroutine's creation.
@@ -70,7 +75,7 @@ func (s *stack) underRuntime(root uint32) *stack {
 
 func (s *stack) same(o *stack) bool {
 	return s.key == o.key && s.leafPC == o.leafPC && s.hint == o.hint && s.panicking == o.panicking &&
-		s.evidence == o.evidence && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
+		s.evidence == o.evidence && s.program == o.program && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
 }
 
 // stackTable interns stacks by content, so that one stack keeps one *stack

@@ -807,6 +807,7 @@ func (tb *traceBackend) stack(id uint64) *stack {
 			if ts.leafPC == 0 {
 				ts.leafPC = f.PC
 			}
+			ts.program = ts.program || e.role != roleRuntime
 			if len(ts.frames) < maxDepth {
 				ts.frames = append(ts.frames, e.idx)
 			}

@@ -58,6 +58,9 @@ const (
 	// reasonBits holds the trace's wait reason while the goroutine waits
 	// (source.Reason), 0 none.
 	reasonBits gbits = 1<<10 - 1
+	// fProgram says g's stacks showed a frame of the program (stack.program):
+	// it is never taken for the runtime's (learnFromTransition).
+	fProgram gbits = 1 << 11
 	// fLabeled says g has a label set, in records.labels.
 	fLabeled gbits = 1 << 12
 	// fGuessed says role is roleRuntime from a stack of runtime frames
@@ -355,7 +358,8 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 // learn sets g's role from s if s shows its start function: the one frame of
 // its creation's stack, or the frame above runtime.goexit in a complete
 // stack. A CPU sample cut short inside the runtime says nothing of the kind
-// (see stack).
+// (see stack). A stack with a frame of the program's ends a guess that g
+// is the runtime's.
 func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 	if g.role != roleUnknown && !g.has(fGuessed) || s == nil {
 		return
@@ -367,22 +371,29 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 	case s.start != roleUnknown:
 		g.role = s.start
 		g.unset(fGuessed)
+	case s.program:
+		g.role = roleUnknown
+		g.unset(fGuessed)
+		g.set(fProgram)
 	}
 }
 
 // learnFromTransition is learn for the stack of a state transition. A
-// goroutine whose transition shows unexported runtime frames only, and
-// whose start function is not known yet, is taken for the runtime's until
-// a complete stack says otherwise: a runtime system goroutine's stacks may
-// never show its start function, but a program's goroutine stopped inside
-// the runtime on the system stack (a preemption under the race detector,
-// say) shows runtime frames only too, and then its start function where
-// it next blocks (httpprof's end-to-end test, beside two CPU burners, had
-// two connection goroutines of its labelled service sampled for seconds
-// under the runtime's root, without their labels).
+// goroutine whose transition shows unexported runtime frames only, whose
+// start function is not known yet and which never showed a frame of the
+// program's, is taken for the runtime's until a stack says otherwise.
+// The trace's stacks leave runtime.goexit out, so that only a CPU sample
+// or the goroutine's creation shows its start function: a runtime system
+// goroutine's transitions never do, and a program's goroutine stopped
+// inside the runtime (blocked where the trace's stack shows runtime
+// frames only, or preempted on the system stack under the race detector)
+// shows its own frames where it next blocks. Waiting for its start
+// function there kept httpprof's labelled handlers, and the transport's
+// loops, under the runtime's root, without their labels, until the CPU
+// profiler happened to sample them.
 func (tb *traceBackend) learnFromTransition(g *tgor, s *stack, created bool) {
 	tb.learn(g, s, created)
-	if g.role == roleUnknown && s != nil && !s.evidence && len(s.frames) > 0 {
+	if g.role == roleUnknown && !g.has(fProgram) && s != nil && !s.evidence && len(s.frames) > 0 {
 		g.role = roleRuntime
 		g.set(fGuessed)
 	}
