@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -59,5 +60,63 @@ func TestDeepStacksMarked(t *testing.T) {
 			t.Errorf("%v: no deep stack sampled", c.backend)
 		}
 		t.Logf("%v: marked %v", c.backend, found)
+	}
+}
+
+//go:noinline
+func deepSpin(depth int, stop *atomic.Bool) int {
+	if depth > 0 {
+		return deepSpin(depth-1, stop) + 1
+	}
+	n := 0
+	for !stop.Load() {
+		n++
+	}
+	return n
+}
+
+// TestMidDepthStacks: a stack of 80 frames is whole where the trace
+// records a goroutine's state (up to 128 frames, without runtime.goexit),
+// and cut where the CPU profiler samples it (64). A goroutine parked 80
+// frames deep is sampled with its own start function outermost, and no
+// "[truncated]"; one spinning 80 frames deep is sampled on CPU with
+// "[truncated]" at the root.
+func TestMidDepthStacks(t *testing.T) {
+	ch := make(chan struct{})
+	defer close(ch)
+	var stop atomic.Bool
+	defer stop.Store(true)
+	go deepPark(80, ch)
+	go deepSpin(80, &stop)
+	time.Sleep(50 * time.Millisecond)
+	for _, mode := range []Mode{Wall, CPU} {
+		sink := newMemSink()
+		s, err := Start(Config{Mode: mode, Rate: 100, Backend: Trace}, sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(400 * time.Millisecond)
+		if _, err := s.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		parked, spun := 0, 0
+		for _, smp := range sink.all() {
+			root := smp.stack[len(smp.stack)-1].Func
+			switch {
+			case mode == Wall && smp.hasFunc("sampler.deepPark"):
+				parked++
+				if root != "github.com/gotachyon/profiler/sampler.deepPark" {
+					t.Fatalf("a parked stack of %d frames ends in %q, want its start function", len(smp.stack), root)
+				}
+			case mode == CPU && smp.hasFunc("sampler.deepSpin"):
+				spun++
+				if root != truncatedFrame {
+					t.Fatalf("a CPU sample's stack of %d frames ends in %q, want %q", len(smp.stack), root, truncatedFrame)
+				}
+			}
+		}
+		if mode == Wall && parked == 0 || mode == CPU && spun == 0 {
+			t.Errorf("%v: no sample of the deep goroutine", mode)
+		}
 	}
 }

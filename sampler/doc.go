@@ -270,11 +270,13 @@
 // Stack depth. The runtime hands the trace backend at most 128 frames of a
 // goroutine's stack where it changes state, and 64 of a CPU sample; the
 // snapshot backend's runtime.Stack prints a deep stack's innermost and
-// outermost 50 frames. A stack cut before its root (64 frames or more and
-// no runtime.goexit at the bottom) ends in a "[truncated]" frame, and the
-// gap runtime.Stack leaves is a "[frames elided]" frame, so that a flame
-// graph never shows a cut as a root. A stack deeper than
-// tachyon.MaxWriteDepth (256) frames keeps its innermost ones.
+// outermost 50 frames. A stack cut before its root ends in a "[truncated]"
+// frame: 128 frames where a goroutine changes state, or 64 of a CPU sample
+// without runtime.goexit at the bottom (a CPU sample's complete stack ends
+// there; the trace's other stacks leave it out). The gap runtime.Stack
+// leaves is a "[frames elided]" frame, so that a flame graph never shows a
+// cut as a root. A stack deeper than tachyon.MaxWriteDepth (256) frames
+// keeps its innermost ones.
 //
 // A CPU sample cut short inside the runtime (a stack of hidden runtime
 // frames only, such as [runtime.nanotime1]) says nothing of where a

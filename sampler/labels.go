@@ -343,7 +343,7 @@ func (tb *traceBackend) withLabels(s *stack, ls *labelSet) *stack {
 		return w
 	}
 	w := *s
-	w.waits, w.rooted, w.num = nil, nil, 0
+	w.waits, w.rooted, w.cut, w.num = nil, nil, nil, 0
 	room := maxDepth - len(ls.frames)
 	w.frames = make([]uint32, 0, min(len(s.frames), room)+len(ls.frames))
 	if len(s.frames) <= room {

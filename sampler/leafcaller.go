@@ -87,7 +87,7 @@ func (tb *traceBackend) agrees(c, s *stack, leaf uint32) int {
 // interned.
 func (tb *traceBackend) withCaller(s *stack, f uint32) *stack {
 	m := *s
-	m.waits, m.rooted = nil, nil
+	m.waits, m.rooted, m.cut = nil, nil, nil
 	m.frames = append(append(append(tb.scratch[:0], s.frames[0]), f), s.frames[1:]...)
 	if len(m.frames) > maxDepth {
 		m.frames = m.frames[:maxDepth]

@@ -23,6 +23,9 @@ type stack struct {
 	// the goroutine runs the program's code, so it is not one of the
 	// runtime's system goroutines.
 	program bool
+	// cpuCut says a CPU sample's stack of these frames was cut before
+	// the goroutine's root (traceBackend.cpuStack).
+	cpuCut bool
 	// start is the role of the goroutine's start function, known when the
 	// stack is complete (its outermost frame is runtime.goexit). A CPU
 	// sample's stack is; the trace's own stacks leave runtime.goexit out.
@@ -38,6 +41,7 @@ type stack struct {
 
 	waits  []*stack // this stack under a wait-reason frame, one per reason
 	rooted *stack   // this stack under the runtime's root frame, once made
+	cut    *stack   // this stack ending in "[truncated]", once made (cpuCut)
 }
 
 // waiting returns s under the synthetic wait-reason frame reason (a frame
@@ -49,7 +53,7 @@ func (s *stack) waiting(reason uint32) *stack {
 		}
 	}
 	w := *s
-	w.waits, w.rooted, w.num = nil, nil, 0
+	w.waits, w.rooted, w.cut, w.num = nil, nil, nil, 0
 	w.frames = append(append(make([]uint32, 0, len(s.frames)+1), reason), s.frames...)
 	if len(w.frames) > maxDepth {
 		w.frames = w.frames[:maxDepth]
@@ -67,7 +71,7 @@ func (s *stack) underRuntime(root uint32) *stack {
 		return s.rooted
 	}
 	r := *s
-	r.waits, r.rooted, r.num = nil, nil, 0
+	r.waits, r.rooted, r.cut, r.num = nil, nil, nil, 0
 	r.frames = append(slices.Clip(s.frames[:min(len(s.frames), maxDepth-1)]), root)
 	s.rooted = &r
 	return &r
@@ -75,7 +79,7 @@ func (s *stack) underRuntime(root uint32) *stack {
 
 func (s *stack) same(o *stack) bool {
 	return s.key == o.key && s.leafPC == o.leafPC && s.hint == o.hint && s.panicking == o.panicking &&
-		s.evidence == o.evidence && s.program == o.program && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
+		s.evidence == o.evidence && s.program == o.program && s.cpuCut == o.cpuCut && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)
 }
 
 // stackTable interns stacks by content, so that one stack keeps one *stack

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -824,10 +825,16 @@ func (tb *traceBackend) stack(id uint64) *stack {
 	if ts.hint == "" {
 		ts.hint = weak
 	}
-	if i >= minCutDepth && !outer.goexit && len(ts.frames) > 0 {
-		// The runtime cut the stack (the trace keeps 128 frames, a CPU
-		// sample 64) before the goroutine's root: say so at the root.
+	switch {
+	case outer.goexit || len(ts.frames) == 0:
+	case i >= traceCutDepth:
+		// The runtime cut the stack before the goroutine's root: say so
+		// at the root.
 		ts.frames = append(ts.frames[:min(len(ts.frames), maxDepth-1)], tb.markFrame(truncatedFrame))
+	case i >= cpuCutDepth:
+		// Cut, if a CPU sample's: the trace's own stacks leave
+		// runtime.goexit out, and end at the root up to traceCutDepth.
+		ts.cpuCut = true
 	}
 	ts.evidence = len(ts.frames) > 0
 	if !ts.evidence && i > 0 {
@@ -887,13 +894,31 @@ func (tb *traceBackend) namedFrame(f *gotrace.Frame, fn string) uint32 {
 const unknownFrame = "[stack unknown]"
 
 // truncatedFrame is the outermost frame of a stack the runtime cut before
-// the goroutine's root, and minCutDepth the fewest frames such a stack has
-// (a CPU sample keeps 64; every complete goroutine stack ends in
-// runtime.goexit).
+// the goroutine's root. The runtime keeps cpuCutDepth frames of a CPU
+// sample's stack, whose root is runtime.goexit when it is complete, and
+// traceCutDepth of a goroutine's where it changes state or logs, which
+// leaves runtime.goexit out.
 const (
 	truncatedFrame = "[truncated]"
-	minCutDepth    = 64
+	cpuCutDepth    = 64
+	traceCutDepth  = 128
 )
+
+// cpuStack returns the stack of a CPU sample: s, or s ending in
+// truncatedFrame if a CPU sample's stack of its depth was cut (s.cpuCut),
+// made once per stack.
+func (tb *traceBackend) cpuStack(s *stack) *stack {
+	if s == nil || !s.cpuCut {
+		return s
+	}
+	if s.cut == nil {
+		c := *s
+		c.waits, c.rooted, c.num, c.cpuCut = nil, nil, 0, false
+		c.frames = append(slices.Clip(s.frames[:min(len(s.frames), maxDepth-1)]), tb.markFrame(truncatedFrame))
+		s.cut = &c
+	}
+	return s.cut
+}
 
 // markFrame interns a synthetic frame, one with only a name.
 func (tb *traceBackend) markFrame(name string) uint32 {

@@ -410,7 +410,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	if tb.ended[id%uint64(len(tb.ended))] == id && tb.lookup(id, ev.User) == nil {
 		return
 	}
-	s := tb.stack(ev.Stack)
+	s := tb.cpuStack(tb.stack(ev.Stack))
 	if s == nil {
 		return
 	}
