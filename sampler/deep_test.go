@@ -101,16 +101,15 @@ func TestMidDepthStacks(t *testing.T) {
 		}
 		parked, spun := 0, 0
 		for _, smp := range sink.all() {
-			root := smp.stack[len(smp.stack)-1].Func
 			switch {
 			case mode == Wall && smp.hasFunc("sampler.deepPark"):
 				parked++
-				if root != "github.com/gotachyon/profiler/sampler.deepPark" {
+				if root := smp.stack[len(smp.stack)-1].Func; root != "github.com/gotachyon/profiler/sampler.deepPark" {
 					t.Fatalf("a parked stack of %d frames ends in %q, want its start function", len(smp.stack), root)
 				}
 			case mode == CPU && smp.hasFunc("sampler.deepSpin"):
 				spun++
-				if root != truncatedFrame {
+				if root := smp.stack[len(smp.stack)-1].Func; root != truncatedFrame {
 					t.Fatalf("a CPU sample's stack of %d frames ends in %q, want %q", len(smp.stack), root, truncatedFrame)
 				}
 			}

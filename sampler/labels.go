@@ -342,8 +342,7 @@ func (tb *traceBackend) withLabels(s *stack, ls *labelSet) *stack {
 	if w, ok := lb.labelled[k]; ok {
 		return w
 	}
-	w := *s
-	w.waits, w.rooted, w.cut, w.num = nil, nil, nil, 0
+	w := s.variant()
 	room := maxDepth - len(ls.frames)
 	w.frames = make([]uint32, 0, min(len(s.frames), room)+len(ls.frames))
 	if len(s.frames) <= room {

@@ -86,8 +86,7 @@ func (tb *traceBackend) agrees(c, s *stack, leaf uint32) int {
 // withCaller returns s with frame f inserted above its innermost frame,
 // interned.
 func (tb *traceBackend) withCaller(s *stack, f uint32) *stack {
-	m := *s
-	m.waits, m.rooted, m.cut = nil, nil, nil
+	m := s.variant()
 	m.frames = append(append(append(tb.scratch[:0], s.frames[0]), f), s.frames[1:]...)
 	if len(m.frames) > maxDepth {
 		m.frames = m.frames[:maxDepth]

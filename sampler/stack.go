@@ -41,7 +41,17 @@ type stack struct {
 
 	waits  []*stack // this stack under a wait-reason frame, one per reason
 	rooted *stack   // this stack under the runtime's root frame, once made
-	cut    *stack   // this stack ending in "[truncated]", once made (cpuCut)
+	// truncated is this stack ending in "[truncated]", once made (cpuCut)
+	truncated *stack
+}
+
+// variant returns a copy of s to change: it holds none of s's cached
+// variants, no number (stackNums.num gives it its own), and is never cut
+// again (cpuCut is read off a stack as the runtime gave it).
+func (s *stack) variant() stack {
+	v := *s
+	v.waits, v.rooted, v.truncated, v.num, v.cpuCut = nil, nil, nil, 0, false
+	return v
 }
 
 // waiting returns s under the synthetic wait-reason frame reason (a frame
@@ -52,8 +62,7 @@ func (s *stack) waiting(reason uint32) *stack {
 			return w
 		}
 	}
-	w := *s
-	w.waits, w.rooted, w.cut, w.num = nil, nil, nil, 0
+	w := s.variant()
 	w.frames = append(append(make([]uint32, 0, len(s.frames)+1), reason), s.frames...)
 	if len(w.frames) > maxDepth {
 		w.frames = w.frames[:maxDepth]
@@ -62,21 +71,24 @@ func (s *stack) waiting(reason uint32) *stack {
 	return &w
 }
 
-// same reports whether s and o are the same stack to every reader: frames,
-// leaf PC and what is read off them.
 // underRuntime returns s with the frame root (tachyon.RuntimeRoot's)
 // outermost, for a runtime system goroutine, cached in s.
-func (s *stack) underRuntime(root uint32) *stack {
-	if s.rooted != nil {
-		return s.rooted
+func (s *stack) underRuntime(root uint32) *stack { return s.withRoot(root, &s.rooted) }
+
+// withRoot returns s with the frame root outermost, keeping its innermost
+// maxDepth-1 frames: *made if it was made before, else made and kept there.
+func (s *stack) withRoot(root uint32, made **stack) *stack {
+	if *made != nil {
+		return *made
 	}
-	r := *s
-	r.waits, r.rooted, r.cut, r.num = nil, nil, nil, 0
+	r := s.variant()
 	r.frames = append(slices.Clip(s.frames[:min(len(s.frames), maxDepth-1)]), root)
-	s.rooted = &r
+	*made = &r
 	return &r
 }
 
+// same reports whether s and o are the same stack to every reader: frames,
+// leaf PC and what is read off them.
 func (s *stack) same(o *stack) bool {
 	return s.key == o.key && s.leafPC == o.leafPC && s.hint == o.hint && s.panicking == o.panicking &&
 		s.evidence == o.evidence && s.program == o.program && s.cpuCut == o.cpuCut && s.start == o.start && s.outer == o.outer && slices.Equal(s.frames, o.frames)

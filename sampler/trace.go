@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -908,16 +907,13 @@ const (
 // truncatedFrame if a CPU sample's stack of its depth was cut (s.cpuCut),
 // made once per stack.
 func (tb *traceBackend) cpuStack(s *stack) *stack {
-	if s == nil || !s.cpuCut {
+	switch {
+	case s == nil || !s.cpuCut:
 		return s
+	case s.truncated != nil:
+		return s.truncated
 	}
-	if s.cut == nil {
-		c := *s
-		c.waits, c.rooted, c.num, c.cpuCut = nil, nil, 0, false
-		c.frames = append(slices.Clip(s.frames[:min(len(s.frames), maxDepth-1)]), tb.markFrame(truncatedFrame))
-		s.cut = &c
-	}
-	return s.cut
+	return s.withRoot(tb.markFrame(truncatedFrame), &s.truncated)
 }
 
 // markFrame interns a synthetic frame, one with only a name.
