@@ -115,9 +115,6 @@ func zstdOptionsAt(level int) []zstd.EOption {
 // once another thread had taken it (stackBuf.own), and give it back a
 // second time when it is reused.
 func (w *Writer) keep(t *Thread) {
-	if t.owned() {
-		w.freeStack(t.stack)
-	}
 	*t = Thread{}
 	w.spare = append(w.spare, t)
 }
