@@ -116,6 +116,9 @@ func (tb *traceBackend) place(g *tgor) {
 	if x == nil {
 		return // no queued run, no CPU sample
 	}
+	if tb.em.hideOwn {
+		x.cpu = tb.leaveOutOwn(g.id, x.cpu)
+	}
 	p := &tb.oncpu
 	defer func(caps int) {
 		if p.caps() != caps {

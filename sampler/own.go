@@ -1,6 +1,10 @@
 package sampler
 
-import "github.com/gotachyon/profiler/internal/own"
+import (
+	"slices"
+
+	"github.com/gotachyon/profiler/internal/own"
+)
 
 // The emitter leaves out the samples of the goroutines package own says
 // are the profiler's at the moment they are written (emitter.write; the
@@ -14,7 +18,9 @@ import "github.com/gotachyon/profiler/internal/own"
 // is the profiler's for a while only. A stack whose samples were all left
 // out is written with the first sample that is not (track.last is the
 // latest stack written); a goroutine is counted in Stats.Goroutines by a
-// sample written.
+// sample written. In wall mode a CPU sample is judged by its own time
+// before it is placed (leaveOutOwn): the tick it pays for may come after
+// the goroutine left.
 
 // hideOwn returns how many of the n samples of goroutine id about to be
 // written, at ts, ts+step, ..., are to be left out: the first ones, those
@@ -28,4 +34,14 @@ func hideOwn(id, ts, step uint64, n int) int {
 		}
 	}
 	return k
+}
+
+// leaveOutOwn drops from hits, in place, the CPU samples of goroutine id
+// taken while it was the profiler's, judged by each sample's time. In
+// wall mode a CPU sample pays for the running tick nearest in time, or
+// lends its stack to an unpaid one, and that tick may lie after the
+// goroutine left (plus own.Margin), where the emitter's check by the
+// tick's time would write the profiler's stack as the program's.
+func (tb *traceBackend) leaveOutOwn(id uint64, hits []cpuHit) []cpuHit {
+	return slices.DeleteFunc(hits, func(h cpuHit) bool { return own.HadAt(id, tb.micros(h.at)) })
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -162,6 +163,71 @@ func TestOwnByTime(t *testing.T) {
 	}
 	if obs.count() != len(got) || obs.at[[2]uint64{id, first}] != 1 || obs.at[[2]uint64{id, first - step}] != 0 {
 		t.Errorf("the Observer was told of %d samples, want the %d written from %d", obs.count(), len(got), first)
+	}
+}
+
+// ownStackSource is a knownSource whose stack 2 is the profiler's work.
+type ownStackSource struct{ knownSource }
+
+func (s *ownStackSource) Stack(id uint64) []gotrace.Frame {
+	if id == 2 {
+		return []gotrace.Frame{{PC: 0x3000, Func: "profiler.upload", File: "up.go", Line: 5}, {PC: 0x2000, Func: "main.main", File: "main.go", Line: 3}}
+	}
+	return s.knownSource.Stack(id)
+}
+
+// TestOwnCPUByItsTime: in wall mode, the CPU samples a goroutine had
+// while it was the profiler's are left out by their own time, not by the
+// time of the running tick placement pays them to. Here the goroutine ran
+// between ticks while it was the profiler's, and ran through ticks only
+// after it left: the nearest running ticks of its CPU samples then lie
+// past its leaving plus own.Margin, where the emitter's check by the
+// tick's time passes them. CI once found the profiler's stack so written
+// as net/http's dial goroutine's.
+func TestOwnCPUByItsTime(t *testing.T) {
+	g := 1<<40 + uint64(time.Now().UnixNano()) // no goroutine of this process, nor of an earlier run
+	src := &ownStackSource{knownSource{known: map[uint64]bool{g: true}, users: map[uint64]uint32{}}}
+	mem := newMemSink()
+	em := newEmitter(Config{Mode: Wall, Rate: 100}, mem)
+	em.hideOwn = true
+	start := time.Now().Add(-time.Second) // trace time 1
+	tb := newTraceBackend(em, src, start)
+	ms := gotrace.Time(time.Millisecond)
+	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 1 * ms, G: g, From: gotrace.GoUndetermined, To: gotrace.GoWaiting, Stack: 1})
+	// Met as the program's, it is the profiler's from before trace time
+	// 900 ms until about 1,000 ms; it runs through ticks from 5 s.
+	own.Claim(g)
+	own.Release(g)
+	after := uint64(time.Now().Add(own.Margin).UnixMicro())
+	u := src.users[g]
+	for at := 900 * ms; at < 990*ms; at += 10 * ms {
+		tb.handle(&gotrace.Event{Kind: gotrace.Sample, Time: at, G: g, Stack: 2})
+	}
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 5000 * ms, G: g, User: u, From: gotrace.GoWaiting, To: gotrace.GoRunning, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 5300 * ms, G: g, User: u, From: gotrace.GoRunning, To: gotrace.GoWaiting, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 5500 * ms})
+	tb.finish(false)
+
+	if after >= uint64(start.Add(5*time.Second).UnixMicro()) {
+		t.Fatalf("the goroutine left at %d µs, after its running ticks began", after)
+	}
+	ran := 0
+	for _, sm := range mem.all() {
+		if sm.ts <= after-uint64(own.Margin.Microseconds()) {
+			t.Errorf("a sample at %d µs, before the goroutine left (%d)", sm.ts, after)
+		}
+		for _, f := range sm.stack {
+			if f.Func == "profiler.upload" {
+				t.Fatalf("a sample at %d µs has the profiler's stack; its leaving plus the margin was at %d", sm.ts, after)
+			}
+		}
+		if sm.ts >= uint64(start.Add(5000*time.Millisecond).UnixMicro()) && sm.ts < uint64(start.Add(5300*time.Millisecond).UnixMicro()) {
+			ran++
+		}
+	}
+	if ran != 30 {
+		t.Errorf("%d samples written of its 30 running ticks", ran)
 	}
 }
 
