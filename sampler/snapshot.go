@@ -388,14 +388,15 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 		return
 	}
 	g.open = false
-	if g.skip {
-		return
-	}
 	gor := sb.gs[g.id]
 	if gor != nil {
-		gor.dump = sb.dumps // listed, so alive, even without a stack
+		// Listed, so alive, even without a stack, or while it is the
+		// profiler's for a while: forgotten, its handle would be asked
+		// for again once it is the program's again, and the sink would
+		// hold two threads of one id.
+		gor.dump = sb.dumps
 	}
-	if g.outer == roleHidden || len(sb.stack) == 0 {
+	if g.skip || g.outer == roleHidden || len(sb.stack) == 0 {
 		return
 	}
 	if gor == nil {

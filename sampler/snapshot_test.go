@@ -5,11 +5,13 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -125,6 +127,31 @@ func TestSnapshotForgets(t *testing.T) {
 	}
 	if forgotten := sink.forgotten(); forgotten != 8 {
 		t.Fatalf("the sink was told of %d ended goroutines, want 8", forgotten)
+	}
+}
+
+// TestSnapshotKeepsOwnWhile: a goroutine that is the profiler's for a
+// while is left out of the dumps of that while, not forgotten: the sink is
+// asked for its handle once, and its samples go on after.
+func TestSnapshotKeepsOwnWhile(t *testing.T) {
+	sink := newMemSink()
+	em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
+	em.hideOwn = true
+	sb := newSnapshot(em)
+	id := 1<<40 + uint64(time.Now().UnixNano()) // no goroutine of this process, nor of an earlier run
+	dump := []byte("goroutine " + strconv.FormatUint(id, 10) + " [chan receive]:\nmain.wait()\n\t/src/t.go:42 +0x2b\n")
+	now := func() uint64 { return uint64(time.Now().UnixMicro()) }
+	sb.parse(dump, now())
+	own.Claim(id)
+	sb.parse(dump, now())
+	own.Release(id)
+	time.Sleep(own.Margin + 10*time.Millisecond)
+	sb.parse(dump, now())
+	if len(sink.gs) != 1 || sink.forgotten() != 0 {
+		t.Fatalf("the sink gave %d handles and was told of %d ended goroutines, want 1 and 0", len(sink.gs), sink.forgotten())
+	}
+	if n := len(sink.all()); n != 2 {
+		t.Errorf("%d samples written, want 2: the dumps before and after the while", n)
 	}
 }
 
