@@ -152,7 +152,10 @@
 // of wall time, and Stats.AchievedHz drops accordingly. A dump whose
 // estimated pause exceeds MaxSnapshotPause is not taken (Stats.Refused
 // says how many and why), and the buffer is sized from the previous dump
-// so that one dump stops the world once. It cannot tell running goroutines
+// so that one dump stops the world once. A dump that fills the buffer's
+// bound (64 MB) is cut short and not used, nor counted as an instant
+// (Stats.Refused says so): the goroutines past the cut, always the same
+// ones, would miss it and be taken for ended. It cannot tell running goroutines
 // from runnable ones (the dump preempts them first) and has no PCs, so it
 // tells the Observer of no on-CPU sample. In CPU mode it samples only
 // goroutines that are running, runnable or in a system call. Start never

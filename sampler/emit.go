@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -66,6 +67,9 @@ type emitter struct {
 	refusals     int
 	refusedN     int
 	refusedPause time.Duration
+	// overflows counts the snapshot dumps not used because they did not
+	// fit snapMaxBuf, the latest of overflowN goroutines.
+	overflows, overflowN int
 	// sinkErr: err is the sink's, and nothing more is written. Atomic, as
 	// the Auto supervisor reads it too.
 	sinkErr atomic.Bool
@@ -186,13 +190,29 @@ func (e *emitter) refuse(n int, pause time.Duration) {
 	e.refusedN, e.refusedPause = n, pause
 }
 
-// refused says why dumps were not taken, "" if none were.
+// overflow records a snapshot dump of n goroutines not used: it did not
+// fit snapMaxBuf.
+func (e *emitter) overflow(n int) {
+	e.overflows++
+	e.overflowN = n
+}
+
+// refused says why dumps were not taken or not used, "" if all were.
 func (e *emitter) refused() string {
-	if e.refusals == 0 {
-		return ""
+	var why []string
+	if e.refusals > 0 {
+		why = append(why, fmt.Sprintf("%d times: snapshot dumps not taken: %d goroutines would stop the world for about %v each, over the %v bound (sampler.MaxSnapshotPause)",
+			e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause))
 	}
-	return fmt.Sprintf("%d times: snapshot dumps not taken: %d goroutines would stop the world for about %v each, over the %v bound (sampler.MaxSnapshotPause)",
-		e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause)
+	if e.overflows > 0 {
+		bound := fmt.Sprintf("%d MB", snapMaxBuf>>20)
+		if snapMaxBuf < 1<<20 {
+			bound = fmt.Sprintf("%d KB", snapMaxBuf>>10)
+		}
+		why = append(why, fmt.Sprintf("%d times: snapshot dumps not used: the stacks of %d goroutines did not fit in %s",
+			e.overflows, e.overflowN, bound))
+	}
+	return strings.Join(why, "; ")
 }
 
 // open gives t its handle as its first sample is written: the one a

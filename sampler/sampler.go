@@ -184,7 +184,8 @@ type Stats struct {
 	Fallback string
 	// Refused says why sampling instants were not taken, and how many
 	// ("" if none were refused): the snapshot backend does not take a dump
-	// that would stop the world longer than MaxSnapshotPause.
+	// that would stop the world longer than MaxSnapshotPause, and does not
+	// use one cut short by its buffer's bound (64 MB).
 	Refused string
 	// Err is the first problem met (sink error, parse error, recovered panic).
 	Err error

@@ -17,7 +17,6 @@ import (
 
 const (
 	snapInitialBuf = 64 << 10
-	snapMaxBuf     = 64 << 20
 	// stwBudget is the largest share of wall time the dumps may stop the
 	// world for: the governor stretches the interval to the last dump's
 	// pause over stwBudget.
@@ -29,6 +28,10 @@ const (
 	// the pauses measured and how.
 	pausePerG = 5 * time.Microsecond
 )
+
+// snapMaxBuf bounds a dump's buffer. A dump that fills it is cut short:
+// it is not used (Stats.Refused). A variable for the tests.
+var snapMaxBuf = 64 << 20
 
 // MaxSnapshotPause is the longest the snapshot backend stops the world for
 // one dump. Before each dump it estimates the pause as the goroutine count
@@ -139,8 +142,15 @@ func (sb *snapshot) loop() {
 			timer.Reset(period)
 			continue
 		}
-		dump, stw := sb.dump(n)
-		sb.parse(dump, uint64(t0.UnixMicro()))
+		dump, stw, whole := sb.dump(n)
+		if whole {
+			sb.parse(dump, uint64(t0.UnixMicro()))
+		} else {
+			// The goroutines past the cut would miss the instant (always
+			// the same ones: the dump lists them in one order), and be
+			// taken for ended.
+			sb.em.overflow(n)
+		}
 		sb.em.watermark(uint64(t0.UnixMicro())) // the next dump is later
 		sb.busy.Add(int64(time.Since(t0)))
 		next := period
@@ -173,8 +183,9 @@ func (sb *snapshot) mayDump(n int) bool {
 // dump takes one runtime.Stack(all) dump of about n goroutines, in a buffer
 // sized from the previous dump (a dump that does not fit stops the world
 // again), and returns it with the time spent inside runtime.Stack (the
-// world is stopped for all of it).
-func (sb *snapshot) dump(n int) ([]byte, time.Duration) {
+// world is stopped for all of it) and whether it is whole: one that
+// filled snapMaxBuf is cut short.
+func (sb *snapshot) dump(n int) ([]byte, time.Duration, bool) {
 	if want := min(n*sb.bytesPerG*5/4, snapMaxBuf); want > len(sb.buf) {
 		sb.buf = make([]byte, want)
 	}
@@ -188,7 +199,7 @@ func (sb *snapshot) dump(n int) ([]byte, time.Duration) {
 			if n > 0 {
 				sb.perG, sb.bytesPerG = d/time.Duration(n), k/n+1
 			}
-			return sb.buf[:k], d
+			return sb.buf[:k], d, k < len(sb.buf)
 		}
 		sb.buf = make([]byte, min(2*len(sb.buf), snapMaxBuf))
 	}

@@ -275,3 +275,30 @@ func TestSnapshotPauseBound(t *testing.T) {
 		t.Fatalf("%d goroutines: %d samples, Refused %q; want none and a reason", n, st.Samples, st.Refused)
 	}
 }
+
+// TestSnapshotCutDumpUnused: a dump that fills the buffer's bound is cut
+// short and not used: the goroutines past the cut would miss the instant
+// and be taken for ended. No sample is written, no handle asked for, no
+// instant counted, and Stats.Refused says why.
+func TestSnapshotCutDumpUnused(t *testing.T) {
+	defer func(b int) { snapMaxBuf = b }(snapMaxBuf)
+	snapMaxBuf = snapInitialBuf
+	stop := make(chan struct{})
+	defer close(stop)
+	for range 1000 { // about 200 bytes of dump each
+		go func() { <-stop }()
+	}
+	sink := newMemSink()
+	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Snapshot}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Samples != 0 || st.Ticks != 0 || len(sink.gs) != 0 || !strings.Contains(st.Refused, "did not fit in 64 KB") {
+		t.Fatalf("%d samples, %d instants, %d handles, Refused %q; want none and a reason", st.Samples, st.Ticks, len(sink.gs), st.Refused)
+	}
+}
