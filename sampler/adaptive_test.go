@@ -6,13 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
 // TestAutoSwitchesUnderPingPong: with goroutines switching hundreds of
 // thousands of times a second, Auto moves to snapshots, says so in Stats,
-// and a parked goroutine looks the same before and after the switch.
+// and a parked goroutine looks the same before and after the switch. No
+// goroutine gets two handles from the sink, one the profiler claims for
+// a while after the switch (as pyroscope's Dial claims a dial goroutine)
+// included.
 //
 // How soon the switch comes and how many snapshots follow depend on the
 // machine: another process's load slows the ping-pong (the trace then costs
@@ -28,6 +33,9 @@ func TestAutoSwitchesUnderPingPong(t *testing.T) {
 	park := make(chan struct{})
 	defer close(park)
 	go blockChan2(park, 3)
+	ids := make(chan uint64)
+	go func() { ids <- goid.Current(); <-park }()
+	claimed := <-ids
 	stopLoad := testutil.PingPong(2)
 	defer stopLoad()
 	time.Sleep(20 * time.Millisecond)
@@ -41,6 +49,13 @@ func TestAutoSwitchesUnderPingPong(t *testing.T) {
 		snapshots := testutil.WaitFor(d, func() bool { return s.Backend() == Snapshot })
 		switched := uint64(time.Now().UnixMicro())
 		if snapshots {
+			// Claimed once a snapshot has sampled it.
+			testutil.WaitFor(d, func() bool {
+				return slices.ContainsFunc(sink.all(), func(m memSample) bool { return m.gid == claimed && m.ts > switched })
+			})
+			own.Claim(claimed)
+			time.Sleep(150 * time.Millisecond) // a few dumps at 20 Hz
+			own.Release(claimed)
 			// Some snapshots, and enough samples in all for the checks below.
 			testutil.WaitFor(d, func() bool {
 				after, all := 0, 0
@@ -92,9 +107,13 @@ func TestAutoSwitchesUnderPingPong(t *testing.T) {
 		if !slices.ContainsFunc(parked, func(m memSample) bool { return m.ts > switched }) {
 			return fmt.Errorf("no sample of the parked goroutine after the switch")
 		}
-		// Both backends wrote through the one handle the sink gave out.
+		// Both backends wrote through the one handle the sink gave out,
+		// for it and for every other goroutine.
 		if n := sink.handles(parked[0].gid); n != 1 {
 			t.Fatalf("the sink gave out %d handles for the parked goroutine, want 1", n)
+		}
+		if ids := sink.twice(); len(ids) > 0 {
+			t.Fatalf("the sink gave out two handles or more for goroutines %v", ids)
 		}
 		return nil
 	})

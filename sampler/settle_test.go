@@ -50,6 +50,9 @@ func TestSettleRunsMatchSamples(t *testing.T) {
 	if uint64(len(samples)) != em.samples || len(byG) != em.goroutines {
 		t.Fatalf("the sink holds %d samples of %d goroutines, the emitter counted %d of %d", len(samples), len(byG), em.samples, em.goroutines)
 	}
+	if ids := sink.twice(); len(ids) > 0 {
+		t.Fatalf("the sink gave out two handles or more for goroutines %v", ids)
+	}
 	if len(byG) < 200 || em.ticks < 20 {
 		t.Fatalf("only %d goroutines and %d ticks", len(byG), em.ticks)
 	}

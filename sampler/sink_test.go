@@ -165,6 +165,22 @@ func (m *memSink) handles(gid uint64) int {
 	return n
 }
 
+// twice returns the goroutines the sink gave more than one handle: a
+// Tachyon file would hold two threads of one id (the header's thread
+// count off by one, the second thread's clock from the file's start).
+func (m *memSink) twice() []uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := make(map[uint64]int, len(m.gs))
+	var ids []uint64
+	for _, g := range m.gs {
+		if seen[g.id]++; seen[g.id] == 2 {
+			ids = append(ids, g.id)
+		}
+	}
+	return ids
+}
+
 // forgotten counts the goroutines the sink was told ended.
 func (m *memSink) forgotten() int {
 	m.mu.Lock()
