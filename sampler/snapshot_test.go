@@ -256,21 +256,8 @@ func TestSnapshotPauseBound(t *testing.T) {
 		t.Fatalf("20,000 goroutines at 10 µs each dumped (refused %q)", sb.em.refused())
 	}
 
-	stop := make(chan struct{})
-	defer close(stop)
 	n := int(MaxSnapshotPause/pausePerG) + 2000
-	for range n {
-		go func() { <-stop }()
-	}
-	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Snapshot}, newMemSink())
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	st, err := s.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := snapshotParked(t, n, newMemSink())
 	if st.Samples != 0 || !strings.Contains(st.Refused, "would stop the world") {
 		t.Fatalf("%d goroutines: %d samples, Refused %q; want none and a reason", n, st.Samples, st.Refused)
 	}
@@ -283,12 +270,22 @@ func TestSnapshotPauseBound(t *testing.T) {
 func TestSnapshotCutDumpUnused(t *testing.T) {
 	defer func(b int) { snapMaxBuf = b }(snapMaxBuf)
 	snapMaxBuf = snapInitialBuf
+	sink := newMemSink()
+	st := snapshotParked(t, 1000, sink) // about 200 bytes of dump each
+	if st.Samples != 0 || st.Ticks != 0 || len(sink.gs) != 0 || !strings.Contains(st.Refused, "did not fit in 64 KB") {
+		t.Fatalf("%d samples, %d instants, %d handles, Refused %q; want none and a reason", st.Samples, st.Ticks, len(sink.gs), st.Refused)
+	}
+}
+
+// snapshotParked runs the snapshot backend into sink for 200 ms while n
+// more goroutines are parked, and returns its Stats.
+func snapshotParked(t *testing.T, n int, sink Sink) Stats {
+	t.Helper()
 	stop := make(chan struct{})
 	defer close(stop)
-	for range 1000 { // about 200 bytes of dump each
+	for range n {
 		go func() { <-stop }()
 	}
-	sink := newMemSink()
 	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Snapshot}, sink)
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +295,5 @@ func TestSnapshotCutDumpUnused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Samples != 0 || st.Ticks != 0 || len(sink.gs) != 0 || !strings.Contains(st.Refused, "did not fit in 64 KB") {
-		t.Fatalf("%d samples, %d instants, %d handles, Refused %q; want none and a reason", st.Samples, st.Ticks, len(sink.gs), st.Refused)
-	}
+	return st
 }
