@@ -155,12 +155,12 @@
 // so that one dump stops the world once. A dump that fills the buffer's
 // bound (64 MB) is cut short and not used, nor counted as an instant
 // (Stats.Refused says so): the goroutines past the cut, always the same
-// ones, would miss it and be taken for ended. It cannot tell running goroutines
-// from runnable ones (the dump preempts them first) and has no PCs, so it
-// tells the Observer of no on-CPU sample. In CPU mode it samples only
-// goroutines that are running, runnable or in a system call. Start never
-// fails because the trace is unavailable; Sampler.Backend and Stats say
-// which backend ran and Stats.Fallback why.
+// ones, would miss it and be taken for ended. It cannot tell running
+// goroutines from runnable ones (the dump preempts them first) and has no
+// PCs, so it tells the Observer of no on-CPU sample. In CPU mode it
+// samples only goroutines that are running, runnable or in a system call.
+// Start never fails because the trace is unavailable; Sampler.Backend and
+// Stats say which backend ran and Stats.Fallback why.
 //
 // # Sharing the tracer
 //
