@@ -1,7 +1,9 @@
 package gotrace
 
 import (
+	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -61,5 +63,37 @@ func TestNargsFit(t *testing.T) {
 		if int(n) > len(cursor{}.args) {
 			t.Errorf("event type %d has %d arguments, more than a cursor holds", typ, n)
 		}
+	}
+}
+
+// TestLongVarint compares longVarint with encoding/binary on varints of
+// every length, each with and without eight bytes of room after its start
+// (the word read and the byte loop), and on ones cut short.
+func TestLongVarint(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for bitsLen := 8; bitsLen <= 64; bitsLen++ {
+		for range 50 {
+			v := rnd.Uint64() >> (64 - bitsLen)
+			v |= 1 << (bitsLen - 1)
+			enc := binary.AppendUvarint(nil, v)
+			for _, pad := range [][]byte{nil, {0x7f}, {0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80}} {
+				d := append(append([]byte{0xaa}, enc...), pad...)
+				got, j, ok := longVarint(d, 1)
+				if !ok || got != v || j != 1+len(enc) {
+					t.Fatalf("%x+%x: got %d, %d, %v; want %d, %d", enc, pad, got, j, ok, v, 1+len(enc))
+				}
+				if _, _, ok := longVarint(d[:len(enc)], 1); ok {
+					t.Fatalf("%x cut short: no error", enc)
+				}
+			}
+		}
+	}
+	for _, d := range [][]byte{nil, {0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}} {
+		if _, _, ok := longVarint(d, 0); ok {
+			t.Errorf("%x: no error", d)
+		}
+	}
+	if _, _, ok := longVarint([]byte{0x80, 0x01}, 3); ok {
+		t.Error("past the end: no error")
 	}
 }

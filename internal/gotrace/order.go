@@ -1,7 +1,9 @@
 package gotrace
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/gotachyon/profiler/internal/tracelabel"
 )
@@ -31,33 +33,28 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: event type %d", r.gen.num, c.off, typ)
 	}
 	// The time delta, then the arguments: uvarints of at most 64 bits, as
-	// encoding/binary reads them, decoded in one loop instead of a call
-	// each (the reader's innermost loop); most are one byte.
-	j := c.off + 1
-	var vals [5]uint64 // the delta, then up to four arguments
-	n := int(nargs[typ]) + 1
-	for k := 0; k < n; k++ {
-		if j < len(d) && d[j] < 0x80 {
-			vals[k] = uint64(d[j])
-			j++
-			continue
-		}
-		var v uint64
-		for s := uint(0); ; s += 7 {
-			if j >= len(d) || s == 63 && d[j] > 1 {
-				return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, errShort)
-			}
-			b := d[j]
-			j++
-			v |= uint64(b&0x7f) << s
-			if b < 0x80 {
-				break
-			}
-		}
-		vals[k] = v
+	// encoding/binary reads them (the reader's innermost loop). The
+	// arguments go straight into c.args: a copy of them made with wide
+	// loads over narrow stores stalls the processor's store forwarding.
+	j, ok := c.off+1, true
+	var dt uint64
+	if j < len(d) && d[j] < 0x80 { // most are one byte
+		dt, j = uint64(d[j]), j+1
+	} else {
+		dt, j, ok = longVarint(d, j)
 	}
-	dt := vals[0]
-	c.args = [4]uint64(vals[1:])
+	n := int(nargs[typ])
+	c.args = [4]uint64{}
+	for k := 0; k < n && ok; k++ {
+		if j < len(d) && d[j] < 0x80 {
+			c.args[k], j = uint64(d[j]), j+1
+		} else {
+			c.args[k], j, ok = longVarint(d, j)
+		}
+	}
+	if !ok {
+		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, errShort)
+	}
 	c.typ, c.off = typ, j
 	c.time = r.gen.mul(dt) + c.last
 	c.last = c.time
@@ -374,4 +371,29 @@ func (r *Reader) str(id uint64) string {
 		r.strs[id], r.strSet[id] = s, true
 	}
 	return s
+}
+
+// longVarint decodes the uvarint at d[j:], of more than one byte, returning
+// it and the index after it; false if it is cut off or longer than 64
+// bits. One of up to eight bytes is read as one word, without a branch per
+// byte.
+func longVarint(d []byte, j int) (uint64, int, bool) {
+	if j >= 0 && j+8 <= len(d) {
+		x := binary.LittleEndian.Uint64(d[j:])
+		if ends := ^x & 0x8080808080808080; ends != 0 {
+			end := bits.TrailingZeros64(ends) // the last byte's high bit
+			x &= ends ^ (ends - 1)            // the varint's bytes alone
+			v := x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21) |
+				x>>4&(0x7f<<28) | x>>5&(0x7f<<35) | x>>6&(0x7f<<42) | x>>7&(0x7f<<49)
+			return v, j + end/8 + 1, true
+		}
+	}
+	if j < 0 || j > len(d) {
+		return 0, j, false
+	}
+	v, n := binary.Uvarint(d[j:])
+	if n <= 0 {
+		return 0, j, false
+	}
+	return v, j + n, true
 }
