@@ -375,17 +375,25 @@ func (r *Reader) str(id uint64) string {
 
 // longVarint decodes the uvarint at d[j:], of more than one byte, returning
 // it and the index after it; false if it is cut off or longer than 64
-// bits. One of up to eight bytes is read as one word, without a branch per
-// byte.
+// bits. With ten bytes of room it reads the first eight as one word,
+// without a branch per byte: the status of a goroutine on no thread
+// names thread ^0, ten bytes.
 func longVarint(d []byte, j int) (uint64, int, bool) {
 	if j >= 0 && j+8 <= len(d) {
 		x := binary.LittleEndian.Uint64(d[j:])
 		if ends := ^x & 0x8080808080808080; ends != 0 {
 			end := bits.TrailingZeros64(ends) // the last byte's high bit
-			x &= ends ^ (ends - 1)            // the varint's bytes alone
-			v := x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21) |
-				x>>4&(0x7f<<28) | x>>5&(0x7f<<35) | x>>6&(0x7f<<42) | x>>7&(0x7f<<49)
-			return v, j + end/8 + 1, true
+			return sevenBits(x & (ends ^ (ends - 1))), j + end/8 + 1, true
+		}
+		if j+10 <= len(d) {
+			v := sevenBits(x)
+			if b := d[j+8]; b < 0x80 {
+				return v | uint64(b)<<56, j + 9, true
+			}
+			if b := d[j+9]; b <= 1 { // the 64th bit, and the end
+				return v | uint64(d[j+8]&0x7f)<<56 | uint64(b)<<63, j + 10, true
+			}
+			return 0, j, false
 		}
 	}
 	if j < 0 || j > len(d) {
@@ -396,4 +404,11 @@ func longVarint(d []byte, j int) (uint64, int, bool) {
 		return 0, j, false
 	}
 	return v, j + n, true
+}
+
+// sevenBits joins the low seven bits of x's eight bytes, the first byte's
+// lowest.
+func sevenBits(x uint64) uint64 {
+	return x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21) |
+		x>>4&(0x7f<<28) | x>>5&(0x7f<<35) | x>>6&(0x7f<<42) | x>>7&(0x7f<<49)
 }
