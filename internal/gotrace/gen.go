@@ -227,14 +227,11 @@ func uvarint(d []byte, i int) (uint64, int, error) {
 	if i < len(d) && d[i] < 0x80 {
 		return uint64(d[i]), i + 1, nil
 	}
-	if i > len(d) {
+	v, j, ok := longVarint(d, i)
+	if !ok {
 		return 0, i, errShort
 	}
-	v, n := binary.Uvarint(d[i:])
-	if n <= 0 {
-		return 0, i, errShort
-	}
-	return v, i + n, nil
+	return v, j, nil
 }
 
 // setID grows table t to hold id and returns it; an id beyond the data
