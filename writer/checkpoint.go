@@ -33,9 +33,7 @@ func (w *Writer) Checkpoint(buf []byte) (Checkpoint, error) {
 	if w.closed {
 		return Checkpoint{}, ErrClosed
 	}
-	for i := range w.order.Len() {
-		w.flushRun(*w.order.At(i))
-	}
+	w.eachThread(w.flushRun)
 	w.flushBuf()
 	if w.par != nil {
 		w.par.drain(w)

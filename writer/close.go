@@ -7,9 +7,10 @@ import (
 	"github.com/gotachyon/profiler/tachyon"
 )
 
-// Close finalizes the file: it writes every pending run (threads in order of
-// first appearance), ends the compressed stream, writes the string table,
-// the frame table and the footer, and then the header at the start. It does
+// Close finalizes the file: it writes every pending run (the threads of
+// handles in order of first appearance, then the numbered threads in order
+// of number), ends the compressed stream, writes the string table, the
+// frame table and the footer, and then the header at the start. It does
 // not close the underlying writer, except for a Writer made by Create. It
 // returns the first error met while writing; a second Close returns
 // ErrClosed.
@@ -31,14 +32,13 @@ func (w *Writer) finish() error {
 	// Each thread's last run, and its stack buffer back: a closed Writer
 	// kept to be Reset for another file (a segment's) would hold a
 	// buffer for every thread whose last sample changed its stack.
-	for i := range w.order.Len() {
-		t := *w.order.At(i)
+	w.eachThread(func(t *Thread) {
 		w.flushRun(t)
 		if t.owned() {
 			w.freeStack(t.stack)
 			t.stack = nil
 		}
-	}
+	})
 	w.flushBuf()
 	if w.par != nil {
 		w.par.drain(w)

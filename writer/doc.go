@@ -23,7 +23,10 @@
 // a step apart; Flush ends the thread's pending run and Forget releases a
 // thread that ended. A caller that keeps every handle it takes, and takes
 // each once, takes them with NewThread, which the Writer does not keep by
-// id.
+// id. One that keeps a record per thread where a pointer cannot lie (off
+// the Go heap) takes a number instead, with NewThreadNo, and writes with
+// WriteNo, RepeatEveryNo, FlushNo and ForgetNo: the Writer then keeps the
+// thread's record in chunks of its own, and the thread costs no handle.
 //
 // # Encoding rules
 //

@@ -8,11 +8,11 @@ var ZstdOptionsAt = zstdOptionsAt
 // buffer of their own.
 func OwnedStacks(w *Writer) int {
 	n := 0
-	for i := range w.order.Len() {
-		if t := *w.order.At(i); t != nil && t.owned() {
+	w.eachThread(func(t *Thread) {
+		if t != nil && t.owned() {
 			n++
 		}
-	}
+	})
 	for _, t := range w.spare {
 		if t.owned() {
 			n++

@@ -42,6 +42,7 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
 		buf: w.buf[:0], tails: w.tails[:0], exp: w.exp[:0], runs: w.runs, strings: w.strings, strTab: w.strTab[:0],
 		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, others: w.others, order: w.order,
+		nums: w.nums, freeNos: w.freeNos[:0],
 		strOut: w.strOut[:0], frmOut: w.frmOut[:0], strUsed: w.strUsed[:0], frmUsed: w.frmUsed[:0],
 		freeBufs: w.freeBufs, freeBytes: w.freeBytes, stacks: w.stacks, freeStacks: w.freeStacks,
 		spare: w.spare, scratch: w.scratch[:0],
@@ -91,6 +92,8 @@ func (w *Writer) Recycle() {
 	clear(w.threads)
 	clear(w.others)
 	w.order.Truncate(0)
+	w.nums.Truncate(0)
+	w.freeNos = w.freeNos[:0]
 }
 
 // zstdOptions are the compressor's options, the stream's and the
@@ -130,6 +133,12 @@ func (w *Writer) newThread(id uint64, interp uint32) *Thread {
 		w.spare[n-1] = nil
 		w.spare = w.spare[:n-1]
 	}
+	w.initThread(t, id, interp)
+	return t
+}
+
+// initThread makes t the record of a new thread (id, interp).
+func (w *Writer) initThread(t *Thread, id uint64, interp uint32) {
 	*t = Thread{id: id, lastTS: w.opts.StartTime}
 	if interp != 0 {
 		if w.interps == nil {
@@ -137,7 +146,6 @@ func (w *Writer) newThread(id uint64, interp uint32) *Thread {
 		}
 		w.interps[t] = interp
 	}
-	return t
 }
 
 // newZstd returns the compressor of the sample region, writing to dst.

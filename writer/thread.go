@@ -61,7 +61,11 @@ func (t *Thread) ID() uint64 { return t.id }
 // the cheapest way in, for a thread the caller knows has not moved. It costs
 // one (delta, status) pair in the thread's pending run.
 func (t *Thread) Repeat(ts uint64, status tachyon.Status) error {
-	w := t.w
+	return t.w.repeat(t, ts, status)
+}
+
+// repeat is Thread.Repeat for t.
+func (w *Writer) repeat(t *Thread, ts uint64, status tachyon.Status) error {
 	if err := w.check(t); err != nil {
 		return err
 	}
@@ -81,7 +85,11 @@ func (t *Thread) Repeat(ts uint64, status tachyon.Status) error {
 // sample; if the file's sample limit is reached, it writes what fits and
 // returns ErrTooManySamples.
 func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
-	w := t.w
+	return t.w.repeatEvery(t, ts, step, n, status)
+}
+
+// repeatEvery is Thread.RepeatEvery for t.
+func (w *Writer) repeatEvery(t *Thread, ts, step uint64, n int, status tachyon.Status) error {
 	if n <= 0 {
 		return nil
 	}
@@ -121,8 +129,10 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status)
 // is reused instead of growing across batches; the samples are the same.
 // Until its stack changes again, the thread then shares its previous stack
 // with the threads that have the same, and holds no buffer of its own.
-func (t *Thread) Flush() {
-	w := t.w
+func (t *Thread) Flush() { t.w.flush(t) }
+
+// flush is Thread.Flush for t.
+func (w *Writer) flush(t *Thread) {
 	if w.closed || t.forgotten() {
 		return
 	}
@@ -138,18 +148,7 @@ func (t *Thread) Flush() {
 // goroutine that exits.
 func (t *Thread) Forget() {
 	w := t.w
-	if w.closed || t.forgotten() {
-		return
-	}
-	w.flushRun(t)
-	w.dropPairs(t)
-	w.unindex(t)
-	started := t.started()
-	if t.owned() {
-		w.freeStack(t.stack)
-	}
-	t.stack = forgottenStack
-	if !started {
+	if !w.forget(t) {
 		return
 	}
 	// Drop forgotten threads from order once they are half of it.
@@ -164,6 +163,23 @@ func (t *Thread) Forget() {
 		w.order.Truncate(live)
 		w.forgotten = 0
 	}
+}
+
+// forget is Thread.Forget for t, but for t's place in order; it reports
+// whether t had started, and so has one.
+func (w *Writer) forget(t *Thread) bool {
+	if w.closed || t.forgotten() {
+		return false
+	}
+	w.flushRun(t)
+	w.dropPairs(t)
+	w.unindex(t)
+	started := t.started()
+	if t.owned() {
+		w.freeStack(t.stack)
+	}
+	t.stack = forgottenStack
+	return started
 }
 
 // check returns the error that stops t from writing another sample.
@@ -184,7 +200,9 @@ func (w *Writer) check(t *Thread) error {
 // start records t's first sample, which sets its stack.
 func (w *Writer) start(t *Thread) {
 	w.nthreads++
-	*w.order.At(w.order.Grow()) = t
+	if t.w != nil { // a numbered thread is in nums, by its number
+		*w.order.At(w.order.Grow()) = t
+	}
 }
 
 // interp returns t's interpreter id.

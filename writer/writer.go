@@ -201,7 +201,9 @@ type Writer struct {
 	threads          map[uint64]*Thread     // by thread id; see lookup
 	others           map[threadKey]*Thread  // threads whose id another interpreter's has in threads
 	interps          map[*Thread]uint32     // interpreter ids other than 0, by thread
-	order            chunked.Array[*Thread] // started threads in order of first sample
+	order            chunked.Array[*Thread] // started threads of handles, in order of first sample
+	nums             chunked.Array[Thread]  // numbered threads (numbered.go), by number less one
+	freeNos          []ThreadNo             // numbers of forgotten threads, for the next
 	nthreads         int
 	forgotten        int // forgotten threads still in order
 
@@ -367,7 +369,11 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ta
 // Write is WriteStack for the thread of handle t: it saves
 // the lookup of the thread on every sample.
 func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
-	w := t.w
+	return t.w.write(t, ts, status, stack)
+}
+
+// write is Thread.Write for t.
+func (w *Writer) write(t *Thread, ts uint64, status tachyon.Status, stack []uint32) error {
 	if err := w.check(t); err != nil {
 		return err
 	}

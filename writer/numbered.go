@@ -1,0 +1,82 @@
+package writer
+
+import "github.com/gotachyon/profiler/tachyon"
+
+// A ThreadNo is the number of a thread in a Writer (NewThreadNo), from
+// one: what a caller keeps for each thread instead of a *Thread handle,
+// where the memory per thread counts, as in a sampler's record of each of
+// a million goroutines, which can lie off the Go heap as a number can and
+// a handle cannot. 0 is no thread.
+type ThreadNo uint32
+
+// NewThreadNo is NewThread for a caller that keeps numbers: it returns the
+// number of a new thread (thread id, interpreter id), for WriteNo,
+// RepeatEveryNo, FlushNo and ForgetNo, which do what Thread's methods of
+// the same names do. The Writer keeps numbered threads' records in chunks
+// of its own, by number, so that such a thread costs its record alone:
+// no handle, no entry in a list of threads. As with NewThread, the caller
+// asks once per thread.
+//
+// A number is the caller's to use until it passes it to ForgetNo: the
+// Writer then gives it to the next new thread. A number the Writer did
+// not give out, or one forgotten and not yet given again, makes the
+// methods return ErrForgotten, or do nothing; after Close they return
+// ErrClosed, and after Reset the numbers start again.
+func (w *Writer) NewThreadNo(id uint64, interp uint32) ThreadNo {
+	var n ThreadNo
+	if k := len(w.freeNos); k > 0 {
+		n = w.freeNos[k-1]
+		w.freeNos = w.freeNos[:k-1]
+	} else {
+		n = ThreadNo(w.nums.Grow() + 1)
+	}
+	w.initThread(w.nums.At(uint32(n)-1), id, interp)
+	return n
+}
+
+// WriteNo is Thread.Write for thread n.
+func (w *Writer) WriteNo(n ThreadNo, ts uint64, status tachyon.Status, stack []uint32) error {
+	return w.write(w.numbered(n), ts, status, stack)
+}
+
+// RepeatEveryNo is Thread.RepeatEvery for thread n.
+func (w *Writer) RepeatEveryNo(n ThreadNo, ts, step uint64, count int, status tachyon.Status) error {
+	return w.repeatEvery(w.numbered(n), ts, step, count, status)
+}
+
+// FlushNo is Thread.Flush for thread n.
+func (w *Writer) FlushNo(n ThreadNo) { w.flush(w.numbered(n)) }
+
+// ForgetNo is Thread.Forget for thread n, whose number goes to the next
+// new thread.
+func (w *Writer) ForgetNo(n ThreadNo) {
+	t := w.numbered(n)
+	if t == &noThread || w.closed || t.forgotten() {
+		return
+	}
+	w.forget(t)
+	w.freeNos = append(w.freeNos, n)
+}
+
+// noThread is the record of a number that names no thread: forgotten, so
+// that every method refuses it before it would change it.
+var noThread = Thread{stack: forgottenStack}
+
+// numbered returns thread n's record, &noThread if n names none.
+func (w *Writer) numbered(n ThreadNo) *Thread {
+	if n == 0 || uint32(n) > w.nums.Len() {
+		return &noThread
+	}
+	return w.nums.At(uint32(n) - 1)
+}
+
+// eachThread calls f with every thread that may have started: those of
+// handles in order of first sample, then the numbered ones by number.
+func (w *Writer) eachThread(f func(*Thread)) {
+	for i := range w.order.Len() {
+		f(*w.order.At(i))
+	}
+	for i := range w.nums.Len() {
+		f(w.nums.At(i))
+	}
+}

@@ -1,0 +1,226 @@
+package writer_test
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gotachyon/profiler/internal/testing/seekbuf"
+	"github.com/gotachyon/profiler/reader"
+	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
+)
+
+// TestNumberedThreads writes one random stream of samples, flushes and
+// ends (Forget) through handles and through numbers, whose forgotten
+// numbers go to new threads: the files are byte for byte the same, under a
+// small pending cap so that runs also leave by the cap.
+func TestNumberedThreads(t *testing.T) {
+	opts := writer.Options{StartTime: 1000, Compression: tachyon.CompressionZstd, MaxPendingBytes: 2048}
+	var viaHandles, viaNumbers seekbuf.Buffer
+	wh, _ := writer.New(&viaHandles, opts)
+	wn, _ := writer.New(&viaNumbers, opts)
+	var frames []uint32
+	for i := range 40 {
+		f := tachyon.Frame{File: "f.go", Func: "fn", Line: int32(i)}
+		frames = append(frames, wh.Frame(f))
+		wn.Frame(f)
+	}
+	type live struct {
+		h  *writer.Thread
+		n  writer.ThreadNo
+		ts uint64
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var lives []live
+	reused := 0
+	nextID := uint64(1)
+	for range 20000 {
+		if len(lives) < 50 && rng.IntN(4) == 0 {
+			interp := uint32(0)
+			if rng.IntN(5) == 0 {
+				interp = 3
+			}
+			l := live{h: wh.NewThread(nextID, interp), n: wn.NewThreadNo(nextID, interp), ts: 1000}
+			if int(l.n) <= int(nextID)-1-reused {
+				reused++
+			}
+			nextID++
+			stack := frames[:1+rng.IntN(len(frames))]
+			check(t, l.h.Write(l.ts, tachyon.StatusOnCPU, stack), wn.WriteNo(l.n, l.ts, tachyon.StatusOnCPU, stack))
+			lives = append(lives, l)
+			continue
+		}
+		if len(lives) == 0 {
+			continue
+		}
+		i := rng.IntN(len(lives))
+		l := &lives[i]
+		st := tachyon.Status(rng.IntN(4))
+		switch r := rng.IntN(20); {
+		case r < 10:
+			k := 1 + rng.IntN(300)
+			check(t, l.h.RepeatEvery(l.ts+10, 10, k, st), wn.RepeatEveryNo(l.n, l.ts+10, 10, k, st))
+			l.ts += uint64(k) * 10
+		case r < 15:
+			l.ts += 7
+			stack := frames[rng.IntN(len(frames)):]
+			check(t, l.h.Write(l.ts, st, stack), wn.WriteNo(l.n, l.ts, st, stack))
+		case r < 19:
+			l.h.Flush()
+			wn.FlushNo(l.n)
+		default:
+			l.h.Forget()
+			wn.ForgetNo(l.n)
+			lives = append(lives[:i], lives[i+1:]...)
+		}
+	}
+	for _, l := range lives {
+		l.h.Flush()
+		wn.FlushNo(l.n)
+	}
+	if err := wh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if reused == 0 {
+		t.Fatal("no number was given again")
+	}
+	if !bytes.Equal(viaHandles.Bytes(), viaNumbers.Bytes()) {
+		t.Fatalf("the files differ: %d bytes through handles, %d through numbers", len(viaHandles.Bytes()), len(viaNumbers.Bytes()))
+	}
+	file, err := reader.NewFileBytes(viaNumbers.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Verify(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// check fails t if the two writes disagree or either failed.
+func check(t *testing.T, viaHandle, viaNumber error) {
+	t.Helper()
+	if viaHandle != nil || viaNumber != nil {
+		t.Fatalf("through a handle: %v; through a number: %v", viaHandle, viaNumber)
+	}
+}
+
+// TestNumberedThreadsClose: Close writes the numbered threads' pending
+// runs, a number that names no thread is refused with ErrForgotten, and
+// every number with ErrClosed after Close; Reset starts them again.
+func TestNumberedThreadsClose(t *testing.T) {
+	var m seekbuf.Buffer
+	w, _ := writer.New(&m, writer.Options{Compression: tachyon.CompressionZstd})
+	f := w.Frame(tachyon.Frame{File: "g.go", Func: "g", Line: 1})
+	a, b := w.NewThreadNo(1, 0), w.NewThreadNo(2, 0)
+	for _, n := range []writer.ThreadNo{a, b} {
+		if err := w.WriteNo(n, 10, 0, []uint32{f}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.RepeatEveryNo(n, 20, 10, 5, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.ForgetNo(b)
+	for _, n := range []writer.ThreadNo{0, b, b + 1, 1 << 31} {
+		if err := w.WriteNo(n, 100, 0, []uint32{f}); !errors.Is(err, writer.ErrForgotten) {
+			t.Errorf("WriteNo(%d): %v, want ErrForgotten", n, err)
+		}
+		if err := w.RepeatEveryNo(n, 100, 10, 2, 0); !errors.Is(err, writer.ErrForgotten) {
+			t.Errorf("RepeatEveryNo(%d): %v, want ErrForgotten", n, err)
+		}
+		w.FlushNo(n)
+		w.ForgetNo(n)
+	}
+	if c := w.NewThreadNo(3, 0); c != b {
+		t.Errorf("the next new thread is %d, want the forgotten number %d", c, b)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteNo(a, 200, 0, []uint32{f}); !errors.Is(err, writer.ErrClosed) {
+		t.Errorf("WriteNo after Close: %v, want ErrClosed", err)
+	}
+	file, err := reader.NewFileBytes(m.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	if file.Header.ThreadCount != 2 || file.Header.SampleCount != 12 {
+		t.Fatalf("header: %d threads %d samples, want 2 and 12", file.Header.ThreadCount, file.Header.SampleCount)
+	}
+	// After Reset the numbers start again.
+	var next seekbuf.Buffer
+	if err := w.Reset(&next, writer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f = w.Frame(tachyon.Frame{File: "g.go", Func: "g", Line: 1})
+	if c := w.NewThreadNo(4, 0); c != 1 {
+		t.Errorf("the first thread after Reset is %d, want 1", c)
+	}
+	if err := w.WriteNo(1, 10, 0, []uint32{f}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteNo(2, 10, 0, []uint32{f}); !errors.Is(err, writer.ErrForgotten) {
+		t.Errorf("WriteNo of a number of the last file: %v, want ErrForgotten", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if file, err = reader.NewFileBytes(next.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Verify(); err != nil || file.Header.ThreadCount != 1 {
+		t.Fatalf("after Reset: %v, %d threads", err, file.Header.ThreadCount)
+	}
+}
+
+// TestNumberedThreadsAllocs: a numbered thread's steady samples (a
+// second of a parked goroutine's ticks, flushed) allocate no more than a
+// handle's, and the numbers themselves nothing: what allocates is the
+// compressor's, every few buffers.
+func TestNumberedThreadsAllocs(t *testing.T) {
+	seconds := func(numbered bool) float64 {
+		var d seekbuf.Discard
+		w, _ := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
+		defer w.Close()
+		f := w.Frame(tachyon.Frame{File: "g.go", Func: "g", Line: 1})
+		ns := make([]writer.ThreadNo, 1000)
+		hs := make([]*writer.Thread, len(ns))
+		for i := range ns {
+			if numbered {
+				ns[i] = w.NewThreadNo(uint64(i+1), 0)
+				check(t, nil, w.WriteNo(ns[i], 0, 0, []uint32{f}))
+			} else {
+				hs[i] = w.NewThread(uint64(i+1), 0)
+				check(t, hs[i].Write(0, 0, []uint32{f}), nil)
+			}
+		}
+		ts := uint64(10)
+		second := func() {
+			for i := range ns {
+				if numbered {
+					check(t, nil, w.RepeatEveryNo(ns[i], ts, 10, 100, 0))
+					w.FlushNo(ns[i])
+				} else {
+					check(t, hs[i].RepeatEvery(ts, 10, 100, 0), nil)
+					hs[i].Flush()
+				}
+			}
+			ts += 1000
+		}
+		for range 5 {
+			second()
+		}
+		return testing.AllocsPerRun(20, second)
+	}
+	if n, h := seconds(true), seconds(false); n > h {
+		t.Errorf("%v allocations a second of 1,000 numbered threads, %v of handles", n, h)
+	}
+}
