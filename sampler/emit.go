@@ -18,14 +18,15 @@ const maxDepth = tachyon.MaxWriteDepth
 // repeats. It owns the counters behind Stats and the first sink error;
 // after that error it writes nothing more.
 
-// A track is one goroutine as the sink sees it: its handle, nil until its
-// first sample is written (when the goroutine is counted), and the stack
+// A track is one goroutine as the sink sees it: its handle's number
+// (emitter.out), 0 until its first sample is written (when the goroutine
+// is counted), and the stack
 // of its latest sample written. The trace backend keeps its parts in its
 // record and beside it, and makes a track of them for each call
 // (traceBackend.track).
 type track struct {
 	id   uint64
-	h    Goroutine
+	h    uint32
 	last *stack
 }
 
@@ -40,6 +41,7 @@ type span struct {
 type emitter struct {
 	cfg     Config
 	sink    Sink
+	out     Streams           // the sink's, or its handles numbered (handles)
 	wm      Watermarker       // the sink, if it takes watermarks
 	obs     Observer          // Config.Observer
 	hideOwn bool              // leave out the samples of the profiler's goroutines (own.go)
@@ -59,7 +61,7 @@ type emitter struct {
 	// goroutines): the next backend's tracks of them are new, and take
 	// them instead of asking the sink again. Empty unless a switch
 	// happened.
-	carried map[uint64]Goroutine
+	carried map[uint64]uint32
 	err     error // the first problem met
 	// refusals counts the snapshot dumps not taken, the latest for
 	// refusedN goroutines estimated to stop the world refusedPause each
@@ -105,7 +107,11 @@ type emitter struct {
 
 func newEmitter(cfg Config, sink Sink) *emitter {
 	wm, _ := sink.(Watermarker)
-	return &emitter{cfg: cfg, sink: sink, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32)}
+	out, ok := sink.(Streams)
+	if !ok {
+		out = &handles{sink: sink}
+	}
+	return &emitter{cfg: cfg, sink: sink, out: out, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32)}
 }
 
 // watermark passes ts to the sink, if it takes watermarks.
@@ -137,11 +143,11 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if sp.n == 0 {
 		return
 	}
-	if t.h == nil {
+	if t.h == 0 {
 		e.open(t)
 	}
 	if fresh {
-		if err := t.h.Write(sp.ts, st, s.frames); err != nil {
+		if err := e.out.WriteStream(t.h, sp.ts, st, s.frames); err != nil {
 			e.sinkFailed(err, sp.n)
 			return
 		}
@@ -151,7 +157,7 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		sp.n--
 	}
 	if sp.n > 0 {
-		if err := t.h.RepeatEvery(sp.ts, sp.step, sp.n, st); err != nil {
+		if err := e.out.RepeatStream(t.h, sp.ts, sp.step, sp.n, st); err != nil {
 			e.sinkFailed(err, sp.n)
 			return
 		}
@@ -227,18 +233,18 @@ func (e *emitter) open(t *track) {
 			return
 		}
 	}
-	t.h = e.sink.Goroutine(t.id)
+	t.h = e.out.Stream(t.id)
 	e.goroutines++
 }
 
 // carry keeps t's handle, as a backend stops to hand over to another under
 // Auto, for the next backend's track of t's goroutine (see carried).
 func (e *emitter) carry(t *track) {
-	if t.h == nil {
+	if t.h == 0 {
 		return
 	}
 	if e.carried == nil {
-		e.carried = make(map[uint64]Goroutine)
+		e.carried = make(map[uint64]uint32)
 	}
 	e.carried[t.id] = t.h
 }
@@ -246,21 +252,21 @@ func (e *emitter) carry(t *track) {
 // forget tells the sink that t ended, so that its state is released: t's
 // handle, or the one a backend before kept for it.
 func (e *emitter) forget(t *track) {
-	if t.h == nil && len(e.carried) > 0 {
+	if t.h == 0 && len(e.carried) > 0 {
 		t.h = e.carried[t.id]
 		delete(e.carried, t.id) // ids are never reused
 	}
-	if t.h != nil {
-		t.h.Forget()
-		t.h = nil
+	if t.h != 0 {
+		e.out.ForgetStream(t.h)
+		t.h = 0
 	}
 }
 
 // flush tells the sink that a batch of samples has been written of the
-// goroutine whose handle is h (track.h, nil if none yet).
-func (e *emitter) flush(h Goroutine) {
-	if h != nil && !e.failed() {
-		h.Flush()
+// goroutine whose handle is h (track.h, 0 if none yet).
+func (e *emitter) flush(h uint32) {
+	if h != 0 && !e.failed() {
+		e.out.FlushStream(h)
 	}
 }
 

@@ -8,13 +8,14 @@ import (
 )
 
 // TestRecordSizes: the trace backend's record of a goroutine, which lies
-// in a chunk of them, is 40 bytes: with its handle beside it, what a
+// in a chunk of them, is 40 bytes, its handle's number included: what a
 // parked goroutine costs the sampler.
 func TestRecordSizes(t *testing.T) {
 	if n := unsafe.Sizeof(tgor{}); n > 40 {
 		t.Fatalf("tgor is %d bytes, want at most 40", n)
 	}
-	// The records' chunks are mapped off the heap, the handles' lie on it.
+	// The records' chunks are mapped off the heap; the handles of a sink
+	// without Streams lie on it (handles).
 	if n := unsafe.Sizeof([chunked.Chunk]tgor{}); n%osPage != 0 {
 		t.Fatalf("a chunk of %d records is %d bytes: want a whole number of %d-byte pages", chunked.Chunk, n, osPage)
 	}

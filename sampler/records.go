@@ -16,15 +16,14 @@ import (
 // chunks stay at the most goroutines that ever lived at once, so that
 // goroutines that come and go in bursts do not make them again at each; in
 // return a record costs its size alone, with no pointer to it kept beside
-// it. A record holds no pointer, and its chunks lie off the Go heap
-// (chunked.Array.Mapped), where the collector neither scans them nor lets
-// the heap grow by their size; the sink's handles, which the collector
-// must see, lie beside them in chunks of their own.
+// it. A record holds no pointer, its sink handle included (a number:
+// emitter.out), and its chunks lie off the Go heap (chunked.Array.Mapped),
+// where the collector neither scans them nor lets the heap grow by their
+// size.
 type records struct {
-	recs    chunked.Array[tgor]      // every record made: numbers given out, less one
-	handles chunked.Array[Goroutine] // each record's handle in the sink (track.h), by number less one
-	free    []uint32                 // numbers of ended goroutines, for the next new ones
-	live    int                      // live records
+	recs chunked.Array[tgor] // every record made: numbers given out, less one
+	free []uint32            // numbers of ended goroutines, for the next new ones
+	live int                 // live records
 	// labels holds the label sets of the records that have one
 	// (fLabeled), by number.
 	labels map[uint32]*labelSet
@@ -79,7 +78,6 @@ func (r *records) add() *tgor {
 	} else {
 		r.recs.Mapped = true
 		i = r.recs.Grow()
-		r.handles.Grow()
 	}
 	g := r.rec(i)
 	g.slot = i + 1
@@ -87,13 +85,9 @@ func (r *records) add() *tgor {
 	return g
 }
 
-// handle returns where g's handle in the sink is kept.
-func (r *records) handle(g *tgor) *Goroutine { return r.handles.At(g.slot - 1) }
-
 // remove gives g's record and number back: g is zero afterwards.
 func (r *records) remove(g *tgor) {
 	r.setLabels(g, nil)
-	*r.handle(g) = nil
 	r.free = append(r.free, g.slot)
 	*g = tgor{}
 	r.live--
@@ -119,25 +113,22 @@ func (r *records) release() {
 // track returns g as the emitter sees it; untrack keeps what the emitter
 // changed of it.
 func (tb *traceBackend) track(g *tgor) track {
-	return track{id: g.id, h: *tb.recs.handle(g), last: tb.nums.at(g.lastNo)}
+	return track{id: g.id, h: g.h, last: tb.nums.at(g.lastNo)}
 }
 
 // untrack keeps t, g's track, in g's record.
 func (tb *traceBackend) untrack(g *tgor, t *track) {
-	*tb.recs.handle(g) = t.h
+	g.h = t.h
 	g.lastNo = tb.nums.num(t.last)
 }
 
 // write is emitter.write for g. The emitter gives g a handle if it has
 // none, and may change its latest stack, nothing else.
 func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack) {
-	h := tb.recs.handle(g)
-	t := track{id: g.id, h: *h, last: tb.nums.at(g.lastNo)}
+	t := track{id: g.id, h: g.h, last: tb.nums.at(g.lastNo)}
 	was := t.last
 	tb.em.write(&t, sp, st, s)
-	if *h == nil {
-		*h = t.h
-	}
+	g.h = t.h
 	if t.last != was {
 		g.lastNo = tb.nums.num(t.last)
 	}
@@ -145,7 +136,7 @@ func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack) {
 
 // flushSink is emitter.flush for g.
 func (tb *traceBackend) flushSink(g *tgor) {
-	tb.em.flush(*tb.recs.handle(g))
+	tb.em.flush(g.h)
 }
 
 // releaseRecords gives back the goroutines' records, which lie off the

@@ -194,11 +194,20 @@ func benchParkedEnd(b *testing.B, data []byte, n, gens int) {
 }
 
 // writerSink is the Sink of a Tachyon writer, as package profiler makes
-// it: a goroutine is a thread of interpreter 0.
+// it: a goroutine is a thread of interpreter 0, numbered (Streams).
 type writerSink struct{ w *writer.Writer }
 
 func (s writerSink) Frame(f tachyon.Frame) uint32  { return s.w.Frame(f) }
 func (s writerSink) Goroutine(id uint64) Goroutine { return s.w.NewThread(id, 0) }
+func (s writerSink) Stream(id uint64) uint32       { return uint32(s.w.NewThreadNo(id, 0)) }
+func (s writerSink) WriteStream(n uint32, ts uint64, st tachyon.Status, stack []uint32) error {
+	return s.w.WriteNo(writer.ThreadNo(n), ts, st, stack)
+}
+func (s writerSink) RepeatStream(n uint32, ts, step uint64, k int, st tachyon.Status) error {
+	return s.w.RepeatEveryNo(writer.ThreadNo(n), ts, step, k, st)
+}
+func (s writerSink) FlushStream(n uint32)  { s.w.FlushNo(writer.ThreadNo(n)) }
+func (s writerSink) ForgetStream(n uint32) { s.w.ForgetNo(writer.ThreadNo(n)) }
 
 // watermarkSink is a Sink that takes watermarks, as a segment writer does,
 // and throws them away.

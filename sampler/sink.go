@@ -1,6 +1,9 @@
 package sampler
 
-import "github.com/gotachyon/profiler/tachyon"
+import (
+	"github.com/gotachyon/profiler/internal/chunked"
+	"github.com/gotachyon/profiler/tachyon"
+)
 
 // A Sink receives the samples. The sampler calls a Sink, and the
 // Goroutines it gives out, from one goroutine at a time: the running
@@ -49,6 +52,22 @@ type Goroutine interface {
 	Forget()
 }
 
+// Streams is an optional interface of a Sink whose goroutine handles are
+// numbers: the sampler then keeps each goroutine's number in its record of
+// the goroutine, which lies off the Go heap, where a Goroutine value cannot
+// (the collector must see it), and the sink needs no handle per goroutine
+// beside its own record of it. Stream returns the number of goroutine id's
+// handle, never 0, where Goroutine would return the handle, and the
+// sampler asks for it as it would for the handle; the other methods are
+// Goroutine's, for the handle numbered n.
+type Streams interface {
+	Stream(id uint64) uint32
+	WriteStream(n uint32, ts uint64, status tachyon.Status, stack []uint32) error
+	RepeatStream(n uint32, ts, step uint64, count int, status tachyon.Status) error
+	FlushStream(n uint32)
+	ForgetStream(n uint32)
+}
+
 // Watermarker is an optional interface of a Sink that wants to know how
 // late samples may come, such as a sink that splits the samples into
 // files by time: Watermark(ts) says that no sample older than ts will be
@@ -58,4 +77,48 @@ type Goroutine interface {
 // of a batch of samples.
 type Watermarker interface {
 	Watermark(ts uint64)
+}
+
+// handles numbers the handles of a Sink that does not implement Streams,
+// for the emitter: a handle lies in a chunk of them, by number less one,
+// and an ended goroutine's number goes to the next new one.
+type handles struct {
+	sink Sink
+	hs   chunked.Array[Goroutine]
+	free []uint32
+}
+
+// Stream returns the number of a new handle of goroutine id.
+func (h *handles) Stream(id uint64) uint32 {
+	var i uint32
+	if k := len(h.free); k > 0 {
+		i = h.free[k-1]
+		h.free = h.free[:k-1]
+	} else {
+		i = h.hs.Grow()
+	}
+	*h.hs.At(i) = h.sink.Goroutine(id)
+	return i + 1
+}
+
+// WriteStream is Goroutine.Write for handle n.
+func (h *handles) WriteStream(n uint32, ts uint64, status tachyon.Status, stack []uint32) error {
+	return (*h.hs.At(n - 1)).Write(ts, status, stack)
+}
+
+// RepeatStream is Goroutine.RepeatEvery for handle n.
+func (h *handles) RepeatStream(n uint32, ts, step uint64, count int, status tachyon.Status) error {
+	return (*h.hs.At(n - 1)).RepeatEvery(ts, step, count, status)
+}
+
+// FlushStream is Goroutine.Flush for handle n.
+func (h *handles) FlushStream(n uint32) { (*h.hs.At(n - 1)).Flush() }
+
+// ForgetStream is Goroutine.Forget for handle n, whose number goes to the
+// next new handle.
+func (h *handles) ForgetStream(n uint32) {
+	g := h.hs.At(n - 1)
+	(*g).Forget()
+	*g = nil
+	h.free = append(h.free, n-1)
 }

@@ -45,6 +45,7 @@ type tgor struct {
 	stackNo uint32
 	busyNo  uint32 // its busy state's number (traceBackend.busyOf); 0: none
 	slot    uint32 // its number in traceBackend.recs, from one; 0: the record is free
+	h       uint32 // its handle's number in the sink (track.h); 0: none yet
 	state   gstate
 	role    role
 	bits    gbits // its wait reason and flags
