@@ -152,7 +152,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 			return nil, err
 		}
 		p.ck = ck
-		return sinkOf(ck.Frame, ck.NewThread, ck.Watermark), nil
+		return checkpointSink(ck), nil
 	}
 	if p.cfg.segment > 0 {
 		seg, err := p.newSegments(start)
@@ -160,7 +160,7 @@ func (p *Profile) newSink(start time.Time) (sampler.Sink, error) {
 			return nil, err
 		}
 		p.seg = seg
-		return segmentSink(seg), nil
+		return segmentSink{seg}, nil
 	}
 	w, err := writer.New(p.out, writer.Options{
 		StartTime:   uint64(start.UnixMicro()),

@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"github.com/gotachyon/profiler/internal/checkpoint"
 	"github.com/gotachyon/profiler/sampler"
 	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
@@ -17,42 +18,86 @@ var (
 	_ sampler.Goroutine = (*segment.Thread)(nil)
 )
 
-// sink is the sampler.Sink of a writer that interns frames with frame and
-// gives out a thread's handle with thread.
-type sink[T sampler.Goroutine] struct {
-	frame  func(tachyon.Frame) uint32
-	thread func(id uint64, interp uint32) T
+// numbered is a writer whose threads can be numbered: a writer.Writer,
+// or the stream of a checkpoint.Writer.
+type numbered interface {
+	Frame(tachyon.Frame) uint32
+	NewThread(id uint64, interp uint32) *writer.Thread
+	NewThreadNo(id uint64, interp uint32) writer.ThreadNo
+	WriteNo(n writer.ThreadNo, ts uint64, status tachyon.Status, stack []uint32) error
+	RepeatEveryNo(n writer.ThreadNo, ts, step uint64, count int, status tachyon.Status) error
+	FlushNo(n writer.ThreadNo)
+	ForgetNo(n writer.ThreadNo)
 }
 
-// sinkOf returns the sampler.Sink of frame and thread; watermark, if not
-// nil, makes it a sampler.Watermarker.
-func sinkOf[T sampler.Goroutine](frame func(tachyon.Frame) uint32, thread func(id uint64, interp uint32) T, watermark func(ts uint64)) sampler.Sink {
-	s := sink[T]{frame, thread}
-	if watermark == nil {
-		return s
-	}
-	return watermarked{s, watermark}
-}
+// numberedSink is the sampler.Sink of a numbered writer. It implements
+// sampler.Streams: the sampler keeps each goroutine's thread number in its
+// record of the goroutine, off the Go heap, and neither it nor the writer
+// keeps a handle per goroutine.
+type numberedSink struct{ w numbered }
 
 // Frame interns f.
-func (s sink[T]) Frame(f tachyon.Frame) uint32 { return s.frame(f) }
+func (s numberedSink) Frame(f tachyon.Frame) uint32 { return s.w.Frame(f) }
 
-// Goroutine returns the handle of goroutine id's thread.
-func (s sink[T]) Goroutine(id uint64) sampler.Goroutine { return s.thread(id, 0) }
+// Goroutine returns a handle of goroutine id's thread, for a sink that
+// wraps this one without Streams (recent.Tee).
+func (s numberedSink) Goroutine(id uint64) sampler.Goroutine { return s.w.NewThread(id, 0) }
 
-// watermarked is a sink that takes watermarks.
-type watermarked struct {
-	sampler.Sink
+// Stream returns the number of goroutine id's thread.
+func (s numberedSink) Stream(id uint64) uint32 { return uint32(s.w.NewThreadNo(id, 0)) }
+
+// WriteStream writes a sample of thread n.
+func (s numberedSink) WriteStream(n uint32, ts uint64, status tachyon.Status, stack []uint32) error {
+	return s.w.WriteNo(writer.ThreadNo(n), ts, status, stack)
+}
+
+// RepeatStream writes a run of thread n.
+func (s numberedSink) RepeatStream(n uint32, ts, step uint64, count int, status tachyon.Status) error {
+	return s.w.RepeatEveryNo(writer.ThreadNo(n), ts, step, count, status)
+}
+
+// FlushStream ends thread n's pending run.
+func (s numberedSink) FlushStream(n uint32) { s.w.FlushNo(writer.ThreadNo(n)) }
+
+// ForgetStream releases thread n.
+func (s numberedSink) ForgetStream(n uint32) { s.w.ForgetNo(writer.ThreadNo(n)) }
+
+// watermarkedNumbered is a numberedSink that takes watermarks.
+type watermarkedNumbered struct {
+	numberedSink
 	watermark func(ts uint64)
 }
 
 // Watermark passes ts on.
-func (w watermarked) Watermark(ts uint64) { w.watermark(ts) }
+func (w watermarkedNumbered) Watermark(ts uint64) { w.watermark(ts) }
 
-// writerSink returns the sampler.Sink of w. The sampler asks once for each
-// goroutine's handle and keeps it, so w need not keep it by id.
-func writerSink(w *writer.Writer) sampler.Sink { return sinkOf(w.Frame, w.NewThread, nil) }
+// The sinks of writers hand out numbers.
+var (
+	_ sampler.Streams     = numberedSink{}
+	_ sampler.Watermarker = watermarkedNumbered{}
+	_ sampler.Streams     = watermarkedNumbered{}
+)
 
-// segmentSink returns the sampler.Sink of s, which takes watermarks. As
-// with writerSink, s need not keep the handles by id.
-func segmentSink(s *segment.Writer) sampler.Sink { return sinkOf(s.Frame, s.NewThread, s.Watermark) }
+// writerSink returns the sampler.Sink of w, whose goroutines' threads are
+// numbered.
+func writerSink(w *writer.Writer) sampler.Sink { return numberedSink{w} }
+
+// checkpointSink returns the sampler.Sink of c, whose goroutines' threads
+// are numbered, and which takes watermarks (where it takes checkpoints).
+func checkpointSink(c *checkpoint.Writer) sampler.Sink {
+	return watermarkedNumbered{numberedSink{c}, c.Watermark}
+}
+
+// segmentSink is the sampler.Sink of a segment Writer, which takes
+// watermarks. The sampler asks once for each goroutine's handle and keeps
+// it, so the Writer need not keep the handles by id.
+type segmentSink struct{ s *segment.Writer }
+
+// Frame interns f.
+func (s segmentSink) Frame(f tachyon.Frame) uint32 { return s.s.Frame(f) }
+
+// Goroutine returns the handle of goroutine id's thread.
+func (s segmentSink) Goroutine(id uint64) sampler.Goroutine { return s.s.NewThread(id, 0) }
+
+// Watermark passes ts on.
+func (s segmentSink) Watermark(ts uint64) { s.s.Watermark(ts) }

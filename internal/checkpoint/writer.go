@@ -104,6 +104,28 @@ func (c *Writer) NewThread(id uint64, interp uint32) *writer.Thread {
 	return c.w.NewThread(id, interp)
 }
 
+// NewThreadNo returns the number of a new thread of the stream
+// (writer.Writer.NewThreadNo), for the methods below.
+func (c *Writer) NewThreadNo(id uint64, interp uint32) writer.ThreadNo {
+	return c.w.NewThreadNo(id, interp)
+}
+
+// WriteNo writes a sample of thread n (writer.Writer.WriteNo).
+func (c *Writer) WriteNo(n writer.ThreadNo, ts uint64, status tachyon.Status, stack []uint32) error {
+	return c.w.WriteNo(n, ts, status, stack)
+}
+
+// RepeatEveryNo writes a run of thread n (writer.Writer.RepeatEveryNo).
+func (c *Writer) RepeatEveryNo(n writer.ThreadNo, ts, step uint64, count int, status tachyon.Status) error {
+	return c.w.RepeatEveryNo(n, ts, step, count, status)
+}
+
+// FlushNo ends thread n's pending run (writer.Writer.FlushNo).
+func (c *Writer) FlushNo(n writer.ThreadNo) { c.w.FlushNo(n) }
+
+// ForgetNo releases thread n (writer.Writer.ForgetNo).
+func (c *Writer) ForgetNo(n writer.ThreadNo) { c.w.ForgetNo(n) }
+
 // Watermark is where a checkpoint is taken, when one is due: every
 // sample written so far goes into it, whatever ts says.
 func (c *Writer) Watermark(uint64) {
