@@ -1,7 +1,9 @@
 // Package sampler samples every goroutine of the running process, on and off
 // CPU, with its id, state and stack, into a Sink: the stream it defines
-// (sink.go), one Goroutine handle per goroutine id. Package profiler gives
-// it a Tachyon writer, each goroutine a thread of interpreter 0.
+// (sink.go), one Goroutine handle per goroutine id, or one number where the
+// Sink implements Streams (kept in the sampler's record of the goroutine,
+// off the Go heap). Package profiler gives it a Tachyon writer, each
+// goroutine a numbered thread of interpreter 0.
 //
 // Start begins sampling and Stop ends it; only one Sampler runs per
 // process. Samples reach the Sink from one goroutine at a time: the running
