@@ -20,6 +20,9 @@ func (w *Writer) Close() error {
 	}
 	w.closed = true
 	err := w.finish()
+	if w.nums != nil {
+		w.nums.release()
+	}
 	if w.closer != nil {
 		if cerr := w.closer.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("writer: %w", cerr)
@@ -32,11 +35,11 @@ func (w *Writer) finish() error {
 	// Each thread's last run, and its stack buffer back: a closed Writer
 	// kept to be Reset for another file (a segment's) would hold a
 	// buffer for every thread whose last sample changed its stack.
-	w.eachThread(func(t *Thread) {
+	w.eachThread(func(t *thread) {
 		w.flushRun(t)
-		if t.owned() {
-			w.freeStack(t.stack)
-			t.stack = nil
+		if w.owned(t) {
+			w.freeStack(w.stackBufs[t.stack])
+			t.stack = noRef
 		}
 	})
 	w.flushBuf()

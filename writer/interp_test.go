@@ -26,7 +26,7 @@ func TestInterpsForgotten(t *testing.T) {
 	if got := len(w.interps); got != 20 {
 		t.Fatalf("%d interpreter ids kept, want 20", got)
 	}
-	if got := w.interp(hs[0]); got != 7 {
+	if got := w.interp(&hs[0].thread); got != 7 {
 		t.Fatalf("interpreter %d, want 7", got)
 	}
 	for _, h := range hs {
@@ -67,7 +67,7 @@ func TestInterpsAfterReset(t *testing.T) {
 		}
 	}
 	for h, want := range map[*Thread]uint32{hs[0]: 0, hs[1]: 3, hs[2]: 0} {
-		if got := w.interp(h); got != want {
+		if got := w.interp(&h.thread); got != want {
 			t.Errorf("thread %d: interpreter %d, want %d", h.ID(), got, want)
 		}
 	}

@@ -1,6 +1,11 @@
 package writer
 
-import "github.com/gotachyon/profiler/tachyon"
+import (
+	"runtime"
+
+	"github.com/gotachyon/profiler/internal/chunked"
+	"github.com/gotachyon/profiler/tachyon"
+)
 
 // A ThreadNo is the number of a thread in a Writer (NewThreadNo), from
 // one: what a caller keeps for each thread instead of a *Thread handle,
@@ -13,30 +18,50 @@ type ThreadNo uint32
 // number of a new thread (thread id, interpreter id), for WriteNo,
 // RepeatEveryNo, FlushNo and ForgetNo, which do what Thread's methods of
 // the same names do. The Writer keeps numbered threads' records in chunks
-// of its own, by number, so that such a thread costs its record alone:
-// no handle, no entry in a list of threads. As with NewThread, the caller
-// asks once per thread.
+// of its own, by number, off the Go heap, so that such a thread costs its
+// record alone: no handle, no entry in a list of threads, nothing the
+// collector scans or counts. As with NewThread, the caller asks once per
+// thread.
 //
 // A number is the caller's to use until it passes it to ForgetNo: the
 // Writer then gives it to the next new thread. A number the Writer did
 // not give out, or one forgotten and not yet given again, makes the
 // methods return ErrForgotten, or do nothing; after Close they return
-// ErrClosed, and after Reset the numbers start again.
+// ErrClosed, and after Reset the numbers start again. Close gives the
+// records' memory back.
 func (w *Writer) NewThreadNo(id uint64, interp uint32) ThreadNo {
+	if w.nums == nil {
+		w.nums = &numbers{}
+		w.nums.recs.Mapped = true
+		runtime.AddCleanup(w, (*numbers).release, w.nums)
+	}
 	var n ThreadNo
 	if k := len(w.freeNos); k > 0 {
 		n = w.freeNos[k-1]
 		w.freeNos = w.freeNos[:k-1]
 	} else {
-		n = ThreadNo(w.nums.Grow() + 1)
+		n = ThreadNo(w.nums.recs.Grow() + 1)
 	}
-	w.initThread(w.nums.At(uint32(n)-1), id, interp)
+	w.initThread(w.nums.recs.At(uint32(n)-1), id, interp)
 	return n
 }
 
+// numbers holds the records of a Writer's numbered threads, by number less
+// one, in chunks off the Go heap (chunked.Array.Mapped): a record holds no
+// pointer. They go back at Close, as the numbers are void after it, or,
+// for a Writer dropped without Close, once the collector finds the Writer
+// unreachable (runtime.AddCleanup).
+type numbers struct {
+	recs chunked.Array[thread]
+}
+
+// release gives the records' chunks back: no record may be used after.
+// The records are empty and ready again.
+func (n *numbers) release() { n.recs.Release() }
+
 // WriteNo is Thread.Write for thread n.
 func (w *Writer) WriteNo(n ThreadNo, ts uint64, status tachyon.Status, stack []uint32) error {
-	return w.write(w.numbered(n), ts, status, stack)
+	return w.write(w.numbered(n), nil, ts, status, stack)
 }
 
 // RepeatEveryNo is Thread.RepeatEvery for thread n.
@@ -60,23 +85,25 @@ func (w *Writer) ForgetNo(n ThreadNo) {
 
 // noThread is the record of a number that names no thread: forgotten, so
 // that every method refuses it before it would change it.
-var noThread = Thread{stack: forgottenStack}
+var noThread = thread{stack: forgottenRef}
 
 // numbered returns thread n's record, &noThread if n names none.
-func (w *Writer) numbered(n ThreadNo) *Thread {
-	if n == 0 || uint32(n) > w.nums.Len() {
+func (w *Writer) numbered(n ThreadNo) *thread {
+	if w.nums == nil || n == 0 || uint32(n) > w.nums.recs.Len() {
 		return &noThread
 	}
-	return w.nums.At(uint32(n) - 1)
+	return w.nums.recs.At(uint32(n) - 1)
 }
 
 // eachThread calls f with every thread that may have started: those of
 // handles in order of first sample, then the numbered ones by number.
-func (w *Writer) eachThread(f func(*Thread)) {
+func (w *Writer) eachThread(f func(*thread)) {
 	for i := range w.order.Len() {
-		f(*w.order.At(i))
+		f(&(*w.order.At(i)).thread)
 	}
-	for i := range w.nums.Len() {
-		f(w.nums.At(i))
+	if w.nums != nil {
+		for i := range w.nums.recs.Len() {
+			f(w.nums.recs.At(i))
+		}
 	}
 }

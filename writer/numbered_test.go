@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gotachyon/profiler/internal/testing/seekbuf"
@@ -222,5 +223,122 @@ func TestNumberedThreadsAllocs(t *testing.T) {
 	}
 	if n, h := seconds(true), seconds(false); n > h {
 		t.Errorf("%v allocations a second of 1,000 numbered threads, %v of handles", n, h)
+	}
+}
+
+// TestSharedStacksChurn writes threads, half numbered, half through
+// handles, whose stacks change among more distinct stacks than the shared
+// table holds, flushed (shared) and forgotten at random: every sample
+// reads back with its stack, and the buffers' bookkeeping holds
+// throughout.
+func TestSharedStacksChurn(t *testing.T) {
+	var m seekbuf.Buffer
+	w, _ := writer.New(&m, writer.Options{StartTime: 1, Compression: tachyon.CompressionZstd})
+	var frames []uint32
+	for i := range 400 {
+		frames = append(frames, w.Frame(tachyon.Frame{File: "s.go", Func: "fn", Line: int32(i)}))
+	}
+	type th struct {
+		h     *writer.Thread
+		n     writer.ThreadNo
+		id    uint64
+		ts    uint64
+		stack []uint32
+	}
+	write := func(g *th, ts uint64, stack []uint32) error {
+		if g.h != nil {
+			return g.h.Write(ts, 0, stack)
+		}
+		return w.WriteNo(g.n, ts, 0, stack)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	want := map[uint64][][]uint32{}
+	var live []*th
+	distinct, tableMost, restarts := 0, 0, 0
+	for op := range 600000 {
+		if len(live) < 300 && rng.IntN(3) == 0 {
+			g := &th{id: uint64(op + 1), ts: 1}
+			if op%2 == 0 {
+				g.h = w.NewThread(g.id, 0)
+			} else {
+				g.n = w.NewThreadNo(g.id, 0)
+			}
+			live = append(live, g)
+		}
+		if len(live) == 0 {
+			continue
+		}
+		i := rng.IntN(len(live))
+		g := live[i]
+		switch r := rng.IntN(10); {
+		case r < 5 || g.stack == nil:
+			if rng.IntN(4) == 0 { // one of the parked goroutines' few stacks
+				g.stack = []uint32{frames[rng.IntN(4)], frames[399]}
+			} else { // one of 960,000
+				distinct++
+				k := rng.IntN(960000)
+				g.stack = []uint32{frames[k%400], frames[k/400%400], frames[k/160000], frames[399]}
+			}
+			if rng.IntN(50) == 0 {
+				g.stack = nil
+			}
+			g.ts++
+			if err := write(g, g.ts, g.stack); err != nil {
+				t.Fatal(err)
+			}
+			want[g.id] = append(want[g.id], slices.Clone(g.stack))
+		case r < 9:
+			if g.h != nil {
+				g.h.Flush()
+			} else {
+				w.FlushNo(g.n)
+			}
+		default:
+			if g.h != nil {
+				g.h.Forget()
+			} else {
+				w.ForgetNo(g.n)
+			}
+			live = append(live[:i], live[i+1:]...)
+		}
+		if n := writer.SharedStacks(w); n < tableMost {
+			restarts++
+		}
+		tableMost = writer.SharedStacks(w)
+		if op%5000 == 0 {
+			if err := writer.CheckStacks(w); err != nil {
+				t.Fatalf("after %d operations: %v", op, err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reader.NewFileBytes(m.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := map[uint64]int{}
+	it := f.Samples()
+	for it.Next() {
+		s := it.Sample()
+		i := pos[s.ThreadID]
+		pos[s.ThreadID]++
+		ws := want[s.ThreadID][i]
+		got := it.Frames(nil)
+		if len(got) != len(ws) {
+			t.Fatalf("thread %d sample %d: depth %d, want %d", s.ThreadID, i, len(got), len(ws))
+		}
+		for j := range got {
+			if got[j].Line != int32(ws[j]) {
+				t.Fatalf("thread %d sample %d frame %d: line %d, want %d", s.ThreadID, i, j, got[j].Line, ws[j])
+			}
+		}
+	}
+	if err := it.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if restarts < 1 {
+		t.Fatalf("the shared table started afresh %d times, want once or more", restarts)
 	}
 }

@@ -42,7 +42,8 @@ func (w *Writer) Reset(dst io.WriteSeeker, opts Options) error {
 		dst: dst, base: base, cw: countWriter{w: dst}, opts: opts, zw: w.zw,
 		buf: w.buf[:0], tails: w.tails[:0], exp: w.exp[:0], runs: w.runs, strings: w.strings, strTab: w.strTab[:0],
 		frames: w.frames, frmTab: w.frmTab[:0], threads: w.threads, others: w.others, order: w.order,
-		nums: w.nums, freeNos: w.freeNos[:0],
+		nums: w.nums, freeNos: w.freeNos[:0], pairsTab: w.pairsTab, freePairs: w.freePairs,
+		stackBufs: w.stackBufs, freeRefs: w.freeRefs,
 		strOut: w.strOut[:0], frmOut: w.frmOut[:0], strUsed: w.strUsed[:0], frmUsed: w.frmUsed[:0],
 		freeBufs: w.freeBufs, freeBytes: w.freeBytes, stacks: w.stacks, freeStacks: w.freeStacks,
 		spare: w.spare, scratch: w.scratch[:0],
@@ -88,11 +89,10 @@ func (w *Writer) Recycle() {
 	}
 	// No thread of the last file uses its stacks any more: the table's
 	// buffers are the next file's threads' to take.
-	w.stacks.recycle(w.freeStack)
+	w.resetStacks()
 	clear(w.threads)
 	clear(w.others)
 	w.order.Truncate(0)
-	w.nums.Truncate(0)
 	w.freeNos = w.freeNos[:0]
 }
 
@@ -113,10 +113,9 @@ func zstdOptionsAt(level int) []zstd.EOption {
 
 // keep adds a closed file's thread record to the spares, holding no
 // stack. Close has given back every buffer a thread owned; what the record
-// still points to is a copy in the table, which Recycle hands to the next
-// file's threads. A kept record that pointed to it would seem to own it
-// once another thread had taken it (stackBuf.own), and give it back a
-// second time when it is reused.
+// still refers to is a copy in the table, which Recycle hands to the next
+// file's threads, numbered anew. A kept record that referred to it would
+// name another buffer, or none.
 func (w *Writer) keep(t *Thread) {
 	*t = Thread{}
 	w.spare = append(w.spare, t)
@@ -133,16 +132,16 @@ func (w *Writer) newThread(id uint64, interp uint32) *Thread {
 		w.spare[n-1] = nil
 		w.spare = w.spare[:n-1]
 	}
-	w.initThread(t, id, interp)
+	w.initThread(&t.thread, id, interp)
 	return t
 }
 
 // initThread makes t the record of a new thread (id, interp).
-func (w *Writer) initThread(t *Thread, id uint64, interp uint32) {
-	*t = Thread{id: id, lastTS: w.opts.StartTime}
+func (w *Writer) initThread(t *thread, id uint64, interp uint32) {
+	*t = thread{id: id, lastTS: w.opts.StartTime}
 	if interp != 0 {
 		if w.interps == nil {
-			w.interps = make(map[*Thread]uint32)
+			w.interps = make(map[*thread]uint32)
 		}
 		w.interps[t] = interp
 	}

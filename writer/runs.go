@@ -46,11 +46,11 @@ const (
 
 // markable reports whether t's tail goes into the record buffer as a
 // mark: with compression, if it is long enough.
-func (w *Writer) markable(t *Thread) bool { return w.zw != nil && t.tail.size() >= minMarkBytes }
+func (w *Writer) markable(t *thread) bool { return w.zw != nil && t.tail.size() >= minMarkBytes }
 
 // markTail returns the record buffer b, which ends where t's tail
 // belongs, and marks the tail there.
-func (w *Writer) markTail(b []byte, t *Thread) []byte {
+func (w *Writer) markTail(b []byte, t *thread) []byte {
 	w.tails = append(w.tails, mark{pos: int32(len(b)), t: t.tail})
 	return b
 }

@@ -19,7 +19,7 @@ type tail struct {
 }
 
 // tailPairBytes is the longest pair a tail holds: with the tail's other
-// fields, a Thread fits 48 bytes.
+// fields, a thread's record fits 32 bytes.
 const tailPairBytes = 5
 
 // A tail's count holds every pair of a run.
@@ -49,9 +49,9 @@ func (r *tail) appendTo(b []byte) []byte {
 }
 
 // runBytes returns the size of t's pending run's pairs, expanded.
-func (t *Thread) runBytes() int {
-	if t.pairs == nil {
+func (w *Writer) runBytes(t *thread) int {
+	if t.pairs == 0 {
 		return t.tail.size()
 	}
-	return len(t.pairs.buf) + t.tail.size()
+	return len(w.pairsOf(t).buf) + t.tail.size()
 }

@@ -61,11 +61,11 @@ func (t *Thread) ID() uint64 { return t.id }
 // the cheapest way in, for a thread the caller knows has not moved. It costs
 // one (delta, status) pair in the thread's pending run.
 func (t *Thread) Repeat(ts uint64, status tachyon.Status) error {
-	return t.w.repeat(t, ts, status)
+	return t.w.repeat(&t.thread, ts, status)
 }
 
 // repeat is Thread.Repeat for t.
-func (w *Writer) repeat(t *Thread, ts uint64, status tachyon.Status) error {
+func (w *Writer) repeat(t *thread, ts uint64, status tachyon.Status) error {
 	if err := w.check(t); err != nil {
 		return err
 	}
@@ -85,11 +85,11 @@ func (w *Writer) repeat(t *Thread, ts uint64, status tachyon.Status) error {
 // sample; if the file's sample limit is reached, it writes what fits and
 // returns ErrTooManySamples.
 func (t *Thread) RepeatEvery(ts, step uint64, n int, status tachyon.Status) error {
-	return t.w.repeatEvery(t, ts, step, n, status)
+	return t.w.repeatEvery(&t.thread, ts, step, n, status)
 }
 
 // repeatEvery is Thread.RepeatEvery for t.
-func (w *Writer) repeatEvery(t *Thread, ts, step uint64, n int, status tachyon.Status) error {
+func (w *Writer) repeatEvery(t *thread, ts, step uint64, n int, status tachyon.Status) error {
 	if n <= 0 {
 		return nil
 	}
@@ -116,7 +116,7 @@ func (w *Writer) repeatEvery(t *Thread, ts, step uint64, n int, status tachyon.S
 }
 
 // appendRun adds n identical (step, status) pairs to t's pending run.
-func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status) {
+func (w *Writer) appendRun(t *thread, step uint64, n int, status tachyon.Status) {
 	var pb [binary.MaxVarintLen64 + 1]byte
 	t.lastTS += uint64(n) * step
 	w.stats.Samples += uint64(n)
@@ -129,10 +129,10 @@ func (w *Writer) appendRun(t *Thread, step uint64, n int, status tachyon.Status)
 // is reused instead of growing across batches; the samples are the same.
 // Until its stack changes again, the thread then shares its previous stack
 // with the threads that have the same, and holds no buffer of its own.
-func (t *Thread) Flush() { t.w.flush(t) }
+func (t *Thread) Flush() { t.w.flush(&t.thread) }
 
 // flush is Thread.Flush for t.
-func (w *Writer) flush(t *Thread) {
+func (w *Writer) flush(t *thread) {
 	if w.closed || t.forgotten() {
 		return
 	}
@@ -148,7 +148,7 @@ func (w *Writer) flush(t *Thread) {
 // goroutine that exits.
 func (t *Thread) Forget() {
 	w := t.w
-	if !w.forget(t) {
+	if !w.forget(&t.thread) {
 		return
 	}
 	// Drop forgotten threads from order once they are half of it.
@@ -167,7 +167,7 @@ func (t *Thread) Forget() {
 
 // forget is Thread.Forget for t, but for t's place in order; it reports
 // whether t had started, and so has one.
-func (w *Writer) forget(t *Thread) bool {
+func (w *Writer) forget(t *thread) bool {
 	if w.closed || t.forgotten() {
 		return false
 	}
@@ -175,15 +175,13 @@ func (w *Writer) forget(t *Thread) bool {
 	w.dropPairs(t)
 	w.unindex(t)
 	started := t.started()
-	if t.owned() {
-		w.freeStack(t.stack)
-	}
-	t.stack = forgottenStack
+	w.dropStack(t)
+	t.stack = forgottenRef
 	return started
 }
 
 // check returns the error that stops t from writing another sample.
-func (w *Writer) check(t *Thread) error {
+func (w *Writer) check(t *thread) error {
 	switch {
 	case w.closed:
 		return ErrClosed
@@ -197,16 +195,17 @@ func (w *Writer) check(t *Thread) error {
 	return nil
 }
 
-// start records t's first sample, which sets its stack.
-func (w *Writer) start(t *Thread) {
+// start records t's first sample, which sets its stack; h is t's handle,
+// nil for a numbered thread, which is in nums by its number.
+func (w *Writer) start(t *thread, h *Thread) {
 	w.nthreads++
-	if t.w != nil { // a numbered thread is in nums, by its number
-		*w.order.At(w.order.Grow()) = t
+	if h != nil {
+		*w.order.At(w.order.Grow()) = h
 	}
 }
 
 // interp returns t's interpreter id.
-func (w *Writer) interp(t *Thread) uint32 {
+func (w *Writer) interp(t *thread) uint32 {
 	if len(w.interps) == 0 {
 		return 0
 	}
@@ -215,11 +214,11 @@ func (w *Writer) interp(t *Thread) uint32 {
 
 // unindex drops t from the Writer's maps: by id, if Thread made it, and
 // of interpreter ids.
-func (w *Writer) unindex(t *Thread) {
-	if w.threads[t.id] == t {
+func (w *Writer) unindex(t *thread) {
+	if h := w.threads[t.id]; h != nil && &h.thread == t {
 		delete(w.threads, t.id)
 	} else if len(w.others) > 0 {
-		if k := (threadKey{t.id, w.interp(t)}); w.others[k] == t {
+		if k := (threadKey{t.id, w.interp(t)}); w.others[k] != nil && &w.others[k].thread == t {
 			delete(w.others, k)
 		}
 	}

@@ -85,69 +85,58 @@ type frameKey struct {
 	line     int32
 }
 
-// Thread is a handle on one thread's encoder state (see Writer.Thread). A
-// thread whose pending run repeats one (delta, status) pair, and that was
-// flushed since its stack last changed, holds its id, clock, run and a
-// reference to its previous stack only, shared with every such thread that
-// has the same (see stackTab): the record of a parked goroutine's thread
-// fits the allocator's 48-byte class (TestThreadSize). What few threads
-// need lives beside the record: an interpreter id other than 0 in
-// Writer.interps, whether the Writer keeps the thread by id in its maps.
+// Thread is a handle on one thread's encoder state (see Writer.Thread).
 type Thread struct {
-	w      *Writer // the Writer whose Thread made it
+	w *Writer // the Writer whose Thread made it
+	thread
+}
+
+// thread is a thread's encoder state, the record of a numbered thread
+// (numbered.go) or a handle's. It holds no pointer, so that the records of
+// numbered threads can lie off the Go heap: its previous stack and the
+// pairs of its pending run are numbers in the Writer's tables (stackBufs,
+// pairsTab). A thread whose pending run repeats one (delta, status) pair,
+// and that was flushed since its stack last changed, holds its id, clock,
+// run and a reference to its previous stack only, shared with every such
+// thread that has the same (see stackTab): 32 bytes (TestThreadSize). What
+// few threads need lives beside the record: an interpreter id other than 0
+// in Writer.interps, whether the Writer keeps the thread by id in its maps.
+type thread struct {
 	id     uint64
 	lastTS uint64
-	// stack is the previous stack: nil before the first sample (so that a
-	// thread has started once it is set), noStack after a sample of no
-	// frames, forgottenStack after Forget.
-	stack *stackBuf
-	// the pending REPEAT run: pairs, if the run has other pairs before its
-	// tail, then the tail (Thread.pending counts its samples)
-	pairs *pairsState
+	// stack is the number of the previous stack (stackRef).
+	stack stackRef
+	// the pending REPEAT run: the number of its pairs (Writer.pairsTab),
+	// if the run has other pairs before its tail, 0 if not; then the tail
+	// (Writer.pending counts its samples)
+	pairs uint32
 	tail  tail
 }
 
-// stackBuf holds a thread's previous stack, innermost first: a thread's own
-// buffer while its stack changes (own), the copy it shares with the threads
-// that have the same once it has been flushed (stackTab).
-type stackBuf struct {
-	s   []uint32
-	own bool
-}
-
-// The stacks of threads in two states: they have no buffer, and are
-// never written to, interned or freed.
-var (
-	// noStack is the shared stack of no frames.
-	noStack = &stackBuf{}
-	// forgottenStack is the stack of a forgotten thread.
-	forgottenStack = &stackBuf{}
-)
-
 // started reports whether t has written a sample.
-func (t *Thread) started() bool { return t.stack != nil }
+func (t *thread) started() bool { return t.stack != noRef }
 
 // forgotten reports whether t was passed to Forget.
-func (t *Thread) forgotten() bool { return t.stack == forgottenStack }
+func (t *thread) forgotten() bool { return t.stack == forgottenRef }
 
 // owned reports whether t's stack is its own buffer, not a shared copy.
-func (t *Thread) owned() bool { return t.stack != nil && t.stack.own }
+func (w *Writer) owned(t *thread) bool { return t.stack >= firstRef && w.stackBufs[t.stack].own }
 
 // pending counts the samples of t's pending run.
-func (t *Thread) pending() int {
+func (w *Writer) pending(t *thread) int {
 	n := int(t.tail.n)
-	if t.pairs != nil {
-		n += int(t.pairs.n)
+	if t.pairs != 0 {
+		n += int(w.pairsOf(t).n)
 	}
 	return n
 }
 
 // prev returns t's previous stack.
-func (t *Thread) prev() []uint32 {
-	if t.stack == nil {
+func (w *Writer) prev(t *thread) []uint32 {
+	if t.stack < firstRef {
 		return nil
 	}
-	return t.stack.s
+	return w.stackBufs[t.stack].s
 }
 
 // threadKey names a thread that shares its thread id with another
@@ -163,8 +152,9 @@ type threadKey struct {
 type pairsState struct {
 	buf []byte // (delta varint, status) pairs
 	n   uint32 // the pairs in buf
+	no  uint32 // its number in Writer.pairsTab
 	// queue of threads holding pairs, oldest run first
-	prev, next *Thread
+	prev, next *thread
 }
 
 // Writer streams samples into a Tachyon v2 file. It is not safe for
@@ -200,18 +190,22 @@ type Writer struct {
 	frmTab           []frameKey
 	threads          map[uint64]*Thread     // by thread id; see lookup
 	others           map[threadKey]*Thread  // threads whose id another interpreter's has in threads
-	interps          map[*Thread]uint32     // interpreter ids other than 0, by thread
+	interps          map[*thread]uint32     // interpreter ids other than 0, by thread
 	order            chunked.Array[*Thread] // started threads of handles, in order of first sample
-	nums             chunked.Array[Thread]  // numbered threads (numbered.go), by number less one
+	nums             *numbers               // numbered threads (numbered.go)
 	freeNos          []ThreadNo             // numbers of forgotten threads, for the next
 	nthreads         int
 	forgotten        int // forgotten threads still in order
 
-	head, tail   *Thread       // queue of the threads holding pairs
+	head, tail   *thread       // queue of the threads holding pairs
 	pendingBytes int           // capacity of the pairs buffers the threads hold
+	pairsTab     []*pairsState // the pairs states by number (pairsState.no), 0 unused
+	freePairs    []uint32      // numbers of pairsTab not in use
 	freeBufs     []*pairsState // pairs states with their buffers, for reuse
 	freeBytes    int
 	stacks       stackTab    // the threads' previous stacks, shared
+	stackBufs    []*stackBuf // the stack buffers by number (stackRef), below firstRef nil
+	freeRefs     []stackRef  // numbers of stackBufs not in use
 	freeStacks   []*stackBuf // stack buffers threads gave back, for the next
 	spare        []*Thread   // the last file's thread records, kept by Reset
 
@@ -369,11 +363,11 @@ func (w *Writer) WriteStack(threadID uint64, interp uint32, ts uint64, status ta
 // Write is WriteStack for the thread of handle t: it saves
 // the lookup of the thread on every sample.
 func (t *Thread) Write(ts uint64, status tachyon.Status, stack []uint32) error {
-	return t.w.write(t, ts, status, stack)
+	return t.w.write(&t.thread, t, ts, status, stack)
 }
 
-// write is Thread.Write for t.
-func (w *Writer) write(t *Thread, ts uint64, status tachyon.Status, stack []uint32) error {
+// write is Thread.Write for t, whose handle is h (nil: t is numbered).
+func (w *Writer) write(t *thread, h *Thread, ts uint64, status tachyon.Status, stack []uint32) error {
 	if err := w.check(t); err != nil {
 		return err
 	}
@@ -388,17 +382,18 @@ func (w *Writer) write(t *Thread, ts uint64, status tachyon.Status, stack []uint
 	}
 	w.stats.Samples++
 	if !t.started() {
-		w.start(t)
+		w.start(t, h)
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
 		return w.err
 	}
-	if slices.Equal(t.prev(), stack) {
+	prev := w.prev(t)
+	if slices.Equal(prev, stack) {
 		w.appendPair(t, ts, status)
 		return w.err
 	}
 	w.flushRun(t)
-	p, n := len(t.prev()), len(stack)
-	s := sharedBottom(t.prev(), stack)
+	p, n := len(prev), len(stack)
+	s := sharedBottom(prev, stack)
 	switch {
 	case s == 0:
 		w.writeChange(t, tachyon.Full, ts, status, 0, stack, stack)
@@ -416,7 +411,7 @@ func (w *Writer) write(t *Thread, ts uint64, status tachyon.Status, stack []uint
 // which hashes much faster than a struct key; the rare threads that share an
 // id with another interpreter's are in a map of their own.
 func (w *Writer) lookup(id uint64, interp uint32) *Thread {
-	if t := w.threads[id]; t != nil && w.interp(t) == interp {
+	if t := w.threads[id]; t != nil && w.interp(&t.thread) == interp {
 		return t
 	}
 	if len(w.others) == 0 {
@@ -438,7 +433,7 @@ func sharedBottom(a, b []uint32) int {
 }
 
 // delta advances t's clock to ts and returns the elapsed microseconds.
-func (t *Thread) delta(ts uint64) uint64 {
+func (t *thread) delta(ts uint64) uint64 {
 	if ts < t.lastTS {
 		return 0
 	}
@@ -451,7 +446,7 @@ func (t *Thread) delta(ts uint64) uint64 {
 // thread's previous stack. For FULL, arg is unused and frames is the whole
 // stack; for SUFFIX arg is shared_count, for POP_PUSH pop_count, and frames
 // the new frames.
-func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status tachyon.Status, arg uint64, frames, stack []uint32) {
+func (w *Writer) writeChange(t *thread, enc tachyon.Encoding, ts uint64, status tachyon.Status, arg uint64, frames, stack []uint32) {
 	w.reserve(tachyon.RecordHeaderSize + 3*binary.MaxVarintLen64 + 1 + 5*len(frames))
 	b := w.recordHeader(t, enc)
 	b = binary.AppendUvarint(b, t.delta(ts))
@@ -465,74 +460,22 @@ func (w *Writer) writeChange(t *Thread, enc tachyon.Encoding, ts uint64, status 
 	}
 	w.buf = b
 	w.stats.Records[enc]++
-	if !t.owned() {
-		t.stack = w.newStack()
+	if !w.owned(t) {
+		w.unshare(t)
+		t.stack = w.newStack().ref
 	}
-	t.stack.s = append(t.stack.s[:0], stack...)
+	prev := w.stackBufs[t.stack]
+	prev.s = append(prev.s[:0], stack...)
 }
 
-// share makes t's stack the shared copy of it, giving its own buffer
-// back (or making it the shared copy, the first time): a thread whose
-// batch of samples has been written keeps no buffer of its own until its
-// stack changes again.
-func (w *Writer) share(t *Thread) {
-	if !t.owned() {
-		return
-	}
-	own := t.stack
-	own.own = false
-	if len(own.s) == 0 {
-		t.stack = noStack
-		w.freeStack(own)
-		return
-	}
-	if t.stack = w.stacks.intern(own); t.stack != own {
-		w.freeStack(own)
-	}
-}
-
-// maxFreeStacks bounds the stack buffers kept for threads whose stack
-// changes: enough for a burst of goroutines that change between batches.
-const maxFreeStacks = 1024
-
-// newStack returns an empty stack buffer, one a thread gave back if there
-// is one: under churn (a server starting a goroutine a request), fresh
-// buffers would be half of the writer's garbage.
-func (w *Writer) newStack() *stackBuf {
-	if n := len(w.freeStacks); n > 0 {
-		s := w.freeStacks[n-1]
-		w.freeStacks[n-1] = nil
-		w.freeStacks = w.freeStacks[:n-1]
-		s.own = true
-		return s
-	}
-	return &stackBuf{s: make([]uint32, 0, 32), own: true}
-}
-
-// freeStack keeps a thread's stack buffer for newStack, unless the list is
-// full or the buffer grew for a deep stack.
-func (w *Writer) freeStack(s *stackBuf) {
-	if s == nil || cap(s.s) == 0 || cap(s.s) > 64 || len(w.freeStacks) >= maxFreeStacks {
-		return
-	}
-	if w.freeStacks == nil {
-		// Sized once: a list that grew whenever more threads than ever
-		// gave their buffers back at once would allocate now and then in a
-		// steady state.
-		w.freeStacks = make([]*stackBuf, 0, maxFreeStacks)
-	}
-	s.s = s.s[:0]
-	w.freeStacks = append(w.freeStacks, s)
-}
-
-func (w *Writer) recordHeader(t *Thread, enc tachyon.Encoding) []byte {
+func (w *Writer) recordHeader(t *thread, enc tachyon.Encoding) []byte {
 	b := binary.LittleEndian.AppendUint64(w.buf, t.id)
 	b = binary.LittleEndian.AppendUint32(b, w.interp(t))
 	return append(b, byte(enc))
 }
 
 // appendPair adds one sample to t's pending REPEAT run.
-func (w *Writer) appendPair(t *Thread, ts uint64, status tachyon.Status) {
+func (w *Writer) appendPair(t *thread, ts uint64, status tachyon.Status) {
 	var pb [binary.MaxVarintLen64 + 1]byte
 	w.appendPairs(t, append(binary.AppendUvarint(pb[:0], t.delta(ts)), byte(status)), 1)
 }
@@ -541,10 +484,10 @@ func (w *Writer) appendPair(t *Thread, ts uint64, status tachyon.Status) {
 // flushing the run at MaxRunBytes and the oldest runs above
 // MaxPendingBytes. Copies of the run's last pair only extend its tail; a
 // different pair first expands the tail into the pairs buffer.
-func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
+func (w *Writer) appendPairs(t *thread, pair []byte, n int) {
 	pl := len(pair)
 	for n > 0 {
-		k := min(n, (MaxRunBytes-t.runBytes()+pl-1)/pl)
+		k := min(n, (MaxRunBytes-w.runBytes(t)+pl-1)/pl)
 		if k <= 0 {
 			w.flushRun(t)
 			continue
@@ -562,7 +505,7 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 		}
 		t.tail.n += uint16(k)
 		n -= k
-		if t.runBytes() >= MaxRunBytes {
+		if w.runBytes(t) >= MaxRunBytes {
 			w.flushRun(t)
 		}
 		w.capPending()
@@ -571,33 +514,33 @@ func (w *Writer) appendPairs(t *Thread, pair []byte, n int) {
 
 // appendLong appends k copies of a pair too long for a tail to t's pairs
 // buffer, whose tail is empty, and writes the run at MaxRunBytes.
-func (w *Writer) appendLong(t *Thread, pair []byte, k int) {
+func (w *Writer) appendLong(t *thread, pair []byte, k int) {
 	w.roomForPairs(t, k*len(pair))
+	p := w.pairsOf(t)
 	for range k {
-		t.pairs.buf = append(t.pairs.buf, pair...)
+		p.buf = append(p.buf, pair...)
 	}
-	t.pairs.n += uint32(k)
-	if t.runBytes() >= MaxRunBytes {
+	p.n += uint32(k)
+	if w.runBytes(t) >= MaxRunBytes {
 		w.flushRun(t)
 	}
 	w.capPending()
 }
 
 // expandTail moves t's tail into its pairs buffer.
-func (w *Writer) expandTail(t *Thread) {
+func (w *Writer) expandTail(t *thread) {
 	w.roomForPairs(t, t.tail.size())
-	t.pairs.buf = t.tail.appendTo(t.pairs.buf)
-	t.pairs.n += uint32(t.tail.n)
+	p := w.pairsOf(t)
+	p.buf = t.tail.appendTo(p.buf)
+	p.n += uint32(t.tail.n)
 	t.tail.n = 0
 }
 
 // roomForPairs gives t a pairs buffer with room for n more bytes.
-func (w *Writer) roomForPairs(t *Thread, n int) {
-	need := n
-	if t.pairs != nil {
-		need += len(t.pairs.buf)
-	}
-	if t.pairs == nil || need > cap(t.pairs.buf) {
+func (w *Writer) roomForPairs(t *thread, n int) {
+	if t.pairs == 0 {
+		w.growPairs(t, n)
+	} else if need := n + len(w.pairsOf(t).buf); need > cap(w.pairsOf(t).buf) {
 		w.growPairs(t, need)
 	}
 }
@@ -614,14 +557,15 @@ func (w *Writer) capPending() {
 // old one), from the free list when it can: one step, however large the
 // growth. pendingBytes counts the capacity the threads hold, not the bytes
 // they use.
-func (w *Writer) growPairs(t *Thread, need int) {
-	old := t.pairs
-	if old == nil {
-		t.pairs = w.takeBuf(max(need, minPairsCap))
-		w.pendingBytes += cap(t.pairs.buf)
+func (w *Writer) growPairs(t *thread, need int) {
+	if t.pairs == 0 {
+		p := w.takeBuf(max(need, minPairsCap))
+		t.pairs = p.no
+		w.pendingBytes += cap(p.buf)
 		w.enqueue(t)
 		return
 	}
+	old := w.pairsOf(t)
 	p := w.takeBuf(max(need, 2*cap(old.buf)))
 	p.buf = append(p.buf, old.buf...)
 	w.pendingBytes += cap(p.buf) - cap(old.buf)
@@ -648,13 +592,27 @@ func (w *Writer) takeBuf(need int) *pairsState {
 			return p
 		}
 	}
-	return &pairsState{buf: make([]byte, 0, need)}
+	p := &pairsState{buf: make([]byte, 0, need)}
+	if k := len(w.freePairs); k > 0 {
+		p.no = w.freePairs[k-1]
+		w.freePairs = w.freePairs[:k-1]
+	} else {
+		if len(w.pairsTab) == 0 {
+			w.pairsTab = append(w.pairsTab, nil) // 0 is no pairs
+		}
+		p.no = uint32(len(w.pairsTab))
+		w.pairsTab = append(w.pairsTab, nil)
+	}
+	w.pairsTab[p.no] = p
+	return p
 }
 
 // release keeps a pairs state and its buffer for reuse, within the free
 // list's bounds.
 func (w *Writer) release(p *pairsState) {
 	if len(w.freeBufs) >= maxFreeBufs || w.freeBytes+cap(p.buf) > maxFreeBytes {
+		w.pairsTab[p.no] = nil
+		w.freePairs = append(w.freePairs, p.no)
 		return
 	}
 	p.buf, p.n = p.buf[:0], 0
@@ -667,20 +625,20 @@ func (w *Writer) release(p *pairsState) {
 // several pairs, so that 10,000 parked goroutines written once a second
 // share a few buffers. The tail is expanded straight into the record
 // buffer, or with compression marked there (runs.go).
-func (w *Writer) flushRun(t *Thread) {
-	pending := t.pending()
+func (w *Writer) flushRun(t *thread) {
+	pending := w.pending(t)
 	if pending == 0 {
 		return
 	}
-	n, mark := t.runBytes(), w.markable(t)
+	n, mark := w.runBytes(t), w.markable(t)
 	if mark {
 		n -= t.tail.size()
 	}
 	w.reserve(tachyon.RecordHeaderSize + binary.MaxVarintLen64 + n)
 	b := w.recordHeader(t, tachyon.Repeat)
 	b = binary.AppendUvarint(b, uint64(pending))
-	if t.pairs != nil {
-		b = append(b, t.pairs.buf...)
+	if t.pairs != 0 {
+		b = append(b, w.pairsOf(t).buf...)
 	}
 	if mark {
 		w.buf = w.markTail(b, t)
@@ -693,38 +651,38 @@ func (w *Writer) flushRun(t *Thread) {
 }
 
 // dropPairs gives t's pairs back.
-func (w *Writer) dropPairs(t *Thread) {
-	p := t.pairs
-	if p == nil {
+func (w *Writer) dropPairs(t *thread) {
+	if t.pairs == 0 {
 		return
 	}
+	p := w.pairsOf(t)
 	w.dequeue(t)
-	t.pairs = nil
+	t.pairs = 0
 	w.pendingBytes -= cap(p.buf)
 	w.release(p)
 }
 
 // enqueue puts t, which has just taken pairs, at the end of the queue.
-func (w *Writer) enqueue(t *Thread) {
-	p := t.pairs
+func (w *Writer) enqueue(t *thread) {
+	p := w.pairsOf(t)
 	p.prev, p.next = w.tail, nil
 	if w.tail != nil {
-		w.tail.pairs.next = t
+		w.pairsOf(w.tail).next = t
 	} else {
 		w.head = t
 	}
 	w.tail = t
 }
 
-func (w *Writer) dequeue(t *Thread) {
-	p := t.pairs
+func (w *Writer) dequeue(t *thread) {
+	p := w.pairsOf(t)
 	if p.prev != nil {
-		p.prev.pairs.next = p.next
+		w.pairsOf(p.prev).next = p.next
 	} else {
 		w.head = p.next
 	}
 	if p.next != nil {
-		p.next.pairs.prev = p.prev
+		w.pairsOf(p.next).prev = p.prev
 	} else {
 		w.tail = p.prev
 	}
