@@ -59,15 +59,17 @@
 // Options.MaxPendingBytes (DefaultMaxPendingBytes, 4 MiB): past it the oldest
 // run is written first. With T threads the writer thus holds at most: the
 // 512 KB record buffer, 4 MiB of pending pairs and 1 MiB of free ones; per
-// thread its Thread record (48 bytes) with its map entry (none for
-// NewThread's; an interpreter id other than 0 has one of its own) and its
-// place in the list of threads (8 bytes), and its previous stack: from a change of its stack to its
-// next Flush in a buffer of its own (4 bytes a frame, in a buffer of at
-// least 32 frames, up to 1 KiB), otherwise one copy shared by the threads
-// that have the same stack (a table of at most 65,536 stacks); the string
-// and frame tables of what was seen; and with zstd one encoder: level 5
-// (klauspost's SpeedDefault) with concurrency 1, lower-memory mode and a
-// 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
+// thread its record, 32 bytes off the Go heap for a numbered thread, or a
+// Thread of 48 bytes on it with its map entry (none for NewThread's) and
+// its place in the list of threads (8 bytes); an interpreter id other than
+// 0 has a map entry of its own; and its previous stack: from a change of
+// its stack to its next Flush in a buffer of its own (4 bytes a frame, in
+// a buffer of at least 32 frames, up to 1 KiB), otherwise one copy shared
+// by the threads that have the same stack (a table of at most 65,536
+// stacks, and the copies threads still share after the table let them
+// go); the string and frame tables of what was seen; and with zstd one
+// encoder: level 5 (klauspost's SpeedDefault) with concurrency 1,
+// lower-memory mode and a 128 KiB window. BenchmarkEncoderMemory reports the heap of such a
 // Writer; bench/MEASUREMENTS.md has that figure and a thread's.
 //
 // # Runs in frames of their own
