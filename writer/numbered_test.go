@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/gotachyon/profiler/internal/offheap"
 	"github.com/gotachyon/profiler/internal/testing/seekbuf"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -340,5 +343,41 @@ func TestSharedStacksChurn(t *testing.T) {
 	}
 	if restarts < 1 {
 		t.Fatalf("the shared table started afresh %d times, want once or more", restarts)
+	}
+}
+
+// TestNumberedThreadsMemory: numbered threads' records lie off the Go
+// heap, Close gives them back, and so does the collector for a Writer
+// dropped without Close.
+func TestNumberedThreadsMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("records lie on the heap where package offheap cannot map")
+	}
+	before := offheap.InUse()
+	open := func() *writer.Writer {
+		var d seekbuf.Discard
+		w, _ := writer.New(&d, writer.Options{})
+		for i := range 3000 {
+			w.NewThreadNo(uint64(i+1), 0)
+		}
+		if offheap.InUse() <= before {
+			t.Fatal("3,000 numbered threads took nothing off the heap")
+		}
+		return w
+	}
+	if err := open().Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d := offheap.InUse() - before; d > 0 {
+		t.Fatalf("after Close: %d bytes off the heap still in use", d)
+	}
+	open() // dropped
+	deadline := time.Now().Add(10 * time.Second)
+	for offheap.InUse() > before { // less: another test's dropped Writer went too
+		if time.Now().After(deadline) {
+			t.Fatalf("a dropped Writer's records: %d bytes off the heap still in use", offheap.InUse()-before)
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }
