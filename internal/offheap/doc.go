@@ -9,7 +9,9 @@
 // them here; at a million parked goroutines they are tens of megabytes.
 //
 // Memory given back is emptied with madvise(MADV_DONTNEED), which returns
-// its pages to the system, and kept mapped for the next request of the
+// its pages to the system, by a goroutine of the profiler's after Free
+// returns (it costs the system's work on every page, which a profile's
+// Stop need not wait for), and kept mapped for the next request of the
 // same size: the package never unmaps. A pointer kept by mistake past Free
 // reads zeros or the next owner's data, never a fault that would take the
 // program down. In return a caller asks for few distinct sizes, so that
