@@ -96,13 +96,18 @@ func TestStopEndsAtReports(t *testing.T) {
 }
 
 // sampleText says what a sample is, but a runtime system goroutine's
-// status and stack (see TestStopEndsAtReports).
+// status and stack (see TestStopEndsAtReports): one under "[runtime]", or
+// one blocked as a system goroutine (the runtime's cleanup goroutine,
+// which can wake during the recording as a collection queues cleanups).
 func sampleText(s memSample) string {
-	if n := len(s.stack); n > 0 && s.stack[n-1].Func == tachyon.RuntimeRoot {
+	if n := len(s.stack); n > 0 && (s.stack[n-1].Func == tachyon.RuntimeRoot || s.stack[0] == systemWait) {
 		return fmt.Sprintf("%d (a runtime system goroutine's)", s.ts)
 	}
 	return fmt.Sprintf("%d %d %v", s.ts, s.status, s.stack)
 }
+
+// systemWait is the frame of a goroutine blocked as the runtime's own.
+var systemWait = tachyon.WaitFrame("system goroutine wait")
 
 // recordParkedWaking records d of execution trace of n goroutines parked
 // at seven depths and one that wakes every 5 ms.
