@@ -78,19 +78,21 @@ func TestTruncate(t *testing.T) {
 func TestMapped(t *testing.T) {
 	type rec struct{ id, n uint64 }
 	a := Array[rec]{Mapped: true}
-	before := offheap.Mapped()
+	before := offheap.InUse()
 	for i := range uint32(2*Chunk + 1) {
 		*a.At(a.Grow()) = rec{id: uint64(i), n: ^uint64(0)}
 	}
-	if runtime.GOOS == "linux" && offheap.Mapped() == before {
-		t.Fatal("a Mapped array's chunks are on the heap")
+	if runtime.GOOS == "linux" && offheap.InUse() != before+int64(3*Chunk*16) {
+		t.Fatalf("%d bytes more off the heap, want the three chunks' %d: a Mapped array's chunks are on the heap", offheap.InUse()-before, 3*Chunk*16)
 	}
+	mapped := offheap.Mapped()
 	for i := range uint32(2*Chunk + 1) {
 		if a.At(i).id != uint64(i) {
 			t.Fatalf("element %d is %d", i, a.At(i).id)
 		}
 	}
 	a.Release()
+	offheap.Settle() // the chunks given back are emptied, then reused
 	if a.Len() != 0 || len(a.chunks) != 0 || !a.Mapped {
 		t.Fatalf("after Release: len %d, %d chunks, Mapped %v", a.Len(), len(a.chunks), a.Mapped)
 	}
@@ -99,8 +101,8 @@ func TestMapped(t *testing.T) {
 			t.Fatalf("element %d not zero after Release: %+v", i, *p)
 		}
 	}
-	if runtime.GOOS == "linux" && offheap.Mapped() != before+int64(3*Chunk*16) {
-		t.Fatalf("mapped %d bytes more, want the three chunks' %d once", offheap.Mapped()-before, 3*Chunk*16)
+	if runtime.GOOS == "linux" && offheap.Mapped() != mapped {
+		t.Fatalf("mapped %d bytes more after Release: the chunks given back were not reused", offheap.Mapped()-mapped)
 	}
 	a.Release()
 	var h Array[*rec] // pointers: on the heap whatever Mapped says

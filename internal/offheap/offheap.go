@@ -3,6 +3,7 @@ package offheap
 import (
 	"reflect"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/gotachyon/profiler/internal/own"
@@ -43,6 +44,21 @@ func Mapped() int64 {
 	regions.Lock()
 	defer regions.Unlock()
 	return regions.mapped
+}
+
+// Settle waits until every region given back has been emptied and kept
+// for reuse: for a caller that counts what is mapped (Mapped), or wants
+// a region it gave back to be the next one given out.
+func Settle() {
+	for {
+		regions.Lock()
+		busy := regions.emptying
+		regions.Unlock()
+		if !busy {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // InUse returns the bytes given out and not given back.

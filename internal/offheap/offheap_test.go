@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 	"unsafe"
 )
 
@@ -41,7 +40,7 @@ func TestReuse(t *testing.T) {
 	if onLinux && InUse() != inUse-pages {
 		t.Fatalf("in use %d bytes, then %d after giving back %d", inUse, InUse(), pages)
 	}
-	settle()
+	Settle()
 	s = Make[rec](1000)
 	if onLinux && unsafe.SliceData(s) != p {
 		t.Fatal("a region given back was not reused")
@@ -56,7 +55,7 @@ func TestReuse(t *testing.T) {
 	}
 	Free(s)
 	Free(s) // a second time: kept once
-	settle()
+	Settle()
 	a, b := Make[rec](1000), Make[rec](1000)
 	if unsafe.SliceData(a) == unsafe.SliceData(b) {
 		t.Fatal("a region given back twice was given out twice")
@@ -150,17 +149,4 @@ func Example() {
 	fmt.Println(len(recs), recs[42].id, recs[43].id)
 	Free(recs) // nothing may use recs from here on
 	// Output: 65536 42 0
-}
-
-// settle waits until every region given back is emptied and kept.
-func settle() {
-	for {
-		regions.Lock()
-		busy := regions.emptying
-		regions.Unlock()
-		if !busy {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
 }
