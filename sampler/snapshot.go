@@ -237,7 +237,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		}
 		if id, rest, ok := goid.ParseHeader(line); ok {
 			sb.flush(&g, ts)
-			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load() || own.Has(id)}
+			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load() || sb.em.hideOwn && own.Has(id)}
 			g.state, g.reason = parseState(rest)
 			sb.stack = sb.stack[:0]
 			fn = nil
