@@ -292,11 +292,16 @@ type onCPU func()
 func (f onCPU) OnCPU(g, ts uint64, leafPC uintptr) { f() }
 
 // TestStartStopLoop starts and stops 1,000 times and checks that neither
-// goroutines nor memory leak.
+// goroutines nor memory leak. Under the race detector, which looks for
+// races between Start and Stop rather than for slow leaks, it loops 300
+// times: each loop takes five times as long there.
 func TestStartStopLoop(t *testing.T) {
 	n := 1000
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		n = 100
+	case testutil.Race:
+		n = 300
 	}
 	measure := func() (int, uint64) {
 		runtime.GC()

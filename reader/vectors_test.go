@@ -116,9 +116,9 @@ func TestValidVectors(t *testing.T) {
 						t.Fatalf("decoded %d samples, want %d", len(got), len(want))
 					}
 					for i := range got {
-						g, _ := json.Marshal(got[i])
-						w, _ := json.Marshal(want[i])
-						if !bytes.Equal(g, w) {
+						if !got[i].Equal(want[i]) {
+							g, _ := json.Marshal(got[i])
+							w, _ := json.Marshal(want[i])
 							t.Fatalf("sample %d:\n got %s\nwant %s", i, g, w)
 						}
 					}

@@ -3,7 +3,6 @@ package writer_test
 import (
 	"bytes"
 	"errors"
-	"maps"
 	"slices"
 	"testing"
 
@@ -75,7 +74,7 @@ func TestThreadHandles(t *testing.T) {
 	}
 	ws.Close()
 	got, want := decodeByThread(t, viaHandles.Bytes()), decodeByThread(t, viaStack.Bytes())
-	if !maps.EqualFunc(got, want, slices.Equal) {
+	if !sameByThread(got, want) {
 		t.Fatalf("handles:\n%v\nWriteStack:\n%v", got, want)
 	}
 	f, _ := reader.NewFileBytes(viaHandles.Bytes())
@@ -240,7 +239,7 @@ func TestRepeatEvery(t *testing.T) {
 			if pendingCap == 0 && string(bulk.Bytes()) != string(single.Bytes()) {
 				t.Errorf("step %d: files differ", step)
 			}
-			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !maps.EqualFunc(got, want, slices.Equal) {
+			if got, want := decodeByThread(t, bulk.Bytes()), decodeByThread(t, single.Bytes()); !sameByThread(got, want) {
 				t.Errorf("cap %d step %d: decoded samples differ", pendingCap, step)
 			}
 		}
@@ -357,7 +356,7 @@ func TestLongDeltas(t *testing.T) {
 	}
 	ws.Close()
 	got, want := decodeByThread(t, viaHandle.Bytes()), decodeByThread(t, viaStack.Bytes())
-	if !maps.EqualFunc(got, want, slices.Equal) {
+	if !sameByThread(got, want) {
 		t.Fatalf("handle:\n%v\nWriteStack:\n%v", got, want)
 	}
 	f, err := reader.NewFileBytes(viaHandle.Bytes())

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -87,6 +88,14 @@ type Sample struct {
 	TimestampUS   uint64         `json:"timestamp_us"`
 	Status        tachyon.Status `json:"status"`
 	Stack         Stack          `json:"stack"`
+}
+
+// Equal reports whether s and o are the same sample: the same fields and
+// the same frames in the same order.
+func (s Sample) Equal(o Sample) bool {
+	return s.ThreadID == o.ThreadID && s.InterpreterID == o.InterpreterID &&
+		s.TimestampUS == o.TimestampUS && s.Status == o.Status &&
+		slices.Equal(s.Stack, o.Stack)
 }
 
 // Meta is the first line of an encoder input file.
