@@ -7,7 +7,10 @@
 // for them. A unit's repeats are one match at the pattern's distance, and
 // a unit equal to an earlier one but for its first bytes (the next
 // parked goroutine's record: another thread id, the same run) is its
-// differing bytes and one match of the earlier one. So its work grows with
+// differing bytes and one match of the earlier one. A unit whose literals
+// differ from the earlier one's in a few places (a goroutine's first
+// records, which name its thread id twice) also takes its stretches of 16
+// bytes or more that equal the earlier one's as matches. So its work grows with
 // the units and their literal bytes, not with the bytes the repeats expand
 // to, which a general encoder such as klauspost/compress's reads and
 // compares one by one; only the content checksum (xxhash, as every zstd
@@ -20,8 +23,9 @@
 // per block, the mode that costs the fewest bits (tables.go): one code
 // repeated (RLE: parked goroutines' records of one length), the format's
 // predefined distribution, a table of the block's own, or the last
-// block's again. A unit is said to repeat an earlier one of its kind
-// (the same pattern and count) among the last four kinds. The frames
+// block's again. A unit is said to repeat the latest of its kind (the
+// same pattern and count) whose literals were as long, else the latest of
+// its kind, among the last eight units so kept. The frames
 // declare a 128 KiB window, as the writer's others do, and any zstd
 // decoder reads them: the tests check them with klauspost's decoder and
 // the reference zstd tool.

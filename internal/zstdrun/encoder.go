@@ -63,7 +63,7 @@ type Encoder struct {
 	rep    [3]uint32
 
 	pos  int    // content bytes in the frame so far
-	refs [4]ref // the last units of a few kinds, which the next may repeat
+	refs [8]ref // the last units of a few kinds, which the next may repeat
 	tick uint64 // a clock for the refs' use
 
 	codes  [3][]uint8   // a block's literal length, offset and match length codes
@@ -76,6 +76,7 @@ type Encoder struct {
 // count) may repeat: the end of its literals, and where its repeats begin.
 type ref struct {
 	lit     []byte // the last refLit bytes of its literals
+	litLen  int    // how many bytes its literals were
 	pat     []byte
 	n       int
 	tailPos int    // content position of its repeats
@@ -151,14 +152,24 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 		e.literals(lit)
 		return
 	}
-	r := e.ref(pat, n)
+	r, exact := e.ref(pat, n, len(lit))
 	if r.used != 0 {
 		// A unit of this kind came before: the same repeats after the
 		// same last bytes of literals, which this one need not repeat.
 		s := commonSuffix(lit, r.lit)
 		if off := tailPos - r.tailPos; off <= maxOffset && s+reps >= MinMatch {
-			e.literals(lit[:len(lit)-s])
+			if k := len(lit) - s; k < MinMatch {
+				e.literals(lit[:k]) // too few to hold a match
+			} else {
+				e.alike(lit[:k], r.lit[:len(r.lit)-s], uint32(off))
+			}
 			e.match(uint32(off), s+reps)
+			if !exact {
+				// Units of this kind with literals of this length
+				// (another stack) get a ref of their own.
+				e.keep(e.free(), lit, pat, n, tailPos)
+				return
+			}
 			e.tick++
 			r.tailPos, r.used = tailPos, e.tick
 			if s < len(r.lit) || len(lit) > len(r.lit) {
@@ -180,16 +191,61 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 	e.keep(r, lit, pat, n, tailPos)
 }
 
-// ref returns the ref of units of pat repeated n times, or if there is
-// none, a free one (used 0) or else the least lately used, to replace.
-func (e *Encoder) ref(pat []byte, n int) *ref {
-	old := &e.refs[0]
+// alike adds lit as literals, but for its stretches of MinMatch bytes or
+// more that equal prev's bytes as far from their ends, which it adds as
+// matches at off: lit ends off bytes after prev in the frame's content. A
+// goroutine's first record repeats the one before it but for its thread
+// id, which comes twice, before and after such a stretch.
+func (e *Encoder) alike(lit, prev []byte, off uint32) {
+	d := len(lit) - len(prev) // lit[k] is as far from its end as prev[k-d]
+	from := 0                 // lit[from:] is not added yet
+	for k := max(d, 0); k < len(lit); {
+		if lit[k] != prev[k-d] {
+			k++
+			continue
+		}
+		j := k + 1
+		for j < len(lit) && lit[j] == prev[j-d] {
+			j++
+		}
+		if j-k >= MinMatch {
+			e.literals(lit[from:k])
+			e.match(off, j-k)
+			from = j
+		}
+		k = j
+	}
+	e.literals(lit[from:])
+}
+
+// ref returns the ref of units of pat repeated n times after litLen
+// bytes of literals, and true; or if there is none, the latest of units of
+// pat repeated n times, and false; or if there is none, a free one (used
+// 0), and false.
+func (e *Encoder) ref(pat []byte, n, litLen int) (*ref, bool) {
+	var kind *ref
 	for i := range e.refs {
 		r := &e.refs[i]
 		if r.used != 0 && r.n == n && bytes.Equal(r.pat, pat) {
-			return r
+			if r.litLen == litLen {
+				return r, true
+			}
+			if kind == nil || r.used > kind.used {
+				kind = r
+			}
 		}
-		if r.used < old.used {
+	}
+	if kind != nil {
+		return kind, false
+	}
+	return e.free(), false
+}
+
+// free returns a free ref, or frees the least lately used.
+func (e *Encoder) free() *ref {
+	old := &e.refs[0]
+	for i := range e.refs {
+		if r := &e.refs[i]; r.used < old.used {
 			old = r
 		}
 	}
@@ -202,7 +258,7 @@ func (e *Encoder) keep(r *ref, lit, pat []byte, n, tailPos int) {
 	e.tick++
 	r.lit = append(r.lit[:0], lit[max(len(lit)-refLit, 0):]...)
 	r.pat = append(r.pat[:0], pat...)
-	r.n, r.tailPos, r.used = n, tailPos, e.tick
+	r.n, r.litLen, r.tailPos, r.used = n, len(lit), tailPos, e.tick
 }
 
 // Close ends the frame, its last block and its checksum, and writes what

@@ -66,15 +66,37 @@ func parkedUnits(n, ticks int) []unit {
 	return units
 }
 
+// firstUnits are n goroutines' first records, each a FULL record (thread
+// id, interpreter, encoding, delta, status, one of three stacks) and a
+// REPEAT record's header before ticks copies of one pair: records alike
+// but for the thread id, which comes twice.
+func firstUnits(n, ticks int) []unit {
+	pair := []byte{0x90, 0x4e, 0}
+	units := make([]unit, n)
+	for i := range units {
+		id := binary.LittleEndian.AppendUint64(nil, uint64(100_000+i))
+		lit := append(id, 0, 0, 0, 0, 1, 0xdc, 0x0a, 0, byte(10+i%3))
+		for f := range 10 + i%3 {
+			lit = append(lit, byte(f+i%3))
+		}
+		lit = append(append(lit, id...), 0, 0, 0, 0, 0)
+		lit = binary.AppendUvarint(lit, uint64(ticks))
+		units[i] = unit{lit: lit, pat: pair, n: ticks}
+	}
+	return units
+}
+
 // randomUnits mixes what the writer hands over: parked records in runs,
 // records whose runs differ, long literal stretches, short and empty
 // patterns.
 func randomUnits(r *rand.Rand, n int) []unit {
 	var units []unit
 	for len(units) < n {
-		switch r.IntN(6) {
+		switch r.IntN(7) {
 		case 0: // a batch of parked records
 			units = append(units, parkedUnits(1+r.IntN(200), 1+r.IntN(2000))...)
+		case 6: // a batch of goroutines' first records
+			units = append(units, firstUnits(1+r.IntN(200), 1+r.IntN(2000))...)
 		case 1: // a long literal stretch
 			lit := make([]byte, r.IntN(200<<10))
 			for i := range lit {
@@ -154,6 +176,22 @@ func TestParkedSize(t *testing.T) {
 	zw, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(5)), zstd.WithWindowSize(128<<10))
 	ref := zw.EncodeAll(content, nil)
 	t.Logf("10,000 records of 400 ticks (%d bytes): %d bytes (%.2f a record), klauspost level 5 %d bytes",
+		len(content), len(frame), float64(len(frame))/10000, len(ref))
+	if len(frame) > len(ref)*11/10 {
+		t.Fatalf("%d bytes, more than a tenth over klauspost's %d", len(frame), len(ref))
+	}
+}
+
+// TestFirstRecordsSize: goroutines' first records, alike but for their
+// thread ids, cost no more than klauspost's level 5 makes of them.
+func TestFirstRecordsSize(t *testing.T) {
+	frame, content := encode(t, New(), firstUnits(10000, 400))
+	if got := decode(t, frame); !bytes.Equal(got, content) {
+		t.Fatalf("decoded %d bytes, want %d (first difference at %d)", len(got), len(content), firstDiff(got, content))
+	}
+	zw, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(5)), zstd.WithWindowSize(128<<10))
+	ref := zw.EncodeAll(content, nil)
+	t.Logf("10,000 first records of 400 ticks (%d bytes): %d bytes (%.2f a record), klauspost level 5 %d bytes",
 		len(content), len(frame), float64(len(frame))/10000, len(ref))
 	if len(frame) > len(ref)*11/10 {
 		t.Fatalf("%d bytes, more than a tenth over klauspost's %d", len(frame), len(ref))

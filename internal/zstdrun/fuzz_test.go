@@ -15,6 +15,13 @@ func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte{3, 'a', 'b', 'c', 2, 1, 2, 200, 1})
 	f.Add(bytes.Repeat([]byte{15, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x90, 3, 3, 0x90, 0x4e, 0, 0x90, 3}, 20))
 	f.Add([]byte{0, 1, 7, 0xff, 0xff, 0, 255, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	var first []byte // goroutines' first records: literals alike but in places
+	for _, u := range firstUnits(4, 300) {
+		first = append(append(first, byte(len(u.lit))), u.lit...)
+		first = append(append(first, byte(len(u.pat))), u.pat...)
+		first = binary.LittleEndian.AppendUint16(first, uint16(u.n))
+	}
+	f.Add(first)
 	var (
 		e              = New()
 		frame, content bytes.Buffer
