@@ -77,11 +77,12 @@
 // With zstd, a run's tail of 16 bytes or more is not expanded into the
 // record buffer either: a mark (12 bytes, at most 8,192 a buffer) says
 // where it belongs. When the buffer is compressed, a stretch of 256 or more
-// such records with at most 24 other bytes before each (parked
-// goroutines' records, one after another) goes into a zstd frame of its
-// own, written by internal/zstdrun, which takes the repeats, and the
-// records that repeat an earlier one but for their thread id, as its
-// matches instead of reading their bytes: only the frame's content
+// such records with at most 24 other bytes before each, or at most a
+// sixteenth of the tail's size (parked goroutines' records, one after
+// another, or their first records before a long run) goes into a zstd
+// frame of its own, written by internal/zstdrun, which takes the repeats,
+// and the records that repeat an earlier one but for their thread id, as
+// its matches instead of reading their bytes: only the frame's content
 // checksum reads them. The rest of the buffer is expanded, in pieces of
 // about 32 KiB, into the stream's encoder, which finds the matches of
 // other records; the stream's frame ends before each frame of runs.

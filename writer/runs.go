@@ -37,6 +37,13 @@ const (
 	// REPEAT record's header and a few pairs. zstdrun finds no match in
 	// literal bytes.
 	runLit = 24
+	// runShare: a marked record with more before its tail still counts
+	// as a run's when that is at most a runShare-th of its tail's
+	// expanded size: a goroutine's first record, or its stack's change,
+	// before a long run. zstdrun takes the tail as one match, where the
+	// stream's encoder would read every byte of it to save a few bytes of
+	// the record's.
+	runShare = 16
 	// minRuns is the fewest runs' records in a row that go into a frame
 	// of their own: fewer are not worth ending the stream's frame (at 32,
 	// the bundled demo's file of 100 idle goroutines was 11 % larger,
@@ -71,8 +78,12 @@ func (m marked) start(i int) int {
 	return int(m.marks[i-1].pos)
 }
 
-// runLike reports whether unit i is a run's record with little before it.
-func (m marked) runLike(i int) bool { return int(m.marks[i].pos)-m.start(i) <= runLit }
+// runLike reports whether unit i is a run's record with little before it:
+// at most runLit bytes, or at most a runShare-th of its tail.
+func (m marked) runLike(i int) bool {
+	lit := int(m.marks[i].pos) - m.start(i)
+	return lit <= runLit || lit*runShare <= m.marks[i].t.size()
+}
 
 // segments calls runs for each stretch of at least minRuns run-like
 // units and other for each stretch between them, in order, each with

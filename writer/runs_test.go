@@ -165,6 +165,54 @@ func TestRunFramesSameRecords(t *testing.T) {
 	}
 }
 
+// TestFirstRecordsInRunFrames: goroutines met parked, each written first
+// with its stack and then one long run (what a sampler writes at a
+// goroutine's first settle, or at Stop for goroutines it met late), go
+// into frames of runs: their records before the tails are a small share of
+// the tails, which the stream's encoder would otherwise read byte by byte.
+// The file decompresses to the uncompressed file's records.
+func TestFirstRecordsInRunFrames(t *testing.T) {
+	var runFrames uint64
+	write := func(c tachyon.Compression) []byte {
+		var m seekbuf.Buffer
+		w, err := writer.New(&m, writer.Options{StartTime: 1, Compression: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var frames []uint32
+		for i := range 12 {
+			frames = append(frames, w.Frame(tachyon.Frame{File: "f.go", Func: "f", Line: int32(i + 1)}))
+		}
+		const step = 10000
+		for i := range 2000 {
+			h := w.Thread(uint64(100_000+i), 0)
+			if err := h.Write(1372, 0, frames[i%3:]); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.RepeatEvery(1372+step, step, 440, 0); err != nil {
+				t.Fatal(err)
+			}
+			h.Flush()
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if c == tachyon.CompressionZstd {
+			runFrames = w.Stats().RunFrames
+		}
+		return m.Bytes()
+	}
+	raw, z := write(tachyon.CompressionNone), write(tachyon.CompressionZstd)
+	if got, want := records(t, z), records(t, raw); !bytes.Equal(got, want) {
+		t.Fatalf("the compressed file's records differ from the uncompressed file's: %d bytes against %d", len(got), len(want))
+	}
+	verifyBytes(t, z)
+	t.Logf("%d bytes of records in %d compressed bytes, %d frames of runs", len(records(t, raw)), len(z), runFrames)
+	if runFrames == 0 {
+		t.Error("no frame of runs")
+	}
+}
+
 // TestRunsWithinBombBound: the densest file frames of runs make, one
 // goroutine parked all along at the highest rate (a pair of two bytes a
 // sample, runs of MaxRunBytes), holds fewer samples per compressed byte
