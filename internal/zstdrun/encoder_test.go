@@ -171,28 +171,24 @@ func TestChecksum(t *testing.T) {
 
 // TestParkedSize: parked goroutines' records cost a few bytes each, no
 // more than klauspost's level 5 makes of them (2.47 and 2.66 bytes).
-func TestParkedSize(t *testing.T) {
-	frame, content := encode(t, New(), parkedUnits(10000, 400))
-	zw, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(5)), zstd.WithWindowSize(128<<10))
-	ref := zw.EncodeAll(content, nil)
-	t.Logf("10,000 records of 400 ticks (%d bytes): %d bytes (%.2f a record), klauspost level 5 %d bytes",
-		len(content), len(frame), float64(len(frame))/10000, len(ref))
-	if len(frame) > len(ref)*11/10 {
-		t.Fatalf("%d bytes, more than a tenth over klauspost's %d", len(frame), len(ref))
-	}
-}
+func TestParkedSize(t *testing.T) { checkSize(t, "records", parkedUnits(10000, 400)) }
 
 // TestFirstRecordsSize: goroutines' first records, alike but for their
 // thread ids, cost no more than klauspost's level 5 makes of them.
-func TestFirstRecordsSize(t *testing.T) {
-	frame, content := encode(t, New(), firstUnits(10000, 400))
+func TestFirstRecordsSize(t *testing.T) { checkSize(t, "first records", firstUnits(10000, 400)) }
+
+// checkSize checks that units of 400 ticks decode to their content and
+// take at most a tenth more than klauspost's level 5 makes of it.
+func checkSize(t *testing.T, what string, units []unit) {
+	t.Helper()
+	frame, content := encode(t, New(), units)
 	if got := decode(t, frame); !bytes.Equal(got, content) {
 		t.Fatalf("decoded %d bytes, want %d (first difference at %d)", len(got), len(content), firstDiff(got, content))
 	}
 	zw, _ := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(5)), zstd.WithWindowSize(128<<10))
 	ref := zw.EncodeAll(content, nil)
-	t.Logf("10,000 first records of 400 ticks (%d bytes): %d bytes (%.2f a record), klauspost level 5 %d bytes",
-		len(content), len(frame), float64(len(frame))/10000, len(ref))
+	t.Logf("%d %s of 400 ticks (%d bytes): %d bytes (%.2f a record), klauspost level 5 %d bytes",
+		len(units), what, len(content), len(frame), float64(len(frame))/float64(len(units)), len(ref))
 	if len(frame) > len(ref)*11/10 {
 		t.Fatalf("%d bytes, more than a tenth over klauspost's %d", len(frame), len(ref))
 	}
