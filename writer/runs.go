@@ -34,15 +34,15 @@ const (
 	maxMarks = 8192
 	// runLit is the most bytes a marked record may have before its tail,
 	// with what precedes it since the last mark, to count as a run's: a
-	// REPEAT record's header and a few pairs. zstdrun finds no match in
-	// literal bytes.
+	// REPEAT record's header and a few pairs. zstdrun matches literal
+	// bytes only against the record before of the same run.
 	runLit = 24
 	// runShare: a marked record with more before its tail still counts
 	// as a run's when that is at most a runShare-th of its tail's
 	// expanded size: a goroutine's first record, or its stack's change,
-	// before a long run. zstdrun takes the tail as one match, where the
-	// stream's encoder would read every byte of it to save a few bytes of
-	// the record's.
+	// before a long run. zstdrun takes the tail as one match, and the
+	// record's stretches alike the one before it as others, where the
+	// stream's encoder would read every byte of the tail.
 	runShare = 16
 	// minRuns is the fewest runs' records in a row that go into a frame
 	// of their own: fewer are not worth ending the stream's frame (at 32,
