@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/cputime"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
@@ -34,10 +35,10 @@ func BenchmarkIdle(b *testing.B) {
 			j := (k + i) % len(runs)
 			stop := runs[j].start(b)
 			time.Sleep(*settle)
-			c0, a0, t0 := cpuTime(), testutil.HeapAllocBytes(), time.Now()
+			c0, a0, t0 := cputime.Process(), testutil.HeapAllocBytes(), time.Now()
 			time.Sleep(*window)
 			secs := time.Since(t0).Seconds()
-			cpu[j] = append(cpu[j], float64(cpuTime()-c0)/1e6/secs)
+			cpu[j] = append(cpu[j], float64(cputime.Process()-c0)/1e6/secs)
 			alloc[j] = append(alloc[j], float64(testutil.HeapAllocBytes()-a0)/1024/secs)
 			stop()
 		}

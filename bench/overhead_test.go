@@ -13,7 +13,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/cputime"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/sampler"
 )
@@ -40,13 +40,6 @@ func nWorkers() int {
 		return *workers
 	}
 	return runtime.GOMAXPROCS(0)
-}
-
-// cpuTime returns the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // counter is one worker's count of units of work, padded to a cache line
@@ -263,9 +256,9 @@ type windowResult struct {
 
 func measure(l *load, pr *probe, run func()) windowResult {
 	pr.take() // reset
-	ops0, cpu0, t0 := l.total(), cpuTime(), time.Now()
+	ops0, cpu0, t0 := l.total(), cputime.Process(), time.Now()
 	run()
-	ops, cpu := l.total()-ops0, cpuTime()-cpu0
+	ops, cpu := l.total()-ops0, cputime.Process()-cpu0
 	return windowResult{rate: float64(ops) / cpu.Seconds(), ops: float64(ops) / time.Since(t0).Seconds(), late: pr.take()}
 }
 

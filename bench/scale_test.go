@@ -24,6 +24,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/cputime"
 	"github.com/gotachyon/profiler/internal/offheap"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/sampler"
@@ -316,7 +317,7 @@ func scaleChild(spec string) int {
 		// by more than the profiler costs.
 		runtime.GC()
 		gc0, n0 := gcCPU(), numGC()
-		c0, t0, sw0 := cpuTime(), time.Now(), contextSwitches()
+		c0, t0, sw0 := cputime.Process(), time.Now(), contextSwitches()
 		meanRSS := watchRSS()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
@@ -329,7 +330,7 @@ func scaleChild(spec string) int {
 			time.Sleep(windowD)
 		}
 		secs := time.Since(t0).Seconds()
-		r.CPU = float64(cpuTime()-c0) / 1e6 / secs
+		r.CPU = float64(cputime.Process()-c0) / 1e6 / secs
 		r.Switch = float64(contextSwitches()-sw0) / secs
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = numGC() - n0

@@ -16,10 +16,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/cputime"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 )
 
@@ -157,7 +157,7 @@ func measure(c condition, svc *service, lg *loadgenProc, dir string) (result, er
 
 // window1 measures one window: CPU per request, latencies, the heap.
 func window1(svc *service, lg *loadgenProc, r *result) (latencies, []float64, error) {
-	served0, cpu0 := svc.served.Load(), cpuTime()
+	served0, cpu0 := svc.served.Load(), cputime.Process()
 	if err := lg.send("begin"); err != nil {
 		return latencies{}, nil, err
 	}
@@ -172,7 +172,7 @@ func window1(svc *service, lg *loadgenProc, r *result) (latencies, []float64, er
 		time.Sleep(*window)
 		heap = append(heap, heapMiB())
 	}
-	served, cpu := svc.served.Load()-served0, cpuTime()-cpu0
+	served, cpu := svc.served.Load()-served0, cputime.Process()-cpu0
 	if *heapProf != "" {
 		writeHeapProfile(*heapProf) // after the CPU reading: it collects
 	}
@@ -221,12 +221,6 @@ func heapMiB() float64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	return float64(s[0].Value.Uint64()) / (1 << 20)
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -16,10 +16,10 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	profiler "github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/cputime"
 )
 
 func main() {
@@ -34,11 +34,11 @@ func main() {
 	time.Sleep(2 * time.Second)
 	p := profiler.Start(profiler.WithPath(*out), profiler.WithLogger(log.New(os.Stderr, "", 0)))
 	time.Sleep(*d)
-	before := cpu()
+	before := cputime.Process()
 	t0 := time.Now()
 	err := p.Stop()
 	stop := time.Since(t0)
-	used := cpu() - before
+	used := cputime.Process() - before
 	st := p.Stats()
 	size := int64(-1)
 	if fi, serr := os.Stat(*out); serr == nil {
@@ -49,13 +49,6 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-}
-
-// cpu returns the process's CPU time so far.
-func cpu() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
