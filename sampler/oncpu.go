@@ -1,6 +1,8 @@
 package sampler
 
 import (
+	"slices"
+
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
@@ -305,6 +307,13 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 			r.from = from
 			out = appendRun(out, r)
 		}
+	}
+	if len(out) > cap(x.pend) {
+		// Placement splits runs at running ticks: grow as queue does, in
+		// steps of at least minGrow, so that the queue's high water is
+		// reached in a few generations.
+		x.pend = slices.Grow(x.pend[:0], max(len(out), 2*cap(x.pend), minGrow))
+		tb.grown++
 	}
 	x.pend = append(x.pend[:0], out...)
 	clear(out)
