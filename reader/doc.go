@@ -18,7 +18,13 @@
 // (at most tachyon.MaxReadDepth). The work a file can ask for is bounded
 // too: past its first million samples, a zstd sample region may hold at
 // most 4,096 samples per compressed byte (the writer's worst case is about
-// 1,700), so a decompression bomb ends early with E_ZSTD. The string table
+// 1,700), so a decompression bomb ends early with E_ZSTD. A zstd frame
+// followed by a checksum frame (internal/framesum: the writer's frames of
+// parked goroutines' runs, which carry no content checksum) is checked
+// against it as its bytes are read: a frame damaged on disk ends the
+// iteration with an error even where it still decompresses, E_ZSTD at the
+// frame's offset unless a record the damage changed is found wrong first.
+// The string table
 // is held as one copy of its bytes plus 4 bytes per 16 strings, so that
 // tens of millions of one-byte strings cost about their size on disk.
 //

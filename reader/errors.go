@@ -41,8 +41,9 @@ const (
 // FormatError reports a malformed file: where, which rule, and why.
 type FormatError struct {
 	// Offset is the file offset of the bad bytes. For a compressed sample
-	// region it is the region's start and Decompressed says where in the
-	// decompressed stream the problem lies.
+	// region it is the region's start, or that of a zstd frame that does
+	// not match its checksum frame, and Decompressed says where in the
+	// decompressed stream the problem was met.
 	Offset       int64
 	Decompressed int64 // -1 unless the problem is inside decompressed data
 	Code         string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gotachyon/profiler/internal/framesum"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -71,7 +72,8 @@ func (f *File) newSource() (*source, error) {
 	}
 	s.rd = region
 	if s.zstd {
-		s.in = &countingReader{r: region}
+		// The checksum frames are checked as the compressed bytes pass.
+		s.in = &countingReader{r: framesum.NewVerifier(region)}
 		dec, err := zstd.NewReader(s.in,
 			zstd.WithDecoderConcurrency(1),
 			zstd.WithDecoderMaxWindow(maxDecoderWindow),
@@ -199,7 +201,12 @@ func (s *source) streamErr(regionOff int64) error {
 	if errors.Is(s.err, ErrChanged) || errors.Is(s.err, ErrClosed) {
 		return fmt.Errorf("reading samples at offset %d: %w", regionOff+s.base+int64(s.pos), s.err)
 	}
-	if s.zstd {
+	var damaged *framesum.Error
+	switch {
+	case s.zstd && errors.As(s.err, &damaged):
+		return &FormatError{Offset: regionOff + damaged.Offset, Decompressed: s.base + int64(s.pos), Code: EZstd,
+			Reason: "compressed sample region: " + damaged.Reason}
+	case s.zstd:
 		return &FormatError{Offset: regionOff, Decompressed: s.base + int64(s.pos), Code: EZstd,
 			Reason: "compressed sample region: " + s.err.Error()}
 	}
