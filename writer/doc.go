@@ -82,9 +82,11 @@
 // another, or their first records before a long run) goes into a zstd
 // frame of its own, written by internal/zstdrun, which takes the repeats,
 // and the records that repeat an earlier one but for their thread id, as
-// its matches instead of reading their bytes: only the frame's content
-// checksum reads them. The rest of the buffer is expanded, in pieces of
-// about 32 KiB, into the stream's encoder, which finds the matches of
+// its matches instead of reading their bytes. Nothing else reads them
+// either: such a frame has no content checksum, but a checksum frame of
+// its bytes as written after it (internal/framesum), which the reader
+// checks; the stream's frames keep their content checksums. The rest of
+// the buffer is expanded, in pieces of about 32 KiB, into the stream's encoder, which finds the matches of
 // other records; the stream's frame ends before each frame of runs.
 // Decompressed, the records are the same bytes either way
 // (TestRunFramesSameRecords). This adds to the bounds above the marks,

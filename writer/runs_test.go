@@ -2,12 +2,15 @@ package writer_test
 
 import (
 	"bytes"
+	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/gotachyon/profiler/internal/testing/seekbuf"
+	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
 )
@@ -253,4 +256,70 @@ func TestRunsWithinBombBound(t *testing.T) {
 	if n := verifyBytes(t, m.Bytes()); n != uint64(hd.SampleCount) {
 		t.Fatalf("%d samples read, header %d", n, hd.SampleCount)
 	}
+}
+
+// TestRunFramesDamaged: a frame of runs has no content checksum of its
+// own, but a checksum frame after it. A byte of such a frame damaged on
+// disk reads as an error, whether or not the damaged frame still decodes:
+// one that names the frame's offset, unless a record the damage changed
+// is found wrong first.
+func TestRunFramesDamaged(t *testing.T) {
+	var m seekbuf.Buffer
+	w, err := writer.New(&m, writer.Options{StartTime: 1, Compression: tachyon.CompressionZstd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parkedBatches(t, w, 600, 3, false, func(int) {})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	file := m.Bytes()
+	sum := []byte{0x5e, 0x2a, 0x4d, 0x18, 12, 0, 0, 0, 't', 'y', 's', 'm'}
+	end := bytes.Index(file, sum) // the first frame of runs ends here
+	if end < 0 {
+		t.Fatal("no checksum frame in the file")
+	}
+	start := bytes.LastIndex(file[:end], zstdMagic)
+	if start < 0 {
+		t.Fatal("no zstd frame before the checksum frame")
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dec.Close()
+	decodes, named := 0, 0
+	for i := start + 4; i < end; i++ {
+		bad := bytes.Clone(file)
+		bad[i] ^= 0x04
+		err := readAll(bad)
+		if err == nil {
+			t.Fatalf("byte %d of the frame of runs at %d damaged: read without an error", i-start, start)
+		}
+		var fe *reader.FormatError
+		if errors.As(err, &fe) && fe.Offset == int64(start) && strings.Contains(fe.Reason, "does not match its checksum") {
+			named++
+		}
+		if _, derr := dec.DecodeAll(bad[start:end], nil); derr == nil {
+			decodes++
+		}
+	}
+	if named == 0 {
+		t.Fatalf("none of %d damaged bytes named the frame at %d; %d of them still decode", end-start-4, start, decodes)
+	}
+	t.Logf("%d of %d damaged bytes: the frame still decodes; %d errors name the frame, the others a record the damage changed", decodes, end-start-4, named)
+}
+
+// readAll reads every sample of the file b, and returns the first error.
+func readAll(b []byte) error {
+	f, err := reader.NewFileBytes(b)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	it := f.Samples()
+	defer it.Close()
+	for it.Next() {
+	}
+	return it.Err()
 }

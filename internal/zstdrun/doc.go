@@ -13,8 +13,9 @@
 // bytes or more that equal the earlier one's as matches. So its work grows with
 // the units and their literal bytes, not with the bytes the repeats expand
 // to, which a general encoder such as klauspost/compress's reads and
-// compares one by one; only the content checksum (xxhash, as every zstd
-// frame of the writer has) reads the expanded bytes.
+// compares one by one. A zstd frame's content checksum would read them
+// too, so a frame has none: a checksum frame of its bytes as written
+// follows it (package framesum), which the reader checks.
 //
 // A block's literals are Huffman-coded with klauspost/compress/huff0 when
 // there are 1 KiB of them or more and that is smaller (a block of parked

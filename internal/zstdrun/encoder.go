@@ -7,7 +7,10 @@ import (
 	"io"
 	"math/bits"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/klauspost/compress/huff0"
+
+	"github.com/gotachyon/profiler/internal/framesum"
 )
 
 // MaxPattern is the longest pattern a unit repeats.
@@ -50,8 +53,8 @@ const (
 // call New. An Encoder is not safe for concurrent use.
 type Encoder struct {
 	dst  io.Writer
-	out  []byte // encoded, not yet written to dst
-	sum  contentSum
+	out  []byte         // encoded, not yet written to dst
+	sum  *xxhash.Digest // of the frame's bytes written so far
 	err  error
 	open bool // a frame was begun and not ended
 
@@ -102,14 +105,14 @@ var (
 )
 
 // New returns an Encoder; Reset begins its first frame.
-func New() *Encoder { return &Encoder{sum: newContentSum()} }
+func New() *Encoder { return &Encoder{sum: xxhash.New()} }
 
 // Reset begins a frame written to dst. A frame begun and not closed is
 // dropped.
 func (e *Encoder) Reset(dst io.Writer) {
 	e.dst, e.err, e.open = dst, nil, true
 	e.out = e.out[:0]
-	e.sum.reset()
+	e.sum.Reset()
 	e.lits, e.seqs, e.size, e.litRun = e.lits[:0], e.seqs[:0], 0, 0
 	e.rep = [3]uint32{1, 4, 8}
 	e.pos = 0
@@ -119,10 +122,11 @@ func (e *Encoder) Reset(dst io.Writer) {
 	for i := range e.refs {
 		e.refs[i].used = 0
 	}
-	// Magic, then a descriptor saying: a content checksum, no content
-	// size, no dictionary, a window descriptor follows.
+	// Magic, then a descriptor saying: no content checksum (a checksum
+	// frame follows instead), no content size, no dictionary, a window
+	// descriptor follows.
 	e.out = binary.LittleEndian.AppendUint32(e.out, 0xFD2FB528)
-	e.out = append(e.out, 1<<2, (windowLog-10)<<3)
+	e.out = append(e.out, 0, (windowLog-10)<<3)
 }
 
 // Add appends a unit to the frame: lit, then pat repeated n times. It
@@ -138,8 +142,6 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 	case len(pat) == 0 || n < 0:
 		n = 0
 	}
-	e.sum.write(lit)
-	e.sum.repeat(pat, n)
 	reps := len(pat) * n
 	unit := len(lit) + reps
 	if e.size > 0 && e.size+unit > maxBlock && unit <= maxBlock {
@@ -261,16 +263,20 @@ func (e *Encoder) keep(r *ref, lit, pat []byte, n, tailPos int) {
 	r.n, r.litLen, r.tailPos, r.used = n, len(lit), tailPos, e.tick
 }
 
-// Close ends the frame, its last block and its checksum, and writes what
-// is left of it to dst. It returns the first error met since Reset.
+// Close ends the frame with its last block, writes what is left of it to
+// dst, and then its checksum frame (package framesum). It returns the
+// first error met since Reset.
 func (e *Encoder) Close() error {
 	if !e.open {
 		return e.err
 	}
 	e.open = false
 	e.block(true)
-	e.out = binary.LittleEndian.AppendUint32(e.out, uint32(e.sum.sum64()))
 	e.write()
+	if e.err == nil {
+		_, err := e.dst.Write(framesum.Append(e.out, e.sum.Sum64()))
+		e.setErr(err)
+	}
 	return e.err
 }
 
@@ -358,6 +364,7 @@ func (e *Encoder) block(last bool) {
 // write hands the encoded bytes to dst.
 func (e *Encoder) write() {
 	if len(e.out) > 0 && e.err == nil {
+		e.sum.Write(e.out)
 		_, err := e.dst.Write(e.out)
 		e.setErr(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gotachyon/profiler/internal/framesum"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
@@ -38,7 +39,7 @@ func encode(t testing.TB, e *Encoder, units []unit) (frame, content []byte) {
 	return out.Bytes(), content
 }
 
-// decoder is klauspost's decoder, which checks each frame's checksum.
+// decoder is klauspost's decoder; it skips the checksum frames.
 var decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
 
 // decode decompresses frames.
@@ -160,12 +161,28 @@ func TestFramesConcatenate(t *testing.T) {
 	}
 }
 
-// TestChecksum: a frame whose content is damaged fails its checksum.
+// TestChecksum: each frame is followed by its checksum frame, which a
+// framesum.Verifier checks: a frame damaged in a byte, or its checksum,
+// reads as an error.
 func TestChecksum(t *testing.T) {
-	frame, _ := encode(t, New(), parkedUnits(100, 400))
-	frame[len(frame)-1] ^= 1
-	if _, err := decoder.DecodeAll(frame, nil); err == nil {
-		t.Fatal("a damaged checksum decoded without an error")
+	frame, content := encode(t, New(), parkedUnits(100, 400))
+	read := func(b []byte) ([]byte, error) {
+		dec, err := zstd.NewReader(framesum.NewVerifier(bytes.NewReader(b)), zstd.WithDecoderConcurrency(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer dec.Close()
+		return io.ReadAll(dec)
+	}
+	if got, err := read(frame); err != nil || !bytes.Equal(got, content) {
+		t.Fatalf("read %d bytes of %d, %v", len(got), len(content), err)
+	}
+	for _, i := range []int{len(frame) - framesum.Size - 1, len(frame) - framesum.Size - 5, len(frame) - 1} {
+		bad := bytes.Clone(frame)
+		bad[i] ^= 1
+		if _, err := read(bad); err == nil {
+			t.Fatalf("byte %d of %d damaged: read without an error", i, len(frame))
+		}
 	}
 }
 

@@ -6,11 +6,13 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/gotachyon/profiler/internal/framesum"
 	"github.com/gotachyon/profiler/internal/zstdrun"
 )
 
 // Three parked goroutines' records, each a header and 400 alike pairs,
-// written as one frame and read back by a general zstd decoder.
+// written as one frame and its checksum frame, and read back by a general
+// zstd decoder, which skips the checksum frame.
 func Example() {
 	var frame bytes.Buffer
 	e := zstdrun.New()
@@ -34,7 +36,7 @@ func Example() {
 		return
 	}
 	fmt.Printf("%d bytes, the second record at %d: %q\n", len(out), 802, out[802:804])
-	fmt.Println("frame under 50 bytes:", frame.Len() < 50)
+	fmt.Println("frame under 50 bytes:", frame.Len()-framesum.Size < 50)
 	// Output:
 	// 2406 bytes, the second record at 802: "R\x02"
 	// frame under 50 bytes: true

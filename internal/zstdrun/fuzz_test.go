@@ -3,13 +3,16 @@ package zstdrun
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"testing"
+
+	"github.com/gotachyon/profiler/internal/framesum"
 )
 
 // FuzzRoundTrip reads units from the input (a literal length and bytes, a
 // pattern length and bytes, a count) and checks that the frame they make
-// decodes to their content, with klauspost's decoder, which checks the
-// checksum too. TestRoundTrip covers what is larger than a run here: many
+// decodes to their content, with klauspost's decoder, and that its
+// checksum frame holds, by a framesum.Verifier. TestRoundTrip covers what is larger than a run here: many
 // blocks, units longer than one, offsets far back.
 func FuzzRoundTrip(f *testing.F) {
 	f.Add([]byte{3, 'a', 'b', 'c', 2, 1, 2, 200, 1})
@@ -69,6 +72,9 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		if !bytes.Equal(got, content.Bytes()) {
 			t.Fatalf("decoded %d bytes, want %d (first difference at %d)", len(got), content.Len(), firstDiff(got, content.Bytes()))
+		}
+		if _, err := io.Copy(io.Discard, framesum.NewVerifier(bytes.NewReader(frame.Bytes()))); err != nil {
+			t.Fatalf("checking %d bytes: %v", frame.Len(), err)
 		}
 	})
 }
