@@ -36,6 +36,7 @@ type Error struct {
 	Reason string
 }
 
+// Error says where in the stream the fault lies, and what it is.
 func (e *Error) Error() string { return fmt.Sprintf("at byte %d: %s", e.Offset, e.Reason) }
 
 // The Verifier's states: what the next bytes are.
