@@ -1,8 +1,6 @@
 package sampler
 
 import (
-	"slices"
-
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
@@ -308,14 +306,8 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 			out = appendRun(out, r)
 		}
 	}
-	if len(out) > cap(x.pend) {
-		// Placement splits runs at running ticks: grow as queue does, in
-		// steps of at least minGrow, so that the queue's high water is
-		// reached in a few generations.
-		x.pend = slices.Grow(x.pend[:0], max(len(out), 2*cap(x.pend), minGrow))
-		tb.grown++
-	}
-	x.pend = append(x.pend[:0], out...)
+	// Placement splits runs at running ticks: the queue may grow.
+	x.pend = append(grow(tb, x.pend, len(out))[:0], out...)
 	clear(out)
 	p.out = out[:0]
 }

@@ -432,10 +432,7 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	}
 	tb.cut(g)
 	if x := tb.busy(g); len(x.cpu) < maxHits {
-		if len(x.cpu) == cap(x.cpu) {
-			x.cpu = slices.Grow(x.cpu, max(len(x.cpu), minGrow))
-			tb.grown++
-		}
+		x.cpu = grow(tb, x.cpu, len(x.cpu)+1)
 		x.cpu = append(x.cpu, cpuHit{at: t, s: s, ls: tb.recs.labelsOf(g)})
 	} else {
 		tb.em.cpuUnplaced++
@@ -479,11 +476,10 @@ func (tb *traceBackend) cut(g *tgor) {
 			return
 		}
 	}
-	if len(x.pend) == cap(x.pend) && len(x.pend) > 0 {
+	if len(x.pend) > 0 {
 		// A goroutine that queues more than one run queues several in a
-		// generation: grow in steps of minGrow, not one run at a time.
-		x.pend = slices.Grow(x.pend, max(len(x.pend), minGrow))
-		tb.grown++
+		// generation.
+		x.pend = grow(tb, x.pend, len(x.pend)+1)
 	}
 	x.pend = append(x.pend, r)
 }
@@ -507,6 +503,19 @@ func (tb *traceBackend) cutOut(g *tgor) {
 
 // minGrow is the fewest runs or CPU samples a goroutine's queue grows by.
 const minGrow = 8
+
+// grow returns s with room for n elements in all: as it was if it has
+// them, else grown to at least twice its length and by at least minGrow,
+// not one element at a time, so that a goroutine's queues reach their
+// high water in a few generations. A growth is counted in tb.grown, for
+// the steady-state test.
+func grow[T any](tb *traceBackend, s []T, n int) []T {
+	if n <= cap(s) {
+		return s
+	}
+	tb.grown++
+	return slices.Grow(s, max(n-len(s), len(s), minGrow))
+}
 
 // leaveRunning records where the scheduler saw g as its running ticks
 // queued so far end: at s, the stack of the event that ends or interrupts
