@@ -88,6 +88,12 @@ func TestLongVarint(t *testing.T) {
 			}
 		}
 	}
+	for _, v := range []uint64{^uint64(0), ^uint64(0) - 1, ^uint64(0) >> 1, 1<<63 | 1} {
+		d := binary.AppendUvarint(nil, v)
+		if got, j, ok := longVarint(d, 0); !ok || got != v || j != len(d) {
+			t.Errorf("%x: got %d, %d, %v; want %d", d, got, j, ok, v)
+		}
+	}
 	long := []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 	for _, d := range [][]byte{nil, {0x80}, append(long, 0x02), append(long, 0x81, 0x01), append(long, 0x81, 0x01, 0, 0)} {
 		if _, _, ok := longVarint(d, 0); ok {

@@ -386,6 +386,9 @@ func longVarint(d []byte, j int) (uint64, int, bool) {
 			return sevenBits(x & (ends ^ (ends - 1))), j + end/8 + 1, true
 		}
 		if j+10 <= len(d) {
+			if x == ^uint64(0) && d[j+8] == 0xff && d[j+9] == 1 {
+				return ^uint64(0), j + 10, true // no thread: the common ten bytes
+			}
 			v := sevenBits(x)
 			if b := d[j+8]; b < 0x80 {
 				return v | uint64(b)<<56, j + 9, true
