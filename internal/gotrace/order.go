@@ -383,7 +383,11 @@ func longVarint(d []byte, j int) (uint64, int, bool) {
 		x := binary.LittleEndian.Uint64(d[j:])
 		if ends := ^x & 0x8080808080808080; ends != 0 {
 			end := bits.TrailingZeros64(ends) // the last byte's high bit
-			return sevenBits(x & (ends ^ (ends - 1))), j + end/8 + 1, true
+			x &= ends ^ (ends - 1)
+			if end < 32 { // at most four bytes: ids, stacks, times
+				return x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21), j + end/8 + 1, true
+			}
+			return sevenBits(x), j + end/8 + 1, true
 		}
 		if j+10 <= len(d) {
 			if x == ^uint64(0) && d[j+8] == 0xff && d[j+9] == 1 {
