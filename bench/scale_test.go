@@ -34,6 +34,7 @@ var (
 	scaleNs     = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
 	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, tachyon-segments, fgprof")
 	scaleSettle = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
+	scaleAlign  = flag.Bool("scale-align", true, "BenchmarkScale: begin and end each window where the work of a trace generation's end does (genEdge), so that it holds whole generations")
 )
 
 // fgprofMaxN is the most goroutines BenchmarkScale runs fgprof with: it
@@ -45,7 +46,7 @@ const fgprofMaxN = 100000
 var tachyonPeers = []string{"tachyon", "tachyon-out", "tachyon-recent", "tachyon-segments"}
 
 // scaleEnv names the environment variable that makes the test binary a
-// child of BenchmarkScale: peer,n,settle,window.
+// child of BenchmarkScale: peer,n,settle,window,align.
 const scaleEnv = "BENCH_SCALE_CHILD"
 
 // scaleHeapEnv names the environment variable that has each child of
@@ -82,6 +83,7 @@ type scaleResult struct {
 	CPU     float64 // process CPU over the window, ms per second (rusage)
 	RSS     uint64  // resident set at the window's end, bytes
 	RSSMean uint64  // the resident set's mean over the window (read every rssEvery), bytes
+	RSSPeak uint64  // the largest of those readings, bytes
 	Live    uint64  // Go heap live after a collection at the window's end, bytes
 	OffHeap uint64  // held off the Go heap then (package offheap), bytes
 	StopMS  float64 // the peer's stop, ms
@@ -93,6 +95,8 @@ type scaleResult struct {
 	GCs           uint32  // collections that began in the window
 	GCCPU         float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
 	Switch        float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
+	Window        float64 // the window's length, s
+	Aligned       bool    // the window begins and ends at a generation's end (genEdge)
 	Err           string
 }
 
@@ -124,8 +128,12 @@ func TestMain(m *testing.M) {
 // named: at a million goroutines a segment ends full every 20 s or so) and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
 // rotating order in each iteration.
 // A child parks its goroutines, starts its peer, lets -scale-settle (15 s)
-// pass, then measures one -window and stops the peer. It reports per N the medians
-// over the iterations of
+// pass, then measures one -window and stops the peer. With -scale-align
+// (the default) the window begins and ends at the end of a generation's
+// burst of work (genEdge), so that it holds whole generations: with a
+// million goroutines one generation's end is most of a second of CPU,
+// and a window of fixed length holds one more or one fewer by chance. It
+// reports per N the medians over the iterations of
 //
 //	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
 //	<peer>-gc-ms/s      the collector's share of it (runtime/metrics)
@@ -141,7 +149,11 @@ func TestMain(m *testing.M) {
 //	<t>-rss-B/g         its resident set over the floor's in the same
 //	                    iteration, per goroutine, at the window's end
 //	<t>-rss-mean-B/g    the same for the means over the window (read
-//	                    every 100 ms): steadier than one moment's
+//	                    every 100 ms), and <t>-rss-peak-B/g for the
+//	                    largest readings: after a collection the
+//	                    scavenger may give back tens of megabytes that the
+//	                    next generations take again, in either process and
+//	                    at no set time, which the peak does not see
 //	<t>-live-B/g        the same for what the profiler holds: the Go
 //	                    heap's live objects after a collection, and what
 //	                    it keeps off the heap (package offheap)
@@ -183,7 +195,7 @@ func benchScale(b *testing.B, n int) {
 	}
 	res := map[string][]scaleResult{}
 	over, rssOver, heapOver, stopOver := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
-	rssMeanOver := map[string][]float64{}
+	rssMeanOver, rssPeakOver := map[string][]float64{}, map[string][]float64{}
 	overMut := map[string][]float64{}
 	for i := range b.N {
 		got := map[string]scaleResult{}
@@ -194,8 +206,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections), RSS %.1f MB (window's mean %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f), %.2f Hz, %.0f context switches/s\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.Hz, r.Switch)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f), %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.Hz, r.Switch)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -206,6 +218,7 @@ func benchScale(b *testing.B, n int) {
 				overMut[pe] = append(overMut[pe], 100*((t.CPU-t.GCCPU)-(f.CPU-f.GCCPU))/f.CPU)
 				rssOver[pe] = append(rssOver[pe], (float64(t.RSS)-float64(f.RSS))/float64(max(n, 1)))
 				rssMeanOver[pe] = append(rssMeanOver[pe], (float64(t.RSSMean)-float64(f.RSSMean))/float64(max(n, 1)))
+				rssPeakOver[pe] = append(rssPeakOver[pe], (float64(t.RSSPeak)-float64(f.RSSPeak))/float64(max(n, 1)))
 				heapOver[pe] = append(heapOver[pe], (float64(t.Live+t.OffHeap)-float64(f.Live+f.OffHeap))/float64(max(n, 1)))
 				stopOver[pe] = append(stopOver[pe], t.StopMS-f.StopMS)
 			}
@@ -233,6 +246,7 @@ func benchScale(b *testing.B, n int) {
 			b.ReportMetric(benchload.Median(overMut[pe]), pe+"-over-floor-mutator-%")
 			b.ReportMetric(benchload.Median(rssOver[pe]), pe+"-rss-B/g")
 			b.ReportMetric(benchload.Median(rssMeanOver[pe]), pe+"-rss-mean-B/g")
+			b.ReportMetric(benchload.Median(rssPeakOver[pe]), pe+"-rss-peak-B/g")
 			b.ReportMetric(benchload.Median(heapOver[pe]), pe+"-live-B/g")
 			b.ReportMetric(benchload.Median(stopOver[pe]), pe+"-stop-over-floor-ms")
 		}
@@ -252,7 +266,7 @@ func benchScale(b *testing.B, n int) {
 // and returns what it measured.
 func runScaleChild(pe string, n int) (scaleResult, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s", scaleEnv, pe, n, *scaleSettle, *window))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s,%d,%s,%s,%t", scaleEnv, pe, n, *scaleSettle, *window, *scaleAlign))
 	var stderr bytes.Buffer
 	cmd.Stderr = io.MultiWriter(&stderr, os.Stderr) // the profiler's log lines, say
 	out, err := cmd.Output()
@@ -281,14 +295,15 @@ func runScaleChild(pe string, n int) (scaleResult, error) {
 // peer for settle and window, measures the window, and prints the result.
 func scaleChild(spec string) int {
 	f := strings.Split(spec, ",")
-	if len(f) != 4 {
-		fmt.Fprintf(os.Stderr, "%s: want peer,n,settle,window: %q\n", scaleEnv, spec)
+	if len(f) != 5 {
+		fmt.Fprintf(os.Stderr, "%s: want peer,n,settle,window,align: %q\n", scaleEnv, spec)
 		return 2
 	}
 	n, err1 := strconv.Atoi(f[1])
 	settleD, err2 := time.ParseDuration(f[2])
 	windowD, err3 := time.ParseDuration(f[3])
-	if err1 != nil || err2 != nil || err3 != nil {
+	align, err4 := strconv.ParseBool(f[4])
+	if err1 != nil || err2 != nil || err3 != nil || err4 != nil {
 		fmt.Fprintf(os.Stderr, "%s: bad spec %q\n", scaleEnv, spec)
 		return 2
 	}
@@ -316,9 +331,12 @@ func scaleChild(spec string) int {
 		// window of 10 s held one or two of them moved a peer's figure
 		// by more than the profiler costs.
 		runtime.GC()
-		gc0, n0 := gcCPU(), numGC()
-		c0, t0, sw0 := cputime.Process(), time.Now(), contextSwitches()
-		meanRSS := watchRSS()
+		t0, c0 := time.Now(), cputime.Process()
+		if align {
+			t0, c0, align = genEdge(edgeLimit)
+		}
+		gc0, n0, sw0 := gcCPU(), numGC(), contextSwitches()
+		watchedRSS := watchRSS()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
 				"-o", filepath.Join(dir, fmt.Sprintf("perf-%s-%d.data", f[0], n)), "--", "sleep", strconv.FormatFloat(windowD.Seconds(), 'f', 3, 64))
@@ -327,21 +345,26 @@ func scaleChild(spec string) int {
 				fmt.Fprintln(os.Stderr, "perf:", err)
 			}
 		} else {
-			time.Sleep(windowD)
+			time.Sleep(time.Until(t0.Add(windowD)))
 		}
-		secs := time.Since(t0).Seconds()
-		r.CPU = float64(cputime.Process()-c0) / 1e6 / secs
+		t1, c1 := time.Now(), cputime.Process()
+		if align && os.Getenv(scalePerfEnv) == "" {
+			t1, c1, align = genEdge(edgeLimit)
+		}
+		secs := t1.Sub(t0).Seconds()
+		r.Window, r.Aligned = secs, align
+		r.CPU = float64(c1-c0) / 1e6 / secs
 		r.Switch = float64(contextSwitches()-sw0) / secs
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = numGC() - n0
-		r.RSSMean = meanRSS()
+		r.RSSMean, r.RSSPeak = watchedRSS()
 		r.RSS, r.Live, r.OffHeap = benchload.RSS(), liveHeap(), uint64(offheap.InUse())
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
 		}
-		t1 := time.Now()
+		ts := time.Now()
 		st, err := stop()
-		r.StopMS = float64(time.Since(t1).Microseconds()) / 1e3
+		r.StopMS = float64(time.Since(ts).Microseconds()) / 1e3
 		r.Hz = st.hz
 		r.RuntimeStopMS = float64(st.runtime.Microseconds()) / 1e3
 		if err != nil {
@@ -474,27 +497,30 @@ func numGC() uint32 {
 const rssEvery = 100 * time.Millisecond
 
 // watchRSS reads the resident set every rssEvery until the function it
-// returns is called, which returns the mean of the readings.
-func watchRSS() (mean func() uint64) {
-	done, res := make(chan struct{}), make(chan uint64)
+// returns is called, which returns the mean and the largest of the
+// readings.
+func watchRSS() (stop func() (mean, peak uint64)) {
+	done, res := make(chan struct{}), make(chan [2]uint64)
 	go func() {
 		tick := time.NewTicker(rssEvery)
 		defer tick.Stop()
-		sum, k := benchload.RSS(), uint64(1)
+		first := benchload.RSS()
+		sum, peak, k := first, first, uint64(1)
 		for {
 			select {
 			case <-tick.C:
-				sum += benchload.RSS()
-				k++
+				v := benchload.RSS()
+				sum, peak, k = sum+v, max(peak, v), k+1
 			case <-done:
-				res <- sum / k
+				res <- [2]uint64{sum / k, peak}
 				return
 			}
 		}
 	}()
-	return func() uint64 {
+	return func() (uint64, uint64) {
 		close(done)
-		return <-res
+		r := <-res
+		return r[0], r[1]
 	}
 }
 
