@@ -88,10 +88,12 @@
 // tachyon-recent (tachyon keeping a minute's recent window, as a profile
 // in segments does; run only when named in -scale-peers) and fgprof (up
 // to 100,000), in rotating order, each settled for
-// -scale-settle (15 s) and measured over one -window. It reports each
-// one's CPU (rusage), and each tachyon's CPU over the floor's in percent,
-// resident set (at the window's end, and its mean over the window) and
-// live heap over the floor's per goroutine, Stop and
+// -scale-settle (15 s) and measured over one -window, which begins and
+// ends where a trace generation's end has just been worked through, so
+// that it holds whole generations (-scale-align). It reports each one's
+// CPU (rusage), and each tachyon's CPU over the floor's in percent,
+// resident set (at the window's end, its mean and its peak over the
+// window) and live heap over the floor's per goroutine, Stop and
 // achieved rate, paired with the floor in the same iteration:
 //
 //	go test ./bench -run '^$' -bench Scale -benchtime 3x -window 10s -scale 10000,100000,1000000
