@@ -35,7 +35,7 @@ const (
 )
 
 // genEdge waits for the end of the next burst of one core's work in the
-// process that no collection took part in, and returns the time and the
+// process that no collection completed in, and returns the time and the
 // process's CPU there; false, with the time and CPU when it gave up, if
 // none ended within limit.
 func genEdge(limit time.Duration) (time.Time, time.Duration, bool) {
@@ -71,15 +71,13 @@ func genEdge(limit time.Duration) (time.Time, time.Duration, bool) {
 	}
 }
 
-// gcCycles returns the collections begun or ended so far, without
-// stopping the world (runtime.ReadMemStats would).
+// gcCycles returns the collections completed so far, without stopping
+// the world (runtime.ReadMemStats would).
 func gcCycles() uint64 {
-	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+	if v := readMetric("/gc/cycles/total:gc-cycles"); v.Kind() == metrics.KindUint64 {
+		return v.Uint64()
 	}
-	return s[0].Value.Uint64()
+	return 0
 }
 
 // alignedNote says how a window was bounded, for the log.

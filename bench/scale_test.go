@@ -478,12 +478,17 @@ func startScalePeer(name string, n int) (stop func() (peerStop, error), err erro
 // gcCPU returns the collector's CPU time so far, in seconds, as the
 // runtime estimates it.
 func gcCPU() float64 {
-	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindFloat64 {
-		return 0
+	if v := readMetric("/cpu/classes/gc/total:cpu-seconds"); v.Kind() == metrics.KindFloat64 {
+		return v.Float64()
 	}
-	return s[0].Value.Float64()
+	return 0
+}
+
+// readMetric reads one of runtime/metrics' metrics.
+func readMetric(name string) metrics.Value {
+	s := []metrics.Sample{{Name: name}}
+	metrics.Read(s)
+	return s[0].Value
 }
 
 // numGC returns the number of collections so far.
