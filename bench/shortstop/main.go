@@ -2,9 +2,12 @@
 // goroutines: it parks -n goroutines on one channel, profiles for -for
 // into a file, and prints Stop's time (and the runtime's part,
 // Stats.RuntimeStop), the process's CPU during Stop from rusage, the
-// file's size and its samples. A goroutine's ticks reach the file at
-// least every four generations, so a profile of 5 s stops before some
-// goroutines were ever written: their first records are written at Stop.
+// collections completed and the bytes allocated during Stop, the file's
+// size and its samples. A goroutine's ticks reach the file at least every
+// four generations, so a profile of 5 s stops before some goroutines were
+// ever written: their first records are written at Stop. With -floor it
+// times the runtime's own stop instead, of an execution trace and a CPU
+// profile into io.Discard, started and stopped at the same moments.
 // BenchmarkScale measures Stop after a settled window instead.
 //
 //	go run ./bench/shortstop -n 100000 -for 5s
@@ -13,9 +16,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
+	"runtime/pprof"
+	"runtime/trace"
 	"time"
 
 	profiler "github.com/gotachyon/profiler"
@@ -26,29 +33,75 @@ func main() {
 	n := flag.Int("n", 100_000, "parked goroutines")
 	d := flag.Duration("for", 5*time.Second, "the profile's length")
 	out := flag.String("o", filepath.Join(os.TempDir(), "shortstop.bin"), "the profile's file")
+	floor := flag.Bool("floor", false, "time the runtime's own stop of a trace and a CPU profile into io.Discard")
 	flag.Parse()
 	block := make(chan struct{})
 	for range *n {
 		go func() { <-block }()
 	}
 	time.Sleep(2 * time.Second)
-	p := profiler.Start(profiler.WithPath(*out), profiler.WithLogger(log.New(os.Stderr, "", 0)))
-	time.Sleep(*d)
-	before := cputime.Process()
-	t0 := time.Now()
-	err := p.Stop()
-	stop := time.Since(t0)
-	used := cputime.Process() - before
-	st := p.Stats()
-	size := int64(-1)
-	if fi, serr := os.Stat(*out); serr == nil {
-		size = fi.Size()
+	stop := startFloor
+	if !*floor {
+		stop = startProfile(*out)
 	}
-	fmt.Printf("stop %.1f ms (the runtime's %.1f), CPU %.1f ms, file %d bytes, %d samples\n",
-		ms(stop), ms(st.RuntimeStop), ms(used), size, st.Samples)
+	stopper := stop()
+	time.Sleep(*d)
+	before := reading()
+	t0 := time.Now()
+	detail, err := stopper()
+	took := time.Since(t0)
+	after := reading()
+	fmt.Printf("stop %.1f ms%s, CPU %.1f ms, %d collections, %.1f MB allocated\n",
+		ms(took), detail, ms(after.cpu-before.cpu), after.gcs-before.gcs, float64(after.alloc-before.alloc)/1e6)
 	if err != nil {
 		log.Fatal(err)
 	}
+}
+
+// startProfile returns a function that starts a profile into out and
+// returns its Stop, which describes the runtime's part and the file.
+func startProfile(out string) func() func() (string, error) {
+	return func() func() (string, error) {
+		p := profiler.Start(profiler.WithPath(out), profiler.WithLogger(log.New(os.Stderr, "", 0)))
+		return func() (string, error) {
+			err := p.Stop()
+			st := p.Stats()
+			size := int64(-1)
+			if fi, serr := os.Stat(out); serr == nil {
+				size = fi.Size()
+			}
+			return fmt.Sprintf(" (the runtime's %.1f), file %d bytes, %d samples", ms(st.RuntimeStop), size, st.Samples), err
+		}
+	}
+}
+
+// startFloor starts the runtime's execution trace and CPU profile into
+// io.Discard, and returns their stop.
+func startFloor() func() (string, error) {
+	if err := trace.Start(io.Discard); err != nil {
+		log.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(io.Discard); err != nil {
+		log.Fatal(err)
+	}
+	return func() (string, error) {
+		pprof.StopCPUProfile()
+		trace.Stop()
+		return " (the floor)", nil
+	}
+}
+
+// counters are the process's CPU time, collections completed and bytes
+// allocated so far.
+type counters struct {
+	cpu        time.Duration
+	gcs, alloc uint64
+}
+
+func reading() counters {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	return counters{cpu: cputime.Process(), gcs: s[0].Value.Uint64(), alloc: s[1].Value.Uint64()}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / 1e6 }
