@@ -91,13 +91,20 @@ type scaleResult struct {
 	// tracer and CPU profile: the floor's whole stop, tachyon's
 	// Stats.RuntimeStop.
 	RuntimeStopMS float64
-	Hz            float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
-	GCs           uint32  // collections that began in the window
-	GCCPU         float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
-	Switch        float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
-	Window        float64 // the window's length, s
-	Aligned       bool    // the window begins and ends at a generation's end (genEdge)
-	Err           string
+	// StopGCs counts the collections completed during the stop. The
+	// window's end reads the live heap after a collection, so that the
+	// stop begins with the collector's cycle: a collection in it is one
+	// the stop's own allocation began (the runtime's list of every
+	// goroutine, and the profiler's last frames), which scans every
+	// goroutine's stack beside the runtime's walk of them.
+	StopGCs uint64
+	Hz      float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
+	GCs     uint32  // collections completed in the window
+	GCCPU   float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
+	Switch  float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
+	Window  float64 // the window's length, s
+	Aligned bool    // the window begins and ends at a generation's end (genEdge)
+	Err     string
 }
 
 // TestMain runs the test binary as a child of BenchmarkScale when asked to
@@ -206,8 +213,8 @@ func benchScale(b *testing.B, n int) {
 				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
 			}
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f), %.2f Hz, %.0f context switches/s\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.Hz, r.Switch)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f, %d collections), %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.StopGCs, r.Hz, r.Switch)
 			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
@@ -362,9 +369,10 @@ func scaleChild(spec string) int {
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
 			writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%s-%d.pprof", f[0], n)))
 		}
-		ts := time.Now()
+		ts, g0 := time.Now(), gcCycles()
 		st, err := stop()
 		r.StopMS = float64(time.Since(ts).Microseconds()) / 1e3
+		r.StopGCs = gcCycles() - g0
 		r.Hz = st.hz
 		r.RuntimeStopMS = float64(st.runtime.Microseconds()) / 1e3
 		if err != nil {
