@@ -3,6 +3,7 @@ package writer
 import (
 	"fmt"
 	"runtime"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -23,12 +24,83 @@ func (w *Writer) Finishing() { w.finishing.Store(true) }
 // parallel compresses full record buffers at once, each into a frame of
 // its own, on goroutines of their own, and writes them in order.
 type parallel struct {
-	enc   *zstd.Encoder // EncodeAll's, as many at once as slots
-	slots []frameJob    // a ring of buffers in flight, oldest at head
+	encs  *encoders
+	slots []frameJob // a ring of buffers in flight, oldest at head
 	head  int
 	n     int
 	free  [][]byte // record buffers compressed and written, to fill again
 	freeM [][]mark // and their marks
+}
+
+// encoders are the zstd encoders the slots share for what is not a frame
+// of runs: the stream's own, whose frame has ended (it sits idle while
+// the end is compressed in frames of their own, and costs nothing more),
+// and others made as slots would wait for one, while there are fewer
+// than the cores beside the writer's. On two cores the stream's encoder
+// is the only one: the writer fills buffers on one core, one encoder
+// compresses on the other. An encoder made is allocated during Stop,
+// where every megabyte makes a collection during Stop likelier (the
+// runtime's own stop allocates its list of every goroutine), and a
+// collection then scans every goroutine's stack.
+type encoders struct {
+	idle chan *zstd.Encoder
+	mu   sync.Mutex
+	made int // encoders made, the stream's counted
+	max  int
+}
+
+// newEncoders returns the encoders of a parallel compressor with n
+// slots, the stream's zw first.
+func newEncoders(zw *zstd.Encoder, n int) *encoders {
+	m := max(1, min(n, runtime.GOMAXPROCS(0)-1))
+	e := &encoders{idle: make(chan *zstd.Encoder, m), made: 1, max: m}
+	e.idle <- zw
+	return e
+}
+
+// get returns an idle encoder, a new one if none is idle and fewer than
+// max were made, else the next given back.
+func (e *encoders) get() (*zstd.Encoder, error) {
+	select {
+	case z := <-e.idle:
+		return z, nil
+	default:
+	}
+	e.mu.Lock()
+	if e.made < e.max {
+		e.made++
+		e.mu.Unlock()
+		z, err := zstd.NewWriter(nil, append(zstdOptions(), zstd.WithEncoderConcurrency(1))...)
+		if err != nil {
+			e.mu.Lock()
+			e.made--
+			e.mu.Unlock()
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		return z, nil
+	}
+	e.mu.Unlock()
+	return <-e.idle, nil
+}
+
+// put gives z back.
+func (e *encoders) put(z *zstd.Encoder) { e.idle <- z }
+
+// frame appends to dst one zstd frame of what write writes to the
+// encoder it is given, compressed by an encoder of e's.
+func (e *encoders) frame(dst []byte, write func(z *zstd.Encoder) error) ([]byte, error) {
+	z, err := e.get()
+	if err != nil {
+		return dst, err
+	}
+	defer e.put(z)
+	out := appendWriter{dst}
+	z.Reset(&out)
+	err = write(z)
+	if cerr := z.Close(); err == nil {
+		err = cerr
+	}
+	return out.b, err
 }
 
 // frameJob is one buffer in flight, in a slot of its own.
@@ -51,37 +123,28 @@ type frameJob struct {
 const maxFrameJobs = 4
 
 // newParallel returns a parallel compressor with a slot per core, at
-// least two and at most maxFrameJobs.
-func newParallel() (*parallel, error) {
+// least two and at most maxFrameJobs, that shares zw, the stream's
+// encoder, whose frame has ended.
+func newParallel(zw *zstd.Encoder) *parallel {
 	n := min(max(runtime.GOMAXPROCS(0), 2), maxFrameJobs)
-	enc, err := zstd.NewWriter(nil, append(zstdOptions(), zstd.WithEncoderConcurrency(n))...)
-	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
-	}
-	p := &parallel{enc: enc, slots: make([]frameJob, n)}
+	p := &parallel{encs: newEncoders(zw, n), slots: make([]frameJob, n)}
 	for i := range p.slots {
 		p.slots[i].done = make(chan struct{}, 1)
 	}
-	return p, nil
+	return p
 }
 
 // flushParallel hands the record buffer to the parallel compressor, which
 // it starts on the first call (ending the stream's frame, which holds
 // the records before), and takes an empty buffer for the next records.
-// If it cannot start, the stream goes on as before.
 func (w *Writer) flushParallel() {
 	if w.par == nil {
-		p, err := newParallel()
-		if err != nil {
-			w.finishing.Store(false)
-			w.flushBuf()
-			return
-		}
 		// The stream's frame ends here, empty if the records so far
-		// went to frames of runs or there were none, as it always did.
+		// went to frames of runs or there were none, as it always did;
+		// its encoder is the slots' until they are drained.
 		w.zwOpen = true
 		w.setErr(w.endZstdFrame())
-		w.par = p
+		w.par = newParallel(w.zw)
 	}
 	w.buf, w.tails = w.par.submit(w, w.buf, w.tails)
 }
@@ -109,6 +172,10 @@ func (p *parallel) submit(w *Writer, b []byte, marks []mark) ([]byte, []mark) {
 	if k := len(p.freeM); k > 0 {
 		nextM = p.freeM[k-1]
 		p.freeM = p.freeM[:k-1]
+	} else if cap(marks) > 0 {
+		// As many as the buffer handed over held room for: the next
+		// buffer's marks are allocated once, not grown by appends.
+		nextM = make([]mark, 0, cap(marks))
 	}
 	return next, nextM
 }
@@ -125,13 +192,11 @@ func (p *parallel) encode(j *frameJob) {
 	}()
 	j.out, j.runFrames = j.out[:0], 0
 	if len(j.marks) == 0 {
-		j.out = p.enc.EncodeAll(j.in, j.out)
+		j.out, j.err = p.encs.frame(j.out, func(z *zstd.Encoder) error {
+			_, err := z.Write(j.in)
+			return err
+		})
 		return
-	}
-	// Each piece expanded is a frame of its own: a buffer's worth.
-	encodeAll := func(b []byte) error {
-		j.out = p.enc.EncodeAll(b, j.out)
-		return nil
 	}
 	m := marked{j.in, j.marks}
 	j.err = m.segments(func(lo, hi, end int) error {
@@ -144,8 +209,16 @@ func (p *parallel) encode(j *frameJob) {
 		j.out = out.b
 		return err
 	}, func(lo, hi, end int) error {
+		// The rest, expanded in pieces, is a frame of its own.
 		var err error
-		j.exp, err = m.expand(lo, hi, end, BufferSize, j.exp, encodeAll)
+		j.out, err = p.encs.frame(j.out, func(z *zstd.Encoder) error {
+			var err error
+			j.exp, err = m.expand(lo, hi, end, streamChunk, j.exp, func(b []byte) error {
+				_, err := z.Write(b)
+				return err
+			})
+			return err
+		})
 		return err
 	})
 }
@@ -177,9 +250,11 @@ func (p *parallel) retire(w *Writer) {
 	p.n--
 }
 
-// drain writes every frame in flight, in order.
+// drain writes every frame in flight, in order, and gives the stream
+// its encoder back, writing to the file.
 func (p *parallel) drain(w *Writer) {
 	for p.n > 0 {
 		p.retire(w)
 	}
+	w.zw.Reset(&w.cw)
 }
