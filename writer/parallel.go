@@ -45,7 +45,7 @@ type parallel struct {
 type encoders struct {
 	idle chan *zstd.Encoder
 	mu   sync.Mutex
-	made int // encoders made, the stream's counted
+	made int // encoders made or being made, the stream's counted
 	max  int
 }
 
@@ -67,20 +67,19 @@ func (e *encoders) get() (*zstd.Encoder, error) {
 	default:
 	}
 	e.mu.Lock()
-	if e.made < e.max {
+	more := e.made < e.max
+	if more {
 		e.made++
-		e.mu.Unlock()
-		z, err := zstd.NewWriter(nil, append(zstdOptions(), zstd.WithEncoderConcurrency(1))...)
-		if err != nil {
-			e.mu.Lock()
-			e.made--
-			e.mu.Unlock()
-			return nil, fmt.Errorf("zstd: %w", err)
-		}
-		return z, nil
 	}
 	e.mu.Unlock()
-	return <-e.idle, nil
+	if !more {
+		return <-e.idle, nil
+	}
+	z, err := newEncoder(nil)
+	if err != nil {
+		return nil, fmt.Errorf("zstd: %w", err)
+	}
+	return z, nil
 }
 
 // put gives z back.

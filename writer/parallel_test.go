@@ -2,7 +2,9 @@ package writer_test
 
 import (
 	"bytes"
+	"fmt"
 	"hash/maphash"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -90,8 +92,18 @@ func decoded(t *testing.T, b []byte) []uint64 {
 // the same file written as one stream (with the same checkpoint, which
 // writes every pending run), passes the reference validator,
 // and holds more frames; a checkpoint taken after Finishing is a finished
-// file of the samples before it.
+// file of the samples before it. With one core the frames share the
+// stream's encoder; with four, more are made for them.
 func TestFinishing(t *testing.T) {
+	for _, procs := range []int{1, 4} {
+		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			testFinishing(t)
+		})
+	}
+}
+
+func testFinishing(t *testing.T) {
 	samples := randomStream(7, 300, 40000, 1)
 	cpAt := 2 * len(samples) / 3
 	one, _ := writeFinishing(t, samples, 0, cpAt)

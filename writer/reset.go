@@ -149,9 +149,16 @@ func (w *Writer) initThread(t *thread, id uint64, interp uint32) {
 
 // newZstd returns the compressor of the sample region, writing to dst.
 func newZstd(dst io.Writer) (*zstd.Encoder, error) {
-	zw, err := zstd.NewWriter(dst, append(zstdOptions(), zstd.WithEncoderConcurrency(1))...)
+	zw, err := newEncoder(dst)
 	if err != nil {
 		return nil, fmt.Errorf("writer: zstd: %w", err)
 	}
 	return zw, nil
+}
+
+// newEncoder returns a zstd encoder with the stream's options, which
+// compresses on the goroutine that writes to it, into dst (nil: none
+// until Reset).
+func newEncoder(dst io.Writer) (*zstd.Encoder, error) {
+	return zstd.NewWriter(dst, append(zstdOptions(), zstd.WithEncoderConcurrency(1))...)
 }
