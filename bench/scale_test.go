@@ -99,7 +99,7 @@ type scaleResult struct {
 	// goroutine's stack beside the runtime's walk of them.
 	StopGCs uint64
 	Hz      float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
-	GCs     uint32  // collections completed in the window
+	GCs     uint64  // collections completed in the window
 	GCCPU   float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
 	Switch  float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
 	Window  float64 // the window's length, s
@@ -342,7 +342,7 @@ func scaleChild(spec string) int {
 		if align {
 			t0, c0, align = genEdge(edgeLimit)
 		}
-		gc0, n0, sw0 := gcCPU(), numGC(), contextSwitches()
+		gc0, n0, sw0 := gcCPU(), gcCycles(), contextSwitches()
 		watchedRSS := watchRSS()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
@@ -363,7 +363,7 @@ func scaleChild(spec string) int {
 		r.CPU = float64(c1-c0) / 1e6 / secs
 		r.Switch = float64(contextSwitches()-sw0) / secs
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
-		r.GCs = numGC() - n0
+		r.GCs = gcCycles() - n0
 		r.RSSMean, r.RSSPeak = watchedRSS()
 		r.RSS, r.Live, r.OffHeap = benchload.RSS(), liveHeap(), uint64(offheap.InUse())
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
@@ -497,13 +497,6 @@ func readMetric(name string) metrics.Value {
 	s := []metrics.Sample{{Name: name}}
 	metrics.Read(s)
 	return s[0].Value
-}
-
-// numGC returns the number of collections so far.
-func numGC() uint32 {
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.NumGC
 }
 
 // rssEvery is how often watchRSS reads the resident set.

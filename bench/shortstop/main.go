@@ -40,11 +40,12 @@ func main() {
 		go func() { <-block }()
 	}
 	time.Sleep(2 * time.Second)
-	stop := startFloor
-	if !*floor {
-		stop = startProfile(*out)
+	var stopper func() (string, error)
+	if *floor {
+		stopper = startFloor()
+	} else {
+		stopper = startProfile(*out)
 	}
-	stopper := stop()
 	time.Sleep(*d)
 	before := reading()
 	t0 := time.Now()
@@ -58,20 +59,18 @@ func main() {
 	}
 }
 
-// startProfile returns a function that starts a profile into out and
-// returns its Stop, which describes the runtime's part and the file.
-func startProfile(out string) func() func() (string, error) {
-	return func() func() (string, error) {
-		p := profiler.Start(profiler.WithPath(out), profiler.WithLogger(log.New(os.Stderr, "", 0)))
-		return func() (string, error) {
-			err := p.Stop()
-			st := p.Stats()
-			size := int64(-1)
-			if fi, serr := os.Stat(out); serr == nil {
-				size = fi.Size()
-			}
-			return fmt.Sprintf(" (the runtime's %.1f), file %d bytes, %d samples", ms(st.RuntimeStop), size, st.Samples), err
+// startProfile starts a profile into out and returns its Stop, which
+// describes the runtime's part and the file.
+func startProfile(out string) func() (string, error) {
+	p := profiler.Start(profiler.WithPath(out), profiler.WithLogger(log.New(os.Stderr, "", 0)))
+	return func() (string, error) {
+		err := p.Stop()
+		st := p.Stats()
+		size := int64(-1)
+		if fi, serr := os.Stat(out); serr == nil {
+			size = fi.Size()
 		}
+		return fmt.Sprintf(" (the runtime's %.1f), file %d bytes, %d samples", ms(st.RuntimeStop), size, st.Samples), err
 	}
 }
 
@@ -98,6 +97,7 @@ type counters struct {
 	gcs, alloc uint64
 }
 
+// reading returns the counters now.
 func reading() counters {
 	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s)
