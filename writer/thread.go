@@ -104,10 +104,16 @@ func (w *Writer) repeatEvery(t *thread, ts, step uint64, n int, status tachyon.S
 		n, full = int(left), ErrTooManySamples
 	}
 	// The first sample's delta is from t's clock; the others are all step.
-	w.stats.Samples++
-	w.appendPair(t, ts, status)
-	if n--; n > 0 && w.err == nil {
+	// A thread that goes on where its last sample left off (a parked
+	// goroutine's next ticks) has step for the first too: one run of n.
+	if ts >= t.lastTS && ts-t.lastTS == step {
 		w.appendRun(t, step, n, status)
+	} else {
+		w.stats.Samples++
+		w.appendPair(t, ts, status)
+		if n--; n > 0 && w.err == nil {
+			w.appendRun(t, step, n, status)
+		}
 	}
 	if w.err != nil {
 		return w.err

@@ -196,8 +196,9 @@ func BenchmarkWallTickHandles(b *testing.B) {
 }
 
 // TestRepeatEvery checks RepeatEvery against the same samples written one
-// Repeat at a time: byte-identical files under the default pending cap, and
-// the same decoded samples under a tiny one that flushes mid-run.
+// Repeat at a time, with and without a gap before a call's first sample:
+// byte-identical files under the default pending cap, and the same
+// decoded samples under a tiny one that flushes mid-run.
 func TestRepeatEvery(t *testing.T) {
 	for _, pendingCap := range []int{0, 4096} {
 		for _, step := range []uint64{0, 1, 200, 10000, 1 << 40} {
@@ -227,7 +228,9 @@ func TestRepeatEvery(t *testing.T) {
 						h1[i].Repeat(ts+uint64(j)*step, st)
 					}
 				}
-				ts += uint64(n)*step + 1
+				// Odd rounds' next begins a step after their last sample,
+				// where a parked goroutine's next ticks do.
+				ts += uint64(n)*step + uint64(1-round%2)
 			}
 			if err := wb.Close(); err != nil {
 				t.Fatal(err)
