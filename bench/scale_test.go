@@ -16,6 +16,7 @@ import (
 	rtrace "runtime/trace"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -31,10 +32,11 @@ import (
 )
 
 var (
-	scaleNs     = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
-	scalePeers  = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, tachyon-segments, fgprof")
-	scaleSettle = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
-	scaleAlign  = flag.Bool("scale-align", true, "BenchmarkScale: begin and end each window where the work of a trace generation's end does (genEdge), so that it holds whole generations")
+	scaleNs       = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
+	scalePeers    = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, tachyon-segments, fgprof")
+	scaleSettle   = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
+	scaleAlign    = flag.Bool("scale-align", true, "BenchmarkScale: begin and end each window where the work of a trace generation's end does (genEdge), so that it holds whole generations")
+	scaleTogether = flag.Bool("scale-together", false, "BenchmarkScale: run an iteration's peers at the same time, each in its own process, so that each pair shares the machine's state of the moment (for the whole CPU over the floor; see BenchmarkScale)")
 )
 
 // fgprofMaxN is the most goroutines BenchmarkScale runs fgprof with: it
@@ -133,7 +135,14 @@ func TestMain(m *testing.M) {
 // profile in segments does; not run unless named), tachyon-segments
 // (tachyon in segments of a minute, with that window; not run unless
 // named: at a million goroutines a segment ends full every 20 s or so) and fgprof (99 Hz, up to 100,000 goroutines), one after the other in
-// rotating order in each iteration.
+// rotating order in each iteration, or all at once with -scale-together:
+// the machine's speed drifts from one minute to the next by more than a
+// peer's cost over the floor, and peers measured side by side share its
+// state of the moment. Side by side, each Stop runs beside another peer's
+// work, and the collector's share (the runtime's estimate from its
+// workers' wall time, which a process waiting for a core inflates) is
+// not the collector's CPU: read the whole CPU over the floor there, and
+// Stop and the figures without the collectors in the sequential mode.
 // A child parks its goroutines, starts its peer, lets -scale-settle (15 s)
 // pass, then measures one -window and stops the peer. With -scale-align
 // (the default) the window begins and ends at the end of a generation's
@@ -205,17 +214,16 @@ func benchScale(b *testing.B, n int) {
 	rssMeanOver, rssPeakOver := map[string][]float64{}, map[string][]float64{}
 	overMut := map[string][]float64{}
 	for i := range b.N {
-		got := map[string]scaleResult{}
+		got, err := runScalePeers(peers, i, n)
+		if err != nil {
+			b.Fatal(err)
+		}
 		for k := range peers {
 			pe := peers[(k+i)%len(peers)]
-			r, err := runScaleChild(pe, n)
-			if err != nil {
-				b.Fatalf("%s at %d goroutines: %v", pe, n, err)
-			}
+			r := got[pe]
 			// On stderr: a benchmark's log is cut after ten lines.
 			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f, %d collections), %.2f Hz, %.0f context switches/s\n",
 				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.StopGCs, r.Hz, r.Switch)
-			got[pe] = r
 			res[pe] = append(res[pe], r)
 		}
 		f, okf := got["floor"]
@@ -267,6 +275,37 @@ func benchScale(b *testing.B, n int) {
 		b.ReportMetric(med("fgprof", func(r scaleResult) float64 { return r.Hz }), "fgprof-Hz")
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// runScalePeers runs iteration i's peers with n parked goroutines, one
+// after the other from the i-th on, or all at once with -scale-together,
+// and returns what each measured.
+func runScalePeers(peers []string, i, n int) (map[string]scaleResult, error) {
+	got := make(map[string]scaleResult, len(peers))
+	if !*scaleTogether {
+		for k := range peers {
+			pe := peers[(k+i)%len(peers)]
+			r, err := runScaleChild(pe, n)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %d goroutines: %w", pe, n, err)
+			}
+			got[pe] = r
+		}
+		return got, nil
+	}
+	rs, errs := make([]scaleResult, len(peers)), make([]error, len(peers))
+	var wg sync.WaitGroup
+	for k, pe := range peers {
+		wg.Go(func() { rs[k], errs[k] = runScaleChild(pe, n) })
+	}
+	wg.Wait()
+	for k, pe := range peers {
+		if errs[k] != nil {
+			return nil, fmt.Errorf("%s at %d goroutines: %w", pe, n, errs[k])
+		}
+		got[pe] = rs[k]
+	}
+	return got, nil
 }
 
 // runScaleChild runs one peer with n parked goroutines in a child process
