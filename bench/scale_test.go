@@ -33,7 +33,7 @@ import (
 
 var (
 	scaleNs       = flag.String("scale", "10000,100000", "BenchmarkScale: parked goroutine counts, comma-separated (1000000 takes minutes)")
-	scalePeers    = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, tachyon, tachyon-out, tachyon-recent, tachyon-segments, fgprof")
+	scalePeers    = flag.String("scale-peers", "floor,tachyon,tachyon-out,fgprof", "BenchmarkScale: peers, comma-separated, of none, floor, floor-twin (the floor again, a control), tachyon, tachyon-out, tachyon-recent, tachyon-segments, fgprof")
 	scaleSettle   = flag.Duration("scale-settle", 15*time.Second, "BenchmarkScale: time between a peer's start and the measured window (the sampler writes each goroutine's first samples over the first five generations, and parses up to a few seconds behind)")
 	scaleAlign    = flag.Bool("scale-align", true, "BenchmarkScale: begin and end each window where the work of a trace generation's end does (genEdge), so that it holds whole generations")
 	scaleTogether = flag.Bool("scale-together", false, "BenchmarkScale: run an iteration's peers at the same time, each in its own process, so that each pair shares the machine's state of the moment (for the whole CPU over the floor; see BenchmarkScale)")
@@ -44,8 +44,10 @@ var (
 // dump takes longer than the interval.
 const fgprofMaxN = 100000
 
-// tachyonPeers are BenchmarkScale's peers that are tachyon.
-var tachyonPeers = []string{"tachyon", "tachyon-out", "tachyon-recent", "tachyon-segments"}
+// overPeers are BenchmarkScale's peers it compares with the floor: the
+// tachyon peers, and floor-twin, the floor again in a process of its own,
+// whose figures over the floor are the instrument's own spread.
+var overPeers = []string{"tachyon", "tachyon-out", "tachyon-recent", "tachyon-segments", "floor-twin"}
 
 // scaleEnv names the environment variable that makes the test binary a
 // child of BenchmarkScale: peer,n,settle,window,align.
@@ -128,7 +130,8 @@ func TestMain(m *testing.M) {
 // 3 GB a process). Each peer runs in a child process of its own, so that
 // its resident set is its own: the floor (the runtime writing the
 // execution trace and the CPU profile into io.Discard, which no profiler
-// built on them can go under), tachyon in wall mode at 100 Hz (the Auto
+// built on them can go under; floor-twin is the same again, a control
+// whose figures over the floor are the instrument's own spread), tachyon in wall mode at 100 Hz (the Auto
 // backend, writing a zstd file to a path: its checkpoints, merged at
 // Stop), tachyon-out (the same into one file, WithOutput: no checkpoints),
 // tachyon-recent (tachyon keeping a minute's recent window besides, as a
@@ -227,7 +230,7 @@ func benchScale(b *testing.B, n int) {
 			res[pe] = append(res[pe], r)
 		}
 		f, okf := got["floor"]
-		for _, pe := range tachyonPeers {
+		for _, pe := range overPeers {
 			if t, ok := got[pe]; ok && okf {
 				over[pe] = append(over[pe], 100*(t.CPU-f.CPU)/f.CPU)
 				overMut[pe] = append(overMut[pe], 100*((t.CPU-t.GCCPU)-(f.CPU-f.GCCPU))/f.CPU)
@@ -255,7 +258,7 @@ func benchScale(b *testing.B, n int) {
 	if len(res["floor"]) > 0 {
 		b.ReportMetric(med("floor", func(r scaleResult) float64 { return r.StopMS }), "floor-stop-ms")
 	}
-	for _, pe := range tachyonPeers {
+	for _, pe := range overPeers {
 		if len(over[pe]) > 0 {
 			b.ReportMetric(benchload.Median(over[pe]), pe+"-over-floor-%")
 			b.ReportMetric(benchload.Median(overMut[pe]), pe+"-over-floor-mutator-%")
@@ -444,7 +447,7 @@ func startScalePeer(name string, n int) (stop func() (peerStop, error), err erro
 	switch name {
 	case "none":
 		return func() (peerStop, error) { return peerStop{}, nil }, nil
-	case "floor":
+	case "floor", "floor-twin":
 		if err := rtrace.Start(io.Discard); err != nil {
 			return nil, err
 		}
