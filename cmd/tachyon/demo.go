@@ -243,10 +243,26 @@ func selfCommand(exe, arg0, cwd string, lookPath func(string) (string, error)) s
 }
 
 // isGoRunBinary reports whether exe is a binary go run built: go run links
-// it as go-build*/.../exe/NAME in its temporary directory.
+// it as go-build*/.../exe/NAME in its temporary directory, and since Go
+// 1.24 runs it again from the build cache, as XX/HASH-d/NAME, where XX
+// is the hex hash's first two digits.
 func isGoRunBinary(exe string) bool {
-	return filepath.Base(filepath.Dir(exe)) == "exe" &&
-		strings.Contains(filepath.ToSlash(exe), "/go-build")
+	dir := filepath.Dir(exe)
+	if filepath.Base(dir) == "exe" && strings.Contains(filepath.ToSlash(exe), "/go-build") {
+		return true
+	}
+	hash, ok := strings.CutSuffix(filepath.Base(dir), "-d")
+	return ok && len(hash) >= 32 && isHex(hash) && filepath.Base(filepath.Dir(dir)) == hash[:2]
+}
+
+// isHex reports whether s is lower-case hex digits only.
+func isHex(s string) bool {
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // isModuleRoot reports whether dir holds this module's go.mod and its

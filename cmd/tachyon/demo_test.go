@@ -42,7 +42,10 @@ func TestSelfCommand(t *testing.T) {
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin", "tachyon")
 	goRun := filepath.Join(dir, "go-build123", "b001", "exe", "tachyon")
-	for _, p := range []string{bin, goRun} {
+	hash := "eed592cb8a881649e6b7f278250521ba2ad9cc2dc7ff5ba58c3f4f53f85ebacb"
+	cached := filepath.Join(dir, "cache", hash[:2], hash+"-d", "tachyon") // go run's second time
+	notCached := filepath.Join(dir, "cache", "ff", hash+"-d", "tachyon")  // not its hash's directory
+	for _, p := range []string{bin, goRun, cached, notCached} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -60,6 +63,8 @@ func TestSelfCommand(t *testing.T) {
 	}{
 		{"go run at the root", goRun, goRun, root, notOnPath, "go run ./cmd/tachyon"},
 		{"go run below the root", goRun, goRun, filepath.Join(root, "cmd"), onPath, "go run github.com/gotachyon/profiler/cmd/tachyon"},
+		{"go run from the build cache", cached, cached, root, notOnPath, "go run ./cmd/tachyon"},
+		{"a directory like the cache's", notCached, notCached, root, notOnPath, notCached},
 		{"installed, on PATH", bin, "tachyon", dir, onPath, "tachyon"},
 		{"by path", bin, "bin/tachyon", dir, notOnPath, "bin/tachyon"},
 		{"by path, another on PATH", bin, "./bin/tachyon", dir, func(string) (string, error) { return goRun, nil }, "./bin/tachyon"},
