@@ -141,11 +141,13 @@ func TestMain(m *testing.M) {
 // rotating order in each iteration, or all at once with -scale-together:
 // the machine's speed drifts from one minute to the next by more than a
 // peer's cost over the floor, and peers measured side by side share its
-// state of the moment. Side by side, each Stop runs beside another peer's
-// work, and the collector's share (the runtime's estimate from its
-// workers' wall time, which a process waiting for a core inflates) is
-// not the collector's CPU: read the whole CPU over the floor there, and
-// Stop and the figures without the collectors in the sequential mode.
+// state of the moment, while each takes a fraction of the machine's
+// cores (not fgprof, which -scale-together refuses). Side by side, each
+// Stop runs beside another peer's work, and the collector's share (the
+// runtime's estimate from its workers' wall time, which a process
+// waiting for a core inflates) is not the collector's CPU: read the
+// whole CPU over the floor there, and Stop and the figures without the
+// collectors in the sequential mode.
 // A child parks its goroutines, starts its peer, lets -scale-settle (15 s)
 // pass, then measures one -window and stops the peer. With -scale-align
 // (the default) the window begins and ends at the end of a generation's
@@ -209,6 +211,11 @@ func benchScale(b *testing.B, n int) {
 		if p = strings.TrimSpace(p); p == "fgprof" && n > fgprofMaxN {
 			b.Logf("fgprof not run at %d goroutines (at most %d)", n, fgprofMaxN)
 			continue
+		}
+		if p == "fgprof" && *scaleTogether {
+			// It takes more than a core at 10,000 goroutines: beside it,
+			// the other peers would measure its load, not their own.
+			b.Fatal("fgprof takes the machine's cores: run it without -scale-together")
 		}
 		peers = append(peers, p)
 	}
