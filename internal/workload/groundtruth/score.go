@@ -66,7 +66,10 @@ type Goroutine struct {
 	// Limits.Woken. (Leaving them out of the samples but not of the record
 	// made a duty cycle look 3-4 points less waiting on a loaded machine;
 	// beside two CPU burners its running samples in the sleep's function
-	// made it look 4 points more active.)
+	// made it look 4 points more active.) In CPU mode a sample is a CPU
+	// sample's proof that the goroutine was on a CPU, in a wait's function
+	// too (on its way into or out of the wait), and its state is the one
+	// the profile wrote.
 	States map[State]Pair
 	Woken  float64
 	// ReasonOK is the share of its waiting samples, in a phase that waits
@@ -313,7 +316,7 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 			g.Funcs[s.fn] = p
 		}
 		if st := s.state; s.known {
-			if s.woken(l) {
+			if !r.CPU && s.woken(l) {
 				st = Waiting
 			}
 			q := g.States[st]
