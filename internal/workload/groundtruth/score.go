@@ -62,7 +62,7 @@ type Goroutine struct {
 	// phase ends when it runs again), and counts as waiting; so does one
 	// running there (woken; for a tick no CPU sample paid for, whose stack
 	// is borrowed, the record says whether it was in a waiting phase).
-	// Woken is their share, bounded by
+	// Woken is their share (wall mode), bounded by
 	// Limits.Woken. (Leaving them out of the samples but not of the record
 	// made a duty cycle look 3-4 points less waiting on a loaded machine;
 	// beside two CPU burners its running samples in the sleep's function
@@ -279,14 +279,7 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 	}
 	g.CutShort = 1 - float64(len(ss))/float64(len(all))
 	n := float64(max(len(ss), 1))
-	var woken float64
-	for _, s := range ss {
-		if s.woken(l) {
-			woken++
-		}
-	}
-	g.Woken = woken / n
-	var waiting, reasonOK, agree, guessed, guessAgree int
+	var waiting, reasonOK, agree, guessed, guessAgree, woken int
 	nf := n // samples with evidence of their stack, for the function shares
 	for _, s := range ss {
 		if s.guessed {
@@ -318,6 +311,7 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 		if st := s.state; s.known {
 			if !r.CPU && s.woken(l) {
 				st = Waiting
+				woken++
 			}
 			q := g.States[st]
 			q.Got += 1 / n
@@ -333,6 +327,7 @@ func (r *Report) score(l *log, all []gsample, tr truth, ticks []uint64) Goroutin
 			agree++
 		}
 	}
+	g.Woken = float64(woken) / n
 	g.ReasonOK = 1
 	if waiting > 0 {
 		g.ReasonOK = float64(reasonOK) / float64(waiting)

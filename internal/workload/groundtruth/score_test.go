@@ -21,6 +21,9 @@ func TestScoreWaitFunctionOnCPU(t *testing.T) {
 		if got := g.States[Waiting].Got; got != want {
 			t.Errorf("CPU mode %v: waiting share %.2f, want %.2f", cpu, got, want)
 		}
+		if g.Woken != want {
+			t.Errorf("CPU mode %v: woken share %.2f, want %.2f", cpu, g.Woken, want)
+		}
 		if cpu {
 			r.Goroutines = []Goroutine{g}
 			if err := r.Check(DefaultLimits); err != nil {
