@@ -7,13 +7,10 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
 	"runtime/trace"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/pprof/profile"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/handoff"
@@ -69,16 +66,25 @@ func labelTicker(stop chan struct{}) {
 // pipe's buffers is not the steady state and is not judged; if no generation is steady, the trace is recorded again, twice
 // as long: on a loaded machine the labelled goroutine's CPU samples land
 // on new stacks for more generations before every stack has been seen.
+// The test runs alone in a child process: the goroutines other tests of
+// the package leave behind run in the recording, and their CPU samples
+// show new stacks generation after generation.
 func TestSteadyStateAllocs(t *testing.T) {
+	if !testutil.InChild(t, 5*time.Minute) {
+		return
+	}
 	// Every allocation is recorded with its stack, so that the process's
 	// others (the test runner, the runtime) are told apart from ours.
 	defer func(rate int) { runtime.MemProfileRate = rate }(runtime.MemProfileRate)
 	runtime.MemProfileRate = 1
-	d := 6500 * time.Millisecond
+	// On a slow machine the first generations after the fifth still show
+	// new stacks; a recording long enough to pass them seldom needs the
+	// retry.
+	d := 12 * time.Second
 	if testutil.Race {
 		// Slower code under the race detector: the labelled goroutine's
 		// queue and CPU samples reach their high water later.
-		d = 10500 * time.Millisecond
+		d = 20 * time.Second
 	}
 	for try := 1; ; try, d = try+1, 2*d {
 		judged := steadyAllocs(t, d)
@@ -229,32 +235,62 @@ func stacks(tb *traceBackend) int {
 // ownAllocs returns the number of objects allocated so far (as of a
 // collection it runs) by the sampler's and its trace reader's code
 // (allocations whose stack holds one of their methods), by allocating
-// stack.
+// stack. It reads the runtime's records and names each stack once:
+// encoding and parsing the whole profile, with every allocation recorded,
+// cost the test more than the replay it judges. A record keeps the 32
+// frames nearest the allocation, where the sampler's code that asked for
+// it is.
 func ownAllocs(t *testing.T) map[string]int64 {
 	runtime.GC()
-	var buf bytes.Buffer
-	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
-		t.Fatal(err)
-	}
-	p, err := profile.Parse(&buf)
-	if err != nil {
-		t.Fatal(err)
+	n, ok := runtime.MemProfile(memRecords, true)
+	for !ok {
+		memRecords = make([]runtime.MemProfileRecord, n+n/4+64)
+		n, ok = runtime.MemProfile(memRecords, true)
 	}
 	sites := make(map[string]int64)
-	for _, s := range p.Sample {
-		if ours(s) {
-			var k strings.Builder
-			for _, loc := range s.Location {
-				for _, l := range loc.Line {
-					if l.Function != nil {
-						fmt.Fprintf(&k, "\n\t%s:%d", l.Function.Name, l.Line)
-					}
-				}
-			}
-			sites[k.String()] += s.Value[0] // alloc_objects
+	for _, r := range memRecords[:n] {
+		name, known := siteNames[r.Stack0]
+		if !known {
+			name = siteName(r.Stack())
+			siteNames[r.Stack0] = name
+		}
+		if name != "" {
+			sites[name] += r.AllocObjects
 		}
 	}
 	return sites
+}
+
+// memRecords holds ownAllocs's reading of the runtime's records, reused.
+var memRecords []runtime.MemProfileRecord
+
+// siteNames holds the name of each allocating stack ownAllocs has met: its
+// frames, or "" if it holds no method of ours.
+var siteNames = map[[32]uintptr]string{}
+
+// siteName names an allocating stack by its frames below the runtime's
+// allocator, or returns "" if none is a method of the sampler's, its test
+// sink's included, of its trace reader's or of the pipe's (the test's own
+// functions are plain functions).
+func siteName(pcs []uintptr) string {
+	var k strings.Builder
+	ours, below := false, false
+	frames := runtime.CallersFrames(pcs)
+	for {
+		f, more := frames.Next()
+		below = below || !strings.HasPrefix(f.Function, "runtime.")
+		if below {
+			fmt.Fprintf(&k, "\n\t%s:%d", f.Function, f.Line)
+		}
+		ours = ours || ourFunc(f.Function)
+		if !more {
+			break
+		}
+	}
+	if !ours {
+		return ""
+	}
+	return k.String()
 }
 
 // allocsSince returns the allocations in now that were not in before, and
@@ -269,23 +305,11 @@ func allocsSince(before, now map[string]int64) (n int64, where string) {
 	return n, where
 }
 
-// ours reports whether a sample's stack holds a method of the sampler's,
-// its test sink's included, of its trace reader's or of the pipe's (the
-// test's own functions are plain functions).
-func ours(s *profile.Sample) bool {
-	for _, loc := range s.Location {
-		for _, l := range loc.Line {
-			if l.Function == nil {
-				continue
-			}
-			name := l.Function.Name
-			if strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.(") ||
-				strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.stackTable.") ||
-				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") ||
-				strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/handoff.(") {
-				return true
-			}
-		}
-	}
-	return false
+// ourFunc reports whether the function named is a method of the
+// sampler's, of its trace reader's or of the pipe's.
+func ourFunc(name string) bool {
+	return strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.(") ||
+		strings.HasPrefix(name, "github.com/gotachyon/profiler/sampler.stackTable.") ||
+		strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/gotrace.(") ||
+		strings.HasPrefix(name, "github.com/gotachyon/profiler/internal/handoff.(")
 }
