@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -36,10 +37,14 @@ func (st Stack) MarshalJSON() ([]byte, error) {
 	return append(b, ']'), nil
 }
 
-// UnmarshalJSON reads an array of [file, function, line] arrays.
+// UnmarshalJSON reads an array of [file, function, line] arrays, each a
+// file and a function as strings (or null) and a line as a 32-bit integer
+// (or null), in one pass of the decoder.
 func (st *Stack) UnmarshalJSON(b []byte) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var raw [][]any
+	if err := dec.Decode(&raw); err != nil {
 		return err
 	}
 	*st = make(Stack, len(raw))
@@ -62,22 +67,41 @@ func marshalFrame(f tachyon.Frame) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// unmarshalFrame reads [file, function, line] into f.
-func unmarshalFrame(b []byte, f *tachyon.Frame) error {
-	var raw []json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
+// unmarshalFrame reads [file, function, line], decoded, into f.
+func unmarshalFrame(r []any, f *tachyon.Frame) error {
+	if len(r) != 3 {
+		return fmt.Errorf("frame has %d elements, want [file, function, line]", len(r))
 	}
-	if len(raw) != 3 {
-		return fmt.Errorf("frame has %d elements, want [file, function, line]", len(raw))
+	var ok bool
+	if f.File, ok = stringOrNull(r[0]); !ok {
+		return fmt.Errorf("file %v is not a string", r[0])
 	}
-	if err := json.Unmarshal(raw[0], &f.File); err != nil {
-		return err
+	if f.Func, ok = stringOrNull(r[1]); !ok {
+		return fmt.Errorf("function %v is not a string", r[1])
 	}
-	if err := json.Unmarshal(raw[1], &f.Func); err != nil {
-		return err
+	switch v := r[2].(type) {
+	case nil:
+		f.Line = 0
+	case json.Number:
+		n, err := strconv.ParseInt(v.String(), 10, 32)
+		if err != nil {
+			return fmt.Errorf("line %s is not a 32-bit integer", v)
+		}
+		f.Line = int32(n)
+	default:
+		return fmt.Errorf("line %v is not a number", v)
 	}
-	return json.Unmarshal(raw[2], &f.Line)
+	return nil
+}
+
+// stringOrNull returns v as a string, "" for null, and whether it was
+// either.
+func stringOrNull(v any) (string, bool) {
+	if v == nil {
+		return "", true
+	}
+	s, ok := v.(string)
+	return s, ok
 }
 
 // Sample is one decoded sample line; the field order is the schema's key
