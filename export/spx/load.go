@@ -19,7 +19,7 @@ import (
 // thread stays at one stack and status.
 type run struct {
 	ts     uint64
-	step   uint32 // µs between the run's samples; 0 while n is 1
+	step   uint32 // µs between the run's samples; 0 while n is 1, or at one time
 	n      uint32
 	stack  uint32
 	status tachyon.Status
@@ -33,7 +33,10 @@ type thread struct {
 	runs   []run
 }
 
-// add appends a sample to t, extending its last run when it continues it.
+// add appends a sample to t, extending its last run when it continues it:
+// the same stack and status one step on, a step of 0 included, so that
+// samples at one time (a REPEAT record whose deltas are 0) cost one run,
+// not one each.
 func (t *thread) add(ts uint64, stack uint32, status tachyon.Status) {
 	t.n++
 	if k := len(t.runs); k > 0 {
@@ -41,7 +44,7 @@ func (t *thread) add(ts uint64, stack uint32, status tachyon.Status) {
 		last := r.ts + uint64(r.n-1)*uint64(r.step)
 		if r.stack == stack && r.status == status && r.n < math.MaxUint32 && ts >= last {
 			d := ts - last
-			if r.n == 1 && d > 0 && d <= math.MaxUint32 {
+			if r.n == 1 && d <= math.MaxUint32 {
 				r.step, r.n = uint32(d), 2
 				return
 			}

@@ -119,3 +119,32 @@ func TestManyGoroutinesOneOrTwoPasses(t *testing.T) {
 		t.Errorf("busiest goroutine %d, want a busy one (1 or 2)", one[0].Goroutine)
 	}
 }
+
+// TestLoadSameTimeOneRun: samples at one time (the hostile bomb's REPEAT
+// record, whose deltas are 0) load as one run, not a run each: a small
+// file of them took a run's memory per sample.
+func TestLoadSameTimeOneRun(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.bin")
+	w, err := writer.Create(path, writer.Options{StartTime: 1, Interval: 10000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := w.Thread(1, 0)
+	h.Write(10000, 0, []uint32{w.Frame(tachyon.Frame{File: "p.go", Func: "main.f", Line: 1})})
+	h.RepeatEvery(10000, 0, 100_000, 0)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := reader.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := load(f, 0, nil, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.threads) != 1 || len(p.threads[0].runs) != 1 || p.threads[0].n != 100_001 {
+		t.Fatalf("%d threads; the first: %d samples in %d runs, want 100001 in 1", len(p.threads), p.threads[0].n, len(p.threads[0].runs))
+	}
+}
