@@ -10,7 +10,7 @@ import (
 	"github.com/gotachyon/profiler/reader"
 )
 
-// TestDecompressionBomb: a 100 M-sample bomb of a few kilobytes is refused
+// TestDecompressionBomb: a 100 M-sample bomb of a small file is refused
 // after a bounded number of samples, with an error that says why.
 func TestDecompressionBomb(t *testing.T) {
 	b := hostile.Bomb(100_000_000)

@@ -87,7 +87,7 @@ func (b *builder) file(region []byte, comp tachyon.Compression) []byte {
 	return append(out, foot...)
 }
 
-// Bomb returns a file whose few-kilobyte zstd region expands to one FULL
+// Bomb returns a file whose small zstd region expands to one FULL
 // sample and a REPEAT record of n samples, and whose header declares the
 // most samples a file can hold.
 func Bomb(n int) []byte {
