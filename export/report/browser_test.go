@@ -115,11 +115,12 @@ type browserResult struct {
 
 // TestBrowser opens the report of each demo profile in testdata (or of
 // realistic_50k when there is none; $TACHYON_REPORT_PROFILES, a glob,
-// overrides) and of 1 M synthetic samples (a 58,000-node flame graph) in
-// headless Chromium. It checks that the flame graph, the group lanes and
-// the table render, that clicking a frame zooms into it, that search
-// finds it and the table sorts, and that nothing is logged as an error or
-// fetched from the network. How fast is BenchmarkBrowserMillion's.
+// overrides) and of 1 M synthetic samples (a 58,000-node flame graph;
+// millionSamples) in headless Chromium. It checks that the flame graph,
+// the group lanes and the table render, that clicking a frame zooms into
+// it, that search finds it and the table sorts, and that nothing is
+// logged as an error or fetched from the network. How fast is
+// BenchmarkBrowserMillion's.
 func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives headless Chromium")

@@ -21,7 +21,7 @@ var millionLabelled = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rec := synth.Record(7, 500, 4000, 1_000_000)
+	rec := synth.Record(7, 500, 4000, millionSamples())
 	path := filepath.Join(dir, "million-labelled.bin")
 	w, err := writer.Create(path, writer.Options{StartTime: rec.Start, Interval: rec.Interval, Compression: tachyon.CompressionZstd})
 	if err != nil {
@@ -57,9 +57,9 @@ func BenchmarkAggregateMillionLabelled(b *testing.B) {
 	benchAggregate(b, path)
 }
 
-// TestSizeMillionLabelled checks that the report of 1 M labelled samples,
-// its cells split by 80 label sets, stays under 5 MB and that its cells
-// still add up.
+// TestSizeMillionLabelled checks that the report of 1 M labelled samples
+// (millionSamples), its cells split by 80 label sets, stays under 5 MB
+// and that its cells still add up.
 func TestSizeMillionLabelled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes 1 M samples")
@@ -84,7 +84,7 @@ func TestSizeMillionLabelled(t *testing.T) {
 	if table != d.Meta.Samples {
 		t.Errorf("label table holds %d samples, want %d", table, d.Meta.Samples)
 	}
-	t.Logf("1 M labelled samples: report %d bytes, %d of %d nodes, %d cells, table %d cells", buf.Len(), d.Meta.NodesShown, d.Meta.Nodes, len(d.Cells)/2, len(d.Labels.Table)/2)
+	t.Logf("%d labelled samples: report %d bytes, %d of %d nodes, %d cells, table %d cells", d.Meta.Samples, buf.Len(), d.Meta.NodesShown, d.Meta.Nodes, len(d.Cells)/2, len(d.Labels.Table)/2)
 	if buf.Len() > 5<<20 {
 		t.Errorf("report is %d bytes, want under 5 MB", buf.Len())
 	}
