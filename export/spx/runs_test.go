@@ -135,12 +135,7 @@ func TestLoadSameTimeOneRun(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := reader.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := load(f, 0, nil, false, 0)
+	p, err := load(proftest.Open(t, path), 0, nil, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
