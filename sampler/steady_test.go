@@ -62,9 +62,11 @@ func labelTicker(stop chan struct{}) {
 // for the whole profiler, count a writer's allocations). A generation in
 // which the test process starts a goroutine or a thread, shows a new
 // stack (a timer, the test runner), numbers more stacks or strings than
-// any generation before or, written through the pipe, is larger than the
-// pipe's buffers is not the steady state and is not judged; if no generation is steady, the trace is recorded again, twice
-// as long: on a loaded machine the labelled goroutine's CPU samples land
+// any generation before, has more goroutines busy at once than any before
+// (a busy state is kept for reuse, so its table grows to a high water
+// and stays) or, written through the pipe, is larger than the pipe's
+// buffers is not the steady state and is not judged; if no generation is
+// steady, the trace is recorded again, twice as long: on a loaded machine the labelled goroutine's CPU samples land
 // on new stacks for more generations before every stack has been seen.
 // The test runs alone in a child process: the goroutines other tests of
 // the package leave behind run in the recording, and their CPU samples
@@ -126,6 +128,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		samples                    uint64
 		stacks, gs, grown, counted int
 		threads, strs, slots, bufs int
+		busy                       int
 	}
 	var at mark
 	var why []string // the generations not steady
@@ -133,15 +136,15 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		// Four generations in, every stack has been seen.
 		if gen > 5 {
 			n, where := allocsSince(at.allocs, ownAllocs(t))
-			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
+			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && len(tb.busyTab) == at.busy && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
 			if !steady || os.Getenv("STEADY_DEBUG") != "" {
 				// Said if no generation is judged.
-				why = append(why, fmt.Sprintf("gen %d: stacks %d->%d gs %d->%d grown %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d allocs %d",
-					gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.counted, em.goroutines, tb.endedGen,
+				why = append(why, fmt.Sprintf("gen %d: stacks %d->%d gs %d->%d grown %d->%d busy %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d allocs %d",
+					gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.busy, len(tb.busyTab), at.counted, em.goroutines, tb.endedGen,
 					at.threads, threads(src), at.strs, strs(src), at.slots, slots(src), at.bufs, buffers(r), n))
 			}
 			switch {
-			case !steady: // a goroutine or a stack came or went, or a goroutine's queue grew past its longest
+			case !steady: // a goroutine or a stack came or went, a goroutine's queue grew past its longest, or more goroutines were busy at once than ever before
 			case em.samples == at.samples:
 				t.Fatalf("generation %d wrote no samples", gen-1)
 			case n > 0:
@@ -156,7 +159,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 			// The pipe's count before the allocations: a buffer made
 			// between the two makes the generation unsteady.
 			bufs := buffers(r)
-			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.recs.live, tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs}
+			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.recs.live, tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs, len(tb.busyTab)}
 		}
 	}, tb.handle)
 	if gen < 7 {
