@@ -1,13 +1,10 @@
 package sampler
 
 import (
-	"fmt"
 	"io"
 	"reflect"
 	"runtime"
 	"runtime/pprof"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,7 +28,10 @@ import (
 // ITIMER_PROF), the watcher starts it again only once the timer has been
 // off for cpuFreeFor: an application that stops a CPU profile and starts
 // the next at once (a continuous profiler) finds the CPU profiler free
-// again, as it would without this package. Elsewhere it can only try to
+// again, as it would without this package. pprof.StopCPUProfile turns the
+// timer off before it writes the profile, under pprof's lock: a take that
+// waited on that lock measured how long the application's stops last, and
+// the watcher waits twice that from then on. Elsewhere it can only try to
 // start one: the first check that finds the CPU profiler free takes it.
 
 const (
@@ -48,9 +48,19 @@ const (
 	// looked at every cpuCheckEvery, that was most of the profiler's
 	// wakeups.
 	cpuOwnedCheckEvery = 250 * time.Millisecond
-	// cpuFreeFor is how long the profiling timer must have been seen off
-	// before the watcher starts the CPU profiler again.
-	cpuFreeFor = 100 * time.Millisecond
+	// cpuFreeFor is how long the profiling timer must first have been seen
+	// off before the watcher starts the CPU profiler again.
+	// pprof.StopCPUProfile turns the timer off, then holds pprof's lock
+	// while it writes the profile; a pprof.StartCPUProfile of the
+	// watcher's in that time waits on the lock and may get it before the
+	// application's next one, which then fails.
+	cpuFreeFor = 300 * time.Millisecond
+	// cpuTakeWaited is how long a take of the watcher's may last before it
+	// counts as having waited on an application's pprof.StopCPUProfile.
+	cpuTakeWaited = 20 * time.Millisecond
+	// cpuFreeForMax bounds the wait learnt from such a take: twice the
+	// time the timer had been off when the take returned.
+	cpuFreeForMax = 3 * time.Second
 	// unknownHz is what cpuTimerHz returns where the timer cannot be read.
 	unknownHz = -1
 )
@@ -62,9 +72,10 @@ type cpuProfiler struct {
 	mode     Mode
 	hz       int
 	rec      *cpuRecord
-	owned    atomic.Bool // the backend started the CPU profile running now
-	lastOn   time.Time   // the latest sight of a CPU profile running
-	awaiting bool        // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
+	owned    atomic.Bool   // the backend started the CPU profile running now
+	lastOn   time.Time     // the latest sight of a CPU profile running
+	freeFor  time.Duration // how long the timer must be off before a take: cpuFreeFor, or more once a take waited
+	awaiting bool          // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
 	quit     chan struct{}
 	done     chan struct{}
 }
@@ -74,7 +85,7 @@ type cpuProfiler struct {
 // a free CPU profiler to the application, and the watcher shares the
 // application's once it runs.
 func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
-	c := &cpuProfiler{mode: mode, hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
+	c := &cpuProfiler{mode: mode, hz: hz, rec: rec, lastOn: time.Now(), freeFor: cpuFreeFor, quit: make(chan struct{}), done: make(chan struct{})}
 	if time.Now().Before(rec.awaitUntil) && cpuTimerHz() <= 0 {
 		c.awaiting = true // and an unreadable timer is not probed: that would take it
 	} else {
@@ -181,25 +192,39 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 		if offSince.IsZero() {
 			*offSince = now
 		}
-		if now.Sub(*offSince) < cpuFreeFor {
+		if now.Sub(*offSince) < c.freeFor {
 			return false
 		}
 	}
-	if !takeCPU(c.hz) {
+	took := takeCPU(c.hz)
+	at := time.Now() // a take that waited on pprof's lock ends well after now
+	if waited := at.Sub(now); waited > cpuTakeWaited && !offSince.IsZero() {
+		c.waitedOnStop(at.Sub(*offSince), waited, took)
+	}
+	if !took {
 		// A CPU profile runs (the backend's, or the application's).
 		c.awaited(hz)
-		c.lastOn, *offSince = now, time.Time{}
+		c.lastOn, *offSince = at, time.Time{}
 		return false
 	}
 	c.owned.Store(true)
 	if c.awaiting {
 		c.awaiting = false
-		c.rec.notAwaited(now)
+		c.rec.notAwaited(at)
 	} else {
-		c.rec.restarted(now, now.Sub(c.lastOn))
+		c.rec.restarted(at, at.Sub(c.lastOn))
 	}
-	c.lastOn, *offSince = now, time.Time{}
+	c.lastOn, *offSince = at, time.Time{}
 	return true
+}
+
+// waitedOnStop handles a take that waited on an application's
+// pprof.StopCPUProfile, the timer having been off for off when it
+// returned: the watcher waits twice that from now on, and the record says
+// whether the take got the CPU profiler.
+func (c *cpuProfiler) waitedOnStop(off, waited time.Duration, took bool) {
+	c.freeFor = min(max(c.freeFor, 2*off), cpuFreeForMax)
+	c.rec.waitedOnStop(waited, c.freeFor, took)
 }
 
 // awaited records, when the CPU profiler was left free for the
@@ -216,125 +241,3 @@ func (c *cpuProfiler) awaited(hz int) {
 // function; started by own.Go, the watcher's goroutine no longer starts
 // there, and is hidden by its id.
 var watchCPUName = runtime.FuncForPC(reflect.ValueOf(watchCPU).Pointer()).Name()
-
-// cpuRecord is the sampler's account of the CPU profiler across its trace
-// backends, for Stats.CPUProfile and Stats.CPUGap.
-type cpuRecord struct {
-	mu         sync.Mutex
-	log        func(string)
-	start      time.Time
-	awaitUntil time.Time // Config.AwaitCPUProfile after start; set before any backend runs
-	awaitGap   time.Duration
-	shared     bool // a backend shared the application's CPU profile
-	appHz      int  // its rate, where known (0 if not)
-	restarts   int
-	firstAt    time.Duration // since start, the first restart
-	restartGap time.Duration // summed bounds of the time without samples before each restart
-	endGap     time.Duration // the same, before a backend stopped
-}
-
-// share records that a backend shares the application's CPU profile,
-// running at hz (unknownHz if the timer cannot be read), and says so in
-// the log.
-func (r *cpuRecord) share(mode Mode, hz, want int) {
-	r.mu.Lock()
-	r.shared = true
-	if hz > 0 {
-		r.appHz = hz
-	}
-	log := r.log
-	r.mu.Unlock()
-	if log == nil {
-		return
-	}
-	msg := "the application runs a CPU profile: the sampler shares it"
-	if note := rateNote(mode, hz, want); note != "" {
-		msg += " (" + note + ")"
-	}
-	log(msg + ", and takes the CPU profiler over if the application stops it")
-}
-
-// rateNote says, in CPU mode, that shared samples come at hz (the
-// application's rate, unknownHz or 0 if not known) rather than want.
-func rateNote(mode Mode, hz, want int) string {
-	switch {
-	case mode != CPU:
-	case hz > 0 && hz != want:
-		return fmt.Sprintf("samples come at %d Hz, not %d Hz", hz, want)
-	case hz <= 0 && want != pprofHz:
-		return fmt.Sprintf("samples come at the application's rate (pprof's %d Hz unless it set another), not %d Hz", pprofHz, want)
-	}
-	return ""
-}
-
-// restarted records that the sampler started the CPU profiler again at
-// now, after at most gap without samples, and says so in the log.
-func (r *cpuRecord) restarted(now time.Time, gap time.Duration) {
-	r.mu.Lock()
-	r.restarts++
-	at := now.Sub(r.start)
-	if r.restarts == 1 {
-		r.firstAt = at
-	}
-	r.restartGap += gap
-	log := r.log
-	r.mu.Unlock()
-	if log != nil {
-		log(fmt.Sprintf("the CPU profile stopped (the application called pprof.StopCPUProfile); the sampler started it again at %v, after at most %v without CPU samples: the application's pprof.StartCPUProfile fails until the profile stops",
-			at.Round(time.Millisecond), gap.Round(time.Millisecond)))
-	}
-}
-
-// notAwaited records that the CPU profiler left free for the
-// application's (Config.AwaitCPUProfile) was still free at its end, and
-// that the sampler took it at now; it says so in the log.
-func (r *cpuRecord) notAwaited(now time.Time) {
-	r.mu.Lock()
-	r.awaitGap = now.Sub(r.start)
-	log := r.log
-	r.mu.Unlock()
-	if log != nil {
-		log(fmt.Sprintf("no CPU profile of the application's started in the %v the CPU profiler was left free for it: the sampler took it", r.awaitGap.Round(time.Millisecond)))
-	}
-}
-
-// stoppedBeforeEnd records that the application stopped the CPU profile
-// the sampler shared at most d before the backend stopped.
-func (r *cpuRecord) stoppedBeforeEnd(d time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.endGap += d
-}
-
-// describe returns Stats.CPUProfile and Stats.CPUGap for a profile in
-// mode at hz.
-func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var parts []string
-	if r.shared {
-		rate := "at its rate"
-		if r.appHz > 0 {
-			rate = fmt.Sprintf("at %d Hz", r.appHz)
-		}
-		parts = append(parts, "shared the application's CPU profile ("+rate+")")
-	}
-	switch {
-	case r.restarts == 1:
-		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and the sampler started it again at %v, after at most %v without CPU samples",
-			r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
-	case r.restarts > 1:
-		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile %d times and the sampler started it again, first at %v, after at most %v without CPU samples in all",
-			r.restarts, r.firstAt.Round(time.Millisecond), r.restartGap.Round(time.Millisecond)))
-	}
-	if r.awaitGap > 0 {
-		parts = append(parts, fmt.Sprintf("the CPU profiler, left free for the application's profile, which did not start, was taken after %v without CPU samples", r.awaitGap.Round(time.Millisecond)))
-	}
-	if r.endGap > 0 {
-		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))
-	}
-	if note := rateNote(mode, r.appHz, hz); r.shared && note != "" {
-		parts = append(parts, "while shared, "+note)
-	}
-	return strings.Join(parts, "; "), r.awaitGap + r.restartGap + r.endGap
-}

@@ -102,8 +102,7 @@ func TestAppStopsCPUProfileWall(t *testing.T) {
 // its CPU profiles while the sampler shares them, and that Stats says the
 // sampler shared it.
 func TestAppRestartsCPUProfile(t *testing.T) {
-	if cpuTimerHz() == unknownHz {
-		t.Logf("the CPU profiling timer cannot be read on %s: a restart may find the sampler's", runtime.GOOS)
+	if !timerReadable(t) {
 		return
 	}
 	if err := pprof.StartCPUProfile(io.Discard); err != nil {

@@ -1,0 +1,145 @@
+package sampler
+
+import (
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// slowProfile is an application's CPU profile destination whose first
+// write takes d. pprof.StopCPUProfile writes the profile with the
+// profiling timer already off and pprof's lock held, so each stop lasts
+// at least d: a continuous profiler that uploads as it writes, or one on
+// a loaded machine.
+type slowProfile struct {
+	d    time.Duration
+	once sync.Once
+}
+
+func (w *slowProfile) Write(p []byte) (int, error) {
+	w.once.Do(func() { time.Sleep(w.d) })
+	return len(p), nil
+}
+
+// timerReadable reports whether the CPU profiling timer can be read here;
+// where it cannot, the watcher cannot tell a stop, and says so.
+func timerReadable(t *testing.T) bool {
+	if cpuTimerHz() == unknownHz {
+		t.Logf("the CPU profiling timer cannot be read on %s: a restart may find the sampler's", runtime.GOOS)
+		return false
+	}
+	return true
+}
+
+// appRestartsSlowly runs an application that restarts its CPU profile
+// restarts times, each at once after a stop that lasts stop and a profile
+// long enough for the watcher to see it run, beside a
+// sampler in CPU mode. It returns the index of each restart that failed,
+// the Stats and the log.
+func appRestartsSlowly(t *testing.T, stop time.Duration, restarts int) ([]int, Stats, []string) {
+	t.Helper()
+	if err := pprof.StartCPUProfile(&slowProfile{d: stop}); err != nil {
+		t.Fatalf("the application's CPU profile: %v", err)
+	}
+	var logMu sync.Mutex
+	var logs []string
+	s, err := Start(Config{Mode: CPU, Backend: Trace, Log: func(m string) { logMu.Lock(); logs = append(logs, m); logMu.Unlock() }}, newMemSink())
+	if err != nil {
+		pprof.StopCPUProfile()
+		t.Fatal(err)
+	}
+	var failed []int
+	running := true
+	for i := 1; i <= restarts; i++ {
+		time.Sleep(4 * cpuCheckEvery) // a profile the watcher sees running
+		if running {
+			pprof.StopCPUProfile()
+		}
+		err := pprof.StartCPUProfile(&slowProfile{d: stop})
+		if running = err == nil; !running {
+			failed = append(failed, i)
+		}
+	}
+	st, err := s.Stop()
+	if running {
+		pprof.StopCPUProfile()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	t.Logf("restarts that failed %v; Stats.CPUProfile %q, CPUGap %v; log %q", failed, st.CPUProfile, st.CPUGap, logs)
+	return failed, st, logs
+}
+
+// TestAppSlowStopKeepsProfiler checks an application whose every
+// pprof.StopCPUProfile lasts half of cpuFreeFor, past the timer: the
+// sampler must never take the CPU profiler in that time, so every restart
+// of the application's keeps its profile.
+func TestAppSlowStopKeepsProfiler(t *testing.T) {
+	if !timerReadable(t) {
+		return
+	}
+	failed, st, logs := appRestartsSlowly(t, cpuFreeFor/2, 4)
+	if len(failed) > 0 {
+		t.Errorf("the application's restarts %v failed", failed)
+	}
+	if strings.Contains(st.CPUProfile, "again") || len(logs) != 1 {
+		t.Errorf("Stats.CPUProfile %q, log %q: want shared, without a takeover", st.CPUProfile, logs)
+	}
+}
+
+// TestAppSlowerStopTeaches checks an application whose stops last twice
+// cpuFreeFor: the sampler's take waits on the first stop, which may cost
+// that one restart of the application's, says so at once, and waits long
+// enough from then on that every later restart keeps its profile.
+func TestAppSlowerStopTeaches(t *testing.T) {
+	if !timerReadable(t) {
+		return
+	}
+	failed, st, logs := appRestartsSlowly(t, 2*cpuFreeFor, 4)
+	if len(failed) > 1 || len(failed) == 1 && failed[0] != 1 {
+		t.Errorf("the application's restarts %v failed: only the first may", failed)
+	}
+	if len(logs) < 2 || !strings.Contains(logs[1], "waited") || !strings.Contains(logs[1], "now waits") {
+		t.Fatalf("log %q: want the take that waited on the application's stop, and the longer wait", logs)
+	}
+	for _, l := range logs[2:] {
+		if strings.Contains(l, "waited") {
+			t.Errorf("a take waited on a stop again: %q", l)
+		}
+	}
+	if took := strings.Contains(logs[1], "and got the CPU profiler"); took != (len(failed) == 1) || took != strings.Contains(st.CPUProfile, "1 of the sampler's restarts waited") {
+		t.Errorf("log %q, restarts that failed %v, Stats.CPUProfile %q: they disagree on whether the sampler took the CPU profiler", logs[1], failed, st.CPUProfile)
+	}
+}
+
+// TestWaitedOnStopLearns checks the wait learnt from a take that waited:
+// twice the time the timer was off, never shorter than before, never past
+// cpuFreeForMax.
+func TestWaitedOnStopLearns(t *testing.T) {
+	c := &cpuProfiler{rec: &cpuRecord{}, freeFor: cpuFreeFor}
+	for _, tc := range []struct {
+		off, want time.Duration
+	}{
+		{cpuFreeFor, 2 * cpuFreeFor},
+		{cpuFreeFor / 2, 2 * cpuFreeFor},
+		{cpuFreeForMax, cpuFreeForMax},
+	} {
+		c.waitedOnStop(tc.off, cpuTakeWaited, false)
+		if c.freeFor != tc.want {
+			t.Errorf("after a stop of %v: wait %v, want %v", tc.off, c.freeFor, tc.want)
+		}
+	}
+	if c.rec.stopTakes != 0 {
+		t.Errorf("%d takes recorded, want none", c.rec.stopTakes)
+	}
+	c.waitedOnStop(time.Second, time.Second, true)
+	if got, _ := c.rec.describe(CPU, 100); !strings.Contains(got, "1 of the sampler's restarts waited") {
+		t.Errorf("describe = %q, want the take that waited", got)
+	}
+}
