@@ -72,10 +72,9 @@ type cpuProfiler struct {
 	mode     Mode
 	hz       int
 	rec      *cpuRecord
-	owned    atomic.Bool   // the backend started the CPU profile running now
-	lastOn   time.Time     // the latest sight of a CPU profile running
-	freeFor  time.Duration // how long the timer must be off before a take: cpuFreeFor, or more once a take waited
-	awaiting bool          // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
+	owned    atomic.Bool // the backend started the CPU profile running now
+	lastOn   time.Time   // the latest sight of a CPU profile running
+	awaiting bool        // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
 	quit     chan struct{}
 	done     chan struct{}
 }
@@ -85,11 +84,15 @@ type cpuProfiler struct {
 // a free CPU profiler to the application, and the watcher shares the
 // application's once it runs.
 func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
-	c := &cpuProfiler{mode: mode, hz: hz, rec: rec, lastOn: time.Now(), freeFor: cpuFreeFor, quit: make(chan struct{}), done: make(chan struct{})}
+	c := &cpuProfiler{mode: mode, hz: hz, rec: rec, lastOn: time.Now(), quit: make(chan struct{}), done: make(chan struct{})}
 	if time.Now().Before(rec.awaitUntil) && cpuTimerHz() <= 0 {
 		c.awaiting = true // and an unreadable timer is not probed: that would take it
 	} else {
+		t := time.Now()
 		c.owned.Store(takeCPU(hz))
+		if waited := time.Since(t); waited > cpuTakeWaited {
+			rec.waitedOnStop(waited, waited, c.owned.Load())
+		}
 		if !c.owned.Load() {
 			rec.share(mode, cpuTimerHz(), hz)
 		}
@@ -192,14 +195,14 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 		if offSince.IsZero() {
 			*offSince = now
 		}
-		if now.Sub(*offSince) < c.freeFor {
+		if now.Sub(*offSince) < c.rec.freeFor() {
 			return false
 		}
 	}
 	took := takeCPU(c.hz)
 	at := time.Now() // a take that waited on pprof's lock ends well after now
 	if waited := at.Sub(now); waited > cpuTakeWaited && !offSince.IsZero() {
-		c.waitedOnStop(at.Sub(*offSince), waited, took)
+		c.rec.waitedOnStop(at.Sub(*offSince), waited, took)
 	}
 	if !took {
 		// A CPU profile runs (the backend's, or the application's).
@@ -216,15 +219,6 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 	}
 	c.lastOn, *offSince = at, time.Time{}
 	return true
-}
-
-// waitedOnStop handles a take that waited on an application's
-// pprof.StopCPUProfile, the timer having been off for off when it
-// returned: the watcher waits twice that from now on, and the record says
-// whether the take got the CPU profiler.
-func (c *cpuProfiler) waitedOnStop(off, waited time.Duration, took bool) {
-	c.freeFor = min(max(c.freeFor, 2*off), cpuFreeForMax)
-	c.rec.waitedOnStop(waited, c.freeFor, took)
 }
 
 // awaited records, when the CPU profiler was left free for the

@@ -22,6 +22,7 @@ type cpuRecord struct {
 	restartGap time.Duration // summed bounds of the time without samples before each restart
 	endGap     time.Duration // the same, before a backend stopped
 	stopTakes  int           // takes that waited on an application's pprof.StopCPUProfile and got the CPU profiler
+	learnt     time.Duration // the watchers' wait after a stop learnt from such takes (0: cpuFreeFor)
 }
 
 // share records that a backend shares the application's CPU profile,
@@ -76,15 +77,25 @@ func (r *cpuRecord) restarted(now time.Time, gap time.Duration) {
 	}
 }
 
+// freeFor is how long the profiling timer must have been off before a
+// watcher takes the CPU profiler.
+func (r *cpuRecord) freeFor() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return max(r.learnt, cpuFreeFor)
+}
+
 // waitedOnStop records a take that waited for waited on an application's
-// pprof.StopCPUProfile, and got the CPU profiler if took; the watcher now
-// leaves it free for freeFor after a stop. It says so in the log.
-func (r *cpuRecord) waitedOnStop(waited, freeFor time.Duration, took bool) {
+// pprof.StopCPUProfile, the timer having been off for off when it
+// returned, and got the CPU profiler if took. The watchers wait twice off
+// after a stop from then on, up to cpuFreeForMax. It says so in the log.
+func (r *cpuRecord) waitedOnStop(off, waited time.Duration, took bool) {
 	r.mu.Lock()
 	if took {
 		r.stopTakes++
 	}
-	log := r.log
+	r.learnt = min(max(r.learnt, cpuFreeFor, 2*off), cpuFreeForMax)
+	freeFor, log := r.learnt, r.log
 	r.mu.Unlock()
 	if log == nil {
 		return
@@ -144,7 +155,7 @@ func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
 		parts = append(parts, fmt.Sprintf("the CPU profiler, left free for the application's profile, which did not start, was taken after %v without CPU samples", r.awaitGap.Round(time.Millisecond)))
 	}
 	if r.stopTakes > 0 {
-		parts = append(parts, fmt.Sprintf("%d of the sampler's restarts waited on the application's pprof.StopCPUProfile and took the CPU profiler before any pprof.StartCPUProfile of the application's that followed", r.stopTakes))
+		parts = append(parts, fmt.Sprintf("%d of the sampler's takes of the CPU profiler waited on the application's pprof.StopCPUProfile and got it before any pprof.StartCPUProfile of the application's that followed", r.stopTakes))
 	}
 	if r.endGap > 0 {
 		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))

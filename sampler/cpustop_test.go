@@ -113,7 +113,7 @@ func TestAppSlowerStopTeaches(t *testing.T) {
 			t.Errorf("a take waited on a stop again: %q", l)
 		}
 	}
-	if took := strings.Contains(logs[1], "and got the CPU profiler"); took != (len(failed) == 1) || took != strings.Contains(st.CPUProfile, "1 of the sampler's restarts waited") {
+	if took := strings.Contains(logs[1], "and got the CPU profiler"); took != (len(failed) == 1) || took != strings.Contains(st.CPUProfile, "1 of the sampler's takes of the CPU profiler waited") {
 		t.Errorf("log %q, restarts that failed %v, Stats.CPUProfile %q: they disagree on whether the sampler took the CPU profiler", logs[1], failed, st.CPUProfile)
 	}
 }
@@ -122,24 +122,62 @@ func TestAppSlowerStopTeaches(t *testing.T) {
 // twice the time the timer was off, never shorter than before, never past
 // cpuFreeForMax.
 func TestWaitedOnStopLearns(t *testing.T) {
-	c := &cpuProfiler{rec: &cpuRecord{}, freeFor: cpuFreeFor}
+	r := &cpuRecord{}
+	if r.freeFor() != cpuFreeFor {
+		t.Fatalf("wait %v before any take waited, want %v", r.freeFor(), cpuFreeFor)
+	}
 	for _, tc := range []struct {
 		off, want time.Duration
 	}{
+		{cpuFreeFor / 4, cpuFreeFor},
 		{cpuFreeFor, 2 * cpuFreeFor},
 		{cpuFreeFor / 2, 2 * cpuFreeFor},
 		{cpuFreeForMax, cpuFreeForMax},
 	} {
-		c.waitedOnStop(tc.off, cpuTakeWaited, false)
-		if c.freeFor != tc.want {
-			t.Errorf("after a stop of %v: wait %v, want %v", tc.off, c.freeFor, tc.want)
+		r.waitedOnStop(tc.off, cpuTakeWaited, false)
+		if r.freeFor() != tc.want {
+			t.Errorf("after a stop of %v: wait %v, want %v", tc.off, r.freeFor(), tc.want)
 		}
 	}
-	if c.rec.stopTakes != 0 {
-		t.Errorf("%d takes recorded, want none", c.rec.stopTakes)
+	if r.stopTakes != 0 {
+		t.Errorf("%d takes recorded, want none", r.stopTakes)
 	}
-	c.waitedOnStop(time.Second, time.Second, true)
-	if got, _ := c.rec.describe(CPU, 100); !strings.Contains(got, "1 of the sampler's restarts waited") {
+	r.waitedOnStop(time.Second, time.Second, true)
+	if got, _ := r.describe(CPU, 100); !strings.Contains(got, "1 of the sampler's takes of the CPU profiler waited") {
 		t.Errorf("describe = %q, want the take that waited", got)
+	}
+}
+
+// TestStartWaitsOnAppStop checks a backend that starts while the
+// application's pprof.StopCPUProfile writes its profile: its take waits
+// on pprof's lock and gets the CPU profiler, and the log and Stats say so.
+func TestStartWaitsOnAppStop(t *testing.T) {
+	if err := pprof.StartCPUProfile(&slowProfile{d: 10 * cpuTakeWaited}); err != nil {
+		t.Fatalf("the application's CPU profile: %v", err)
+	}
+	stopped := make(chan struct{})
+	go func() { pprof.StopCPUProfile(); close(stopped) }()
+	for cpuTimerHz() > 0 {
+		time.Sleep(time.Millisecond)
+	}
+	var logMu sync.Mutex
+	var logs []string
+	s, err := Start(Config{Mode: CPU, Backend: Trace, Log: func(m string) { logMu.Lock(); logs = append(logs, m); logMu.Unlock() }}, newMemSink())
+	<-stopped
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	t.Logf("Stats.CPUProfile %q; log %q", st.CPUProfile, logs)
+	if len(logs) != 1 || !strings.Contains(logs[0], "waited") || !strings.Contains(logs[0], "and got the CPU profiler") {
+		t.Errorf("log %q: want the take that waited on the application's stop", logs)
+	}
+	if !strings.Contains(st.CPUProfile, "1 of the sampler's takes of the CPU profiler waited") {
+		t.Errorf("Stats.CPUProfile %q: want the take that waited", st.CPUProfile)
 	}
 }
