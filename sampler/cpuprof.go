@@ -22,7 +22,10 @@ import (
 // pprof.StopCPUProfile after its pprof.StartCPUProfile failed). A watcher
 // goroutine checks a few times a second whether the CPU profile stopped,
 // and then starts it again, at the mode's rate, so that the samples keep
-// coming. Stats says what happened, Config.Log at once.
+// coming. The backend's own profile goes to a writer of its own, which
+// pprof writes to only once that profile has stopped: a profile running
+// after that is the application's, which the backend shares and never
+// stops. Stats says what happened, Config.Log at once.
 //
 // Where the runtime's profiling timer can be read (Linux, getitimer of
 // ITIMER_PROF), the watcher starts it again only once the timer has been
@@ -67,14 +70,14 @@ const (
 
 // cpuProfiler is a trace backend's use of the CPU profiler, owned or
 // shared with the application's, and its watcher. The watcher owns lastOn
-// and owned until done is closed.
+// and own until done is closed.
 type cpuProfiler struct {
 	mode     Mode
 	hz       int
 	rec      *cpuRecord
-	owned    atomic.Bool // the backend started the CPU profile running now
-	lastOn   time.Time   // the latest sight of a CPU profile running
-	awaiting bool        // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
+	own      atomic.Pointer[ownProfile] // the backend's latest CPU profile, if it started one since it last shared
+	lastOn   time.Time                  // the latest sight of a CPU profile running
+	awaiting bool                       // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
 	quit     chan struct{}
 	done     chan struct{}
 }
@@ -89,11 +92,12 @@ func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 		c.awaiting = true // and an unreadable timer is not probed: that would take it
 	} else {
 		t := time.Now()
-		c.owned.Store(takeCPU(hz))
+		p := takeCPU(hz)
+		c.own.Store(p)
 		if waited := time.Since(t); waited > cpuTakeWaited {
-			rec.waitedOnStop(waited, waited, c.owned.Load())
+			rec.waitedOnStop(waited, waited, p != nil)
 		}
-		if !c.owned.Load() {
+		if p == nil {
 			rec.share(mode, cpuTimerHz(), hz)
 		}
 	}
@@ -104,7 +108,7 @@ func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 // rate is the rate of the CPU samples now: the backend's while it owns the
 // CPU profiler, else the application's (pprof's unless known otherwise).
 func (c *cpuProfiler) rate() int {
-	if c.owned.Load() {
+	if c.ownRunning() {
 		return c.hz
 	}
 	c.rec.mu.Lock()
@@ -115,25 +119,47 @@ func (c *cpuProfiler) rate() int {
 	return pprofHz
 }
 
+// ownRunning reports whether the backend's own CPU profile may be running:
+// it started one, which has not ended.
+func (c *cpuProfiler) ownRunning() bool {
+	p := c.own.Load()
+	return p != nil && !p.ended.Load()
+}
+
 // stop stops the watcher, records whether the CPU profile stopped since
-// its latest look, and stops the CPU profiler if this backend started it.
+// its latest look, and stops the CPU profiler if the profile running is
+// the one this backend started: not once it ended, and not while the
+// timer is off (the application's pprof.StopCPUProfile of it under way),
+// after which a profile may be the application's.
 func (c *cpuProfiler) stop() {
 	close(c.quit)
 	<-c.done
-	if cpuTimerHz() == 0 && !c.awaiting {
+	hz := cpuTimerHz()
+	if hz == 0 && !c.awaiting {
 		c.rec.stoppedBeforeEnd(time.Since(c.lastOn))
 	}
-	if c.owned.Load() {
+	if hz != 0 && c.ownRunning() {
 		pprof.StopCPUProfile()
 	}
 }
 
-// takeCPU starts the CPU profiler at hz into io.Discard, and reports
-// whether it did. pprof.StartCPUProfile sets its own rate; the runtime
+// ownProfile is where the backend's own CPU profile goes. pprof writes a
+// profile once it has stopped, so a write says that the profile, whoever
+// stopped it, has ended: one running after it is the application's.
+type ownProfile struct{ ended atomic.Bool }
+
+// Write records that the profile ended, and discards p.
+func (o *ownProfile) Write(p []byte) (int, error) {
+	o.ended.Store(true)
+	return len(p), nil
+}
+
+// takeCPU starts the CPU profiler at hz, and returns where its profile
+// goes; nil if it could not. pprof.StartCPUProfile sets its own rate; the runtime
 // keeps a rate set before it (and prints a warning), so another rate is
 // set first, but only when the CPU profiler is free: setting it while the
 // application profiles would print that warning to no purpose.
-func takeCPU(hz int) bool {
+func takeCPU(hz int) *ownProfile {
 	if hz != pprofHz {
 		switch cpuTimerHz() {
 		case 0:
@@ -141,15 +167,19 @@ func takeCPU(hz int) bool {
 			// Starting a profile at pprof's rate is the only way to
 			// learn that the CPU profiler is free.
 			if pprof.StartCPUProfile(io.Discard) != nil {
-				return false
+				return nil
 			}
 			pprof.StopCPUProfile()
 		default:
-			return false
+			return nil
 		}
 		runtime.SetCPUProfileRate(hz)
 	}
-	return pprof.StartCPUProfile(io.Discard) == nil
+	p := &ownProfile{}
+	if pprof.StartCPUProfile(p) != nil {
+		return nil
+	}
+	return p
 }
 
 // watchCPU is the watcher's goroutine: it starts the CPU profiler again
@@ -157,7 +187,7 @@ func takeCPU(hz int) bool {
 // own.Go, which the sampler hides by its id.
 func watchCPU(c *cpuProfiler) {
 	defer close(c.done)
-	look := time.NewTimer(nextLook(c.owned.Load() && !c.awaiting))
+	look := time.NewTimer(nextLook(c.ownRunning() && !c.awaiting))
 	defer look.Stop()
 	var offSince time.Time
 	for {
@@ -186,9 +216,15 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 	hz := cpuTimerHz()
 	switch {
 	case hz > 0:
+		if p := c.own.Load(); p != nil && p.ended.Load() {
+			// The application stopped the backend's profile and
+			// started its own before the watcher saw the timer off.
+			c.own.Store(nil)
+			c.rec.share(c.mode, hz, c.hz)
+		}
 		c.awaited(hz)
 		c.lastOn, *offSince = now, time.Time{}
-		return c.owned.Load()
+		return c.ownRunning()
 	case c.awaiting && now.Before(c.rec.awaitUntil):
 		return false // left free for the application's profile
 	case hz == 0:
@@ -199,7 +235,8 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 			return false
 		}
 	}
-	took := takeCPU(c.hz)
+	p := takeCPU(c.hz)
+	took := p != nil
 	at := time.Now() // a take that waited on pprof's lock ends well after now
 	if waited := at.Sub(now); waited > cpuTakeWaited && !offSince.IsZero() {
 		c.rec.waitedOnStop(at.Sub(*offSince), waited, took)
@@ -210,7 +247,7 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 		c.lastOn, *offSince = at, time.Time{}
 		return false
 	}
-	c.owned.Store(true)
+	c.own.Store(p)
 	if c.awaiting {
 		c.awaiting = false
 		c.rec.notAwaited(at)

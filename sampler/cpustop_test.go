@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"bytes"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -179,5 +180,47 @@ func TestStartWaitsOnAppStop(t *testing.T) {
 	}
 	if !strings.Contains(st.CPUProfile, "1 of the sampler's takes of the CPU profiler waited") {
 		t.Errorf("Stats.CPUProfile %q: want the take that waited", st.CPUProfile)
+	}
+}
+
+// TestAppReplacesSamplerCPUProfile checks an application that stops the
+// sampler's CPU profile and starts its own at once, before the watcher
+// sees the timer off: the sampler must share the application's profile
+// from then on, and its Stop must leave that profile running.
+func TestAppReplacesSamplerCPUProfile(t *testing.T) {
+	if !timerReadable(t) {
+		return
+	}
+	var logMu sync.Mutex
+	var logs []string
+	s, err := Start(Config{Mode: CPU, Backend: Trace, Log: func(m string) { logMu.Lock(); logs = append(logs, m); logMu.Unlock() }}, newMemSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(cpuCheckEvery)
+	pprof.StopCPUProfile()
+	var app bytes.Buffer
+	if err := pprof.StartCPUProfile(&app); err != nil {
+		s.Stop()
+		t.Fatalf("the application's CPU profile, after it stopped the sampler's: %v", err)
+	}
+	time.Sleep(2 * cpuOwnedCheckEvery)
+	st, err := s.Stop()
+	running := cpuTimerHz() > 0
+	pprof.StopCPUProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	t.Logf("Stats.CPUProfile %q; log %q; the application's profile %d bytes", st.CPUProfile, logs, app.Len())
+	if !running {
+		t.Errorf("the sampler's Stop stopped the application's CPU profile")
+	}
+	if !strings.HasPrefix(st.CPUProfile, "shared the application's CPU profile") || len(logs) != 1 || !strings.Contains(logs[0], "shares it") {
+		t.Errorf("Stats.CPUProfile %q, log %q: want the application's profile shared", st.CPUProfile, logs)
+	}
+	if app.Len() == 0 {
+		t.Errorf("the application's CPU profile is empty")
 	}
 }
