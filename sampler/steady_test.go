@@ -128,7 +128,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		samples                    uint64
 		stacks, gs, grown, counted int
 		threads, strs, slots, bufs int
-		busy                       int
+		busy, caps                 int
 	}
 	var at mark
 	var why []string // the generations not steady
@@ -136,15 +136,15 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 		// Four generations in, every stack has been seen.
 		if gen > 5 {
 			n, where := allocsSince(at.allocs, ownAllocs(t))
-			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && len(tb.busyTab) == at.busy && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs
+			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && len(tb.busyTab) == at.busy && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs && caps(src) == at.caps
 			if !steady || os.Getenv("STEADY_DEBUG") != "" {
 				// Said if no generation is judged.
-				why = append(why, fmt.Sprintf("gen %d: stacks %d->%d gs %d->%d grown %d->%d busy %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d allocs %d",
+				why = append(why, fmt.Sprintf("gen %d: stacks %d->%d gs %d->%d grown %d->%d busy %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d caps %d->%d allocs %d",
 					gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.busy, len(tb.busyTab), at.counted, em.goroutines, tb.endedGen,
-					at.threads, threads(src), at.strs, strs(src), at.slots, slots(src), at.bufs, buffers(r), n))
+					at.threads, threads(src), at.strs, strs(src), at.slots, slots(src), at.bufs, buffers(r), at.caps, caps(src), n))
 			}
 			switch {
-			case !steady: // a goroutine or a stack came or went, a goroutine's queue grew past its longest, or more goroutines were busy at once than ever before
+			case !steady: // a goroutine or a stack came or went, a goroutine's queue grew past its longest, more goroutines were busy at once or a generation was larger than ever before
 			case em.samples == at.samples:
 				t.Fatalf("generation %d wrote no samples", gen-1)
 			case n > 0:
@@ -159,7 +159,7 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 			// The pipe's count before the allocations: a buffer made
 			// between the two makes the generation unsteady.
 			bufs := buffers(r)
-			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.recs.live, tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs, len(tb.busyTab)}
+			at = mark{ownAllocs(t), em.samples, stacks(tb), tb.recs.live, tb.grown, em.goroutines, threads(src), strs(src), slots(src), bufs, len(tb.busyTab), caps(src)}
 		}
 	}, tb.handle)
 	if gen < 7 {
@@ -202,6 +202,16 @@ func strs(src source) int {
 func slots(src source) int {
 	if r, ok := src.(*gotrace.Reader); ok {
 		return r.IDSlots()
+	}
+	return 0
+}
+
+// caps sums the capacities of src's buffers for a generation: a
+// generation larger than any before (a loaded machine's trace has some)
+// grows them, and is not the steady state.
+func caps(src source) int {
+	if r, ok := src.(*gotrace.Reader); ok {
+		return r.BufferCaps()
 	}
 	return 0
 }

@@ -222,6 +222,16 @@ func (r *Reader) Strings() int { return len(r.intern) }
 // that numbers more stacks or strings than any before.
 func (r *Reader) IDSlots() int { return cap(r.gen.stacks) + cap(r.gen.strings) }
 
+// BufferCaps sums the capacities of the buffers a generation is read
+// into (its batches' data, their list, its CPU samples, its stacks'
+// sizes, hashes and scratch), reused from generation to generation: the
+// sum changes when a generation larger than any before grows one, or when
+// one is let go.
+func (r *Reader) BufferCaps() int {
+	g := &r.gen
+	return cap(g.data) + cap(g.batches) + cap(g.samples) + cap(g.nframes) + cap(g.hashes) + cap(g.pcs)
+}
+
 // Reason returns the text of wait reason i (an Event.Reason).
 func (r *Reader) Reason(i uint32) string {
 	if int(i) < len(r.reasons) {
