@@ -33,8 +33,9 @@ import (
 // the next at once (a continuous profiler) finds the CPU profiler free
 // again, as it would without this package. pprof.StopCPUProfile turns the
 // timer off before it writes the profile, under pprof's lock: a take that
-// waited on that lock measured how long the application's stops last, and
-// the watcher waits twice that from then on. Elsewhere it can only try to
+// waited on that lock gives back what it got, at once, and has measured
+// how long the application's stops last; the watcher waits twice that
+// from then on. Elsewhere it can only try to
 // start one: the first check that finds the CPU profiler free takes it.
 
 const (
@@ -93,11 +94,17 @@ func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 	} else {
 		t := time.Now()
 		p := takeCPU(hz)
-		c.own.Store(p)
+		gaveBack := false
 		if waited := time.Since(t); waited > cpuTakeWaited {
+			// The watcher takes it once the timer has been off long
+			// enough.
 			rec.waitedOnStop(waited, waited, p != nil)
+			gaveBack = p != nil
+			giveBack(p)
+			p = nil
 		}
-		if p == nil {
+		c.own.Store(p)
+		if p == nil && !gaveBack {
 			rec.share(mode, cpuTimerHz(), hz)
 		}
 	}
@@ -155,10 +162,10 @@ func (o *ownProfile) Write(p []byte) (int, error) {
 }
 
 // takeCPU starts the CPU profiler at hz, and returns where its profile
-// goes; nil if it could not. pprof.StartCPUProfile sets its own rate; the runtime
-// keeps a rate set before it (and prints a warning), so another rate is
-// set first, but only when the CPU profiler is free: setting it while the
-// application profiles would print that warning to no purpose.
+// goes; nil if it could not. pprof.StartCPUProfile sets its own rate; the
+// runtime keeps a rate set before it (and prints a warning), so another
+// rate is set first, but only when the CPU profiler is free: setting it
+// while the application profiles would print that warning to no purpose.
 func takeCPU(hz int) *ownProfile {
 	if hz != pprofHz {
 		switch cpuTimerHz() {
@@ -180,6 +187,16 @@ func takeCPU(hz int) *ownProfile {
 		return nil
 	}
 	return p
+}
+
+// giveBack stops the CPU profile the backend has just started, if p is
+// not nil: a take that waited on an application's pprof.StopCPUProfile
+// may have got the CPU profiler just before the application's next
+// pprof.StartCPUProfile, which would then fail until the backend stops.
+func giveBack(p *ownProfile) {
+	if p != nil {
+		pprof.StopCPUProfile()
+	}
 }
 
 // watchCPU is the watcher's goroutine: it starts the CPU profiler again
@@ -236,12 +253,14 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 		}
 	}
 	p := takeCPU(c.hz)
-	took := p != nil
 	at := time.Now() // a take that waited on pprof's lock ends well after now
 	if waited := at.Sub(now); waited > cpuTakeWaited && !offSince.IsZero() {
-		c.rec.waitedOnStop(at.Sub(*offSince), waited, took)
+		// The timer is off again, and still off since offSince.
+		c.rec.waitedOnStop(at.Sub(*offSince), waited, p != nil)
+		giveBack(p)
+		return false
 	}
-	if !took {
+	if p == nil {
 		// A CPU profile runs (the backend's, or the application's).
 		c.awaited(hz)
 		c.lastOn, *offSince = at, time.Time{}

@@ -21,7 +21,7 @@ type cpuRecord struct {
 	firstAt    time.Duration // since start, the first restart
 	restartGap time.Duration // summed bounds of the time without samples before each restart
 	endGap     time.Duration // the same, before a backend stopped
-	stopTakes  int           // takes that waited on an application's pprof.StopCPUProfile and got the CPU profiler
+	stopTakes  int           // takes that waited on an application's pprof.StopCPUProfile and got the CPU profiler, given back at once
 	learnt     time.Duration // the watchers' wait after a stop learnt from such takes (0: cpuFreeFor)
 }
 
@@ -87,8 +87,9 @@ func (r *cpuRecord) freeFor() time.Duration {
 
 // waitedOnStop records a take that waited for waited on an application's
 // pprof.StopCPUProfile, the timer having been off for off when it
-// returned, and got the CPU profiler if took. The watchers wait twice off
-// after a stop from then on, up to cpuFreeForMax. It says so in the log.
+// returned, and got the CPU profiler if took (the caller gives it back at
+// once). The watchers wait twice off after a stop from then on, up to
+// cpuFreeForMax. It says so in the log.
 func (r *cpuRecord) waitedOnStop(off, waited time.Duration, took bool) {
 	r.mu.Lock()
 	if took {
@@ -102,7 +103,7 @@ func (r *cpuRecord) waitedOnStop(off, waited time.Duration, took bool) {
 	}
 	msg := fmt.Sprintf("the sampler's pprof.StartCPUProfile waited %v on the application's pprof.StopCPUProfile", waited.Round(time.Millisecond))
 	if took {
-		msg += " and got the CPU profiler: a pprof.StartCPUProfile of the application's just after its stop failed, if it made one"
+		msg += " and got the CPU profiler; the sampler gave it back at once, for the application's next pprof.StartCPUProfile (one made in that moment would have failed)"
 	} else {
 		msg += "; the application's next profile got the CPU profiler"
 	}
@@ -155,7 +156,7 @@ func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
 		parts = append(parts, fmt.Sprintf("the CPU profiler, left free for the application's profile, which did not start, was taken after %v without CPU samples", r.awaitGap.Round(time.Millisecond)))
 	}
 	if r.stopTakes > 0 {
-		parts = append(parts, fmt.Sprintf("%d of the sampler's takes of the CPU profiler waited on the application's pprof.StopCPUProfile and got it before any pprof.StartCPUProfile of the application's that followed", r.stopTakes))
+		parts = append(parts, fmt.Sprintf("%d of the sampler's takes of the CPU profiler waited on the application's pprof.StopCPUProfile and got it, and the sampler gave it back at once (a pprof.StartCPUProfile of the application's in that moment would have failed)", r.stopTakes))
 	}
 	if r.endGap > 0 {
 		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))

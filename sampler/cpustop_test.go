@@ -36,11 +36,11 @@ func timerReadable(t *testing.T) bool {
 }
 
 // appRestartsSlowly runs an application that restarts its CPU profile
-// restarts times, each at once after a stop that lasts stop and a profile
+// restarts times, each pause after a stop that lasts stop and a profile
 // long enough for the watcher to see it run, beside a
 // sampler in CPU mode. It returns the index of each restart that failed,
 // the Stats and the log.
-func appRestartsSlowly(t *testing.T, stop time.Duration, restarts int) ([]int, Stats, []string) {
+func appRestartsSlowly(t *testing.T, stop, pause time.Duration, restarts int) ([]int, Stats, []string) {
 	t.Helper()
 	if err := pprof.StartCPUProfile(&slowProfile{d: stop}); err != nil {
 		t.Fatalf("the application's CPU profile: %v", err)
@@ -59,6 +59,7 @@ func appRestartsSlowly(t *testing.T, stop time.Duration, restarts int) ([]int, S
 		if running {
 			pprof.StopCPUProfile()
 		}
+		time.Sleep(pause)
 		err := pprof.StartCPUProfile(&slowProfile{d: stop})
 		if running = err == nil; !running {
 			failed = append(failed, i)
@@ -85,7 +86,7 @@ func TestAppSlowStopKeepsProfiler(t *testing.T) {
 	if !timerReadable(t) {
 		return
 	}
-	failed, st, logs := appRestartsSlowly(t, cpuFreeFor/2, 4)
+	failed, st, logs := appRestartsSlowly(t, cpuFreeFor/2, 0, 4)
 	if len(failed) > 0 {
 		t.Errorf("the application's restarts %v failed", failed)
 	}
@@ -95,28 +96,50 @@ func TestAppSlowStopKeepsProfiler(t *testing.T) {
 }
 
 // TestAppSlowerStopTeaches checks an application whose stops last twice
-// cpuFreeFor: the sampler's take waits on the first stop, which may cost
-// that one restart of the application's, says so at once, and waits long
-// enough from then on that every later restart keeps its profile.
+// cpuFreeFor, and which restarts its profile at once after each: the
+// sampler's take waits on the first stop and says so at once, and every
+// restart keeps its profile.
 func TestAppSlowerStopTeaches(t *testing.T) {
 	if !timerReadable(t) {
 		return
 	}
-	failed, st, logs := appRestartsSlowly(t, 2*cpuFreeFor, 4)
-	if len(failed) > 1 || len(failed) == 1 && failed[0] != 1 {
-		t.Errorf("the application's restarts %v failed: only the first may", failed)
+	checkSlowerStop(t, 0)
+}
+
+// TestAppSlowerStopTaken is TestAppSlowerStopTeaches with an application
+// that restarts its profile a moment after each stop: the sampler's take,
+// waiting on the first stop, gets the CPU profiler, and must give it back
+// in that moment.
+func TestAppSlowerStopTaken(t *testing.T) {
+	if !timerReadable(t) {
+		return
+	}
+	if took := checkSlowerStop(t, 5*cpuTakeWaited); !took {
+		t.Errorf("the sampler's take did not get the CPU profiler before the application's restart %v later", 5*cpuTakeWaited)
+	}
+}
+
+// checkSlowerStop runs TestAppSlowerStopTeaches's scenario with a pause
+// between the application's stop and its restart, checks it, and reports
+// whether the take that waited got the CPU profiler.
+func checkSlowerStop(t *testing.T, pause time.Duration) bool {
+	failed, st, logs := appRestartsSlowly(t, 2*cpuFreeFor, pause, 4)
+	if len(failed) > 0 {
+		t.Errorf("the application's restarts %v failed", failed)
 	}
 	if len(logs) < 2 || !strings.Contains(logs[1], "waited") || !strings.Contains(logs[1], "now waits") {
 		t.Fatalf("log %q: want the take that waited on the application's stop, and the longer wait", logs)
 	}
 	for _, l := range logs[2:] {
-		if strings.Contains(l, "waited") {
-			t.Errorf("a take waited on a stop again: %q", l)
+		if strings.Contains(l, "waited") || strings.Contains(l, "again") {
+			t.Errorf("a take waited on a stop again, or kept the CPU profiler: %q", l)
 		}
 	}
-	if took := strings.Contains(logs[1], "and got the CPU profiler"); took != (len(failed) == 1) || took != strings.Contains(st.CPUProfile, "1 of the sampler's takes of the CPU profiler waited") {
-		t.Errorf("log %q, restarts that failed %v, Stats.CPUProfile %q: they disagree on whether the sampler took the CPU profiler", logs[1], failed, st.CPUProfile)
+	took := strings.Contains(logs[1], "and got the CPU profiler")
+	if took != strings.Contains(st.CPUProfile, "1 of the sampler's takes of the CPU profiler waited") || strings.Contains(st.CPUProfile, "again") {
+		t.Errorf("log %q, Stats.CPUProfile %q: they disagree on whether the sampler took the CPU profiler, or it kept it", logs[1], st.CPUProfile)
 	}
+	return took
 }
 
 // TestWaitedOnStopLearns checks the wait learnt from a take that waited:

@@ -81,9 +81,9 @@
 // own runs, and takes it once the profiling timer has been off for 300 ms,
 // so a restart follows a stop within 600 ms. pprof.StopCPUProfile writes
 // the profile after the timer is off, holding pprof's lock: a take that
-// waited on that lock may have got the CPU profiler before the
-// application's next pprof.StartCPUProfile; the watcher says so, and
-// waits twice that stop's length from then on. With
+// waited on that lock may have got the CPU profiler just before the
+// application's next pprof.StartCPUProfile; it gives it back at once, says
+// so, and the watcher waits twice that stop's length from then on. With
 // Config.AwaitCPUProfile the backend leaves the CPU profiler free at
 // Start for an application about to start its own (a test binary's
 // -test.cpuprofile), and shares that one once it runs. Stats.CPUProfile
