@@ -178,20 +178,22 @@
 // /debug/pprof/trace, a tracing library's periodic execution traces):
 //
 //   - The flight recorder's, if free and the process has at most 2,000
-//     goroutines. The backend snapshots its own recorder every second and
-//     at Stop, and writes the generations it has not written yet into the
-//     pipe, one continuous trace. Each snapshot ends the generation in
+//     goroutines. The backend snapshots its own recorder every second (every
+//     half second while the trace comes at 256 KiB a second or more, so that
+//     Stop's wait for the parse of the generation before its own is short)
+//     and at Stop, and writes the generations it has not written yet into
+//     the pipe, one continuous trace. Each snapshot ends the generation in
 //     progress (the runtime also ends one every second), and the runtime
-//     starts each generation with the status of every goroutine: with
-//     many goroutines this doubles the trace's cost, so beyond 2,000 the
-//     backend takes trace.Start's slot first, and under Auto the
-//     supervisor moves there when the goroutines outgrow it (a Switch
-//     says so). The recorder keeps a few seconds of trace for the
-//     snapshots. A parser held up longer than that (a starved or
-//     overloaded process) does not read a trace with a hole: under Auto it
-//     goes on through trace.Start, where the runtime keeps the trace until
-//     it is read, and a Switch says so (the profile misses those seconds);
-//     a requested Trace backend ends with an error in Stats.Err.
+//     starts each generation with the status of every goroutine: with many
+//     goroutines this doubles the trace's cost, so beyond 2,000 the backend
+//     takes trace.Start's slot first, and under Auto the supervisor moves
+//     there when the goroutines outgrow it (a Switch says so). The recorder
+//     keeps a few seconds of trace for the snapshots. A parser held up
+//     longer than that (a starved or overloaded process) does not read a
+//     trace with a hole: under Auto it goes on through trace.Start, where
+//     the runtime keeps the trace until it is read, and a Switch says so
+//     (the profile misses those seconds); a requested Trace backend ends
+//     with an error in Stats.Err.
 //   - trace.Start's, if the application holds the flight recorder's (or
 //     first, with many goroutines; then the flight recorder's if the
 //     application holds trace.Start's).

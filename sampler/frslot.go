@@ -32,6 +32,13 @@ var (
 	// itself), and a generation costs the runtime and the parser a status
 	// of every goroutine.
 	frEvery = time.Second
+	// frBusyRate is the trace's rate, in bytes a second, from which frFeed
+	// snapshots twice as often. Stop waits for the parse of the
+	// generation the snapshot before its own handed over, as well as its
+	// own: a busy program's generations are kept short, so that Stop's
+	// wait is; a quiet one's extra generations would cost more than the
+	// wait they spare.
+	frBusyRate = 256 << 10
 	// frMinAge and frMaxBytes are the recorder's window: long enough to
 	// keep every generation until the next snapshot while the parser is
 	// behind by a few seconds (the pacer lets it fall paceBehind behind).
@@ -47,11 +54,14 @@ type frFeed struct {
 	done chan struct{} // closed when the poller has ended
 
 	// owned by the poller, which calls WriteTo
-	first  bool   // the next write is a snapshot's header
-	header bool   // the header is in the pipe
-	last   uint64 // the newest generation in the pipe whole
-	cur    uint64 // generation of the batches being written
-	skip   bool   // cur's batches are in the pipe already
+	first  bool      // the next write is a snapshot's header
+	header bool      // the header is in the pipe
+	last   uint64    // the newest generation in the pipe whole
+	cur    uint64    // generation of the batches being written
+	skip   bool      // cur's batches are in the pipe already
+	fresh  int       // bytes of batches the latest snapshot put in the pipe
+	at     time.Time // when the latest snapshot began
+	prevAt time.Time // when the one before it began
 }
 
 // errBehind says the parser fell further behind the trace than the
@@ -71,11 +81,12 @@ func startFR(pipe *handoff.Pipe) (*frFeed, error) {
 }
 
 // poll snapshots the recorder at once (the header), then every frEvery,
-// and once more at stop, which ends the generation in progress.
+// or half that while the trace comes at frBusyRate or more, and once more
+// at stop, which ends the generation in progress.
 func (f *frFeed) poll() {
 	defer close(f.done)
-	tick := time.NewTicker(frEvery)
-	defer tick.Stop()
+	next := time.NewTimer(frEvery)
+	defer next.Stop()
 	for {
 		err := f.snapshot()
 		if err != nil {
@@ -83,20 +94,32 @@ func (f *frFeed) poll() {
 			f.pipe.CloseWithError(err)
 			return
 		}
+		next.Reset(f.pace())
 		select {
 		case <-f.quit:
 			if err := f.snapshot(); err != nil {
 				f.pipe.CloseWithError(err)
 			}
 			return
-		case <-tick.C:
+		case <-next.C:
 		}
 	}
 }
 
+// pace returns the time to the next snapshot: frEvery, or half that if
+// the batches the latest snapshot put in the pipe came at frBusyRate or
+// more, over the time since the snapshot before it.
+func (f *frFeed) pace() time.Duration {
+	if f.prevAt.IsZero() || float64(f.fresh) < float64(frBusyRate)*f.at.Sub(f.prevAt).Seconds() {
+		return frEvery
+	}
+	return frEvery / 2
+}
+
 // snapshot writes the recorder's generations not yet written.
 func (f *frFeed) snapshot() error {
-	f.first = true
+	f.first, f.fresh = true, 0
+	f.prevAt, f.at = f.at, time.Now()
 	_, err := f.fr.WriteTo(f)
 	return err
 }
@@ -140,6 +163,7 @@ func (f *frFeed) Write(b []byte) (int, error) {
 	if err := f.pipe.Wait(1); err != nil {
 		return 0, err
 	}
+	f.fresh += len(b)
 	return f.pipe.Write(b)
 }
 

@@ -305,3 +305,26 @@ func TestAutoLeavesFlightRecorderWhenDear(t *testing.T) {
 		t.Fatalf("the application's flight recorder after the move: %v", frErr)
 	}
 }
+
+// TestSnapshotPace checks frFeed's pace: frEvery, and half that once the
+// latest snapshot's batches came at frBusyRate or more.
+func TestSnapshotPace(t *testing.T) {
+	t0 := time.Now()
+	for _, tc := range []struct {
+		name   string
+		fresh  int
+		prevAt time.Time
+		want   time.Duration
+	}{
+		{"the first snapshot", 10 * frBusyRate, time.Time{}, frEvery},
+		{"quiet", frBusyRate - 1, t0.Add(-time.Second), frEvery},
+		{"busy", frBusyRate, t0.Add(-time.Second), frEvery / 2},
+		{"busy over half a second", frBusyRate / 2, t0.Add(-time.Second / 2), frEvery / 2},
+		{"quiet over two seconds", frBusyRate, t0.Add(-2 * time.Second), frEvery},
+	} {
+		f := &frFeed{fresh: tc.fresh, at: t0, prevAt: tc.prevAt}
+		if got := f.pace(); got != tc.want {
+			t.Errorf("%s: %d bytes: pace %v, want %v", tc.name, tc.fresh, got, tc.want)
+		}
+	}
+}
