@@ -94,7 +94,7 @@ func (f *frFeed) poll() {
 			f.pipe.CloseWithError(err)
 			return
 		}
-		next.Reset(f.pace())
+		next.Reset(f.pace() - time.Since(f.at)) // from the snapshot's start, as a ticker's
 		select {
 		case <-f.quit:
 			if err := f.snapshot(); err != nil {
