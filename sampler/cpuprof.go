@@ -69,6 +69,13 @@ const (
 	unknownHz = -1
 )
 
+// cpuRenewEvery is how long the backend's own CPU profile runs before the
+// watcher stops it and starts the next. Until a profile stops, pprof keeps
+// every distinct stack and label set of its samples: with labels that
+// change from request to request, memory that grows for as long as the
+// profile runs. A variable for the tests.
+var cpuRenewEvery = time.Minute
+
 // cpuProfiler is a trace backend's use of the CPU profiler, owned or
 // shared with the application's, and its watcher. The watcher owns lastOn
 // and own until done is closed.
@@ -77,6 +84,7 @@ type cpuProfiler struct {
 	hz       int
 	rec      *cpuRecord
 	own      atomic.Pointer[ownProfile] // the backend's latest CPU profile, if it started one since it last shared
+	ownSince time.Time                  // when it started it
 	lastOn   time.Time                  // the latest sight of a CPU profile running
 	awaiting bool                       // the CPU profiler is left free for the application's (Config.AwaitCPUProfile)
 	quit     chan struct{}
@@ -104,6 +112,7 @@ func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 			p = nil
 		}
 		c.own.Store(p)
+		c.ownSince = time.Now()
 		if p == nil && !gaveBack {
 			rec.share(mode, cpuTimerHz(), hz)
 		}
@@ -189,6 +198,22 @@ func takeCPU(hz int) *ownProfile {
 	return p
 }
 
+// renew stops the backend's own CPU profile and starts the next, so that
+// pprof lets go of what it kept of the samples; if the application's
+// start comes in between, the backend shares its profile.
+func (c *cpuProfiler) renew() {
+	t := time.Now()
+	pprof.StopCPUProfile()
+	p := takeCPU(c.hz)
+	at := time.Now()
+	c.own.Store(p)
+	c.ownSince, c.lastOn = at, at
+	c.rec.renewed(at.Sub(t))
+	if p == nil {
+		c.rec.share(c.mode, cpuTimerHz(), c.hz)
+	}
+}
+
 // giveBack stops the CPU profile the backend has just started, if p is
 // not nil: a take that waited on an application's pprof.StopCPUProfile
 // may have got the CPU profiler just before the application's next
@@ -241,6 +266,9 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 		}
 		c.awaited(hz)
 		c.lastOn, *offSince = now, time.Time{}
+		if c.ownRunning() && now.Sub(c.ownSince) >= cpuRenewEvery {
+			c.renew()
+		}
 		return c.ownRunning()
 	case c.awaiting && now.Before(c.rec.awaitUntil):
 		return false // left free for the application's profile
@@ -267,6 +295,7 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 		return false
 	}
 	c.own.Store(p)
+	c.ownSince = at
 	if c.awaiting {
 		c.awaiting = false
 		c.rec.notAwaited(at)

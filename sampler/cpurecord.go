@@ -23,6 +23,8 @@ type cpuRecord struct {
 	endGap     time.Duration // the same, before a backend stopped
 	stopTakes  int           // takes that waited on an application's pprof.StopCPUProfile and got the CPU profiler, given back at once
 	learnt     time.Duration // the watchers' wait after a stop learnt from such takes (0: cpuFreeFor)
+	renewals   int           // the backends' own profiles stopped and started again (cpuRenewEvery)
+	renewGap   time.Duration // the time the renewals took, without CPU samples
 }
 
 // share records that a backend shares the application's CPU profile,
@@ -110,6 +112,15 @@ func (r *cpuRecord) waitedOnStop(off, waited time.Duration, took bool) {
 	log(fmt.Sprintf("%s; the sampler now waits %v after a stop before it takes the CPU profiler", msg, freeFor.Round(time.Millisecond)))
 }
 
+// renewed records that a backend stopped its own CPU profile and started
+// the next, which took d.
+func (r *cpuRecord) renewed(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.renewals++
+	r.renewGap += d
+}
+
 // notAwaited records that the CPU profiler left free for the
 // application's (Config.AwaitCPUProfile) was still free at its end, and
 // that the sampler took it at now; it says so in the log.
@@ -158,11 +169,14 @@ func (r *cpuRecord) describe(mode Mode, hz int) (string, time.Duration) {
 	if r.stopTakes > 0 {
 		parts = append(parts, fmt.Sprintf("%d of the sampler's takes of the CPU profiler waited on the application's pprof.StopCPUProfile and got it, and the sampler gave it back at once (a pprof.StartCPUProfile of the application's in that moment would have failed)", r.stopTakes))
 	}
+	if r.renewals > 0 {
+		parts = append(parts, fmt.Sprintf("the sampler renewed its own CPU profile %d times, so that pprof let go of the stacks and labels it keeps until a profile stops, without CPU samples for at most %v in all", r.renewals, r.renewGap.Round(time.Microsecond)))
+	}
 	if r.endGap > 0 {
 		parts = append(parts, fmt.Sprintf("the application stopped the CPU profile and no CPU samples came for the last %v (at most) before the trace backend stopped", r.endGap.Round(time.Millisecond)))
 	}
 	if note := rateNote(mode, r.appHz, hz); r.shared && note != "" {
 		parts = append(parts, "while shared, "+note)
 	}
-	return strings.Join(parts, "; "), r.awaitGap + r.restartGap + r.endGap
+	return strings.Join(parts, "; "), r.awaitGap + r.restartGap + r.endGap + r.renewGap
 }

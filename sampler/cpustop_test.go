@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // slowProfile is an application's CPU profile destination whose first
@@ -245,5 +247,36 @@ func TestAppReplacesSamplerCPUProfile(t *testing.T) {
 	}
 	if app.Len() == 0 {
 		t.Errorf("the application's CPU profile is empty")
+	}
+}
+
+// TestRenewsOwnCPUProfile checks that the backend stops its own CPU
+// profile and starts the next every cpuRenewEvery, that the samples keep
+// coming, and that Stats says so.
+func TestRenewsOwnCPUProfile(t *testing.T) {
+	defer func(d time.Duration) { cpuRenewEvery = d }(cpuRenewEvery)
+	cpuRenewEvery = 300 * time.Millisecond
+	sink := newMemSink()
+	s, err := Start(Config{Mode: CPU, Backend: Trace}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, stopSpin := testutil.Spin(spin)
+	time.Sleep(2 * time.Second)
+	cpu := stopSpin()
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, want := len(sink.of(id)), cpu.Seconds()*DefaultRate
+	t.Logf("%d spinner samples for %v of CPU (%.0f expected); Stats.CPUProfile %q, CPUGap %v", n, cpu, want, st.CPUProfile, st.CPUGap)
+	if !strings.Contains(st.CPUProfile, "renewed its own CPU profile") || st.CPUGap <= 0 || st.CPUGap > 100*time.Millisecond {
+		t.Errorf("Stats.CPUProfile %q, CPUGap %v: want renewals, with a short gap", st.CPUProfile, st.CPUGap)
+	}
+	if float64(n) < 0.8*want {
+		t.Errorf("%d spinner samples for %v of CPU, want about %.0f", n, cpu, want)
+	}
+	if h := cpuTimerHz(); h > 0 {
+		t.Errorf("CPU profiling timer at %d Hz after Stop, want off", h)
 	}
 }
