@@ -83,7 +83,9 @@
 // the profile after the timer is off, holding pprof's lock: a take that
 // waited on that lock may have got the CPU profiler just before the
 // application's next pprof.StartCPUProfile; it gives it back at once, says
-// so, and the watcher waits twice that stop's length from then on. With
+// so, and the watcher waits twice that stop's length from then on. The
+// backend renews its own profile every minute (cpuRenewEvery): pprof keeps
+// what it needs of every sample until a profile stops. With
 // Config.AwaitCPUProfile the backend leaves the CPU profiler free at
 // Start for an application about to start its own (a test binary's
 // -test.cpuprofile), and shares that one once it runs. Stats.CPUProfile
