@@ -100,19 +100,11 @@ func startCPUProfiler(mode Mode, hz int, rec *cpuRecord) *cpuProfiler {
 	if time.Now().Before(rec.awaitUntil) && cpuTimerHz() <= 0 {
 		c.awaiting = true // and an unreadable timer is not probed: that would take it
 	} else {
-		t := time.Now()
-		p := takeCPU(hz)
-		gaveBack := false
-		if waited := time.Since(t); waited > cpuTakeWaited {
-			// The watcher takes it once the timer has been off long
-			// enough.
-			rec.waitedOnStop(waited, waited, p != nil)
-			gaveBack = p != nil
-			giveBack(p)
-			p = nil
-		}
+		// Given back, the watcher takes it once the timer has been off
+		// long enough.
+		p, gaveBack, at := c.take(time.Now())
 		c.own.Store(p)
-		c.ownSince = time.Now()
+		c.ownSince = at
 		if p == nil && !gaveBack {
 			rec.share(mode, cpuTimerHz(), hz)
 		}
@@ -214,14 +206,27 @@ func (c *cpuProfiler) renew() {
 	}
 }
 
-// giveBack stops the CPU profile the backend has just started, if p is
-// not nil: a take that waited on an application's pprof.StopCPUProfile
-// may have got the CPU profiler just before the application's next
-// pprof.StartCPUProfile, which would then fail until the backend stops.
-func giveBack(p *ownProfile) {
-	if p != nil {
-		pprof.StopCPUProfile()
+// take takes the CPU profiler at c.hz, and returns the profile started
+// (nil if none), whether it gave it back, and when the take ended. A take
+// that lasts past cpuTakeWaited waited on an application's
+// pprof.StopCPUProfile, the timer being off since since (where known:
+// not zero). It may have got the CPU profiler just before the
+// application's next pprof.StartCPUProfile, which would then fail until
+// the backend stops: it gives back what it got at once, and the record
+// learns the longer wait.
+func (c *cpuProfiler) take(since time.Time) (*ownProfile, bool, time.Time) {
+	t := time.Now()
+	p := takeCPU(c.hz)
+	at := time.Now()
+	if at.Sub(t) <= cpuTakeWaited || since.IsZero() {
+		return p, false, at
 	}
+	c.rec.waitedOnStop(at.Sub(since), at.Sub(t), p != nil)
+	if p == nil {
+		return nil, false, at
+	}
+	pprof.StopCPUProfile()
+	return nil, true, at
 }
 
 // watchCPU is the watcher's goroutine: it starts the CPU profiler again
@@ -280,13 +285,9 @@ func (c *cpuProfiler) look(now time.Time, offSince *time.Time) bool {
 			return false
 		}
 	}
-	p := takeCPU(c.hz)
-	at := time.Now() // a take that waited on pprof's lock ends well after now
-	if waited := at.Sub(now); waited > cpuTakeWaited && !offSince.IsZero() {
-		// The timer is off again, and still off since offSince.
-		c.rec.waitedOnStop(at.Sub(*offSince), waited, p != nil)
-		giveBack(p)
-		return false
+	p, gaveBack, at := c.take(*offSince)
+	if gaveBack {
+		return false // the timer is off again, and still off since offSince
 	}
 	if p == nil {
 		// A CPU profile runs (the backend's, or the application's).
