@@ -31,10 +31,11 @@
 // generations of about one second, so samples are written in batches, for
 // virtual ticks at the configured rate with the trace's real timestamps: the
 // rate costs nothing at the source and a starved sampler goroutine misses no
-// tick, its samples are only about a second late. Stop stops the trace,
-// which flushes the last generation, and writes everything before it
-// returns; no tick after the Stop request is sampled (the runtime goes on
-// tracing while its tracer stops, for seconds with a million goroutines).
+// tick, its samples are only about a second late. Stop stops the trace
+// (tracestop.go), which flushes the last generation, and writes everything
+// before it returns; no tick after the Stop request is sampled (the runtime
+// goes on tracing while its tracer stops, for seconds with a million
+// goroutines).
 // Once the tracer has stopped, the parser has MaxStopParse for what is
 // left: past it, everything parsed is written and the samples of the
 // ticks not reached are counted in Stats.Unparsed and said in the log. A
