@@ -6,9 +6,9 @@ import (
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
-// Settling writes the ticks passed of a quarter of the goroutines at each
-// generation's start, a different quarter each time, so that every
-// goroutine's ticks reach the sink within settleEvery generations.
+// Settling: how the goroutines' ticks reach the sink while the trace goes
+// on (settleShare, settleBucket), and the oldest tick a sink may still be
+// given (watermark).
 
 // settleShare writes the ticks passed of a quarter of the goroutines, a
 // different quarter each generation, as far as their stack is known, and
