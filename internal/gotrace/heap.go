@@ -37,13 +37,14 @@ func heapSiftUp(h []*cursor, i int) int {
 
 func heapSiftDown(h []*cursor, i int) int {
 	for {
-		m := i
-		for _, j := range [2]int{2*i + 1, 2*i + 2} {
-			if j < len(h) && h[j].time < h[m].time {
-				m = j
-			}
+		m := 2*i + 1 // the earlier child, the left on equal times
+		if m >= len(h) {
+			return i
 		}
-		if m == i {
+		if r := m + 1; r < len(h) && h[r].time < h[m].time {
+			m = r
+		}
+		if h[m].time >= h[i].time {
 			return i
 		}
 		h[i], h[m] = h[m], h[i]
