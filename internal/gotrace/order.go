@@ -45,12 +45,29 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 	}
 	n := int(nargs[typ])
 	c.args = [4]uint64{}
+	room := c.off+maxEvent <= len(d) // for a word read at any argument
 	for k := 0; k < n && ok; k++ {
 		if j < len(d) && d[j] < 0x80 {
 			c.args[k], j = uint64(d[j]), j+1
-		} else {
-			c.args[k], j, ok = longVarint(d, j)
+			continue
 		}
+		if room {
+			// Up to four bytes (ids, stacks, times) and a thread of
+			// none (^0, ten bytes), read from one word without a
+			// call.
+			x := binary.LittleEndian.Uint64(d[j:])
+			if ends := ^x & 0x8080808080808080; ends&0x80808080 != 0 {
+				x &= ends ^ (ends - 1) // its bytes, to its last
+				c.args[k] = x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21)
+				j += bits.TrailingZeros64(ends)>>3 + 1
+				continue
+			}
+			if x == ^uint64(0) && d[j+8] == 0xff && d[j+9] == 1 {
+				c.args[k], j = ^uint64(0), j+10
+				continue
+			}
+		}
+		c.args[k], j, ok = longVarint(d, j)
 	}
 	if !ok {
 		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, errShort)
@@ -78,6 +95,33 @@ func (r *Reader) advance(i int) (bool, error) {
 		r.heap = heapRemove(r.heap, i)
 	}
 	return true, nil
+}
+
+// statusRun handles the status report at c, then the ones after it on
+// c's thread while each can be handled in the same step as the next event
+// of the trace: the step has queued no event yet, and c is the first
+// thread (the heap would leave it first) with no CPU sample before it.
+// The runtime reports every goroutine's status in one run at a
+// generation's start, and SkipSame leaves out most of them. c is left at
+// the last report handled, as handle leaves it.
+func (r *Reader) statusRun(c *cursor) error {
+	for {
+		if err := r.status(c); err != nil {
+			return err
+		}
+		h := r.heap
+		if r.nout != 0 || r.done || len(h) == 0 || h[0] != c {
+			return nil
+		}
+		bi, off, last := c.bi, c.off, c.last
+		ok, err := r.decode(c)
+		if !ok || err != nil || c.typ != evGoStatusStack && c.typ != evGoStatus ||
+			len(h) > 1 && c.time > h[1].time || len(h) > 2 && c.time > h[2].time ||
+			r.si < len(r.gen.samples) && r.gen.samples[r.si].time < c.time {
+			c.bi, c.off, c.last = bi, off, last // advance decodes it again
+			return nil
+		}
+	}
 }
 
 // handle applies the event at c, unless it must wait for another thread's.
@@ -113,7 +157,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		r.create(a[0], GoSyscall, c.time, 0, 0, NoGoroutine)
 		m.g = a[0]
 	case evGoStatus, evGoStatusStack:
-		return true, r.status(c)
+		return true, r.statusRun(c)
 	case evGoDestroy, evGoDestroySyscall:
 		g, err := r.current(c)
 		if err != nil {
@@ -372,6 +416,10 @@ func (r *Reader) str(id uint64) string {
 	}
 	return s
 }
+
+// maxEvent bounds the bytes of a timed event: its type, then its time
+// delta and up to four arguments, uvarints of at most ten bytes.
+const maxEvent = 1 + 5*binary.MaxVarintLen64
 
 // longVarint decodes the uvarint at d[j:], of more than one byte, returning
 // it and the index after it; false if it is cut off or longer than 64
