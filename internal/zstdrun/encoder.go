@@ -485,6 +485,15 @@ func commonSuffix(a, b []byte) int {
 		}
 		s += 8
 	}
+	if m := min(len(a), len(b)); m >= 8 && s < m {
+		// Fewer than eight bytes left: the first eight of each, whose
+		// last 8-(m-s) are the suffix already found alike.
+		x := binary.LittleEndian.Uint64(a[len(a)-m:]) ^ binary.LittleEndian.Uint64(b[len(b)-m:])
+		if x == 0 {
+			return m
+		}
+		return s + bits.LeadingZeros64(x)/8 - (8 - (m - s))
+	}
 	for s < len(a) && s < len(b) && a[len(a)-1-s] == b[len(b)-1-s] {
 		s++
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os/exec"
+	"slices"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -383,6 +384,24 @@ func TestCommonSuffix(t *testing.T) {
 		}
 		if slow != c.want {
 			t.Errorf("case %q %q: the byte loop gives %d", c.a, c.b, slow)
+		}
+	}
+	// Every pair of lengths up to 24, alike to the start or differing
+	// at each place of the shorter.
+	base := []byte("0123456789abcdefghijklmnopqrstuvwxyz")
+	for la := range 25 {
+		for lb := range 25 {
+			for diff := -1; diff < min(la, lb); diff++ {
+				a, b := slices.Clone(base[len(base)-la:]), slices.Clone(base[len(base)-lb:])
+				want := min(la, lb)
+				if diff >= 0 {
+					a[la-1-diff] = '#'
+					want = diff
+				}
+				if got := commonSuffix(a, b); got != want {
+					t.Fatalf("commonSuffix(%q, %q) = %d, want %d", a, b, got, want)
+				}
+			}
 		}
 	}
 }
