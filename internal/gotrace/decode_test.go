@@ -38,7 +38,7 @@ func TestDecodeVarints(t *testing.T) {
 			r.gen.num, r.gen.freq = 3, 1
 			r.gen.data = c.ev
 			r.gen.batches = []batch{{off: 0, end: len(c.ev), next: -1}}
-			cur := &cursor{}
+			cur := &cursor{end: len(c.ev)}
 			ok, err := r.decode(cur)
 			if c.err {
 				if err == nil || !errors.Is(err, errShort) {

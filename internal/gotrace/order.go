@@ -18,16 +18,16 @@ import (
 // decode reads the event at c into c, moving to the thread's next batch
 // when one ends; false when the thread has no events left.
 func (r *Reader) decode(c *cursor) (bool, error) {
-	bs := r.gen.batches
-	for c.off == bs[c.bi].end {
+	for c.off == c.end {
+		bs := r.gen.batches
 		if bs[c.bi].next < 0 {
 			return false, nil
 		}
 		c.bi = bs[c.bi].next
-		c.off = bs[c.bi].off
+		c.off, c.end = bs[c.bi].off, bs[c.bi].end
 		c.last = r.gen.mul(bs[c.bi].time)
 	}
-	d := r.gen.data[:bs[c.bi].end]
+	d := r.gen.data[:c.end]
 	typ := d[c.off]
 	if !timed(typ) {
 		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: event type %d", r.gen.num, c.off, typ)
@@ -113,12 +113,12 @@ func (r *Reader) statusRun(c *cursor) error {
 		if r.nout != 0 || r.done || len(h) == 0 || h[0] != c {
 			return nil
 		}
-		bi, off, last := c.bi, c.off, c.last
+		bi, off, end, last := c.bi, c.off, c.end, c.last
 		ok, err := r.decode(c)
 		if !ok || err != nil || c.typ != evGoStatusStack && c.typ != evGoStatus ||
 			len(h) > 1 && c.time > h[1].time || len(h) > 2 && c.time > h[2].time ||
 			r.si < len(r.gen.samples) && r.gen.samples[r.si].time < c.time {
-			c.bi, c.off, c.last = bi, off, last // advance decodes it again
+			c.bi, c.off, c.end, c.last = bi, off, end, last // advance decodes it again
 			return nil
 		}
 	}

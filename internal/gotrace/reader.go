@@ -96,6 +96,7 @@ type cursor struct {
 	bi   int // current batch, index in generation.batches
 	tail int // the thread's last batch, while linking them
 	off  int // next event in the batch's data
+	end  int // the batch's end in the data
 	last Time
 	// the event at the cursor
 	typ  byte
@@ -351,7 +352,7 @@ func (r *Reader) install() error {
 		if !ok {
 			ci = len(r.curs)
 			r.byM[bs[i].m] = ci
-			r.curs = append(r.curs, cursor{m: r.thread(bs[i].m), bi: i, tail: i, off: bs[i].off})
+			r.curs = append(r.curs, cursor{m: r.thread(bs[i].m), bi: i, tail: i, off: bs[i].off, end: bs[i].end})
 			continue
 		}
 		c := &r.curs[ci] // link the thread's batches in order
