@@ -16,6 +16,12 @@ func heapUpdate(h []*cursor, i int) {
 	heapSiftDown(h, i)
 }
 
+// heapTopStays reports whether h[0], its time changed, would stay first:
+// no child is earlier (on equal times heapSiftDown leaves it).
+func heapTopStays(h []*cursor) bool {
+	return (len(h) < 2 || h[0].time <= h[1].time) && (len(h) < 3 || h[0].time <= h[2].time)
+}
+
 func heapRemove(h []*cursor, i int) []*cursor {
 	for i > 0 {
 		h[(i-1)/2], h[i] = h[i], h[(i-1)/2]

@@ -57,12 +57,11 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 			// call.
 			x := binary.LittleEndian.Uint64(d[j:])
 			if ends := ^x & 0x8080808080808080; ends&0x80808080 != 0 {
-				x &= ends ^ (ends - 1) // its bytes, to its last
-				c.args[k] = x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21)
-				j += bits.TrailingZeros64(ends)>>3 + 1
+				v, n := fourBytes(x, ends)
+				c.args[k], j = v, j+n
 				continue
 			}
-			if x == ^uint64(0) && d[j+8] == 0xff && d[j+9] == 1 {
+			if noThread(d, j, x) {
 				c.args[k], j = ^uint64(0), j+10
 				continue
 			}
@@ -115,8 +114,7 @@ func (r *Reader) statusRun(c *cursor) error {
 		}
 		bi, off, end, last := c.bi, c.off, c.end, c.last
 		ok, err := r.decode(c)
-		if !ok || err != nil || c.typ != evGoStatusStack && c.typ != evGoStatus ||
-			len(h) > 1 && c.time > h[1].time || len(h) > 2 && c.time > h[2].time ||
+		if !ok || err != nil || c.typ != evGoStatusStack && c.typ != evGoStatus || !heapTopStays(h) ||
 			r.si < len(r.gen.samples) && r.gen.samples[r.si].time < c.time {
 			c.bi, c.off, c.end, c.last = bi, off, end, last // advance decodes it again
 			return nil
@@ -429,17 +427,16 @@ const maxEvent = 1 + 5*binary.MaxVarintLen64
 func longVarint(d []byte, j int) (uint64, int, bool) {
 	if j >= 0 && j+8 <= len(d) {
 		x := binary.LittleEndian.Uint64(d[j:])
-		if ends := ^x & 0x8080808080808080; ends != 0 {
+		if ends := ^x & 0x8080808080808080; ends&0x80808080 != 0 { // ids, stacks, times
+			v, n := fourBytes(x, ends)
+			return v, j + n, true
+		} else if ends != 0 { // five to eight bytes
 			end := bits.TrailingZeros64(ends) // the last byte's high bit
-			x &= ends ^ (ends - 1)
-			if end < 32 { // at most four bytes: ids, stacks, times
-				return x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21), j + end/8 + 1, true
-			}
-			return sevenBits(x), j + end/8 + 1, true
+			return sevenBits(x & (ends ^ (ends - 1))), j + end/8 + 1, true
 		}
 		if j+10 <= len(d) {
-			if x == ^uint64(0) && d[j+8] == 0xff && d[j+9] == 1 {
-				return ^uint64(0), j + 10, true // no thread: the common ten bytes
+			if noThread(d, j, x) {
+				return ^uint64(0), j + 10, true // the common ten bytes
 			}
 			v := sevenBits(x)
 			if b := d[j+8]; b < 0x80 {
@@ -459,6 +456,20 @@ func longVarint(d []byte, j int) (uint64, int, bool) {
 		return 0, j, false
 	}
 	return v, j + n, true
+}
+
+// fourBytes decodes the uvarint at the start of x, the word read from its
+// first byte on, whose ends (^x's high bits) show it ends within four
+// bytes: its value and length.
+func fourBytes(x, ends uint64) (uint64, int) {
+	x &= ends ^ (ends - 1) // its bytes, to its last
+	return x&0x7f | x>>1&(0x7f<<7) | x>>2&(0x7f<<14) | x>>3&(0x7f<<21), bits.TrailingZeros64(ends)>>3 + 1
+}
+
+// noThread reports whether the ten bytes at d[j:], x its first eight,
+// are the uvarint ^0: the thread of a goroutine on none. d holds them.
+func noThread(d []byte, j int, x uint64) bool {
+	return x == ^uint64(0) && d[j+8] == 0xff && d[j+9] == 1
 }
 
 // sevenBits joins the low seven bits of x's eight bytes, the first byte's
