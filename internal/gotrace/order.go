@@ -133,7 +133,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		}
 		g.seq = uint32(a[1])
 		r.set(g, GoRunning, c.time, 0, 0)
-		m.g = g.id
+		m.run(g)
 	case evGoUnblock:
 		g := r.gs.Find(a[0])
 		if g == nil || g.state != GoWaiting || !r.succeeds(g, a[1]) {
@@ -270,7 +270,7 @@ func (r *Reader) goSwitch(c *cursor) (bool, error) {
 		r.end(cur, c.time)
 	}
 	r.set(next, GoRunning, c.time, 0, 0)
-	c.m.g = next.id
+	c.m.run(next)
 	return true, nil
 }
 
@@ -299,13 +299,13 @@ func (r *Reader) status(c *cursor) error {
 	g.seqGen, g.seq = uint32(r.gen.num), 0
 	switch {
 	case to == GoRunning:
-		c.m.g = g.id
+		c.m.run(g)
 	case to == GoSyscall && a[1] == r.mid(c):
-		c.m.g = g.id
+		c.m.run(g)
 	case to == GoSyscall:
 		other, seen := r.ms[a[1]]
 		if !seen {
-			r.thread(a[1]).g = g.id
+			r.thread(a[1]).run(g)
 		} else if other.g != g.id {
 			return fmt.Errorf("gotrace: generation %d: goroutine %d in a system call on thread %d, which has goroutine %d", r.gen.num, g.id, a[1], other.g)
 		}

@@ -74,6 +74,9 @@ type mState struct {
 	rec *gState
 }
 
+// run makes g the goroutine on the thread.
+func (m *mState) run(g *gState) { m.g, m.rec = g.id, g }
+
 // gState is a goroutine's state, the sequence number of its latest start
 // or unblock, which orders the events other threads wrote about it, the
 // hash of its latest stack (see Reader.SkipSame) and the caller's number
@@ -173,7 +176,7 @@ func (r *Reader) String(id uint64) string { return r.str(id) }
 // whether the reader knows the goroutine: a caller that keeps a record of
 // each goroutine finds it by the number instead of by id.
 func (r *Reader) SetUser(id uint64, v uint32) bool {
-	g := r.gs.Find(id)
+	g := r.find(id)
 	if g == nil {
 		return false
 	}
@@ -184,10 +187,22 @@ func (r *Reader) SetUser(id uint64, v uint32) bool {
 // User returns the number SetUser gave goroutine id, 0 if none (or if the
 // reader does not know it).
 func (r *Reader) User(id uint64) uint32 {
-	if g := r.gs.Find(id); g != nil {
+	if g := r.find(id); g != nil {
 		return g.user
 	}
 	return 0
+}
+
+// find returns goroutine id's record, nil if it has none; the latest
+// event's goroutine, which a caller most often asks about, without a
+// search.
+func (r *Reader) find(id uint64) *gState {
+	if r.iout > 0 {
+		if g := r.outG[r.iout-1]; g != nil && g.id == id && id != 0 {
+			return g
+		}
+	}
+	return r.gs.Find(id)
 }
 
 // Close gives back the goroutines' records, which lie off the Go heap
