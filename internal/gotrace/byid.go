@@ -23,25 +23,26 @@ import (
 // (package offheap), where a byte costs the program one of its resident
 // set rather than about two: Release gives them back.
 //
-// The runtime reports the status of every goroutine once a generation, in
+// The runtime reports the status of every goroutine once a generation: at
+// its start those that run then, in no set order, and then the others in
 // the same order each time (its list of goroutines, where a new goroutine
-// takes an ended one's place): FindReported looks for a reported
-// goroutine where the last round of reports had the next one before it
-// looks in the index (bench/MEASUREMENTS.md).
+// takes an ended one's place). Each record holds the number of the one
+// reported after it in the latest round that reported it, so that
+// FindReported looks for a reported goroutine where the last round went on
+// from the one reported before it, and a goroutine found in the index
+// instead takes the search on from where the last round went on from it
+// (bench/MEASUREMENTS.md).
 type gTable struct {
 	recs  chunked.Array[gState] // every record made
 	free  uint32                // the first ended record's number plus one, 0 none; the next is in its seq
 	n     int                   // live records
 	slots []uint32              // record numbers plus one by hash of id, 0 empty; a power of two long
 	shift uint                  // 64 less log2(len(slots))
-	// ord holds the numbers of the last round's reported records in the
-	// order they were reported, from pos on, which is how far this round
-	// has followed it, and this round's before w (w <= pos): a round
-	// writes its reports over the last one's it passed. A report that
-	// finds no room there, as at a round's start, waits in spill, and
-	// goes after the round's others when it ends.
-	ord, spill []uint32
-	pos, w     int
+	// expect is the number plus one of the record the last round
+	// reported after this round's latest report (at a round's start, its
+	// first), 0 none; latest is this round's latest report's, first the
+	// round's first's.
+	expect, latest, first uint32
 }
 
 // minSlots is the index's smallest length.
@@ -176,56 +177,37 @@ func (t *gTable) Len() int { return t.n }
 // NextRound begins a round of status reports (a generation's): the
 // reports of the round that ends give the order the new one is looked for
 // in.
-//
-// A list far longer than the round that ends is not kept for reuse, but
-// replaced by one of keepReports: a reader that sees only the reports
-// that changed something (Reader.SkipSame) reports every goroutine in its
-// first round and few after, and would otherwise hold a number per
-// goroutine for good; and the first round's reports all wait in spill.
 func (t *gTable) NextRound() {
-	spilled := len(t.spill)
-	if n := t.w + spilled; cap(t.ord) > keepReports && n < cap(t.ord)/8 {
-		t.ord = append(make([]uint32, 0, keepReports), t.ord[:t.w]...)
+	if t.latest != 0 {
+		t.rec(t.latest - 1).next = 0
 	}
-	t.ord = append(t.ord[:t.w], t.spill...)
-	t.spill = t.spill[:0]
-	if cap(t.spill) > keepReports && spilled < cap(t.spill)/8 {
-		t.spill = make([]uint32, 0, keepReports)
-	}
-	t.pos, t.w = 0, 0
+	t.expect, t.latest, t.first = t.first, 0, 0
 }
 
-// report records record i as this round's next report.
-func (t *gTable) report(i uint32) {
-	if t.w < t.pos {
-		t.ord[t.w] = i
-		t.w++
-		return
+// report records record i as this round's next report, and returns it.
+func (t *gTable) report(i uint32) *gState {
+	g := t.rec(i)
+	t.expect = g.next
+	if t.latest != 0 {
+		t.rec(t.latest - 1).next = i + 1
+	} else {
+		t.first = i + 1
 	}
-	t.spill = append(t.spill, i)
+	t.latest = i + 1
+	return g
 }
-
-// keepReports is the length of the list that replaces a long one let go:
-// rounds of up to that many reports, however their lengths change, then
-// allocate nothing.
-const keepReports = 4096
 
 // FindReported is Find for a goroutine whose status is reported in this
-// round, and records the report: it looks first at the next few records
-// the last round reported (a few ended ones skipped), then in the index.
-// A goroutine not found is recorded by Add(id, true).
+// round, and records the report: it looks first at the record the last
+// round reported after this round's latest report, then in the index. A
+// goroutine not found is recorded by Add(id, true).
 func (t *gTable) FindReported(id uint64) *gState {
-	for k := t.pos; k < min(t.pos+4, len(t.ord)); k++ {
-		if i := t.ord[k]; t.rec(i).id == id && id != 0 {
-			t.pos = k + 1
-			t.report(i)
-			return t.rec(i)
-		}
+	if e := t.expect; e != 0 && t.rec(e-1).id == id && id != 0 {
+		return t.report(e - 1)
 	}
 	i, ok := t.lookup(id)
 	if !ok {
 		return nil
 	}
-	t.report(i)
-	return t.rec(i)
+	return t.report(i)
 }

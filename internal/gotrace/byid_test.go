@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestGTable: under random adds and deletes (consecutive ids as the
@@ -113,8 +114,10 @@ func TestGTableReported(t *testing.T) {
 	recs := map[uint64]*gState{}
 	for _, order := range [][]int{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 10, 3, 4, 5, 6, 7, 8, 9}, {9, 8, 0, 1, 2, 10, 4, 5, 6, 7}, {0, 1, 2, 10, 4, 5, 6, 7}} {
 		tab.NextRound()
+		var want []uint64
 		for _, i := range order {
 			id := ids[i]
+			want = append(want, id)
 			g := tab.FindReported(id)
 			if g == nil {
 				recs[id] = tab.Add(id, true)
@@ -124,8 +127,8 @@ func TestGTableReported(t *testing.T) {
 				t.Fatalf("order %v: FindReported(%d) = %p, want %p", order, id, g, recs[id])
 			}
 		}
-		if n := tab.w + len(tab.spill); n != len(order) {
-			t.Fatalf("order %v: %d reports recorded", order, n)
+		if got := reported(&tab); !slices.Equal(got, want) {
+			t.Fatalf("order %v: reports recorded %v", order, got)
 		}
 	}
 	tab.Delete(recs[5])
@@ -135,46 +138,54 @@ func TestGTableReported(t *testing.T) {
 	}
 }
 
-// TestGTableShortRounds: after a round that reported many records, rounds
-// that report few let its list go, so that a reader that sees only the
-// changed reports holds no number per goroutine; rounds of similar
-// lengths reuse their list, and once a round follows the last one's
-// order, no second list of a number per goroutine is kept beside it.
-func TestGTableShortRounds(t *testing.T) {
+// reported returns the ids of the round's reports so far, in order.
+func reported(tab *gTable) []uint64 {
+	var ids []uint64
+	for i := tab.first; i != 0 && len(ids) <= tab.Len(); i = tab.rec(i - 1).next {
+		ids = append(ids, tab.rec(i-1).id)
+		if i == tab.latest {
+			break
+		}
+	}
+	return ids
+}
+
+// TestGStateSize: a goroutine's record stays 32 bytes.
+func TestGStateSize(t *testing.T) {
+	if n := unsafe.Sizeof(gState{}); n != 32 {
+		t.Fatalf("a record is %d bytes", n)
+	}
+}
+
+// TestGTableRounds: rounds of reports allocate nothing, in the last
+// round's order, in another, or shorter.
+func TestGTableRounds(t *testing.T) {
 	var tab gTable
 	defer tab.Release()
-	n := 4 * keepReports
+	const n = 5000
 	for i := range n {
 		tab.Add(uint64(i+1), false)
 	}
-	round := func(n int) {
+	round := func(n int, id func(int) uint64) {
 		tab.NextRound()
 		for i := range n {
-			if g := tab.FindReported(uint64(i + 1)); g == nil || g.id != uint64(i+1) {
-				t.Fatalf("record %d not found", i)
+			if g := tab.FindReported(id(i)); g == nil || g.id != id(i) {
+				t.Fatalf("record %d not found", id(i))
 			}
 		}
 	}
-	round(n) // the first round's reports all wait in spill
-	round(n)
-	if a := testing.AllocsPerRun(3, func() { round(n) }); a != 0 {
-		t.Fatalf("rounds of the same length: %v allocations a round", a)
-	}
-	if c := cap(tab.spill); c > keepReports {
-		t.Fatalf("rounds in the same order: spill holds %d numbers", c)
-	}
-	for range 3 {
-		round(10)
-	}
-	if c := cap(tab.ord) + cap(tab.spill); c > 2*keepReports {
-		t.Fatalf("after short rounds the lists hold %d numbers", c)
+	in := func(i int) uint64 { return uint64(i + 1) }
+	back := func(i int) uint64 { return uint64(n - i) }
+	if a := testing.AllocsPerRun(3, func() { round(n, in); round(n, back); round(10, in) }); a != 0 {
+		t.Fatalf("%v allocations a round", a)
 	}
 }
 
 // TestGTableEarlyReports: the runtime reports the goroutines that ran at a
-// generation's start before the others, which then come in the last
-// round's order: after the early ones, found in the index, the others are
-// all found in that order, not in the index.
+// generation's start before the others, in another order each round, and
+// then the others in the last round's order: after the early ones, found
+// in the index, the others are found in that order, but for one after
+// each goroutine early in this round or the last.
 func TestGTableEarlyReports(t *testing.T) {
 	var tab gTable
 	defer tab.Release()
@@ -182,29 +193,39 @@ func TestGTableEarlyReports(t *testing.T) {
 	for i := range n {
 		tab.Add(uint64(i+1), false)
 	}
-	early := []uint64{2999, 10, 1500, 11, 700}
-	for round := range 4 {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var last []uint64
+	for round := range 8 {
 		tab.NextRound()
+		// Some reported anywhere in the last round: its first, its last,
+		// more than a few in a row.
+		early := []uint64{1, n, 10, 11, 12, 13, 14, 1500, 700, 2999}
+		rng.Shuffle(len(early), func(i, j int) { early[i], early[j] = early[j], early[i] })
+		early = early[:5+rng.IntN(5)]
 		for _, id := range early {
 			if tab.FindReported(id) == nil {
 				t.Fatalf("round %d: early %d not found", round, id)
 			}
 		}
-		slots := tab.slots
-		if round > 1 {
-			tab.slots = make([]uint32, len(slots)) // an empty index
-		}
+		indexed := 0
 		for id := uint64(1); id <= n; id++ {
 			if slices.Contains(early, id) {
 				continue
 			}
+			if e := tab.expect; e == 0 || tab.rec(e-1).id != id {
+				indexed++
+			}
 			if g := tab.FindReported(id); g == nil || g.id != id {
-				t.Fatalf("round %d: %d not found in the last round's order", round, id)
+				t.Fatalf("round %d: %d not found", round, id)
 			}
 		}
-		tab.slots = slots
-		if got := tab.w + len(tab.spill); got != n {
+		if round > 0 && indexed > len(early)+len(last)+1 {
+			t.Fatalf("round %d: %d of the others found in the index, with %d early and %d early in the last round", round, indexed, len(early), len(last))
+		}
+		t.Logf("round %d: %d indexed, early %d last %d", round, indexed, len(early), len(last))
+		if got := len(reported(&tab)); got != n {
 			t.Fatalf("round %d: %d reports recorded, want %d", round, got, n)
 		}
+		last = early
 	}
 }

@@ -225,7 +225,7 @@ func (r *Reader) labelCategory(id uint64) bool {
 
 // succeeds reports whether seq is g's next sequence number.
 func (r *Reader) succeeds(g *gState, seq uint64) bool {
-	return g.seqGen == uint32(r.gen.num) && seq == uint64(g.seq)+1
+	return g.seqGen == uint16(r.gen.num) && seq == uint64(g.seq)+1
 }
 
 // set moves g to state to at t, and says so.
@@ -296,7 +296,7 @@ func (r *Reader) status(c *cursor) error {
 		g = r.add(a[0], to, true)
 		from = GoUndetermined
 	}
-	g.seqGen, g.seq = uint32(r.gen.num), 0
+	g.seqGen, g.seq = uint16(r.gen.num), 0
 	switch {
 	case to == GoRunning:
 		c.m.run(g)
@@ -335,7 +335,7 @@ func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 	if g == nil {
 		g = r.add(id, to, false)
 	}
-	g.state, g.seqGen, g.seq, g.stack = to, uint32(r.gen.num), 0, r.gen.stackHash(stack)
+	g.state, g.seqGen, g.seq, g.stack = to, uint16(r.gen.num), 0, r.gen.stackHash(stack)
 	r.emitOf(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at}, g)
 }
 

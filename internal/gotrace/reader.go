@@ -83,13 +83,16 @@ func (m *mState) run(g *gState) { m.g, m.rec = g.id, g }
 // for it (Reader.SetUser). A sequence number is the count of the
 // goroutine's starts and unblocks in its generation: one past 1<<32 does
 // not follow the one before, so a trace that had one would end in an
-// error; a goroutine would need billions of them in a generation.
+// error; a goroutine would need billions of them in a generation. The
+// generation of seq is its number's low 16 bits: every live goroutine's
+// status is reported at each generation's start, which sets it.
 type gState struct {
 	id     uint64
 	stack  uint64 // generation.stackHash of its latest event with a stack; 0 none
 	seq    uint32
-	seqGen uint32 // the generation of seq (its number's low bits)
 	user   uint32 // Reader.SetUser's number, 0 none
+	next   uint32 // gTable: the number plus one of the record reported after it in its latest round, 0 none
+	seqGen uint16
 	state  GoState
 }
 
