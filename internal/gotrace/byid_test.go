@@ -222,7 +222,6 @@ func TestGTableEarlyReports(t *testing.T) {
 		if round > 0 && indexed > len(early)+len(last)+1 {
 			t.Fatalf("round %d: %d of the others found in the index, with %d early and %d early in the last round", round, indexed, len(early), len(last))
 		}
-		t.Logf("round %d: %d indexed, early %d last %d", round, indexed, len(early), len(last))
 		if got := len(reported(&tab)); got != n {
 			t.Fatalf("round %d: %d reports recorded, want %d", round, got, n)
 		}
