@@ -135,16 +135,18 @@ func steadyRead(t *testing.T, r io.Reader) (judged int) {
 	gen := replay(t, src, func(gen int) {
 		// Four generations in, every stack has been seen.
 		if gen > 5 {
-			n, where := allocsSince(at.allocs, ownAllocs(t))
-			steady := stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && len(tb.busyTab) == at.busy && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs && caps(src) == at.caps
+			now := ownAllocs(t)
+			n, where := allocsSince(at.allocs, now)
+			waiters := waitersSince(at.allocs, now)
+			steady := waiters == 0 && stacks(tb) == at.stacks && tb.recs.live == at.gs && tb.grown == at.grown && len(tb.busyTab) == at.busy && em.goroutines == at.counted && tb.endedGen == 0 && threads(src) == at.threads && strs(src) == at.strs && slots(src) == at.slots && buffers(r) == at.bufs && caps(src) == at.caps
 			if !steady || os.Getenv("STEADY_DEBUG") != "" {
 				// Said if no generation is judged.
-				why = append(why, fmt.Sprintf("gen %d: stacks %d->%d gs %d->%d grown %d->%d busy %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d caps %d->%d allocs %d",
-					gen-1, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.busy, len(tb.busyTab), at.counted, em.goroutines, tb.endedGen,
+				why = append(why, fmt.Sprintf("gen %d: waiters %d stacks %d->%d gs %d->%d grown %d->%d busy %d->%d counted %d->%d ended %d threads %d->%d strings %d->%d slots %d->%d buffers %d->%d caps %d->%d allocs %d",
+					gen-1, waiters, at.stacks, stacks(tb), at.gs, tb.recs.live, at.grown, tb.grown, at.busy, len(tb.busyTab), at.counted, em.goroutines, tb.endedGen,
 					at.threads, threads(src), at.strs, strs(src), at.slots, slots(src), at.bufs, buffers(r), at.caps, caps(src), n))
 			}
 			switch {
-			case !steady: // a goroutine or a stack came or went, a goroutine's queue grew past its longest, more goroutines were busy at once or a generation was larger than ever before
+			case !steady: // the runtime's cache of waiters grew, a goroutine or a stack came or went, a goroutine's queue grew past its longest, more goroutines were busy at once or a generation was larger than ever before
 			case em.samples == at.samples:
 				t.Fatalf("generation %d wrote no samples", gen-1)
 			case n > 0:
@@ -316,6 +318,20 @@ func allocsSince(before, now map[string]int64) (n int64, where string) {
 		}
 	}
 	return n, where
+}
+
+// waitersSince returns how many of the allocations since before were the
+// runtime's record of a goroutine waiting on a sync.Cond (the pipe's):
+// it keeps those it made, and makes one only when more goroutines wait at
+// once than ever before, which a loaded machine brings about, as a
+// generation larger than any before makes the pipe a buffer.
+func waitersSince(before, now map[string]int64) (n int64) {
+	for k, v := range now {
+		if d := v - before[k]; d > 0 && strings.HasPrefix(k, "\n\tsync.runtime_notifyListWait:") {
+			n += d
+		}
+	}
+	return n
 }
 
 // ourFunc reports whether the function named is a method of the
