@@ -67,6 +67,7 @@ type Encoder struct {
 
 	pos  int    // content bytes in the frame so far
 	refs [8]ref // the last units of a few kinds, which the next may repeat
+	last *ref   // the ref used last, if any: most often the next unit's
 	tick uint64 // a clock for the refs' use
 
 	codes  [3][]uint8   // a block's literal length, offset and match length codes
@@ -174,9 +175,13 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 			}
 			e.tick++
 			r.tailPos, r.used = tailPos, e.tick
-			if s < len(r.lit) || len(lit) > len(r.lit) {
-				// r keeps the literals' end: it differs from lit's.
-				r.lit = append(r.lit[:0], lit[max(len(lit)-refLit, 0):]...)
+			e.last = r
+			if s < len(r.lit) {
+				// r keeps the literals' end, as long as lit's (the same
+				// length), of which only the bytes before the suffix
+				// differ.
+				end := len(lit) - len(r.lit)
+				copy(r.lit[:len(r.lit)-s], lit[end:len(lit)-s])
 			}
 			return
 		}
@@ -225,6 +230,11 @@ func (e *Encoder) alike(lit, prev []byte, off uint32) {
 // pat repeated n times, and false; or if there is none, a free one (used
 // 0), and false.
 func (e *Encoder) ref(pat []byte, n, litLen int) (*ref, bool) {
+	// A unit's (pat, n, litLen) has one ref at most: the last one used is
+	// checked first.
+	if r := e.last; r != nil && r.used != 0 && r.n == n && r.litLen == litLen && bytes.Equal(r.pat, pat) {
+		return r, true
+	}
 	var kind *ref
 	for i := range e.refs {
 		r := &e.refs[i]
@@ -261,6 +271,7 @@ func (e *Encoder) keep(r *ref, lit, pat []byte, n, tailPos int) {
 	r.lit = append(r.lit[:0], lit[max(len(lit)-refLit, 0):]...)
 	r.pat = append(r.pat[:0], pat...)
 	r.n, r.litLen, r.tailPos, r.used = n, len(lit), tailPos, e.tick
+	e.last = r
 }
 
 // Close ends the frame with its last block, writes what is left of it to
@@ -288,6 +299,13 @@ func (e *Encoder) setErr(err error) {
 
 // literals adds b to the block's literals, ending blocks as they fill.
 func (e *Encoder) literals(b []byte) {
+	if k := len(b); e.size+k <= maxBlock {
+		e.lits = append(e.lits, b...)
+		e.size += k
+		e.pos += k
+		e.litRun += uint32(k)
+		return
+	}
 	for len(b) > 0 {
 		if e.size == maxBlock {
 			e.block(false)
@@ -305,6 +323,13 @@ func (e *Encoder) literals(b []byte) {
 // several sequences if it does not fit the block, each of MinMatch bytes
 // at least.
 func (e *Encoder) match(off uint32, ml int) {
+	if e.size+ml <= maxBlock {
+		e.seqs = append(e.seqs, seq{ll: e.litRun, ml: uint32(ml), off: e.offValue(off, e.litRun)})
+		e.litRun = 0
+		e.size += ml
+		e.pos += ml
+		return
+	}
 	for ml > 0 {
 		k := min(ml, maxBlock-e.size)
 		if k < ml && ml-k < MinMatch {
@@ -446,15 +471,17 @@ func (e *Encoder) appendSequences() {
 	b := &e.bw
 	b.out = e.out
 	last := n - 1
+	seqs := e.seqs[:n]
+	ll, of, ml = ll[:n], of[:n], ml[:n]
 	sML.init(ml[last])
 	sOF.init(of[last])
 	sLL.init(ll[last])
-	e.extra(last)
+	extra(b, seqs[last], ll[last], ml[last], of[last])
 	for i := n - 2; i >= 0; i-- {
 		sOF.encode(b, of[i])
 		sML.encode(b, ml[i])
 		sLL.encode(b, ll[i])
-		e.extra(i)
+		extra(b, seqs[i], ll[i], ml[i], of[i])
 	}
 	sML.flush(b)
 	sOF.flush(b)
@@ -463,14 +490,13 @@ func (e *Encoder) appendSequences() {
 	e.out, b.out = b.out, nil
 }
 
-// extra writes sequence i's extra bits: where its values are in their
-// codes' ranges.
-func (e *Encoder) extra(i int) {
-	s, b := e.seqs[i], &e.bw
-	l, m, o := llCodes[e.codes[kindLL][i]], mlCodes[e.codes[kindML][i]], e.codes[kindOF][i]
-	b.add(uint64(s.ll-l.base), uint(l.bits))
-	b.add(uint64(s.ml-m.base), uint(m.bits))
-	b.add(uint64(s.off), uint(o))
+// extra writes a sequence's extra bits, where its values are in the
+// ranges of its codes: the literal and match lengths' together (at most
+// 32 bits), then the offset's.
+func extra(b *bitWriter, s seq, llc, mlc, ofc uint8) {
+	l, m := llCodes[llc], mlCodes[mlc]
+	b.add(uint64(s.ll-l.base)|uint64(s.ml-m.base)<<l.bits, uint(l.bits+m.bits))
+	b.add(uint64(s.off), uint(ofc))
 }
 
 // commonSuffix returns how many bytes a and b end alike, comparing eight

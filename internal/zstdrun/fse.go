@@ -1,6 +1,9 @@
 package zstdrun
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // bitWriter writes a sequences bitstream (RFC 8878, 4.1): values go in
 // from the low bits up, bytes out in order, and the stream ends with a
@@ -17,17 +20,20 @@ func (b *bitWriter) add(v uint64, n uint) {
 	if b.n+n > 64 {
 		b.flush()
 	}
-	b.acc |= (v & (1<<n - 1)) << b.n
+	// The shifts' counts are under 64 (b.n is 64 only with n 0): masked,
+	// they need no test of their own.
+	b.acc |= (v & (1<<(n&63) - 1)) << (b.n & 63)
 	b.n += n
 }
 
-// flush moves the whole bytes of acc to out.
+// flush moves the whole bytes of acc to out, with one store of the word
+// whose excess bytes the slice then leaves out.
 func (b *bitWriter) flush() {
-	for b.n >= 8 {
-		b.out = append(b.out, byte(b.acc))
-		b.acc >>= 8
-		b.n -= 8
-	}
+	k := b.n >> 3
+	b.out = binary.LittleEndian.AppendUint64(b.out, b.acc)
+	b.out = b.out[:len(b.out)-8+int(k)]
+	b.acc >>= k << 3 // all of it when k is 8
+	b.n &= 7
 }
 
 // close ends the stream with its mark and pads its last byte with zeros.
@@ -161,11 +167,16 @@ func (s *fseState) init(sym uint8) {
 }
 
 // encode writes the bits that lead the decoder from sym's state to the
-// current one.
+// current one. It is inlined: a block whose units are alike has most
+// often two kinds of its three in RLE.
 func (s *fseState) encode(b *bitWriter, sym uint8) {
-	if s.t == nil {
-		return
+	if s.t != nil {
+		s.step(b, sym)
 	}
+}
+
+// step is encode with a table.
+func (s *fseState) step(b *bitWriter, sym uint8) {
 	tr := s.t.trans[sym]
 	n := (s.value + tr.deltaBits) >> 16
 	b.add(uint64(s.value), uint(n))
