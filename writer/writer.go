@@ -486,6 +486,17 @@ func (w *Writer) appendPair(t *thread, ts uint64, status tachyon.Status) {
 // different pair first expands the tail into the pairs buffer.
 func (w *Writer) appendPairs(t *thread, pair []byte, n int) {
 	pl := len(pair)
+	if n > 0 && t.tail.n == 0 && t.pairs == 0 && pl <= tailPairBytes && n*pl < MaxRunBytes {
+		// A run begun afresh that fits one record, such as a parked
+		// goroutine's ticks since its last settle: the tail holds it
+		// all, and no buffer is taken.
+		for i, c := range pair {
+			t.tail.pair[i] = c
+		}
+		t.tail.len, t.tail.n = uint8(pl), uint16(n)
+		w.capPending()
+		return
+	}
 	for n > 0 {
 		k := min(n, (MaxRunBytes-w.runBytes(t)+pl-1)/pl)
 		if k <= 0 {
