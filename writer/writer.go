@@ -490,9 +490,7 @@ func (w *Writer) appendPairs(t *thread, pair []byte, n int) {
 		// A run begun afresh that fits one record, such as a parked
 		// goroutine's ticks since its last settle: the tail holds it
 		// all, and no buffer is taken.
-		for i, c := range pair {
-			t.tail.pair[i] = c
-		}
+		copy(t.tail.pair[:], pair)
 		t.tail.len, t.tail.n = uint8(pl), uint16(n)
 		w.capPending()
 		return
