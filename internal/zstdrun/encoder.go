@@ -180,8 +180,13 @@ func (e *Encoder) Add(lit, pat []byte, n int) {
 				// r keeps the literals' end, as long as lit's (the same
 				// length), of which only the bytes before the suffix
 				// differ.
-				end := len(lit) - len(r.lit)
-				copy(r.lit[:len(r.lit)-s], lit[end:len(lit)-s])
+				end, k := len(lit)-len(r.lit), len(r.lit)-s
+				if k <= 8 && len(r.lit) >= 8 {
+					// As one word: its bytes past k are alike.
+					binary.LittleEndian.PutUint64(r.lit, binary.LittleEndian.Uint64(lit[end:]))
+				} else {
+					copy(r.lit[:k], lit[end:end+k])
+				}
 			}
 			return
 		}
@@ -503,6 +508,16 @@ func extra(b *bitWriter, s seq, llc, mlc, ofc uint8) {
 // at a time: the bytes of a little-endian word nearest the end are its
 // most significant.
 func commonSuffix(a, b []byte) int {
+	if n := len(a); n == len(b) && n >= 8 && n <= 16 {
+		// A record's header against the one before: the last eight
+		// bytes of each, then the first eight, of which those among the
+		// last are known alike.
+		if x := binary.LittleEndian.Uint64(a[n-8:]) ^ binary.LittleEndian.Uint64(b[n-8:]); x != 0 {
+			return bits.LeadingZeros64(x) / 8
+		}
+		x := binary.LittleEndian.Uint64(a) ^ binary.LittleEndian.Uint64(b)
+		return n - (64-bits.LeadingZeros64(x)+7)/8
+	}
 	s := 0
 	for len(a)-s >= 8 && len(b)-s >= 8 {
 		x := binary.LittleEndian.Uint64(a[len(a)-s-8:]) ^ binary.LittleEndian.Uint64(b[len(b)-s-8:])
