@@ -1,6 +1,7 @@
 package gotrace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
@@ -103,4 +104,92 @@ func TestLongVarint(t *testing.T) {
 	if _, _, ok := longVarint([]byte{0x80, 0x01}, 3); ok {
 		t.Error("past the end: no error")
 	}
+}
+
+// TestDecodeStatusAsDecode: decodeStatus, statusRun's read of the next
+// event, reads what decode reads, wherever it takes the event itself and
+// wherever it hands it on: status reports whose uvarints are one to ten
+// bytes long (non-minimal ones among them), threads of none and ones that
+// start like it, other events, and reports near their batch's end or cut
+// short there.
+func TestDecodeStatusAsDecode(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	uvarint := func() []byte {
+		switch rnd.IntN(8) {
+		case 0: // none, as a thread
+			return []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}
+		case 1: // eight bytes of 0xff that are not none
+			return []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x80 | byte(rnd.IntN(128)), byte(rnd.IntN(2))}
+		case 2: // not minimal
+			return append(bytes.Repeat([]byte{0x80}, 1+rnd.IntN(4)), 0)
+		case 3, 4: // one byte
+			return []byte{byte(rnd.IntN(128))}
+		case 5, 6: // up to four
+			return binary.AppendUvarint(nil, uint64(rnd.IntN(1<<28)))
+		}
+		return binary.AppendUvarint(nil, rnd.Uint64()>>rnd.IntN(64))
+	}
+	types := []byte{evGoStatus, evGoStatusStack, evGoStatusStack, evGoStart}
+	var same, fast int
+	for range 20000 {
+		typ := types[rnd.IntN(len(types))]
+		ev := []byte{typ}
+		ev = append(ev, uvarint()...) // the time delta
+		for range nargs[typ] {
+			ev = append(ev, uvarint()...)
+		}
+		start := rnd.IntN(3) // where the event begins in its batch
+		data := append(bytes.Repeat([]byte{0xaa}, start), ev...)
+		switch rnd.IntN(4) {
+		case 0: // the batch ends with the event
+		case 1: // cut short
+			data = data[:len(data)-1-rnd.IntN(min(len(ev)-1, 4))]
+		default:
+			for range rnd.IntN(2 * statusWindow) {
+				data = append(data, byte(rnd.IntN(256)))
+			}
+		}
+		gok := decodeBoth(t, data, start)
+		same++
+		if gok && start+statusWindow <= len(data) && typ != evGoStart {
+			fast++
+		}
+	}
+	if fast < same/4 {
+		t.Errorf("only %d of %d events in the window decodeStatus reads itself", fast, same)
+	}
+}
+
+// decodeBoth reads the event at data[start:], a batch of its own, with
+// decode and with decodeStatus, fails t if they differ, and returns
+// whether an event was read.
+func decodeBoth(t *testing.T, data []byte, start int) bool {
+	t.Helper()
+	read := func(f func(*Reader, *cursor) (bool, error)) (cursor, bool, error) {
+		r := &Reader{}
+		r.gen.num, r.gen.freq = 3, 1.5
+		r.gen.data = data
+		r.gen.batches = []batch{{off: 0, end: len(data), next: -1}}
+		c := cursor{off: start, end: len(data), last: 7}
+		ok, err := f(r, &c)
+		return c, ok, err
+	}
+	want, wok, werr := read((*Reader).decode)
+	got, gok, gerr := read((*Reader).decodeStatus)
+	if wok != gok || (werr == nil) != (gerr == nil) || want != got {
+		t.Fatalf("batch % x from %d:\ndecode       %v %v %+v\ndecodeStatus %v %v %+v", data, start, wok, werr, want, gok, gerr, got)
+	}
+	return gok
+}
+
+// FuzzDecodeStatus: decodeStatus reads any batch as decode does, from any
+// place in it. The seeds in testdata/fuzz/FuzzDecodeStatus are status
+// reports of the shapes it reads itself and of ones it hands on.
+func FuzzDecodeStatus(f *testing.F) {
+	f.Fuzz(func(t *testing.T, data []byte, start uint8) {
+		if len(data) == 0 {
+			return
+		}
+		decodeBoth(t, data, int(start)%len(data))
+	})
 }

@@ -113,7 +113,7 @@ func (r *Reader) statusRun(c *cursor) error {
 			return nil
 		}
 		bi, off, end, last := c.bi, c.off, c.end, c.last
-		ok, err := r.decode(c)
+		ok, err := r.decodeStatus(c)
 		if !ok || err != nil || c.typ != evGoStatusStack && c.typ != evGoStatus || !heapTopStays(h) ||
 			r.si < len(r.gen.samples) && r.gen.samples[r.si].time < c.time {
 			c.bi, c.off, c.end, c.last = bi, off, end, last // advance decodes it again
