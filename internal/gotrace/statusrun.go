@@ -44,8 +44,8 @@ func (r *Reader) decodeStatus(c *cursor) (bool, error) {
 	}
 	mid := uint64(p[j])
 	if j++; mid >= 0x80 {
-		if x := binary.LittleEndian.Uint64(p[j-1:]); x == ^uint64(0) && p[j+7] == 0xff && p[j+8] == 1 {
-			mid, j = ^uint64(0), j+9 // none: nine bytes of 0xff, then 1
+		if x := binary.LittleEndian.Uint64(p[j-1:]); noThread(p[:], j-1, x) {
+			mid, j = ^uint64(0), j+9
 		} else if mid, j, ok = wordVarint(p, j-1); !ok {
 			return r.decode(c)
 		}
