@@ -40,9 +40,11 @@ type gTable struct {
 	shift uint                  // 64 less log2(len(slots))
 	// expect is the number plus one of the record the last round
 	// reported after this round's latest report (at a round's start, its
-	// first), 0 none; latest is this round's latest report's, first the
-	// round's first's.
-	expect, latest, first uint32
+	// first), 0 none; first is the round's first report's. latest is
+	// the round's latest report, nil none: a record keeps its address,
+	// and Release clears it.
+	expect, first uint32
+	latest        *gState
 }
 
 // minSlots is the index's smallest length.
@@ -100,7 +102,7 @@ func (t *gTable) Add(id uint64, reported bool) *gState {
 	t.place(i)
 	t.n++
 	if reported {
-		t.report(i)
+		t.report(i, g)
 	}
 	return g
 }
@@ -178,22 +180,22 @@ func (t *gTable) Len() int { return t.n }
 // reports of the round that ends give the order the new one is looked for
 // in.
 func (t *gTable) NextRound() {
-	if t.latest != 0 {
-		t.rec(t.latest - 1).next = 0
+	if t.latest != nil {
+		t.latest.next = 0
 	}
-	t.expect, t.latest, t.first = t.first, 0, 0
+	t.expect, t.first, t.latest = t.first, 0, nil
 }
 
-// report records record i as this round's next report, and returns it.
-func (t *gTable) report(i uint32) *gState {
-	g := t.rec(i)
+// report records g, record i, as this round's next report, and returns
+// it.
+func (t *gTable) report(i uint32, g *gState) *gState {
 	t.expect = g.next
-	if t.latest != 0 {
-		t.rec(t.latest - 1).next = i + 1
+	if t.latest != nil {
+		t.latest.next = i + 1
 	} else {
 		t.first = i + 1
 	}
-	t.latest = i + 1
+	t.latest = g
 	return g
 }
 
@@ -202,12 +204,14 @@ func (t *gTable) report(i uint32) *gState {
 // round reported after this round's latest report, then in the index. A
 // goroutine not found is recorded by Add(id, true).
 func (t *gTable) FindReported(id uint64) *gState {
-	if e := t.expect; e != 0 && t.rec(e-1).id == id && id != 0 {
-		return t.report(e - 1)
+	if e := t.expect; e != 0 {
+		if g := t.rec(e - 1); g.id == id && id != 0 {
+			return t.report(e-1, g)
+		}
 	}
 	i, ok := t.lookup(id)
 	if !ok {
 		return nil
 	}
-	return t.report(i)
+	return t.report(i, t.rec(i))
 }

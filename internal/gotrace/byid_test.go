@@ -145,7 +145,7 @@ func reported(tab *gTable) []uint64 {
 	var ids []uint64
 	for i := tab.first; i != 0 && len(ids) <= tab.Len(); i = tab.rec(i - 1).next {
 		ids = append(ids, tab.rec(i-1).id)
-		if i == tab.latest {
+		if tab.rec(i-1) == tab.latest {
 			break
 		}
 	}
