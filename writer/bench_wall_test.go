@@ -109,3 +109,57 @@ func parkedThreads(b *testing.B, w *writer.Writer, goroutines int) []*writer.Thr
 	}
 	return hs
 }
+
+// BenchmarkParkedSettleNo is BenchmarkParkedSettle's zstd case through
+// numbered threads, as the sampler writes: each goroutine's run and its
+// flush in two calls (RepeatEveryNo, FlushNo), and in one (RepeatFlushNo).
+func BenchmarkParkedSettleNo(b *testing.B) {
+	for _, together := range []bool{false, true} {
+		b.Run(map[bool]string{false: "apart", true: "together"}[together], func(b *testing.B) {
+			const goroutines, ticks, step = 10000, 400, 10000
+			var d seekbuf.Discard
+			start := func() (*writer.Writer, []writer.ThreadNo) {
+				w, err := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
+				if err != nil {
+					b.Fatal(err)
+				}
+				stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1})}
+				ns := make([]writer.ThreadNo, goroutines)
+				for g := range ns {
+					ns[g] = w.NewThreadNo(uint64(g)*7+1000, 0)
+					if err := w.WriteNo(ns[g], 0, 0, stack); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return w, ns
+			}
+			w, ns := start()
+			ts := uint64(step)
+			b.ReportAllocs()
+			for b.Loop() {
+				if w.Stats().Samples > 1<<31 {
+					b.StopTimer()
+					w.Close()
+					w, ns = start()
+					ts = step
+					b.StartTimer()
+				}
+				for _, n := range ns {
+					var err error
+					if together {
+						err = w.RepeatFlushNo(n, ts, step, ticks, 0)
+					} else if err = w.RepeatEveryNo(n, ts, step, ticks, 0); err == nil {
+						w.FlushNo(n)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				ts += ticks * step
+			}
+			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*goroutines*ticks), "ns/sample")
+			b.ReportMetric(0, "ns/op")
+			w.Close()
+		})
+	}
+}

@@ -25,8 +25,9 @@
 // each once, takes them with NewThread, which the Writer does not keep by
 // id. One that keeps a record per thread where a pointer cannot lie (off
 // the Go heap) takes a number instead, with NewThreadNo, and writes with
-// WriteNo, RepeatEveryNo, FlushNo and ForgetNo: the Writer then keeps the
-// thread's record in chunks of its own, and the thread costs no handle.
+// WriteNo, RepeatEveryNo, FlushNo and ForgetNo (RepeatFlushNo for a run
+// and its flush in one call): the Writer then keeps the thread's record in
+// chunks of its own, and the thread costs no handle.
 //
 // # Encoding rules
 //

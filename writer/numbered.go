@@ -1,6 +1,8 @@
 package writer
 
 import (
+	"encoding/binary"
+	"math"
 	"runtime"
 
 	"github.com/gotachyon/profiler/internal/chunked"
@@ -17,7 +19,7 @@ type ThreadNo uint32
 // NewThreadNo is NewThread for a caller that keeps numbers: it returns the
 // number of a new thread (thread id, interpreter id), for WriteNo,
 // RepeatEveryNo, FlushNo and ForgetNo, which do what Thread's methods of
-// the same names do. The Writer keeps numbered threads' records in chunks
+// the same names do, and RepeatFlushNo. The Writer keeps numbered threads' records in chunks
 // of its own, by number, off the Go heap, so that such a thread costs its
 // record alone: no handle, no entry in a list of threads, nothing the
 // collector scans or counts. As with NewThread, the caller asks once per
@@ -71,6 +73,33 @@ func (w *Writer) RepeatEveryNo(n ThreadNo, ts, step uint64, count int, status ta
 
 // FlushNo is Thread.Flush for thread n.
 func (w *Writer) FlushNo(n ThreadNo) { w.flush(w.numbered(n)) }
+
+// RepeatFlushNo is RepeatEveryNo, then FlushNo if it returned no error,
+// for thread n: a batch's last run, in one call. A run of a thread with
+// nothing pending that goes on where its last sample left off (a parked
+// goroutine's ticks since its last batch) goes straight into a record.
+func (w *Writer) RepeatFlushNo(n ThreadNo, ts, step uint64, count int, status tachyon.Status) error {
+	t := w.numbered(n)
+	if t.tail.n == 0 && t.pairs == 0 && count > 0 && step < 1<<28 && count*tailPairBytes < MaxRunBytes &&
+		ts >= t.lastTS && ts-t.lastTS == step && t.started() && w.check(t) == nil &&
+		uint64(count) <= math.MaxUint32-w.stats.Samples {
+		// As repeatEvery, then flush: the pair (a step of four bytes at
+		// most, and the status) is the tail, written at once.
+		t.tail.len = uint8(len(append(binary.AppendUvarint(t.tail.pair[:0], step), byte(status))))
+		t.tail.n = uint16(count)
+		t.lastTS += uint64(count) * step
+		w.stats.Samples += uint64(count)
+		w.runRecord(t, count)
+		t.tail.n = 0
+		w.share(t)
+		return nil
+	}
+	if err := w.repeatEvery(t, ts, step, count, status); err != nil {
+		return err
+	}
+	w.flush(t)
+	return nil
+}
 
 // ForgetNo is Thread.Forget for thread n, whose number goes to the next
 // new thread.

@@ -381,3 +381,103 @@ func TestNumberedThreadsMemory(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestRepeatFlushNo: RepeatFlushNo writes the same file as RepeatEveryNo
+// then FlushNo (when it returned no error), and returns the same errors,
+// over one random stream of samples: runs that go on where the thread
+// left off and ones that do not, steps too long for a tail, runs longer
+// than a record, threads with no sample yet and forgotten ones.
+func TestRepeatFlushNo(t *testing.T) {
+	opts := writer.Options{StartTime: 1000, Compression: tachyon.CompressionZstd, MaxPendingBytes: 4096}
+	var apart, together seekbuf.Buffer
+	wa, _ := writer.New(&apart, opts)
+	wt, _ := writer.New(&together, opts)
+	stack := []uint32{wa.Frame(tachyon.Frame{File: "f.go", Func: "fn", Line: 1})}
+	wt.Frame(tachyon.Frame{File: "f.go", Func: "fn", Line: 1})
+	type live struct {
+		n  writer.ThreadNo
+		ts uint64
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var lives []live
+	var forgotten []writer.ThreadNo
+	fused := 0
+	for id := uint64(1); id < 30000; id++ {
+		if len(lives) < 200 && rng.IntN(3) == 0 {
+			n := wa.NewThreadNo(id, 0)
+			if m := wt.NewThreadNo(id, 0); m != n {
+				t.Fatalf("numbers %d and %d", n, m)
+			}
+			l := live{n: n, ts: 1000}
+			if rng.IntN(10) != 0 { // else its first run has no stack
+				check(t, wa.WriteNo(n, l.ts, 0, stack), wt.WriteNo(n, l.ts, 0, stack))
+			}
+			lives = append(lives, l)
+			continue
+		}
+		if len(lives) == 0 {
+			continue
+		}
+		i := rng.IntN(len(lives))
+		l := &lives[i]
+		st := tachyon.Status(rng.IntN(4))
+		step := uint64(10)
+		switch rng.IntN(8) {
+		case 0:
+			step = 1 << 30 // a pair longer than a tail holds
+		case 1:
+			l.ts += 3 // not where the thread left off
+		}
+		k := rng.IntN(40)
+		if rng.IntN(50) == 0 {
+			k = 20000 // longer than a record
+		}
+		n := l.n
+		if len(forgotten) > 0 && rng.IntN(20) == 0 {
+			n = forgotten[rng.IntN(len(forgotten))]
+		}
+		switch rng.IntN(6) {
+		case 0:
+			if a, b := wa.RepeatEveryNo(n, l.ts+step, step, k, st), wt.RepeatEveryNo(n, l.ts+step, step, k, st); !errors.Is(b, a) {
+				t.Fatalf("RepeatEveryNo: %v, then %v", a, b)
+			}
+		case 1:
+			wa.ForgetNo(n)
+			wt.ForgetNo(n)
+			if n == l.n {
+				forgotten = append(forgotten, n)
+				lives = append(lives[:i], lives[i+1:]...)
+			}
+			continue
+		default:
+			err := wa.RepeatEveryNo(n, l.ts+step, step, k, st)
+			if err == nil {
+				wa.FlushNo(n)
+			}
+			if got := wt.RepeatFlushNo(n, l.ts+step, step, k, st); !errors.Is(got, err) {
+				t.Fatalf("RepeatFlushNo: %v; RepeatEveryNo: %v", got, err)
+			}
+			fused++
+		}
+		if n == l.n {
+			l.ts += uint64(k) * step
+		}
+	}
+	if err := wa.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := wt.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(apart.Bytes(), together.Bytes()) {
+		t.Fatalf("the files differ: %d bytes apart, %d together", len(apart.Bytes()), len(together.Bytes()))
+	}
+	file, err := reader.NewFileBytes(together.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := file.Verify(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d runs in one call, %d bytes", fused, len(together.Bytes()))
+}

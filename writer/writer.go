@@ -639,6 +639,14 @@ func (w *Writer) flushRun(t *thread) {
 	if pending == 0 {
 		return
 	}
+	w.runRecord(t, pending)
+	t.tail.n = 0
+	w.dropPairs(t)
+}
+
+// runRecord writes t's pending run, of pending samples, as one REPEAT
+// record: its pairs, then its tail, expanded or marked.
+func (w *Writer) runRecord(t *thread, pending int) {
 	n, mark := w.runBytes(t), w.markable(t)
 	if mark {
 		n -= t.tail.size()
@@ -655,8 +663,6 @@ func (w *Writer) flushRun(t *thread) {
 		w.buf = t.tail.appendTo(b)
 	}
 	w.stats.Records[tachyon.Repeat]++
-	t.tail.n = 0
-	w.dropPairs(t)
 }
 
 // dropPairs gives t's pairs back.

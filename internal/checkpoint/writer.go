@@ -123,6 +123,12 @@ func (c *Writer) RepeatEveryNo(n writer.ThreadNo, ts, step uint64, count int, st
 // FlushNo ends thread n's pending run (writer.Writer.FlushNo).
 func (c *Writer) FlushNo(n writer.ThreadNo) { c.w.FlushNo(n) }
 
+// RepeatFlushNo writes a run of thread n and ends it
+// (writer.Writer.RepeatFlushNo).
+func (c *Writer) RepeatFlushNo(n writer.ThreadNo, ts, step uint64, count int, status tachyon.Status) error {
+	return c.w.RepeatFlushNo(n, ts, step, count, status)
+}
+
 // ForgetNo releases thread n (writer.Writer.ForgetNo).
 func (c *Writer) ForgetNo(n writer.ThreadNo) { c.w.ForgetNo(n) }
 
