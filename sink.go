@@ -27,6 +27,7 @@ type numbered interface {
 	WriteNo(n writer.ThreadNo, ts uint64, status tachyon.Status, stack []uint32) error
 	RepeatEveryNo(n writer.ThreadNo, ts, step uint64, count int, status tachyon.Status) error
 	FlushNo(n writer.ThreadNo)
+	RepeatFlushNo(n writer.ThreadNo, ts, step uint64, count int, status tachyon.Status) error
 	ForgetNo(n writer.ThreadNo)
 }
 
@@ -59,6 +60,11 @@ func (s numberedSink) RepeatStream(n uint32, ts, step uint64, count int, status 
 // FlushStream ends thread n's pending run.
 func (s numberedSink) FlushStream(n uint32) { s.w.FlushNo(writer.ThreadNo(n)) }
 
+// RepeatFlushStream writes a run of thread n and ends it.
+func (s numberedSink) RepeatFlushStream(n uint32, ts, step uint64, count int, status tachyon.Status) error {
+	return s.w.RepeatFlushNo(writer.ThreadNo(n), ts, step, count, status)
+}
+
 // ForgetStream releases thread n.
 func (s numberedSink) ForgetStream(n uint32) { s.w.ForgetNo(writer.ThreadNo(n)) }
 
@@ -74,8 +80,10 @@ func (w watermarkedNumbered) Watermark(ts uint64) { w.watermark(ts) }
 // The sinks of writers hand out numbers.
 var (
 	_ sampler.Streams     = numberedSink{}
+	_ sampler.RunFlusher  = numberedSink{}
 	_ sampler.Watermarker = watermarkedNumbered{}
 	_ sampler.Streams     = watermarkedNumbered{}
+	_ sampler.RunFlusher  = watermarkedNumbered{}
 )
 
 // writerSink returns the sampler.Sink of w, whose goroutines' threads are

@@ -42,6 +42,7 @@ type emitter struct {
 	cfg     Config
 	sink    Sink
 	out     Streams           // the sink's, or its handles numbered (handles)
+	rf      RunFlusher        // the sink, if it is one and out is its own
 	wm      Watermarker       // the sink, if it takes watermarks
 	obs     Observer          // Config.Observer
 	hideOwn bool              // leave out the samples of the profiler's goroutines (own.go)
@@ -108,10 +109,13 @@ type emitter struct {
 func newEmitter(cfg Config, sink Sink) *emitter {
 	wm, _ := sink.(Watermarker)
 	out, ok := sink.(Streams)
-	if !ok {
+	var rf RunFlusher
+	if ok {
+		rf, _ = sink.(RunFlusher)
+	} else {
 		out = &handles{sink: sink}
 	}
-	return &emitter{cfg: cfg, sink: sink, out: out, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32)}
+	return &emitter{cfg: cfg, sink: sink, out: out, rf: rf, wm: wm, obs: cfg.Observer, reasons: make(map[string]uint32)}
 }
 
 // watermark passes ts to the sink, if it takes watermarks.
@@ -125,13 +129,26 @@ func (e *emitter) watermark(ts uint64) {
 // first through Write unless s is t's latest stack, the rest as one
 // RepeatEvery; with hideOwn, those of the times t was the profiler's are
 // left out (they come first).
-func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
+func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) { e.put(t, sp, st, s, false) }
+
+// writeFlush is write, then flush(t.h): a RunFlusher takes the run that
+// repeats t's latest stack, if write ends with one, with the flush in one
+// call.
+func (e *emitter) writeFlush(t *track, sp span, st tachyon.Status, s *stack) {
+	if !e.put(t, sp, st, s, e.rf != nil) {
+		e.flush(t.h)
+	}
+}
+
+// put is write; with flush set, a run that repeats t's latest stack goes
+// to the RunFlusher with its flush, and put reports whether it did so.
+func (e *emitter) put(t *track, sp span, st tachyon.Status, s *stack, flush bool) bool {
 	if sp.n <= 0 {
-		return
+		return false
 	}
 	if e.failed() {
 		e.dropped += uint64(sp.n)
-		return
+		return false
 	}
 	fresh := t.last != s
 	all, skip := sp, 0
@@ -141,7 +158,7 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		sp.ts, sp.n = sp.ts+uint64(skip)*sp.step, sp.n-skip
 	}
 	if sp.n == 0 {
-		return
+		return false
 	}
 	if t.h == 0 {
 		e.open(t)
@@ -149,7 +166,7 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 	if fresh {
 		if err := e.out.WriteStream(t.h, sp.ts, st, s.frames); err != nil {
 			e.sinkFailed(err, sp.n)
-			return
+			return false
 		}
 		t.last = s
 		e.samples++
@@ -157,13 +174,22 @@ func (e *emitter) write(t *track, sp span, st tachyon.Status, s *stack) {
 		sp.n--
 	}
 	if sp.n > 0 {
-		if err := e.out.RepeatStream(t.h, sp.ts, sp.step, sp.n, st); err != nil {
+		var err error
+		if flush {
+			err = e.rf.RepeatFlushStream(t.h, sp.ts, sp.step, sp.n, st)
+		} else {
+			err = e.out.RepeatStream(t.h, sp.ts, sp.step, sp.n, st)
+		}
+		if err != nil {
 			e.sinkFailed(err, sp.n)
-			return
+			return false
 		}
 		e.samples += uint64(sp.n)
+	} else {
+		flush = false
 	}
 	e.onCPU(t, all, skip, st, s)
+	return flush
 }
 
 // onCPU tells the Observer of the on-CPU samples of sp, just written for t

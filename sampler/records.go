@@ -122,12 +122,17 @@ func (tb *traceBackend) untrack(g *tgor, t *track) {
 	g.lastNo = tb.nums.num(t.last)
 }
 
-// write is emitter.write for g. The emitter gives g a handle if it has
-// none, and may change its latest stack, nothing else.
-func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack) {
+// write is emitter.write for g, or with end set emitter.writeFlush. The
+// emitter gives g a handle if it has none, and may change its latest
+// stack, nothing else.
+func (tb *traceBackend) write(g *tgor, sp span, st tachyon.Status, s *stack, end bool) {
 	t := track{id: g.id, h: g.h, last: tb.nums.at(g.lastNo)}
 	was := t.last
-	tb.em.write(&t, sp, st, s)
+	if end {
+		tb.em.writeFlush(&t, sp, st, s)
+	} else {
+		tb.em.write(&t, sp, st, s)
+	}
 	g.h = t.h
 	if t.last != was {
 		g.lastNo = tb.nums.num(t.last)

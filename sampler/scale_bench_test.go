@@ -206,7 +206,10 @@ func (s writerSink) WriteStream(n uint32, ts uint64, st tachyon.Status, stack []
 func (s writerSink) RepeatStream(n uint32, ts, step uint64, k int, st tachyon.Status) error {
 	return s.w.RepeatEveryNo(writer.ThreadNo(n), ts, step, k, st)
 }
-func (s writerSink) FlushStream(n uint32)  { s.w.FlushNo(writer.ThreadNo(n)) }
+func (s writerSink) FlushStream(n uint32) { s.w.FlushNo(writer.ThreadNo(n)) }
+func (s writerSink) RepeatFlushStream(n uint32, ts, step uint64, k int, st tachyon.Status) error {
+	return s.w.RepeatFlushNo(writer.ThreadNo(n), ts, step, k, st)
+}
 func (s writerSink) ForgetStream(n uint32) { s.w.ForgetNo(writer.ThreadNo(n)) }
 
 // watermarkSink is a Sink that takes watermarks, as a segment writer does,

@@ -44,7 +44,6 @@ func (tb *traceBackend) settleBucket(b int, early bool) bool {
 			continue // ended
 		}
 		tb.settle(g)
-		tb.flushSink(g)
 		floor = min(floor, g.due)
 		if pend := tb.pend(g); len(pend) > 0 {
 			floor = min(floor, pend[0].from)

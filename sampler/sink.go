@@ -68,6 +68,14 @@ type Streams interface {
 	ForgetStream(n uint32)
 }
 
+// RunFlusher is an optional interface of a Sink that implements Streams:
+// RepeatFlushStream is RepeatStream, then FlushStream if it returned no
+// error, in one call. The trace backend writes a goroutine's last run of a
+// settle that way, most often a parked goroutine's ticks since the last.
+type RunFlusher interface {
+	RepeatFlushStream(n uint32, ts, step uint64, count int, status tachyon.Status) error
+}
+
 // Watermarker is an optional interface of a Sink that wants to know how
 // late samples may come, such as a sink that splits the samples into
 // files by time: Watermark(ts) says that no sample older than ts will be

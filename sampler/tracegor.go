@@ -337,7 +337,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	case next == gRunning:
 		tb.cut(g) // its ticks so far wait for its CPU samples' placement
 	default:
-		tb.cutOut(g)
+		tb.cutOut(g, false)
 		if g.state == gRunning {
 			tb.leaveRunning(g, s, next == gRunnable)
 		}
@@ -453,7 +453,7 @@ func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	}
 	// On a CPU, whatever the scheduler says: a CPU sample taken in a
 	// system call is CPU time spent in the kernel.
-	tb.write(g, span{ts: tb.micros(t), n: 1}, status(gRunning, s.panicking), s)
+	tb.write(g, span{ts: tb.micros(t), n: 1}, status(gRunning, s.panicking), s, false)
 }
 
 // cut queues the ticks passed since the last cut, in g's current state:
@@ -486,19 +486,22 @@ func (tb *traceBackend) cut(g *tgor) {
 
 // cutOut is cut for ticks that the next flush would write: those of a
 // goroutine whose stack is known, that has not run in the generation and
-// has nothing queued before them go straight to the sink, unqueued.
-func (tb *traceBackend) cutOut(g *tgor) {
+// has nothing queued before them go straight to the sink, unqueued. With
+// end set, it ends g's run in the sink (flushSink) when it writes them,
+// and reports whether it did.
+func (tb *traceBackend) cutOut(g *tgor, end bool) bool {
 	if len(tb.pend(g)) > 0 || g.has(fActive) || g.state == gRunning || g.stackNo == 0 || g.role == roleHidden {
 		tb.cut(g)
-		return
+		return false
 	}
 	from, to := g.due, tb.ticks.n
 	if from >= to {
-		return
+		return false
 	}
 	g.due = to
 	r := run{from: from, to: to, state: g.state, why: uint32(g.why()), stack: tb.stackOf(g), labels: tb.recs.labelsOf(g)}
-	tb.emit(g, &r)
+	tb.emit(g, &r, end)
+	return end
 }
 
 // minGrow is the fewest runs or CPU samples a goroutine's queue grows by.
@@ -583,13 +586,13 @@ func (tb *traceBackend) flush(g *tgor) {
 		if r.stack == nil {
 			break
 		}
-		tb.emit(g, r)
+		tb.emit(g, r, false)
 	}
 	x.pend = append(x.pend[:0], x.pend[n:]...)
 }
 
-// emit writes the ticks of r.
-func (tb *traceBackend) emit(g *tgor, r *run) {
+// emit writes the ticks of r, and with end set ends g's run in the sink.
+func (tb *traceBackend) emit(g *tgor, r *run, end bool) {
 	s := r.stack
 	switch r.state {
 	case gWaiting:
@@ -602,15 +605,18 @@ func (tb *traceBackend) emit(g *tgor, r *run) {
 	} else {
 		s = tb.withLabels(s, r.labels)
 	}
-	tb.write(g, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s)
+	tb.write(g, tb.ticks.span(r.from, r.to), status(r.state, s.panicking), s, end)
 }
 
-// settle writes g's ticks passed, as far as their stack is known, and
-// gives its busy state back if it holds nothing and g did not run since
-// the last settle.
+// settle writes g's ticks passed, as far as their stack is known, ends
+// its run in the sink, and gives its busy state back if it holds nothing
+// and g did not run since the last settle.
 func (tb *traceBackend) settle(g *tgor) {
-	tb.cutOut(g)
+	ended := tb.cutOut(g, true)
 	tb.flush(g)
+	if !ended {
+		tb.flushSink(g)
+	}
 	if !g.has(fRan) {
 		tb.idle(g, false)
 	}
@@ -618,16 +624,20 @@ func (tb *traceBackend) settle(g *tgor) {
 }
 
 // close writes every tick of g at the end of the trace or of g: a stack
-// never known is "[stack unknown]".
-func (tb *traceBackend) close(g *tgor) {
-	tb.cutOut(g)
+// never known is "[stack unknown]". With end set, it may end g's run in
+// the sink too (flushSink), and reports whether it did: where g has no
+// busy state, nothing is queued or placed after the ticks cutOut writes.
+func (tb *traceBackend) close(g *tgor, end bool) bool {
+	if tb.cutOut(g, end && g.busyNo == 0) {
+		return true
+	}
 	if g.state == gRunning {
 		tb.leaveRunning(g, nil, false)
 	}
 	tb.place(g)
 	x := tb.busyOf(g)
 	if x == nil {
-		return
+		return false
 	}
 	tb.em.cpuUnplaced += uint64(len(x.carry))
 	x.carry = x.carry[:0]
@@ -637,11 +647,12 @@ func (tb *traceBackend) close(g *tgor) {
 		}
 	}
 	tb.flush(g)
+	return false
 }
 
 // remove forgets a goroutine that ended.
 func (tb *traceBackend) remove(g *tgor) {
-	tb.close(g)
+	tb.close(g, false)
 	tb.idle(g, true)
 	t := tb.track(g)
 	tb.em.forget(&t)

@@ -173,8 +173,9 @@ func (tb *traceBackend) settleEarly() {
 // them.
 func (tb *traceBackend) finish(next bool) {
 	for g := range tb.lives {
-		tb.close(g)
-		tb.flushSink(g)
+		if !tb.close(g, true) {
+			tb.flushSink(g)
+		}
 	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
