@@ -51,20 +51,29 @@ func BenchmarkWallTick(b *testing.B) {
 // generations of 100 ticks) written as one run of repeats, goroutine after
 // goroutine, raw and through zstd. The format holds a (delta, status) pair
 // per sample, so this is the cost per sample of a parked goroutine; the
-// difference between the two is what compressing those pairs costs.
+// difference between the two is what compressing those pairs costs. The
+// numbered cases write through numbers, as the sampler does: each run and
+// its flush in two calls (RepeatEveryNo, FlushNo), and in one
+// (RepeatFlushNo).
 func BenchmarkParkedSettle(b *testing.B) {
+	const goroutines, ticks, step = 10000, 400, 10000
 	for _, c := range []struct {
-		name string
-		comp tachyon.Compression
-	}{{"raw", tachyon.CompressionNone}, {"zstd", tachyon.CompressionZstd}} {
+		name  string
+		comp  tachyon.Compression
+		begin func(b *testing.B, w *writer.Writer, goroutines int) settleFunc
+	}{
+		{"raw", tachyon.CompressionNone, settleHandles},
+		{"zstd", tachyon.CompressionZstd, settleHandles},
+		{"zstd/numbered/apart", tachyon.CompressionZstd, settleNumbered(false)},
+		{"zstd/numbered/together", tachyon.CompressionZstd, settleNumbered(true)},
+	} {
 		b.Run(c.name, func(b *testing.B) {
-			const goroutines, ticks, step = 10000, 400, 10000
 			var d seekbuf.Discard
 			w, err := writer.New(&d, writer.Options{Compression: c.comp})
 			if err != nil {
 				b.Fatal(err)
 			}
-			hs := parkedThreads(b, w, goroutines)
+			settle := c.begin(b, w, goroutines)
 			ts := uint64(step)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -75,14 +84,11 @@ func BenchmarkParkedSettle(b *testing.B) {
 					if w, err = writer.New(&d, writer.Options{Compression: c.comp}); err != nil {
 						b.Fatal(err)
 					}
-					hs, ts = parkedThreads(b, w, goroutines), step
+					settle, ts = c.begin(b, w, goroutines), step
 					b.StartTimer()
 				}
-				for _, h := range hs {
-					if err := h.RepeatEvery(ts, step, ticks, 0); err != nil {
-						b.Fatal(err)
-					}
-					h.Flush()
+				if err := settle(ts, step, ticks); err != nil {
+					b.Fatal(err)
 				}
 				ts += ticks * step
 			}
@@ -95,11 +101,65 @@ func BenchmarkParkedSettle(b *testing.B) {
 	}
 }
 
+// A settleFunc writes every parked thread's run of ticks samples from ts,
+// step apart, and ends it.
+type settleFunc func(ts, step uint64, ticks int) error
+
+// settleHandles starts parked threads in w (parkedThreads), and returns
+// their settle through handles.
+func settleHandles(b *testing.B, w *writer.Writer, goroutines int) settleFunc {
+	hs := parkedThreads(b, w, goroutines)
+	return func(ts, step uint64, ticks int) error {
+		for _, h := range hs {
+			if err := h.RepeatEvery(ts, step, ticks, 0); err != nil {
+				return err
+			}
+			h.Flush()
+		}
+		return nil
+	}
+}
+
+// settleNumbered returns what settleHandles is for numbered threads: each
+// run and its flush in two calls, or in one if together.
+func settleNumbered(together bool) func(b *testing.B, w *writer.Writer, goroutines int) settleFunc {
+	return func(b *testing.B, w *writer.Writer, goroutines int) settleFunc {
+		stack := parkedStack(w)
+		ns := make([]writer.ThreadNo, goroutines)
+		for g := range ns {
+			ns[g] = w.NewThreadNo(uint64(g)*7+1000, 0)
+			if err := w.WriteNo(ns[g], 0, 0, stack); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return func(ts, step uint64, ticks int) error {
+			for _, n := range ns {
+				if together {
+					if err := w.RepeatFlushNo(n, ts, step, ticks, 0); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := w.RepeatEveryNo(n, ts, step, ticks, 0); err != nil {
+					return err
+				}
+				w.FlushNo(n)
+			}
+			return nil
+		}
+	}
+}
+
+// parkedStack interns a parked goroutine's frames in w, and returns them.
+func parkedStack(w *writer.Writer) []uint32 {
+	return []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
+}
+
 // parkedThreads starts goroutines threads in w, each with one sample of
 // the same parked stack at time 0.
 func parkedThreads(b *testing.B, w *writer.Writer, goroutines int) []*writer.Thread {
 	b.Helper()
-	stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1}), w.Frame(tachyon.Frame{File: "main.go", Func: "main.wait", Line: 2})}
+	stack := parkedStack(w)
 	hs := make([]*writer.Thread, goroutines)
 	for g := range hs {
 		hs[g] = w.Thread(uint64(g)*7+1000, 0)
@@ -108,58 +168,4 @@ func parkedThreads(b *testing.B, w *writer.Writer, goroutines int) []*writer.Thr
 		}
 	}
 	return hs
-}
-
-// BenchmarkParkedSettleNo is BenchmarkParkedSettle's zstd case through
-// numbered threads, as the sampler writes: each goroutine's run and its
-// flush in two calls (RepeatEveryNo, FlushNo), and in one (RepeatFlushNo).
-func BenchmarkParkedSettleNo(b *testing.B) {
-	for _, together := range []bool{false, true} {
-		b.Run(map[bool]string{false: "apart", true: "together"}[together], func(b *testing.B) {
-			const goroutines, ticks, step = 10000, 400, 10000
-			var d seekbuf.Discard
-			start := func() (*writer.Writer, []writer.ThreadNo) {
-				w, err := writer.New(&d, writer.Options{Compression: tachyon.CompressionZstd})
-				if err != nil {
-					b.Fatal(err)
-				}
-				stack := []uint32{w.Frame(tachyon.Frame{File: "chan.go", Func: "runtime.gopark", Line: 1})}
-				ns := make([]writer.ThreadNo, goroutines)
-				for g := range ns {
-					ns[g] = w.NewThreadNo(uint64(g)*7+1000, 0)
-					if err := w.WriteNo(ns[g], 0, 0, stack); err != nil {
-						b.Fatal(err)
-					}
-				}
-				return w, ns
-			}
-			w, ns := start()
-			ts := uint64(step)
-			b.ReportAllocs()
-			for b.Loop() {
-				if w.Stats().Samples > 1<<31 {
-					b.StopTimer()
-					w.Close()
-					w, ns = start()
-					ts = step
-					b.StartTimer()
-				}
-				for _, n := range ns {
-					var err error
-					if together {
-						err = w.RepeatFlushNo(n, ts, step, ticks, 0)
-					} else if err = w.RepeatEveryNo(n, ts, step, ticks, 0); err == nil {
-						w.FlushNo(n)
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				ts += ticks * step
-			}
-			b.ReportMetric(b.Elapsed().Seconds()*1e9/(float64(b.N)*goroutines*ticks), "ns/sample")
-			b.ReportMetric(0, "ns/op")
-			w.Close()
-		})
-	}
 }
