@@ -281,35 +281,23 @@ func (r *Reader) status(c *cursor) error {
 	if !ok {
 		return fmt.Errorf("gotrace: generation %d: goroutine %d has status %d", r.gen.num, a[0], a[2])
 	}
-	stack := uint64(0)
-	if c.typ == evGoStatusStack {
-		stack = a[3]
-	}
 	from := to
 	g := r.gs.FindReported(a[0])
-	switch {
-	case g != nil && g.state != to:
+	if g == nil {
+		if r.gen.num != r.first {
+			return fmt.Errorf("gotrace: generation %d: status of goroutine %d never seen", r.gen.num, a[0])
+		}
+		g, from = r.add(a[0], to, true), GoUndetermined
+	} else if g.state != to {
 		return fmt.Errorf("gotrace: generation %d: goroutine %d reported %d, was %d", r.gen.num, a[0], to, g.state)
-	case g == nil && r.gen.num != r.first:
-		return fmt.Errorf("gotrace: generation %d: status of goroutine %d never seen", r.gen.num, a[0])
-	case g == nil:
-		g = r.add(a[0], to, true)
-		from = GoUndetermined
 	}
 	g.seqGen, g.seq = uint16(r.gen.num), 0
-	switch {
-	case to == GoRunning:
-		c.m.run(g)
-	case to == GoSyscall && a[1] == r.mid(c):
-		c.m.run(g)
-	case to == GoSyscall:
-		other, seen := r.ms[a[1]]
-		if !seen {
-			r.thread(a[1]).run(g)
-		} else if other.g != g.id {
-			return fmt.Errorf("gotrace: generation %d: goroutine %d in a system call on thread %d, which has goroutine %d", r.gen.num, g.id, a[1], other.g)
+	if to == GoRunning || to == GoSyscall {
+		if err := r.onThread(c, g, to); err != nil {
+			return err
 		}
 	}
+	stack := a[3] // 0 in a report without one, which has three arguments
 	h := r.gen.stackHash(stack)
 	if r.SkipSame && from == to && (stack == 0 || h == g.stack) {
 		r.bump(c.time)
@@ -322,6 +310,26 @@ func (r *Reader) status(c *cursor) error {
 		g.stack = h
 	}
 	r.emitOf(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: to, Stack: stack}, g)
+	return nil
+}
+
+// onThread records g, reported running or in a system call (to), as its
+// thread's goroutine.
+func (r *Reader) onThread(c *cursor, g *gState, to GoState) error {
+	a := &c.args
+	switch {
+	case to == GoRunning:
+		c.m.run(g)
+	case a[1] == r.mid(c):
+		c.m.run(g)
+	default:
+		other, seen := r.ms[a[1]]
+		if !seen {
+			r.thread(a[1]).run(g)
+		} else if other.g != g.id {
+			return fmt.Errorf("gotrace: generation %d: goroutine %d in a system call on thread %d, which has goroutine %d", r.gen.num, g.id, a[1], other.g)
+		}
+	}
 	return nil
 }
 
