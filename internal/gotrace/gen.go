@@ -394,11 +394,11 @@ func (g *generation) stack(id uint64, buf []Frame, str func(uint64) string) []Fr
 // stackHash returns a hash of stack id's PCs, the same for the same frames
 // in any generation (the ids differ), never 0; 0 for no such stack.
 func (g *generation) stackHash(id uint64) uint64 {
+	if id < uint64(len(g.hashes)) && g.hashes[id] != 0 {
+		return g.hashes[id] // a stack's, found and hashed before
+	}
 	if id == 0 || id >= uint64(len(g.stacks)) || g.stacks[id].end == 0 {
 		return 0
-	}
-	if id < uint64(len(g.hashes)) && g.hashes[id] != 0 {
-		return g.hashes[id]
 	}
 	s := g.stacks[id]
 	d := g.data[:s.end]
