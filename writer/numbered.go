@@ -80,7 +80,7 @@ func (w *Writer) FlushNo(n ThreadNo) { w.flush(w.numbered(n)) }
 // goroutine's ticks since its last batch) goes straight into a record.
 func (w *Writer) RepeatFlushNo(n ThreadNo, ts, step uint64, count int, status tachyon.Status) error {
 	t := w.numbered(n)
-	if t.tail.n == 0 && t.pairs == 0 && count > 0 && step < 1<<28 && count*tailPairBytes < MaxRunBytes &&
+	if t.tail.n == 0 && t.pairs == 0 && count > 0 && count < MaxRunBytes/tailPairBytes && step < 1<<28 &&
 		ts >= t.lastTS && ts-t.lastTS == step && t.started() && w.check(t) == nil &&
 		uint64(count) <= math.MaxUint32-w.stats.Samples {
 		// As repeatEvery, then flush: the pair (a step of four bytes at
