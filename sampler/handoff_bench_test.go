@@ -177,9 +177,8 @@ func readEvents(r io.Reader) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var ev gotrace.Event
 	for n := 0; ; n++ {
-		if err := src.Next(&ev); err == io.EOF {
+		if _, err := src.NextEvent(); err == io.EOF {
 			return n, nil
 		} else if err != nil {
 			return n, err

@@ -16,7 +16,7 @@ type knownSource struct {
 	users map[uint64]uint32
 }
 
-func (s *knownSource) Next(*gotrace.Event) error { return nil }
+func (s *knownSource) NextEvent() (*gotrace.Event, error) { return &gotrace.Event{}, nil }
 
 func (s *knownSource) Stack(id uint64) []gotrace.Frame {
 	if id == 0 {

@@ -12,10 +12,9 @@ import (
 // first). It returns the generations read.
 func replay(tb testing.TB, src source, atSync func(gen int), handle func(*gotrace.Event)) int {
 	tb.Helper()
-	var ev gotrace.Event
 	gen := 0
 	for {
-		err := src.Next(&ev)
+		ev, err := src.NextEvent()
 		if err == io.EOF {
 			return gen
 		}
@@ -26,6 +25,6 @@ func replay(tb testing.TB, src source, atSync func(gen int), handle func(*gotrac
 			gen++
 			atSync(gen)
 		}
-		handle(&ev)
+		handle(ev)
 	}
 }

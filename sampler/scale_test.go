@@ -217,14 +217,14 @@ type onSync struct {
 	f func()
 }
 
-func (o *onSync) Next(ev *gotrace.Event) error {
-	err := o.source.Next(ev)
+func (o *onSync) NextEvent() (*gotrace.Event, error) {
+	ev, err := o.source.NextEvent()
 	if err == nil && ev.Kind == gotrace.Sync {
 		if o.n--; o.n == 0 {
 			o.f()
 		}
 	}
-	return err
+	return ev, err
 }
 
 // wmSink is a countSink that takes watermarks and checks that no sample

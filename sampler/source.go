@@ -15,7 +15,9 @@ import (
 // transitions, CPU samples and generations, in time order, and the frames
 // of each generation's stacks.
 type source interface {
-	Next(*gotrace.Event) error
+	// NextEvent returns the next event, io.EOF after the last, in a
+	// buffer the next call may reuse.
+	NextEvent() (*gotrace.Event, error)
 	// Stack returns stack id's frames, innermost first, in a buffer the
 	// next call may reuse.
 	Stack(id uint64) []gotrace.Frame
@@ -71,6 +73,7 @@ type xsource struct {
 	reason  map[string]uint32
 	clock   gotrace.Clock
 	clocked bool
+	ev      gotrace.Event // NextEvent's
 }
 
 func newXSource(rd *xtrace.Reader) *xsource {
@@ -82,8 +85,15 @@ func newXSource(rd *xtrace.Reader) *xsource {
 	}
 }
 
-// Next reads the next event the state machine needs.
-func (x *xsource) Next(out *gotrace.Event) error {
+// NextEvent reads the next event the state machine needs.
+func (x *xsource) NextEvent() (*gotrace.Event, error) {
+	if err := x.next(&x.ev); err != nil {
+		return nil, err
+	}
+	return &x.ev, nil
+}
+
+func (x *xsource) next(out *gotrace.Event) error {
 	for {
 		ev, err := x.rd.ReadEvent()
 		if err != nil {

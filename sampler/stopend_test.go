@@ -142,15 +142,15 @@ type eventCount struct {
 	sync func(gotrace.Time)
 }
 
-func (c *eventCount) Next(ev *gotrace.Event) error {
-	err := c.source.Next(ev)
+func (c *eventCount) NextEvent() (*gotrace.Event, error) {
+	ev, err := c.source.NextEvent()
 	if err == nil {
 		*c.n++
 		if ev.Kind == gotrace.Sync {
 			c.sync(ev.Time)
 		}
 	}
-	return err
+	return ev, err
 }
 
 // TestSettleEarlyYields: the early settle, which runs while the runtime

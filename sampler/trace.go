@@ -315,10 +315,9 @@ func (tb *traceBackend) behindReason() string {
 
 // consume parses the trace to its end, or until the sink fails.
 func (tb *traceBackend) consume() error {
-	var ev gotrace.Event
 	n := 0
 	for !tb.em.failed() {
-		err := tb.rd.Next(&ev)
+		ev, err := tb.rd.NextEvent()
 		if err == io.EOF {
 			tb.finish(false)
 			return nil
@@ -329,7 +328,7 @@ func (tb *traceBackend) consume() error {
 			tb.finish(tb.fellBehind(err))
 			return fmt.Errorf("sampler: reading trace: %w", err)
 		}
-		tb.handle(&ev)
+		tb.handle(ev)
 		if tb.pace.due() {
 			tb.pace.rest(tb.wallNS(ev.Time))
 		}

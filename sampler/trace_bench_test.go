@@ -213,7 +213,6 @@ func readOnly(b *testing.B, data []byte) (events int, best time.Duration) {
 		}
 		events++
 	}
-	var ev gotrace.Event
 	for i := range 3 {
 		t0 := time.Now()
 		src, err := newSource(bytes.NewReader(data))
@@ -221,7 +220,7 @@ func readOnly(b *testing.B, data []byte) (events int, best time.Duration) {
 			b.Fatal(err)
 		}
 		for {
-			if err := src.Next(&ev); err == io.EOF {
+			if _, err := src.NextEvent(); err == io.EOF {
 				break
 			} else if err != nil {
 				b.Fatal(err)

@@ -142,7 +142,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		g.seq = uint32(a[1])
 		from := g.state
 		g.state = GoRunnable
-		r.emitOf(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: GoRunnable}, g)
+		r.transition(g, c.time, from, GoRunnable, 0)
 	case evGoSwitch, evGoSwitchDestroy:
 		return r.goSwitch(c)
 	case evGoCreate, evGoCreateBlocked:
@@ -235,7 +235,7 @@ func (r *Reader) set(g *gState, to GoState, t Time, stack uint64, reason uint32)
 	if stack != 0 {
 		g.stack = r.gen.stackHash(stack)
 	}
-	r.emitOf(Event{Kind: Transition, Time: t, G: g.id, From: from, To: to, Stack: stack, Reason: reason}, g)
+	r.transition(g, t, from, to, stack).Reason = reason
 }
 
 // current returns the goroutine running on c's thread.
@@ -309,7 +309,7 @@ func (r *Reader) status(c *cursor) error {
 	if stack != 0 {
 		g.stack = h
 	}
-	r.emitOf(Event{Kind: Transition, Time: c.time, G: g.id, From: from, To: to, Stack: stack}, g)
+	r.transition(g, c.time, from, to, stack)
 	return nil
 }
 
@@ -344,12 +344,13 @@ func (r *Reader) create(id uint64, to GoState, t Time, stack, at, by uint64) {
 		g = r.add(id, to, false)
 	}
 	g.state, g.seqGen, g.seq, g.stack = to, uint16(r.gen.num), 0, r.gen.stackHash(stack)
-	r.emitOf(Event{Kind: Transition, Time: t, G: id, From: GoNotExist, To: to, Stack: stack, Creator: by, CreatorStack: at}, g)
+	e := r.transition(g, t, GoNotExist, to, stack)
+	e.Creator, e.CreatorStack = by, at
 }
 
 // end removes goroutine g, which ended at t.
 func (r *Reader) end(g *gState, t Time) {
-	r.emitOf(Event{Kind: Transition, Time: t, G: g.id, From: g.state, To: GoNotExist}, g)
+	r.transition(g, t, g.state, GoNotExist, 0)
 	r.gs.Delete(g)
 }
 

@@ -146,20 +146,32 @@ func newReader(br *bufio.Reader) *Reader {
 
 // Next reads the next event into ev; io.EOF after the last.
 func (r *Reader) Next(ev *Event) error {
+	e, err := r.NextEvent()
+	if err != nil {
+		return err
+	}
+	*ev = *e
+	return nil
+}
+
+// NextEvent returns the next event, io.EOF after the last. The event lies
+// in the Reader, which reuses it: it holds until the next call to Next or
+// NextEvent.
+func (r *Reader) NextEvent() (*Event, error) {
 	for r.iout == r.nout {
 		r.iout, r.nout = 0, 0
 		if err := r.step(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	*ev = r.out[r.iout]
+	e := &r.out[r.iout]
 	if g := r.outG[r.iout]; g != nil {
 		// SetUser may have numbered it since the step, on an event
 		// before this one.
-		ev.User = g.user
+		e.User = g.user
 	}
 	r.iout++
-	return nil
+	return e, nil
 }
 
 // Stack returns the frames of stack id of the current generation,
@@ -261,15 +273,29 @@ func (r *Reader) Reason(i uint32) string {
 
 // emit queues an event of the step, at a time after every event before
 // (golang.org/x/exp/trace does the same).
-func (r *Reader) emit(e Event) { r.emitOf(e, nil) }
-
-// emitOf is emit for a transition of goroutine g, whose number
-// (SetUser) the event takes as it is returned.
-func (r *Reader) emitOf(e Event, g *gState) {
+func (r *Reader) emit(e Event) {
 	e.Time = r.bump(e.Time)
-	r.out[r.nout] = e
+	*r.slot(nil) = e
+}
+
+// slot queues an event of the step and returns it to be filled in place:
+// a transition of goroutine g, whose number (SetUser) the event takes as
+// it is returned, or with g nil any other event. Its Time must come from
+// bump.
+func (r *Reader) slot(g *gState) *Event {
 	r.outG[r.nout] = g
 	r.nout++
+	return &r.out[r.nout-1]
+}
+
+// transition queues goroutine g's move at t from one state to another,
+// with its stack (0: none), and returns the event for the fields of its
+// kind.
+func (r *Reader) transition(g *gState, t Time, from, to GoState, stack uint64) *Event {
+	e := r.slot(g)
+	*e = Event{}
+	e.Kind, e.Time, e.G, e.From, e.To, e.Stack = Transition, r.bump(t), g.id, from, to, stack
+	return e
 }
 
 // bump returns t, or just after the latest event's time if t is not after

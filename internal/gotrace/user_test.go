@@ -98,3 +98,45 @@ func TestClose(t *testing.T) {
 		t.Fatalf("Next after Close: %v, want io.EOF", err)
 	}
 }
+
+// TestNextEventAsNext: NextEvent returns the events Next does, numbers
+// given with SetUser included, and each holds until the next call.
+func TestNextEventAsNext(t *testing.T) {
+	data := go126Trace(t)
+	byNext, err := gotrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byNext.Close()
+	byPtr, err := gotrace.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer byPtr.Close()
+	var want gotrace.Event
+	for n := 0; ; n++ {
+		werr := byNext.Next(&want)
+		got, gerr := byPtr.NextEvent()
+		if errors.Is(werr, io.EOF) && errors.Is(gerr, io.EOF) {
+			if n == 0 {
+				t.Fatal("no event")
+			}
+			return
+		}
+		if werr != nil || gerr != nil {
+			t.Fatalf("event %d: Next: %v, NextEvent: %v", n, werr, gerr)
+		}
+		if *got != want {
+			t.Fatalf("event %d: NextEvent %+v, Next %+v", n, *got, want)
+		}
+		kept := *got
+		if want.Kind == gotrace.Transition && want.User == 0 && want.G%3 == 0 {
+			byNext.SetUser(want.G, uint32(n))
+			byPtr.SetUser(want.G, uint32(n))
+		}
+		byPtr.Stack(want.Stack)
+		if *got != kept {
+			t.Fatalf("event %d changed before the next call: %+v, was %+v", n, *got, kept)
+		}
+	}
+}
