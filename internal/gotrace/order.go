@@ -89,7 +89,9 @@ func (r *Reader) advance(i int) (bool, error) {
 		return false, err
 	}
 	if ok {
-		heapUpdate(r.heap, i)
+		if i != 0 || !heapTopStays(r.heap) {
+			heapUpdate(r.heap, i)
+		}
 	} else {
 		r.heap = heapRemove(r.heap, i)
 	}
