@@ -15,17 +15,19 @@ import (
 // its creator (leakprof.go). The snapshot backend reads the site off
 // runtime.Stack's "created by" lines (snapshot.go).
 //
-// A site costs a lookup per creation: the creator's stack id is resolved
-// once a generation (sites), each distinct frame's site string once
-// (siteOf).
+// A site costs an index per creation: the creator's stack id is resolved
+// once a generation (byStack), each distinct frame's site string once
+// (siteNo).
 
 // siteCache is the trace backend's creation-site state.
 type siteCache struct {
 	// byStack is this generation's creator stacks resolved: the site's
-	// frame index plus one, noSite for a stack without one, 0 not yet.
+	// number (names), noSite for a stack without one, 0 not yet.
 	byStack []uint32
-	// siteOf is the site of each frame index met as one.
-	siteOf map[uint32]string
+	// siteNo numbers each frame index met as a site, from one.
+	siteNo map[uint32]uint32
+	// names is the site of each number less one.
+	names []string
 }
 
 // noSite marks a creator stack that has no frame to name.
@@ -56,7 +58,7 @@ func (tb *traceBackend) site(h uint64) string {
 		case noSite:
 			return ""
 		default:
-			return sc.siteOf[v-1]
+			return sc.names[v-1]
 		}
 	}
 	v := noSite
@@ -67,17 +69,22 @@ func (tb *traceBackend) site(h uint64) string {
 		if e.kind != keepFrame {
 			continue
 		}
-		if _, ok := sc.siteOf[e.idx]; !ok {
-			if sc.siteOf == nil {
-				sc.siteOf = make(map[uint32]string)
+		n, ok := sc.siteNo[e.idx]
+		if !ok {
+			if sc.siteNo == nil {
+				sc.siteNo = make(map[uint32]uint32)
 			}
-			if len(sc.siteOf) >= maxSites {
-				clear(sc.siteOf)
+			if len(sc.names) >= maxSites {
+				clear(sc.siteNo)
 				clear(sc.byStack)
+				clear(sc.names)
+				sc.names = sc.names[:0]
 			}
-			sc.siteOf[e.idx] = tachyon.CreationSite(f.Func, f.File, int(f.Line))
+			sc.names = append(sc.names, tachyon.CreationSite(f.Func, f.File, int(f.Line)))
+			n = uint32(len(sc.names))
+			sc.siteNo[e.idx] = n
 		}
-		v = e.idx + 1
+		v = n
 		break
 	}
 	if h < maxStackIDs {
@@ -89,7 +96,7 @@ func (tb *traceBackend) site(h uint64) string {
 	if v == noSite {
 		return ""
 	}
-	return sc.siteOf[v-1]
+	return sc.names[v-1]
 }
 
 // maxSites bounds the distinct creation sites remembered (the table

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -146,5 +147,38 @@ func TestSitesHandedOver(t *testing.T) {
 				t.Fatalf("g%d: created_by %q, want %q", id, got, want)
 			}
 		}
+	}
+}
+
+// funcSource is a knownSource whose stack id h is one frame, of a
+// function of its own (main.fh at main.go line h).
+type funcSource struct{ knownSource }
+
+func (s *funcSource) Stack(h uint64) []gotrace.Frame {
+	return []gotrace.Frame{{PC: 0x1000 + h, Func: fmt.Sprintf("main.f%d", h), File: "main.go", Line: h}}
+}
+
+// TestSiteTableFull: past maxSites distinct sites the table starts
+// afresh, and every creator stack, before and after, still gets its own
+// site, within a generation and across one.
+func TestSiteTableFull(t *testing.T) {
+	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, newDropSink()), &funcSource{}, time.Now())
+	want := func(h uint64) string { return tachyon.CreationSite(fmt.Sprintf("main.f%d", h), "main.go", int(h)) }
+	const n = maxSites + maxSites/2
+	for pass := range 2 {
+		for h := uint64(1); h <= n; h++ {
+			if got := tb.site(h); got != want(h) {
+				t.Fatalf("pass %d: site(%d) = %q, want %q", pass, h, got, want(h))
+			}
+			if h%7 == 0 { // again, from the generation's table
+				if got := tb.site(h - 3); got != want(h-3) {
+					t.Fatalf("pass %d: site(%d) again = %q, want %q", pass, h-3, got, want(h-3))
+				}
+			}
+		}
+		if len(tb.sites.names) > maxSites || len(tb.sites.siteNo) != len(tb.sites.names) {
+			t.Fatalf("%d site names, %d frames numbered; at most %d, alike", len(tb.sites.names), len(tb.sites.siteNo), maxSites)
+		}
+		tb.sites.newGeneration()
 	}
 }
