@@ -348,7 +348,11 @@ func (tb *traceBackend) handle(ev *gotrace.Event) {
 		tb.sync(ev, t)
 		return
 	}
-	tb.advance(t)
+	// advance's own checks, here so that the most events, which pass no
+	// tick, make no call.
+	if !tb.ticks.started || tb.ticks.due(t) {
+		tb.advance(t)
+	}
 	if tb.leaks != nil && tb.leaks.has.Load() {
 		tb.applyLeaks(t)
 	}
