@@ -263,6 +263,9 @@ func (tb *traceBackend) number(g *tgor) {
 // identity.
 func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 	id := ev.G
+	if g = tb.recs.at(ev.User); g != nil && g.id == id {
+		return g, false // by the event's number, lookup's first step
+	}
 	if g = tb.lookup(id, ev.User); g != nil {
 		return g, false
 	}
