@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/internal/workload/benchload"
 	"github.com/gotachyon/profiler/reader"
 )
@@ -67,11 +68,21 @@ func TestRecentWhileProfiling(t *testing.T) {
 	defer close(stop)
 	go spin(stop)
 	path := filepath.Join(t.TempDir(), "p.bin")
-	p := profiler.Start(profiler.WithPath(path), profiler.WithRecent(d+20*time.Second, 0), profiler.WithQuiet(true))
+	var logs testutil.Buffer
+	p := profiler.Start(profiler.WithPath(path), profiler.WithRecent(d+20*time.Second, 0), profiler.WithLogger(log.New(&logs, "", log.Lmicroseconds)))
 	if err := p.Err(); err != nil {
 		t.Fatal(err)
 	}
 	defer p.Stop()
+	defer func() {
+		if t.Failed() {
+			// What the sampler did meanwhile: its backends and switches,
+			// its generations' parse, the window's chunks.
+			p.Stop()
+			t.Logf("the profile's log:\n%s", logs.String())
+			t.Logf("the sampler: %+v", p.Stats())
+		}
+	}()
 	time.Sleep(d + time.Second)
 	for round := range 2 {
 		var buf bytes.Buffer
@@ -100,6 +111,9 @@ func TestRecentWhileProfiling(t *testing.T) {
 		t.Logf("round %d: %d samples of %d goroutines, first %v after the span's start, last %v before its end; Recent took %v", round, sp.Samples, sp.Goroutines, first, last, took)
 		if first > 100*time.Millisecond || last > 100*time.Millisecond {
 			t.Errorf("round %d: the samples cover %v..%v of a span %v..%v: not within 100 ms of its ends", round, time.UnixMicro(int64(lo)), time.UnixMicro(int64(hi)), sp.From, sp.To)
+		}
+		if t.Failed() {
+			t.Logf("round %d: the window: %+v", round, p.RecentStats())
 		}
 		if sp.Goroutines < 100 || uint64(len(samples)) != sp.Samples {
 			t.Errorf("round %d: %d samples (span says %d) of %d goroutines, want the 100 parked ones at least", round, len(samples), sp.Samples, sp.Goroutines)
