@@ -93,6 +93,7 @@ func (x *xsource) NextEvent() (*gotrace.Event, error) {
 	return &x.ev, nil
 }
 
+// next fills out with the next event the state machine needs.
 func (x *xsource) next(out *gotrace.Event) error {
 	for {
 		ev, err := x.rd.ReadEvent()

@@ -348,8 +348,9 @@ func (tb *traceBackend) handle(ev *gotrace.Event) {
 		tb.sync(ev, t)
 		return
 	}
-	// advance's own checks, here so that the most events, which pass no
-	// tick, make no call.
+	// advance's first checks, here so that an event that passes no tick,
+	// as most do, makes no call (advance itself is over the inliner's
+	// budget).
 	if !tb.ticks.started || tb.ticks.due(t) {
 		tb.advance(t)
 	}
