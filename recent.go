@@ -140,7 +140,7 @@ func Recent(w io.Writer, d time.Duration) (RecentSpan, error) {
 // call unless the window holds less (it keeps WithRecent's length, less
 // when its bound of bytes dropped some, and nothing before Start); To is
 // the call's time unless the wait ran out, and then the last time the
-// window had every sample of. The file's header start time is From.
+// window had every sample of, which the profile's log says. The file's header start time is From.
 // Writing goes to w's current offset if w is a seekable io.WriteSeeker
 // (an *os.File), else through a buffer in memory of the file's size. ctx
 // cancels the wait and the writing.

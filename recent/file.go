@@ -67,9 +67,13 @@ func (w *Window) writeFile(ctx context.Context, dst io.WriteSeeker, from, to tim
 	}
 	w.mu.Lock()
 	chunks, err := slices.Clone(w.chunks), w.err
+	asked := t
 	f, t = max(f, w.since), min(t, w.complete)
 	closed := w.closed
 	w.mu.Unlock()
+	if t < asked && !closed && err == nil {
+		w.logShort(asked, t)
+	}
 	switch {
 	case closed:
 		return Span{}, ErrClosed
@@ -140,6 +144,16 @@ func (w *Window) await(ctx context.Context, to uint64) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// logShort says that a file ends before the time asked for: the sampler
+// had not vouched for the samples up to it within MaxWait.
+func (w *Window) logShort(asked, got uint64) {
+	if w.opts.Logf == nil {
+		return
+	}
+	w.opts.Logf("profiler: recent: the samples before %v were not all in after a wait of %v: the file ends %v short of it, at %v",
+		time.UnixMicro(int64(asked)).Format(time.RFC3339Nano), w.opts.MaxWait, time.Duration(asked-got)*time.Microsecond, time.UnixMicro(int64(got)).Format(time.RFC3339Nano))
 }
 
 // cutter copies the samples of a time span from chunks into one writer.

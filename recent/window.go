@@ -68,7 +68,8 @@ type Options struct {
 	Chunks int
 	// MaxWait bounds WriteFile's wait (DefaultMaxWait if zero).
 	MaxWait time.Duration
-	// Logf, if set, is told once of the error that stops the window.
+	// Logf, if set, is told once of the error that stops the window, and
+	// of each file that ends before the time asked for (MaxWait passed).
 	Logf func(format string, args ...any)
 }
 

@@ -2,8 +2,10 @@ package recent
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -267,9 +269,12 @@ func TestWriteFileAfterRelease(t *testing.T) {
 }
 
 // TestWriteFileGivesUp bounds the wait: a sampler that writes nothing
-// more leaves a span that ends where the window is complete.
+// more leaves a span that ends where the window is complete, and the log
+// says so.
 func TestWriteFileGivesUp(t *testing.T) {
-	w, err := New(Options{StartTime: t0, Interval: step, MaxWait: 50 * time.Millisecond})
+	var logs []string
+	logf := func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }
+	w, err := New(Options{StartTime: t0, Interval: step, MaxWait: 50 * time.Millisecond, Logf: logf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,6 +293,9 @@ func TestWriteFileGivesUp(t *testing.T) {
 	}
 	if c := w.Stats().Complete; !sp.To.Equal(c) || c.After(us(s.now)) {
 		t.Errorf("span to %v, window complete %v, sim at %v", sp.To, c, us(s.now))
+	}
+	if len(logs) != 1 || !strings.Contains(logs[0], "not all in after a wait of 50ms") || !strings.Contains(logs[0], sp.To.Format(time.RFC3339Nano)) {
+		t.Errorf("the log: %q", logs)
 	}
 }
 
