@@ -161,7 +161,8 @@
 // 100 times the last dump's pause: the world stays stopped for at most 1 %
 // of wall time, and Stats.AchievedHz drops accordingly. A dump whose
 // estimated pause exceeds MaxSnapshotPause is not taken (Stats.Refused
-// says how many and why), and the buffer is sized from the previous dump
+// says how many and why; a pause one stall made long is measured again,
+// see MaxSnapshotPause), and the buffer is sized from the previous dump
 // so that one dump stops the world once. A dump that fills the buffer's
 // bound (64 MB) is cut short and not used, nor counted as an instant
 // (Stats.Refused says so): the goroutines past the cut, always the same

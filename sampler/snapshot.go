@@ -27,6 +27,10 @@ const (
 	// MaxSnapshotPause) only until one has been; bench/MEASUREMENTS.md has
 	// the pauses measured and how.
 	pausePerG = 5 * time.Microsecond
+	// firstRetryGap and maxRetryGap space the dumps that retake the
+	// measure of a pause over MaxSnapshotPause (see mayDump).
+	firstRetryGap = time.Second
+	maxRetryGap   = 10 * time.Minute
 )
 
 // snapMaxBuf bounds a dump's buffer. A dump that fills it is cut short:
@@ -36,8 +40,12 @@ var snapMaxBuf = 64 << 20
 // MaxSnapshotPause is the longest the snapshot backend stops the world for
 // one dump. Before each dump it estimates the pause as the goroutine count
 // times the previous dump's pause per goroutine (before the first dump, a
-// guess for goroutines about ten frames deep); a dump that would stop the world longer is not taken, and
-// Stats.Refused says so. The goroutine count at which the bound bites is
+// guess for goroutines about ten frames deep); a dump that would stop the
+// world longer is not taken, and Stats.Refused says so. A pause that one
+// stall made long does not refuse the dumps for good: while the fastest
+// dump so far says the count fits, a dump retakes the measure a second
+// after, then at intervals that double up to ten minutes while the pauses
+// stay over the bound. The goroutine count at which the bound bites is
 // MaxSnapshotPause over the machine's pause per goroutine, which grows
 // with the goroutines' depth (bench/MEASUREMENTS.md).
 const MaxSnapshotPause = 100 * time.Millisecond
@@ -79,6 +87,9 @@ type snapshot struct {
 	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
 	perG      time.Duration // the latest dump's pause per goroutine
 	bytesPerG int           // the latest dump's text per goroutine
+	best      time.Duration // the least pause per goroutine of any dump
+	last      time.Time     // when the latest dump began
+	retryGap  time.Duration // the least time from a dump to a retake (mayDump)
 }
 
 func newSnapshot(em *emitter) *snapshot {
@@ -138,10 +149,11 @@ func (sb *snapshot) loop() {
 		}
 		t0 := time.Now()
 		n := runtime.NumGoroutine()
-		if !sb.mayDump(n) {
+		if !sb.mayDump(n, t0) {
 			timer.Reset(period)
 			continue
 		}
+		sb.last = t0
 		dump, stw, whole := sb.dump(n)
 		if whole {
 			sb.parse(dump, uint64(t0.UnixMicro()))
@@ -165,15 +177,29 @@ func (sb *snapshot) loop() {
 	}
 }
 
-// mayDump reports whether a dump of n goroutines would stop the world no
-// longer than MaxSnapshotPause, and counts a dump refused.
-func (sb *snapshot) mayDump(n int) bool {
+// mayDump reports at now whether a dump of n goroutines would stop the
+// world no longer than MaxSnapshotPause, and counts a dump refused.
+//
+// The latest dump's pause may owe to a stall outside the dump's own work
+// (a stop of the world that waited for a thread, a thread the kernel set
+// aside), which would refuse every dump after it at the same count. So
+// while the fastest dump so far says that n goroutines fit, one dump
+// retakes the measure firstRetryGap after the latest, then at intervals
+// that double up to maxRetryGap while the pauses stay over the bound;
+// a dump within it ends the retakes. The governor has already waited
+// 1/stwBudget times the latest pause before any of them.
+func (sb *snapshot) mayDump(n int, now time.Time) bool {
 	perG := sb.perG
 	if perG == 0 {
 		perG = pausePerG
 	}
 	est := perG * time.Duration(n)
 	if est <= MaxSnapshotPause {
+		sb.retryGap = 0
+		return true
+	}
+	if sb.best > 0 && sb.best*time.Duration(n) <= MaxSnapshotPause && now.Sub(sb.last) >= max(sb.retryGap, firstRetryGap) {
+		sb.retryGap = min(2*max(sb.retryGap, firstRetryGap), maxRetryGap)
 		return true
 	}
 	sb.em.refuse(n, est)
@@ -198,6 +224,9 @@ func (sb *snapshot) dump(n int) ([]byte, time.Duration, bool) {
 			sb.stw += d
 			if n > 0 {
 				sb.perG, sb.bytesPerG = d/time.Duration(n), k/n+1
+				if sb.best == 0 || sb.perG < sb.best {
+					sb.best = sb.perG
+				}
 			}
 			return sb.buf[:k], d, k < len(sb.buf)
 		}
