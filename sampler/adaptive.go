@@ -14,7 +14,8 @@ import (
 // Auto backend: a supervisor goroutine runs the trace backend and moves to
 // the snapshot backend while the trace would cost more than the dumps (a
 // program switching goroutines hundreds of thousands of times a second, with
-// few goroutines), and back when that stops being true.
+// few goroutines), and back when that stops being true, or as soon as the
+// snapshots refuse a dump (MaxSnapshotPause): the trace samples any count.
 //
 // The trace costs about the same per goroutine switch (the runtime writes a
 // few events with stacks, the sampler reads them), so its cost is the
@@ -100,9 +101,10 @@ type adaptive struct {
 	procs float64
 
 	// at the last check
-	lastSched uint64
-	lastAt    time.Time
-	lastBusy  int64
+	lastSched   uint64
+	lastAt      time.Time
+	lastBusy    int64
+	lastRefused int64
 
 	metric []metrics.Sample
 	trial  []byte
@@ -190,7 +192,7 @@ func (a *adaptive) run(r runner, kind Backend) {
 	a.cur = r
 	a.kind.Store(uint32(kind))
 	a.since = time.Now()
-	a.lastAt, a.lastSched, a.lastBusy = a.since, a.schedCount(), 0
+	a.lastAt, a.lastSched, a.lastBusy, a.lastRefused = a.since, a.schedCount(), 0, 0
 }
 
 // check compares the costs over the last interval and switches if needed.
@@ -232,8 +234,17 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 		busy := r.busy.Load()
 		snap := float64(busy-a.lastBusy) / 1e9 / dt
 		a.lastBusy = busy
+		refused := r.refused.Load()
+		fresh := refused - a.lastRefused
+		a.lastRefused = refused
 		est := rate * nsPerSwitch / 1e9 / a.procs
-		if dwelt && (est <= switchAbove || 2*est < snap) {
+		switch {
+		case !dwelt:
+		case fresh > 0:
+			// Dumps not taken are samples lost, which no cost saved is
+			// worth: the trace samples every goroutine at any count.
+			a.switchTo(Trace, fmt.Sprintf("snapshot refused %d dumps of %d goroutines (MaxSnapshotPause)", fresh, runtime.NumGoroutine()))
+		case est <= switchAbove || 2*est < snap:
 			a.switchTo(Trace, fmt.Sprintf("trace est. %.1f%% (%.0f switches/s), snapshot %.2f%%", 100*est, rate, 100*snap))
 		}
 	}

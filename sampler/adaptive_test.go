@@ -3,6 +3,7 @@ package sampler
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,4 +170,34 @@ func TestAutoTrialsBackOff(t *testing.T) {
 	if len(st.Switches) == 0 && trials > 3 {
 		t.Errorf("%d trials in 2.5 s that kept the trace, want at most 3 (1 s, then 2 s apart)", trials)
 	}
+}
+
+// TestAutoLeavesRefusingSnapshots: snapshots that refuse their dumps (more
+// goroutines than MaxSnapshotPause allows) sample nothing, so Auto goes
+// back to the trace at its next check, and says why, even while a
+// ping-pong makes the trace look dear and the refusals make the
+// snapshots look free.
+func TestAutoLeavesRefusingSnapshots(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	for range int(MaxSnapshotPause/pausePerG) + 2000 {
+		go func() { <-stop }()
+	}
+	stopLoad := testutil.PingPong(2)
+	defer stopLoad()
+	s, err := Start(Config{Backend: Auto}, newDropSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	switchAuto(s, Snapshot)
+	back := testutil.WaitFor(5*time.Second, func() bool { return s.Backend() == Trace })
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(st.Switches)
+	if !back || n < 2 || st.Switches[n-1].To != Trace || !strings.Contains(st.Switches[n-1].Why, "snapshot refused") || st.Refused == "" {
+		t.Fatalf("back to the trace %v; switches %+v; refused %q", back, st.Switches, st.Refused)
+	}
+	t.Logf("switches: %+v", st.Switches)
 }

@@ -145,7 +145,9 @@
 // trace is not repeated for a second, then for twice as long after each (up
 // to a minute), while the trace's cost has not doubled. It switches back
 // when the estimated trace cost falls under 1 % or under half the
-// snapshots' measured cost. Each switch doubles the time before the next
+// snapshots' measured cost, or once the snapshots refuse a dump (a count
+// of goroutines that would stop the world longer than MaxSnapshotPause):
+// dumps not taken are samples lost. Each switch doubles the time before the next
 // one may happen; Stop's Stats.Switches lists them with the estimates that
 // decided. The outgoing backend emits everything before the next one
 // starts, and both normalise stacks alike, so a goroutine reads the same

@@ -85,6 +85,7 @@ type snapshot struct {
 	self      uint64
 	stw       time.Duration // total time spent inside runtime.Stack
 	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
+	refused   atomic.Int64  // dumps refused (mayDump), for the Auto supervisor
 	perG      time.Duration // the latest dump's pause per goroutine
 	bytesPerG int           // the latest dump's text per goroutine
 	best      time.Duration // the least pause per goroutine of any dump
@@ -203,6 +204,7 @@ func (sb *snapshot) mayDump(n int, now time.Time) bool {
 		return true
 	}
 	sb.em.refuse(n, est)
+	sb.refused.Add(1)
 	return false
 }
 
