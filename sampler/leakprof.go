@@ -61,9 +61,7 @@ type leakFeed struct {
 	// first failure.
 	taken, refused int
 	err            error
-	buf            []byte        // the dump's, reused
-	perG           time.Duration // the latest dump's time per goroutine
-	bytesPerG      int           // and its text per goroutine
+	dumper
 }
 
 // startLeaks starts the watcher if Config.LeakProfile asks for it; it
@@ -136,34 +134,13 @@ func (lf *leakFeed) take() {
 	lf.taken++
 	var gs []leakedG
 	if p.Count() > 0 {
-		n := runtime.NumGoroutine()
-		perG := lf.perG
-		if perG == 0 {
-			perG = pausePerG
-		}
-		if perG*time.Duration(n) > MaxSnapshotPause {
+		n, now := runtime.NumGoroutine(), time.Now()
+		if _, ok := lf.allow(n, now); !ok {
 			lf.refused++
 			return
 		}
-		if want := min(n*lf.bytesPerG*5/4, snapMaxBuf); want > len(lf.buf) {
-			lf.buf = make([]byte, want)
-		}
-		if len(lf.buf) == 0 {
-			lf.buf = make([]byte, snapInitialBuf)
-		}
-		t0 := time.Now()
-		k := 0
-		for {
-			k = runtime.Stack(lf.buf, true)
-			if k < len(lf.buf) || len(lf.buf) >= snapMaxBuf {
-				break
-			}
-			lf.buf = make([]byte, min(2*len(lf.buf), snapMaxBuf))
-		}
-		if n > 0 {
-			lf.perG, lf.bytesPerG = time.Since(t0)/time.Duration(n), k/n+1
-		}
-		gs = parseLeaked(lf.buf[:k], nil)
+		dump, _, _ := lf.dump(n, now)
+		gs = parseLeaked(dump, nil)
 	}
 	lf.mu.Lock()
 	lf.pending = append(lf.pending, leakMark{at: time.Now().UnixNano(), gs: gs})

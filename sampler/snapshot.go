@@ -28,7 +28,7 @@ const (
 	// the pauses measured and how.
 	pausePerG = 5 * time.Microsecond
 	// firstRetryGap and maxRetryGap space the dumps that retake the
-	// measure of a pause over MaxSnapshotPause (see mayDump).
+	// measure of a pause over MaxSnapshotPause (see dumper.allow).
 	firstRetryGap = time.Second
 	maxRetryGap   = 10 * time.Minute
 )
@@ -71,7 +71,7 @@ type snapshot struct {
 	quit chan struct{}
 	done chan struct{}
 
-	buf       []byte
+	dumper
 	frames    map[string]snapFrame // "func\x00file:line" -> frame
 	sites     map[string]siteFrame // "func\x00file:line" of a go statement -> its created_by label
 	elided    uint32               // the "[frames elided]" frame, once elidedSet
@@ -86,11 +86,6 @@ type snapshot struct {
 	stw       time.Duration // total time spent inside runtime.Stack
 	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
 	refused   atomic.Int64  // dumps refused (mayDump), for the Auto supervisor
-	perG      time.Duration // the latest dump's pause per goroutine
-	bytesPerG int           // the latest dump's text per goroutine
-	best      time.Duration // the least pause per goroutine of any dump
-	last      time.Time     // when the latest dump began
-	retryGap  time.Duration // the least time from a dump to a retake (mayDump)
 }
 
 func newSnapshot(em *emitter) *snapshot {
@@ -98,7 +93,6 @@ func newSnapshot(em *emitter) *snapshot {
 		em:      em,
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
-		buf:     make([]byte, snapInitialBuf),
 		frames:  make(map[string]snapFrame),
 		sites:   make(map[string]siteFrame),
 		stacks:  make(stackTable),
@@ -150,12 +144,17 @@ func (sb *snapshot) loop() {
 		}
 		t0 := time.Now()
 		n := runtime.NumGoroutine()
-		if !sb.mayDump(n, t0) {
+		if est, ok := sb.allow(n, t0); !ok {
+			// The governor stretched the wait after the latest dump to
+			// its pause over stwBudget: a retake allow grants keeps the
+			// world stopped within that share too.
+			sb.em.refuse(n, est)
+			sb.refused.Add(1)
 			timer.Reset(period)
 			continue
 		}
-		sb.last = t0
-		dump, stw, whole := sb.dump(n)
+		dump, stw, whole := sb.dump(n, t0)
+		sb.stw += stw
 		if whole {
 			sb.parse(dump, uint64(t0.UnixMicro()))
 		} else {
@@ -175,64 +174,6 @@ func (sb *snapshot) loop() {
 			wait = 0
 		}
 		timer.Reset(wait)
-	}
-}
-
-// mayDump reports at now whether a dump of n goroutines would stop the
-// world no longer than MaxSnapshotPause, and counts a dump refused.
-//
-// The latest dump's pause may owe to a stall outside the dump's own work
-// (a stop of the world that waited for a thread, a thread the kernel set
-// aside), which would refuse every dump after it at the same count. So
-// while the fastest dump so far says that n goroutines fit, one dump
-// retakes the measure firstRetryGap after the latest, then at intervals
-// that double up to maxRetryGap while the pauses stay over the bound;
-// a dump within it ends the retakes. The governor has already waited
-// 1/stwBudget times the latest pause before any of them.
-func (sb *snapshot) mayDump(n int, now time.Time) bool {
-	perG := sb.perG
-	if perG == 0 {
-		perG = pausePerG
-	}
-	est := perG * time.Duration(n)
-	if est <= MaxSnapshotPause {
-		sb.retryGap = 0
-		return true
-	}
-	if sb.best > 0 && sb.best*time.Duration(n) <= MaxSnapshotPause && now.Sub(sb.last) >= max(sb.retryGap, firstRetryGap) {
-		sb.retryGap = min(2*max(sb.retryGap, firstRetryGap), maxRetryGap)
-		return true
-	}
-	sb.em.refuse(n, est)
-	sb.refused.Add(1)
-	return false
-}
-
-// dump takes one runtime.Stack(all) dump of about n goroutines, in a buffer
-// sized from the previous dump (a dump that does not fit stops the world
-// again), and returns it with the time spent inside runtime.Stack (the
-// world is stopped for all of it) and whether it is whole: one that
-// filled snapMaxBuf is cut short.
-func (sb *snapshot) dump(n int) ([]byte, time.Duration, bool) {
-	if want := min(n*sb.bytesPerG*5/4, snapMaxBuf); want > len(sb.buf) {
-		sb.buf = make([]byte, want)
-	}
-	var d time.Duration
-	for {
-		t := time.Now()
-		k := runtime.Stack(sb.buf, true)
-		d += time.Since(t)
-		if k < len(sb.buf) || len(sb.buf) >= snapMaxBuf {
-			sb.stw += d
-			if n > 0 {
-				sb.perG, sb.bytesPerG = d/time.Duration(n), k/n+1
-				if sb.best == 0 || sb.perG < sb.best {
-					sb.best = sb.perG
-				}
-			}
-			return sb.buf[:k], d, k < len(sb.buf)
-		}
-		sb.buf = make([]byte, min(2*len(sb.buf), snapMaxBuf))
 	}
 }
 
