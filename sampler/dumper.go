@@ -5,6 +5,13 @@ import (
 	"time"
 )
 
+// firstRetryGap and maxRetryGap space the dumps that retake the measure
+// of a pause over MaxSnapshotPause (see dumper.allow).
+const (
+	firstRetryGap = time.Second
+	maxRetryGap   = 10 * time.Minute
+)
+
 // dumper takes runtime.Stack(all) dumps, which stop the world for a time
 // that grows with the goroutines and their depth, within MaxSnapshotPause:
 // the snapshot backend's and the leak profile's.

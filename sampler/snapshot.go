@@ -27,10 +27,6 @@ const (
 	// MaxSnapshotPause) only until one has been; bench/MEASUREMENTS.md has
 	// the pauses measured and how.
 	pausePerG = 5 * time.Microsecond
-	// firstRetryGap and maxRetryGap space the dumps that retake the
-	// measure of a pause over MaxSnapshotPause (see dumper.allow).
-	firstRetryGap = time.Second
-	maxRetryGap   = 10 * time.Minute
 )
 
 // snapMaxBuf bounds a dump's buffer. A dump that fills it is cut short:
@@ -85,7 +81,7 @@ type snapshot struct {
 	self      uint64
 	stw       time.Duration // total time spent inside runtime.Stack
 	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
-	refused   atomic.Int64  // dumps refused (mayDump), for the Auto supervisor
+	refused   atomic.Int64  // dumps refused (dumper.allow), for the Auto supervisor
 }
 
 func newSnapshot(em *emitter) *snapshot {
