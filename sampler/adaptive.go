@@ -192,7 +192,7 @@ func (a *adaptive) run(r runner, kind Backend) {
 	a.cur = r
 	a.kind.Store(uint32(kind))
 	a.since = time.Now()
-	a.lastAt, a.lastSched, a.lastBusy, a.lastRefused = a.since, a.schedCount(), 0, 0
+	a.lastAt, a.lastSched, a.lastBusy, a.lastRefused = a.since, a.schedCount(), 0, a.em.refusals.Load()
 }
 
 // check compares the costs over the last interval and switches if needed.
@@ -234,7 +234,7 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 		busy := r.busy.Load()
 		snap := float64(busy-a.lastBusy) / 1e9 / dt
 		a.lastBusy = busy
-		refused := r.refused.Load()
+		refused := a.em.refusals.Load()
 		fresh := refused - a.lastRefused
 		a.lastRefused = refused
 		est := rate * nsPerSwitch / 1e9 / a.procs

@@ -64,10 +64,11 @@ type emitter struct {
 	// happened.
 	carried map[uint64]uint32
 	err     error // the first problem met
-	// refusals counts the snapshot dumps not taken, the latest for
-	// refusedN goroutines estimated to stop the world refusedPause each
-	// (see Stats.Refused, formatted at Stop, not at each refusal).
-	refusals     int
+	// refusals counts the snapshot dumps not taken (the Auto supervisor
+	// reads it as they come), the latest for refusedN goroutines
+	// estimated to stop the world refusedPause each (see Stats.Refused,
+	// formatted at Stop, not at each refusal).
+	refusals     atomic.Int64
 	refusedN     int
 	refusedPause time.Duration
 	// overflows counts the snapshot dumps not used because they did not
@@ -218,7 +219,7 @@ func (e *emitter) log(msg string) {
 // refuse records a snapshot dump not taken: n goroutines would have
 // stopped the world about pause.
 func (e *emitter) refuse(n int, pause time.Duration) {
-	e.refusals++
+	e.refusals.Add(1)
 	e.refusedN, e.refusedPause = n, pause
 }
 
@@ -232,9 +233,9 @@ func (e *emitter) overflow(n int) {
 // refused says why dumps were not taken or not used, "" if all were.
 func (e *emitter) refused() string {
 	var why []string
-	if e.refusals > 0 {
+	if n := e.refusals.Load(); n > 0 {
 		why = append(why, fmt.Sprintf("%d times: snapshot dumps not taken: %d goroutines would stop the world for about %v each, over the %v bound (sampler.MaxSnapshotPause)",
-			e.refusals, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause))
+			n, e.refusedN, e.refusedPause.Round(time.Millisecond), MaxSnapshotPause))
 	}
 	if e.overflows > 0 {
 		bound := fmt.Sprintf("%d MB", snapMaxBuf>>20)

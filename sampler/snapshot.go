@@ -81,7 +81,6 @@ type snapshot struct {
 	self      uint64
 	stw       time.Duration // total time spent inside runtime.Stack
 	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
-	refused   atomic.Int64  // dumps refused (dumper.allow), for the Auto supervisor
 }
 
 func newSnapshot(em *emitter) *snapshot {
@@ -145,7 +144,6 @@ func (sb *snapshot) loop() {
 			// its pause over stwBudget: a retake allow grants keeps the
 			// world stopped within that share too.
 			sb.em.refuse(n, est)
-			sb.refused.Add(1)
 			timer.Reset(period)
 			continue
 		}
