@@ -110,6 +110,11 @@
 // they are read (gotrace.Reader.SkipSame), so that a generation costs what
 // changed, not how many goroutines there are: a parked goroutine costs a
 // status report read and, every fourth generation, one run written. A
+// system call that returns with its P between two ticks, as most of a
+// busy server's reads and writes do, is folded in as the reader meets it
+// (gotrace.Reader.Elide, elide.go): what its two transitions would change
+// is done there, without their path through the reader and the state
+// machine, and the samples are the same (TestElideSameSamples). A
 // goroutine's record holds its state, stack, clock and label set
 // (TestRecordSizes bounds its size); what only a goroutine that ran
 // lately, waits for its first stack or is in a region or task needs (its

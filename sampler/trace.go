@@ -203,7 +203,7 @@ func (tb *traceBackend) run(ready chan<- error) {
 		ready <- err
 		return
 	}
-	tb.rd = rd
+	tb.attach(rd)
 	tb.pace.start()
 	if gr, ok := rd.(*gotrace.Reader); ok {
 		gr.Pace = tb.pace.batch
@@ -236,7 +236,6 @@ func (tb *traceBackend) startCPU() {
 func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 	tb := &traceBackend{
 		em:        em,
-		rd:        rd,
 		done:      make(chan struct{}),
 		pcs:       make(map[uint64]pcFrame),
 		known:     make(stackTable),
@@ -246,6 +245,9 @@ func newTraceBackend(em *emitter, rd source, start time.Time) *traceBackend {
 		startWall: start,
 	}
 	tb.ticks.stepUS = uint64(1e6 / em.cfg.Rate)
+	if rd != nil {
+		tb.attach(rd)
+	}
 	return tb
 }
 

@@ -22,5 +22,8 @@
 // steady trace allocates nothing. The runtime reports the status of every
 // goroutine at each generation; with Reader.SkipSame the reports that
 // repeat what a goroutine's latest event said are left out, which is most
-// of the trace of a program of many parked goroutines.
+// of the trace of a program of many parked goroutines. With Reader.Elide
+// the caller may fold in whole the system calls that return with their P
+// at once, two events of the trace that a busy server makes at each read
+// and write.
 package gotrace

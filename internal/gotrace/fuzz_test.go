@@ -10,8 +10,9 @@ import (
 
 // FuzzReader reads arbitrary bytes after a Go 1.26 trace header: any
 // error, never a panic or a hang, and stacks only of the generation's
-// table. The seeds in testdata/fuzz/FuzzReader are small real traces and
-// their cuts.
+// table, with every other system call folded in by Elide (which reads its
+// stack, as the sampler's does). The seeds in testdata/fuzz/FuzzReader are
+// small real traces and their cuts.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -20,11 +21,23 @@ func FuzzReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer rd.Close()
+		calls, users := 0, uint32(0)
+		rd.Elide = func(_ uint64, _ uint32, stack uint64, _, _ gotrace.Time) bool {
+			if stack != 0 {
+				rd.Stack(stack)
+			}
+			calls++
+			return calls%2 == 0
+		}
 		var ev gotrace.Event
 		for range 1 << 20 {
 			err := rd.Next(&ev)
 			if err == io.EOF || err != nil {
 				return
+			}
+			if ev.Kind == gotrace.Transition && ev.User == 0 {
+				users++
+				rd.SetUser(ev.G, users)
 			}
 			if ev.Stack != 0 {
 				rd.Stack(ev.Stack)

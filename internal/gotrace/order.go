@@ -181,6 +181,9 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if r.Elide != nil && g.user != 0 && r.elideSyscall(c, g) {
+			break
+		}
 		r.set(g, GoSyscall, c.time, a[1], 0)
 	case evGoSyscallEnd, evGoSyscallEndBlock:
 		g, err := r.current(c)
@@ -213,6 +216,44 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 		r.bump(c.time)
 	}
 	return true, nil
+}
+
+// elideSyscall offers the system call g begins at c to Elide when the
+// thread's next event is its return with the P (see Reader.Elide), and
+// reports whether Elide took it. If it did, c is left at the return, as
+// handling the two events in turn would leave it, and g's latest stack is
+// the call's, as if both had been returned.
+func (r *Reader) elideSyscall(c *cursor, g *gState) bool {
+	d := r.gen.data[:c.end]
+	j := c.off + 1
+	if j >= len(d) || d[c.off] != evGoSyscallEnd {
+		return false
+	}
+	var dt uint64
+	if d[j] < 0x80 {
+		dt, j = uint64(d[j]), j+1
+	} else {
+		var ok bool
+		if dt, j, ok = longVarint(d, j); !ok {
+			return false // decode says what is wrong with it
+		}
+	}
+	end := r.gen.mul(dt) + c.last
+	// The times bump would give the two transitions.
+	from := max(c.time, r.lastTs+1)
+	to := max(end, from+1)
+	stack := c.args[1]
+	if !r.Elide(g.id, g.user, stack, from, to) {
+		return false
+	}
+	// The call's entry is the latest event; its return, not returned,
+	// holds back no other thread's events before it.
+	r.lastTs = from
+	if stack != 0 {
+		g.stack = r.gen.stackHash(stack)
+	}
+	c.off, c.last = j, end
+	return true
 }
 
 // labelCategory reports whether string id of the generation is

@@ -35,6 +35,16 @@ type Reader struct {
 	// the runtime stops tracing it reports every goroutine's status, a
 	// burst past the moment a profiler's Stop needs the trace up to.
 	Enough func(Time) bool
+	// Elide, if set, is asked about each system call that returns on
+	// the thread and P it began on with nothing between on that thread
+	// (a GoSyscallBegin whose thread's next event is its GoSyscallEnd):
+	// goroutine id, numbered user (SetUser, never 0), entered it at from
+	// with stack (0: none) and left it at to, as the two transitions'
+	// times would be. If it says true, neither transition is returned:
+	// the caller has folded the call in itself, and the goroutine stays
+	// running. Most system calls of a busy program are such, and most
+	// take microseconds.
+	Elide func(id uint64, user uint32, stack uint64, from, to Time) bool
 
 	br    *bufio.Reader // the trace, unless src
 	src   Generations   // the trace handed over in memory, if not nil

@@ -1,0 +1,50 @@
+package sampler
+
+import (
+	"github.com/gotachyon/profiler/internal/gotrace"
+)
+
+// A busy program's goroutines make many short system calls that return
+// with their P (a read or write that does not block): each is two of the
+// trace's events, a third of a server's. Between two ticks such a call
+// changes no tick: the goroutine runs at the ticks before and after it,
+// and its running ticks take their stacks from CPU samples. The reader
+// hands such calls to elideSyscall, which folds in what the two
+// transitions would have (where the scheduler saw the goroutine, its
+// latest stack) without the rest of their path.
+
+// attach makes rd the backend's source; a gotrace.Reader offers it the
+// system calls it may fold in whole (elideSyscall).
+func (tb *traceBackend) attach(rd source) {
+	tb.rd = rd
+	if gr, ok := rd.(*gotrace.Reader); ok {
+		gr.Elide = tb.elideSyscall
+	}
+}
+
+// elideSyscall is gotrace.Reader.Elide: it folds in goroutine id's system
+// call from..to, entered at stack, and reports true, when its two
+// transitions would queue no tick and activate nothing: no tick falls at
+// or before to that has not passed (so none falls in the call), and g
+// runs, is active in the generation (wall mode, see activate) and has its
+// ticks queued up to the last passed. What the transitions would still
+// have done, it does in their order: the role learned from the call's
+// stack, the scheduler's sighting of g there, its latest stack, and the
+// flush (which drops the queue of a goroutine just found hidden). A leak
+// profile waiting to be applied at an event's time keeps every event.
+func (tb *traceBackend) elideSyscall(id uint64, user uint32, stack uint64, from, to gotrace.Time) bool {
+	g := tb.recs.at(user)
+	if g == nil || g.id != id || g.state != gRunning || !g.has(fActive) || g.due != tb.ticks.n || tb.ticks.due(to) ||
+		tb.leaks != nil && tb.leaks.has.Load() {
+		return false
+	}
+	s := tb.stack(stack)
+	tb.learnFromTransition(g, s, false)
+	tb.leaveRunning(g, s, false)
+	if s != nil {
+		tb.setStack(g, s)
+	}
+	g.bits &^= reasonBits
+	tb.flush(g)
+	return true
+}
