@@ -13,11 +13,11 @@ import (
 // transitions would have (where the scheduler saw the goroutine, its
 // latest stack) without the rest of their path.
 
-// attach makes rd the backend's source; a gotrace.Reader offers it the
-// system calls it may fold in whole (elideSyscall).
+// attach makes rd the backend's source; in wall mode, a gotrace.Reader
+// offers it the system calls it may fold in whole (elideSyscall).
 func (tb *traceBackend) attach(rd source) {
 	tb.rd = rd
-	if gr, ok := rd.(*gotrace.Reader); ok {
+	if gr, ok := rd.(*gotrace.Reader); ok && tb.em.cfg.Mode == Wall {
 		gr.Elide = tb.elideSyscall
 	}
 }
