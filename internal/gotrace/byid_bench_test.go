@@ -45,3 +45,36 @@ func BenchmarkGTableChurn(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGTableParked is the table's work for a service's short-lived
+// goroutines among parked ones that the index holds but nothing looks
+// up, so that their records fall out of the caches: a young goroutine's
+// Add, two looks for it (a start and an unblock), and the Delete of the
+// one added 64 before. A Delete moves up the records after the hole,
+// most of them parked ones'.
+func BenchmarkGTableParked(b *testing.B) {
+	for _, parked := range []int{10_000, 1_000_000} {
+		b.Run(fmt.Sprint("parked=", parked), func(b *testing.B) {
+			var tab gTable
+			defer tab.Release()
+			for i := range parked {
+				tab.Add(uint64(i+1), false)
+			}
+			var young [64]*gState
+			next := uint64(parked) + 1
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := range b.N {
+				k := n % len(young)
+				if g := young[k]; g != nil {
+					tab.Delete(g)
+				}
+				young[k] = tab.Add(next, false)
+				if tab.Find(next) == nil || tab.Find(next) == nil {
+					b.Fatal("a live goroutine not found")
+				}
+				next++
+			}
+		})
+	}
+}
