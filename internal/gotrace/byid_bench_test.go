@@ -49,9 +49,10 @@ func BenchmarkGTableChurn(b *testing.B) {
 // BenchmarkGTableParked is the table's work for a service's short-lived
 // goroutines among parked ones that the index holds but nothing looks
 // up, so that their records fall out of the caches: a young goroutine's
-// Add, two looks for it (a start and an unblock), and the Delete of the
-// one added 64 before. A Delete moves up the records after the hole,
-// most of them parked ones'.
+// creation (the look for its id, which is not there, and its Add), two
+// looks for it (a start and an unblock), and the Delete of the one added
+// 64 before. The look that finds nothing, and a Delete as it moves up the
+// records after the hole, pass the slots of parked goroutines.
 func BenchmarkGTableParked(b *testing.B) {
 	for _, parked := range []int{10_000, 1_000_000} {
 		b.Run(fmt.Sprint("parked=", parked), func(b *testing.B) {
@@ -68,6 +69,9 @@ func BenchmarkGTableParked(b *testing.B) {
 				k := n % len(young)
 				if g := young[k]; g != nil {
 					tab.Delete(g)
+				}
+				if tab.Find(next) != nil {
+					b.Fatalf("%d found before its Add", next)
 				}
 				young[k] = tab.Add(next, false)
 				if tab.Find(next) == nil || tab.Find(next) == nil {
