@@ -23,7 +23,7 @@ const (
 	// tail latency under a busy trace, at the cost of more naps. Its
 	// evidence, and the benchmark that measures it, are in
 	// bench/MEASUREMENTS.md.
-	paceChunk = 512
+	paceChunk = 2048
 	// paceDuty is the share of one CPU the parser aims at, in percent.
 	paceDuty = 25
 	// paceMaxNap caps one sleep, so that the parser is never away long.
