@@ -193,7 +193,8 @@ func TestLabelsFromTrace(t *testing.T) {
 }
 
 // TestLabelsSameFromXTrace checks that the x/exp/trace source gives the
-// same samples, labels included, as gotrace on a trace with labels.
+// same samples, labels included, as gotrace on a trace with labels,
+// goroutine by goroutine (see byGoroutine).
 func TestLabelsSameFromXTrace(t *testing.T) {
 	var run labelRun
 	stop := make(chan struct{})
@@ -224,7 +225,7 @@ func TestLabelsSameFromXTrace(t *testing.T) {
 			if err := tb.consume(); err != nil {
 				t.Fatal(err)
 			}
-			out[i] = sink.all()
+			out[i] = byGoroutine(sink.all())
 		}
 		labelled := 0
 		for _, smp := range out[0] {

@@ -1,7 +1,9 @@
 package sampler
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -139,6 +141,17 @@ func (m *memSink) all() []memSample {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]memSample(nil), m.samples...)
+}
+
+// byGoroutine returns samples ordered by goroutine, each goroutine's in the
+// order written: two parses of one trace write the same samples goroutine
+// by goroutine, but may interleave goroutines otherwise (events of two
+// threads at the same time are in no order, and the calls and starts the
+// sampler folds in, gotrace.Reader.Elide, change which its reader takes
+// first).
+func byGoroutine(samples []memSample) []memSample {
+	slices.SortStableFunc(samples, func(a, b memSample) int { return cmp.Compare(a.gid, b.gid) })
+	return samples
 }
 
 // of returns the samples of goroutine gid.

@@ -15,7 +15,8 @@ import (
 
 // TestSourcesAgree folds one recorded trace of a busy program read by
 // internal/gotrace and by golang.org/x/exp/trace (the reader of other
-// trace versions): the samples must be the same, one for one.
+// trace versions): the samples must be the same, one for one, goroutine
+// by goroutine (see byGoroutine).
 func TestSourcesAgree(t *testing.T) {
 	data := recordBusyTrace(t, 300*time.Millisecond)
 	fold := func(src source) []string {
@@ -25,7 +26,7 @@ func TestSourcesAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, s := range sink.all() {
+		for _, s := range byGoroutine(sink.all()) {
 			out = append(out, fmt.Sprintf("%d %d %d %v", s.gid, s.ts, s.status, s.stack))
 		}
 		return out
