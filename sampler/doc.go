@@ -111,10 +111,11 @@
 // changed, not how many goroutines there are: a parked goroutine costs a
 // status report read and, every fourth generation, one run written. A
 // system call that returns with its P between two ticks, as most of a
-// busy server's reads and writes do, is folded in as the reader meets it
-// (gotrace.Reader.Elide, elide.go): what its two transitions would change
-// is done there, without their path through the reader and the state
-// machine, and the samples are the same (TestElideSameSamples). A
+// busy server's reads and writes do, and a goroutine's start between two
+// ticks, are folded in as the reader meets them (gotrace.Reader.Elide and
+// Start, elide.go): what the transitions would change is done there,
+// without their path through the reader and the state machine, and the
+// samples are the same (TestElideSameSamples). A
 // goroutine's record holds its state, stack, clock and label set
 // (TestRecordSizes bounds its size); what only a goroutine that ran
 // lately, waits for its first stack or is in a region or task needs (its

@@ -77,8 +77,15 @@ func parseWall(t *testing.T, data []byte, elide bool) (wallParse, int) {
 			}
 			return ok
 		}
+		gr.Start = func(id uint64, user uint32, at gotrace.Time) bool {
+			ok := tb.foldStart(id, user, at)
+			if ok {
+				elided++
+			}
+			return ok
+		}
 	} else {
-		gr.Elide = nil
+		gr.Elide, gr.Start = nil, nil
 	}
 	if err := tb.consume(); err != nil {
 		t.Fatal(err)

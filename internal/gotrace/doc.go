@@ -25,5 +25,6 @@
 // of the trace of a program of many parked goroutines. With Reader.Elide
 // the caller may fold in whole the system calls that return with their P
 // at once, two events of the trace that a busy server makes at each read
-// and write.
+// and write, and with Reader.Start the goroutines' starts, as the reader
+// meets them.
 package gotrace

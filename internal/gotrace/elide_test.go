@@ -16,18 +16,20 @@ type elided struct {
 	from, to gotrace.Time
 }
 
-// TestElide: the system calls Reader.Elide takes are left out and nothing
-// else changes. The events are those read without Elide but for each call
-// taken, its entry (Running to Syscall, at from, with its stack) and its
-// return (the goroutine's next event, Syscall to Running at to); Elide is
-// offered only goroutines numbered by SetUser, with their numbers.
+// TestElide: the system calls Reader.Elide takes, and the starts
+// Reader.Start takes, are left out and nothing else changes. The events
+// are those read without them but for each call taken, its entry (Running
+// to Syscall, at from, with its stack) and its return (the goroutine's
+// next event, Syscall to Running at to), and for each start taken, its
+// transition (Runnable to Running at its time). Both are offered only
+// goroutines numbered by SetUser, with their numbers.
 func TestElide(t *testing.T) {
 	data := go126Trace(t)
-	all, _ := elideEvents(t, data, nil)
+	all, _, _ := elideEvents(t, data, nil)
 	n := 0
-	got, taken := elideEvents(t, data, func(elided) bool { n++; return n%3 != 0 })
-	if len(taken) == 0 {
-		t.Fatal("Elide was offered no system call")
+	got, taken, started := elideEvents(t, data, func(elided) bool { n++; return n%3 != 0 })
+	if len(taken) == 0 || len(started) == 0 {
+		t.Fatalf("%d system calls and %d starts taken, want some of each", len(taken), len(started))
 	}
 	// want: all, less the two events of each call taken.
 	drop := make(map[int]bool)
@@ -51,6 +53,19 @@ func TestElide(t *testing.T) {
 		}
 		drop[i], drop[j] = true, true
 	}
+	for _, c := range started {
+		i := 0
+		for ; i < len(all); i++ {
+			e := all[i]
+			if e.Kind == gotrace.Transition && e.G == c.g && e.Time == c.from && e.From == gotrace.GoRunnable && e.To == gotrace.GoRunning && !drop[i] {
+				break
+			}
+		}
+		if i == len(all) {
+			t.Fatalf("Start took %+v, which is no start read without it", c)
+		}
+		drop[i] = true
+	}
 	var want []string
 	for i, e := range all {
 		if !drop[i] {
@@ -69,13 +84,13 @@ func TestElide(t *testing.T) {
 	if len(want) != len(have) {
 		t.Fatalf("%d events, want %d", len(have), len(want))
 	}
-	t.Logf("%d of %d system calls offered taken, %d events left out of %d", len(taken), n, len(all)-len(got), len(all))
+	t.Logf("%d system calls and %d starts taken of %d offered, %d events left out of %d", len(taken), len(started), n, len(all)-len(got), len(all))
 }
 
 // elideEvents reads a trace's events, numbering every goroutine it meets
-// (SetUser); with take set, Elide asks it, and the calls it took are
-// returned.
-func elideEvents(t *testing.T, data []byte, take func(elided) bool) ([]gotrace.Event, []elided) {
+// (SetUser); with take set, Elide and Start ask it, and the calls and
+// starts it took are returned (a start's time in from and to).
+func elideEvents(t *testing.T, data []byte, take func(elided) bool) ([]gotrace.Event, []elided, []elided) {
 	t.Helper()
 	rd, err := gotrace.NewReader(bytes.NewReader(data))
 	if err != nil {
@@ -83,8 +98,19 @@ func elideEvents(t *testing.T, data []byte, take func(elided) bool) ([]gotrace.E
 	}
 	defer rd.Close()
 	users := make(map[uint64]uint32)
-	var taken []elided
+	var taken, started []elided
 	if take != nil {
+		rd.Start = func(id uint64, user uint32, at gotrace.Time) bool {
+			if user == 0 || users[id] != user {
+				t.Errorf("Start offered goroutine %d as %d, numbered %d", id, user, users[id])
+			}
+			c := elided{g: id, from: at, to: at}
+			if !take(c) {
+				return false
+			}
+			started = append(started, c)
+			return true
+		}
 		rd.Elide = func(id uint64, user uint32, stack uint64, from, to gotrace.Time) bool {
 			if user == 0 || users[id] != user {
 				t.Errorf("Elide offered goroutine %d as %d, numbered %d", id, user, users[id])
@@ -104,7 +130,7 @@ func elideEvents(t *testing.T, data []byte, take func(elided) bool) ([]gotrace.E
 	for {
 		ev, err := rd.NextEvent()
 		if errors.Is(err, io.EOF) {
-			return out, taken
+			return out, taken, started
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 // FuzzReader reads arbitrary bytes after a Go 1.26 trace header: any
 // error, never a panic or a hang, and stacks only of the generation's
-// table, with every other system call folded in by Elide (which reads its
-// stack, as the sampler's does). The seeds in testdata/fuzz/FuzzReader are
+// table, with every other system call and start folded in by Elide and
+// Start (Elide reads the call's stack, as the sampler's does). The seeds in testdata/fuzz/FuzzReader are
 // small real traces and their cuts.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte{})
@@ -26,6 +26,10 @@ func FuzzReader(f *testing.F) {
 			if stack != 0 {
 				rd.Stack(stack)
 			}
+			calls++
+			return calls%2 == 0
+		}
+		rd.Start = func(uint64, uint32, gotrace.Time) bool {
 			calls++
 			return calls%2 == 0
 		}

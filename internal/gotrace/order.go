@@ -134,7 +134,12 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 			return false, nil
 		}
 		g.seq = uint32(a[1])
-		r.set(g, GoRunning, c.time, 0, 0)
+		if r.Start != nil && g.user != 0 && r.Start(g.id, g.user, max(c.time, r.lastTs+1)) {
+			r.bump(c.time)
+			g.state = GoRunning
+		} else {
+			r.set(g, GoRunning, c.time, 0, 0)
+		}
 		m.run(g)
 	case evGoUnblock:
 		g := r.gs.Find(a[0])

@@ -45,6 +45,11 @@ type Reader struct {
 	// running. Most system calls of a busy program are such, and most
 	// take microseconds.
 	Elide func(id uint64, user uint32, stack uint64, from, to Time) bool
+	// Start, if set, is asked about each start of a runnable goroutine
+	// (Runnable to Running): goroutine id, numbered user (SetUser, never
+	// 0), at the time the transition would have. If it says true, the
+	// transition is not returned: the caller has folded it in itself.
+	Start func(id uint64, user uint32, at Time) bool
 
 	br    *bufio.Reader // the trace, unless src
 	src   Generations   // the trace handed over in memory, if not nil
