@@ -12,31 +12,31 @@ import (
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
-// TestElideSameSamples holds the system calls folded in whole
-// (elideSyscall) to the path of their two transitions: a recorded trace of
-// a busy HTTP service, parsed in wall mode with and without them, gives
-// the same samples, sample for sample, and the same counts. TRACE_BENCH=FILE
+// TestElideSameSamples holds the system calls and starts folded in
+// (elideSyscall, foldStart) to the path of their transitions: a recorded
+// trace of a busy HTTP service, parsed in wall mode with and without them,
+// gives the same samples, sample for sample, and the same counts. TRACE_BENCH=FILE
 // checks a saved trace too (as BenchmarkTraceBusy reads it).
 func TestElideSameSamples(t *testing.T) {
 	data := recordBusyTrace(t, 400*time.Millisecond)
 	check := func(name string, data []byte) {
-		on, elided := parseWall(t, data, true)
-		off, _ := parseWall(t, data, false)
+		on, calls, starts := parseWall(t, data, true)
+		off, _, _ := parseWall(t, data, false)
 		if on.stats != off.stats {
-			t.Errorf("%s: counts %+v with calls folded in, %+v without", name, on.stats, off.stats)
+			t.Errorf("%s: counts %+v with folding, %+v without", name, on.stats, off.stats)
 		}
 		if len(on.samples) != len(off.samples) {
-			t.Errorf("%s: %d samples with calls folded in, %d without", name, len(on.samples), len(off.samples))
+			t.Errorf("%s: %d samples with folding, %d without", name, len(on.samples), len(off.samples))
 		}
 		for i := range min(len(on.samples), len(off.samples)) {
 			if a, b := on.samples[i], off.samples[i]; a != b {
-				t.Errorf("%s: sample %d is\n\t%s\nwith calls folded in, and\n\t%s\nwithout", name, i, a, b)
+				t.Errorf("%s: sample %d is\n\t%s\nwith folding, and\n\t%s\nwithout", name, i, a, b)
 				break
 			}
 		}
-		t.Logf("%s: %d system calls folded in, %d samples", name, elided, len(on.samples))
-		if elided == 0 {
-			t.Errorf("%s: no system call folded in", name)
+		t.Logf("%s: %d system calls and %d starts folded in, %d samples", name, calls, starts, len(on.samples))
+		if calls == 0 || starts == 0 {
+			t.Errorf("%s: %d system calls and %d starts folded in, want some of each", name, calls, starts)
 		}
 	}
 	check("recorded", data)
@@ -56,9 +56,9 @@ type wallParse struct {
 }
 
 // parseWall parses a trace through the wall-mode state machine at 100 Hz,
-// with or without the system calls folded in whole, and returns its
-// samples and how many calls were folded in.
-func parseWall(t *testing.T, data []byte, elide bool) (wallParse, int) {
+// with or without the system calls and starts folded in, and returns its
+// samples and how many calls and starts were folded in.
+func parseWall(t *testing.T, data []byte, elide bool) (wallParse, int, int) {
 	t.Helper()
 	rd, err := newSource(bytes.NewReader(data))
 	if err != nil {
@@ -68,19 +68,19 @@ func parseWall(t *testing.T, data []byte, elide bool) (wallParse, int) {
 	em := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
 	tb := newTraceBackend(em, rd, time.Now())
 	gr := rd.(*gotrace.Reader)
-	elided := 0
+	calls, starts := 0, 0
 	if elide {
 		gr.Elide = func(id uint64, user uint32, stack uint64, from, to gotrace.Time) bool {
 			ok := tb.elideSyscall(id, user, stack, from, to)
 			if ok {
-				elided++
+				calls++
 			}
 			return ok
 		}
 		gr.Start = func(id uint64, user uint32, at gotrace.Time) bool {
 			ok := tb.foldStart(id, user, at)
 			if ok {
-				elided++
+				starts++
 			}
 			return ok
 		}
@@ -102,5 +102,5 @@ func parseWall(t *testing.T, data []byte, elide bool) (wallParse, int) {
 	slices.Sort(p.samples)
 	p.stats.samples, p.stats.ticks, p.stats.cpuSamples = em.samples, em.ticks, em.cpuSamples
 	p.stats.noCPU, p.stats.cpuUnplaced = em.noCPU, em.cpuUnplaced
-	return p, elided
+	return p, calls, starts
 }
