@@ -32,8 +32,7 @@ func (tb *traceBackend) attach(rd source) {
 // still have done: g runs, is active in the generation, and is flushed.
 func (tb *traceBackend) foldStart(id uint64, user uint32, t gotrace.Time) bool {
 	g := tb.recs.at(user)
-	if g == nil || g.id != id || g.state != gRunnable || g.due != tb.ticks.n || tb.ticks.due(t) ||
-		tb.leaks != nil && tb.leaks.has.Load() {
+	if g == nil || g.id != id || g.state != gRunnable || !tb.foldable(g, t) {
 		return false
 	}
 	g.state = gRunning
@@ -55,8 +54,7 @@ func (tb *traceBackend) foldStart(id uint64, user uint32, t gotrace.Time) bool {
 // profile waiting to be applied at an event's time keeps every event.
 func (tb *traceBackend) elideSyscall(id uint64, user uint32, stack uint64, from, to gotrace.Time) bool {
 	g := tb.recs.at(user)
-	if g == nil || g.id != id || g.state != gRunning || !g.has(fActive) || g.due != tb.ticks.n || tb.ticks.due(to) ||
-		tb.leaks != nil && tb.leaks.has.Load() {
+	if g == nil || g.id != id || g.state != gRunning || !g.has(fActive) || !tb.foldable(g, to) {
 		return false
 	}
 	s := tb.stack(stack)
@@ -68,4 +66,12 @@ func (tb *traceBackend) elideSyscall(id uint64, user uint32, stack uint64, from,
 	g.bits &^= reasonBits
 	tb.flush(g)
 	return true
+}
+
+// foldable reports whether g's transitions up to t may be folded in as the
+// reader meets them: they would queue no tick (g's ticks are queued up to
+// the last passed, and no tick falls at or before t that has not passed),
+// and no leak profile waits to be applied at an event's time.
+func (tb *traceBackend) foldable(g *tgor, t gotrace.Time) bool {
+	return g.due == tb.ticks.n && !tb.ticks.due(t) && (tb.leaks == nil || !tb.leaks.has.Load())
 }

@@ -11,8 +11,8 @@ import (
 // FuzzReader reads arbitrary bytes after a Go 1.26 trace header: any
 // error, never a panic or a hang, and stacks only of the generation's
 // table, with every other system call and start folded in by Elide and
-// Start (Elide reads the call's stack, as the sampler's does). The seeds in testdata/fuzz/FuzzReader are
-// small real traces and their cuts.
+// Start (Elide reads the call's stack, as the sampler's does). The seeds
+// in testdata/fuzz/FuzzReader are small real traces and their cuts.
 func FuzzReader(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -134,7 +134,7 @@ func (r *Reader) handle(c *cursor) (bool, error) {
 			return false, nil
 		}
 		g.seq = uint32(a[1])
-		if r.Start != nil && g.user != 0 && r.Start(g.id, g.user, max(c.time, r.lastTs+1)) {
+		if r.Start != nil && g.user != 0 && r.Start(g.id, g.user, r.next(c.time)) {
 			r.bump(c.time)
 			g.state = GoRunning
 		} else {
@@ -245,7 +245,7 @@ func (r *Reader) elideSyscall(c *cursor, g *gState) bool {
 	}
 	end := r.gen.mul(dt) + c.last
 	// The times bump would give the two transitions.
-	from := max(c.time, r.lastTs+1)
+	from := r.next(c.time)
 	to := max(end, from+1)
 	stack := c.args[1]
 	if !r.Elide(g.id, g.user, stack, from, to) {

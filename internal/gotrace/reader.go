@@ -316,12 +316,13 @@ func (r *Reader) transition(g *gState, t Time, from, to GoState, stack uint64) *
 // bump returns t, or just after the latest event's time if t is not after
 // it, and makes it the latest.
 func (r *Reader) bump(t Time) Time {
-	if t <= r.lastTs {
-		t = r.lastTs + 1
-	}
+	t = r.next(t)
 	r.lastTs = t
 	return t
 }
+
+// next returns the time bump would give an event at t, without taking it.
+func (r *Reader) next(t Time) Time { return max(t, r.lastTs+1) }
 
 // step handles the next event of the trace: a generation's start, a CPU
 // sample or the next event of a thread.
