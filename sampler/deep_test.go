@@ -1,9 +1,12 @@
 package sampler
 
 import (
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/cputime"
 )
 
 //go:noinline
@@ -63,14 +66,22 @@ func TestDeepStacksMarked(t *testing.T) {
 	}
 }
 
+// deepSpin spins depth frames deep until stop, on a thread of its own,
+// keeping the thread's CPU time since it began in cpu (nanoseconds).
+//
 //go:noinline
-func deepSpin(depth int, stop *atomic.Bool) int {
+func deepSpin(depth int, stop *atomic.Bool, cpu *atomic.Int64) int {
 	if depth > 0 {
-		return deepSpin(depth-1, stop) + 1
+		return deepSpin(depth-1, stop, cpu) + 1
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	c0 := cputime.Thread()
 	n := 0
 	for !stop.Load() {
-		n++
+		if n++; n%(1<<16) == 0 {
+			cpu.Store(int64(cputime.Thread() - c0))
+		}
 	}
 	return n
 }
@@ -85,9 +96,10 @@ func TestMidDepthStacks(t *testing.T) {
 	ch := make(chan struct{})
 	defer close(ch)
 	var stop atomic.Bool
+	var spinCPU atomic.Int64
 	defer stop.Store(true)
 	go deepPark(80, ch)
-	go deepSpin(80, &stop)
+	go deepSpin(80, &stop, &spinCPU)
 	time.Sleep(50 * time.Millisecond)
 	for _, mode := range []Mode{Wall, CPU} {
 		sink := newMemSink()
@@ -95,11 +107,19 @@ func TestMidDepthStacks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// 400 ms, and in CPU mode until the spinner has had 300 ms of a
+		// CPU since Start (about 30 samples), however busy the machine.
+		c0 := time.Duration(spinCPU.Load())
 		time.Sleep(400 * time.Millisecond)
-		if _, err := s.Stop(); err != nil {
+		for deadline := time.Now().Add(20 * time.Second); mode == CPU && time.Duration(spinCPU.Load())-c0 < 300*time.Millisecond && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		spun := time.Duration(spinCPU.Load()) - c0
+		st, err := s.Stop()
+		if err != nil {
 			t.Fatal(err)
 		}
-		parked, spun := 0, 0
+		parked, spunSamples := 0, 0
 		for _, smp := range sink.all() {
 			switch {
 			case mode == Wall && smp.hasFunc("sampler.deepPark"):
@@ -108,14 +128,15 @@ func TestMidDepthStacks(t *testing.T) {
 					t.Fatalf("a parked stack of %d frames ends in %q, want its start function", len(smp.stack), root)
 				}
 			case mode == CPU && smp.hasFunc("sampler.deepSpin"):
-				spun++
+				spunSamples++
 				if root := smp.stack[len(smp.stack)-1].Func; root != truncatedFrame {
 					t.Fatalf("a CPU sample's stack of %d frames ends in %q, want %q", len(smp.stack), root, truncatedFrame)
 				}
 			}
 		}
-		if mode == Wall && parked == 0 || mode == CPU && spun == 0 {
-			t.Errorf("%v: no sample of the deep goroutine", mode)
+		if mode == Wall && parked == 0 || mode == CPU && spunSamples == 0 {
+			t.Errorf("%v: no sample of the deep goroutine (it had %v of CPU; %d CPU samples, CPU profile %q, gap %v)",
+				mode, spun, st.CPUSamples, st.CPUProfile, st.CPUGap)
 		}
 	}
 }
