@@ -18,6 +18,14 @@ import (
 //
 // The index by id is a table of record numbers with linear probing, which
 // costs 4 to 10 bytes a goroutine where a map of pointers cost about 23.
+// A new goroutine goes first into young, a small table of ids and record
+// numbers by the id's low bits, and into the index only when a newer one
+// takes its place there: a service's short-lived goroutines (the
+// runtime numbers each P's in a run of consecutive ids) come and go in
+// young, whose lines stay in the caches, without reaching the index,
+// whose slot for a new id is one line out of them. maxOld, the largest id
+// the index ever held, lets the look for a new id, larger, pass the index
+// by.
 //
 // The records and the index hold no pointers, and lie off the Go heap
 // (package offheap), where a byte costs the program one of its resident
@@ -33,11 +41,13 @@ import (
 // instead takes the search on from where the last round went on from it
 // (bench/MEASUREMENTS.md).
 type gTable struct {
-	recs  chunked.Array[gState] // every record made
-	free  uint32                // the first ended record's number plus one, 0 none; the next is in its seq
-	n     int                   // live records
-	slots []uint32              // record numbers plus one by hash of id, 0 empty; a power of two long
-	shift uint                  // 64 less log2(len(slots))
+	recs   chunked.Array[gState] // every record made
+	free   uint32                // the first ended record's number plus one, 0 none; the next is in its seq
+	n      int                   // live records
+	slots  []uint32              // record numbers plus one by hash of id, 0 empty; a power of two long
+	shift  uint                  // 64 less log2(len(slots))
+	young  [youngSlots]youngSlot // the newest goroutines by id's low bits, in no slot
+	maxOld uint64                // the largest id ever put in slots
 	// expect is the number plus one of the record the last round
 	// reported after this round's latest report (at a round's start, its
 	// first), 0 none; first is the round's first report's. latest is
@@ -49,6 +59,17 @@ type gTable struct {
 
 // minSlots is the index's smallest length.
 const minSlots = 1024
+
+// youngSlots is young's length, a power of two: more than the ids a
+// service's goroutines in flight span.
+const youngSlots = 256
+
+// youngSlot holds a goroutine that is not in the index: its id, and its
+// record's number plus one (0 if the slot is empty).
+type youngSlot struct {
+	id  uint64
+	rec uint32
+}
 
 // rec returns record i.
 func (t *gTable) rec(i uint32) *gState { return t.recs.At(i) }
@@ -68,7 +89,10 @@ func (t *gTable) Find(id uint64) *gState {
 // lookup returns the number of goroutine id's record, and whether it has
 // one.
 func (t *gTable) lookup(id uint64) (uint32, bool) {
-	if len(t.slots) == 0 {
+	if y := &t.young[id&(youngSlots-1)]; y.id == id && y.rec != 0 {
+		return y.rec - 1, true
+	}
+	if id > t.maxOld || len(t.slots) == 0 {
 		return 0, false
 	}
 	mask := uint64(len(t.slots) - 1)
@@ -99,7 +123,12 @@ func (t *gTable) Add(id uint64, reported bool) *gState {
 	}
 	g := t.rec(i)
 	*g = gState{id: id}
-	t.place(i)
+	y := &t.young[id&(youngSlots-1)]
+	if y.rec != 0 {
+		t.place(y.rec - 1)
+		t.maxOld = max(t.maxOld, y.id)
+	}
+	y.id, y.rec = id, i+1
 	t.n++
 	if reported {
 		t.report(i, g)
@@ -150,6 +179,23 @@ func (t *gTable) Release() {
 // again where the last round had it: its id is 0 until it is reused, and
 // then another goroutine's.
 func (t *gTable) Delete(g *gState) {
+	var i uint32
+	if y := &t.young[g.id&(youngSlots-1)]; y.rec != 0 && t.rec(y.rec-1) == g {
+		i = y.rec - 1
+		*y = youngSlot{}
+	} else {
+		i = t.unplace(g)
+	}
+	// The rest stays until the record is reused: the event of the end,
+	// still to be returned, takes the goroutine's number from it.
+	g.id, g.seq = 0, t.free
+	t.free = i + 1
+	t.n--
+}
+
+// unplace takes g, a live record in the index, out of it, and returns its
+// number.
+func (t *gTable) unplace(g *gState) uint32 {
 	mask := uint64(len(t.slots) - 1)
 	s := t.home(g.id)
 	for t.rec(t.slots[s]-1) != g {
@@ -166,11 +212,7 @@ func (t *gTable) Delete(g *gState) {
 		}
 	}
 	t.slots[s] = 0
-	// The rest stays until the record is reused: the event of the end,
-	// still to be returned, takes the goroutine's number from it.
-	g.id, g.seq = 0, t.free
-	t.free = i + 1
-	t.n--
+	return i
 }
 
 // Len returns the number of records.

@@ -51,8 +51,9 @@ func BenchmarkGTableChurn(b *testing.B) {
 // up, so that their records fall out of the caches: a young goroutine's
 // creation (the look for its id, which is not there, and its Add), two
 // looks for it (a start and an unblock), and the Delete of the one added
-// 64 before. The look that finds nothing, and a Delete as it moves up the
-// records after the hole, pass the slots of parked goroutines.
+// 64 before. They come and go in young; the parked ones lie in the
+// index, out of the caches, where a young goroutine's look and Delete
+// would pass their slots and records.
 func BenchmarkGTableParked(b *testing.B) {
 	for _, parked := range []int{10_000, 1_000_000} {
 		b.Run(fmt.Sprint("parked=", parked), func(b *testing.B) {

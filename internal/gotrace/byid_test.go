@@ -89,7 +89,7 @@ func TestGTableShared(t *testing.T) {
 	}
 	gs := make([]*gState, len(same))
 	for i, id := range same {
-		gs[i] = tab.Add(id, false)
+		gs[i] = addOld(&tab, id)
 	}
 	tab.Delete(gs[1])
 	tab.Delete(gs[0])
@@ -100,6 +100,62 @@ func TestGTableShared(t *testing.T) {
 	}
 	if g := tab.Add(same[0], false); g != gs[0] {
 		t.Fatalf("the record last freed is not reused")
+	}
+}
+
+// addOld adds goroutine id to tab as one that outlived the newer ones
+// young holds: in the index.
+func addOld(tab *gTable, id uint64) *gState {
+	g := tab.Add(id, false)
+	tab.Delete(tab.Add(id^1<<62, false)) // young's next in its slot
+	return g
+}
+
+// indexed returns how many records the index holds.
+func indexed(tab *gTable) int {
+	n := 0
+	for _, v := range tab.slots {
+		if v != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestGTableYoung: goroutines that end before young's newer ones take
+// their slots never reach the index; one that outlives them is found
+// there, and an id the index never held is not looked for in it.
+func TestGTableYoung(t *testing.T) {
+	var tab gTable
+	defer tab.Release()
+	var gs []*gState
+	for id := uint64(1); id <= youngSlots; id++ {
+		gs = append(gs, tab.Add(id, false))
+	}
+	for _, g := range gs {
+		tab.Delete(g)
+	}
+	if n := indexed(&tab); n != 0 || tab.maxOld != 0 {
+		t.Fatalf("%d records reached the index (maxOld %d) for goroutines that ended young", n, tab.maxOld)
+	}
+	old := tab.Add(1000, false)
+	newer := tab.Add(1000+youngSlots, false) // young's slot of 1000
+	if n := indexed(&tab); n != 1 || tab.maxOld != 1000 {
+		t.Fatalf("index holds %d records, maxOld %d; want 1000's alone", n, tab.maxOld)
+	}
+	if tab.Find(1000) != old || tab.Find(1000+youngSlots) != newer {
+		t.Fatalf("an old or a young goroutine not found")
+	}
+	lower := tab.Add(500, false) // below maxOld: young, and found there
+	if tab.Find(500) != lower || indexed(&tab) != 1 {
+		t.Fatalf("500 not found in young")
+	}
+	tab.Delete(old)
+	if tab.Find(1000) != nil || indexed(&tab) != 0 {
+		t.Fatalf("1000 found, or left in the index, after its Delete")
+	}
+	if tab.Find(1000+youngSlots) != newer || tab.Find(500) != lower {
+		t.Fatalf("young goroutines lost after an old one's Delete")
 	}
 }
 
