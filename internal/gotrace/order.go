@@ -40,15 +40,15 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 	var dt uint64
 	if j < len(d) && d[j] < 0x80 { // most are one byte
 		dt, j = uint64(d[j]), j+1
-	} else {
-		dt, j, ok = longVarint(d, j)
+	} else if dt, j, ok = longVarint(d, j); !ok {
+		return false, r.short(c)
 	}
-	n := int(nargs[typ])
 	c.args = [4]uint64{}
+	args := c.args[:nargs[typ]]
 	room := c.off+maxEvent <= len(d) // for a word read at any argument
-	for k := 0; k < n && ok; k++ {
+	for k := range args {
 		if j < len(d) && d[j] < 0x80 {
-			c.args[k], j = uint64(d[j]), j+1
+			args[k], j = uint64(d[j]), j+1
 			continue
 		}
 		if room {
@@ -58,23 +58,27 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 			x := binary.LittleEndian.Uint64(d[j:])
 			if ends := ^x & 0x8080808080808080; ends&0x80808080 != 0 {
 				v, n := fourBytes(x, ends)
-				c.args[k], j = v, j+n
+				args[k], j = v, j+n
 				continue
 			}
 			if noThread(d, j, x) {
-				c.args[k], j = ^uint64(0), j+10
+				args[k], j = ^uint64(0), j+10
 				continue
 			}
 		}
-		c.args[k], j, ok = longVarint(d, j)
-	}
-	if !ok {
-		return false, fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, errShort)
+		if args[k], j, ok = longVarint(d, j); !ok {
+			return false, r.short(c)
+		}
 	}
 	c.typ, c.off = typ, j
 	c.time = r.gen.mul(dt) + c.last
 	c.last = c.time
 	return true, nil
+}
+
+// short is the error for the event at c, cut short.
+func (r *Reader) short(c *cursor) error {
+	return fmt.Errorf("gotrace: generation %d, thread batch at %d: %w", r.gen.num, c.off, errShort)
 }
 
 // advance handles the event of the heap's cursor i if it can happen now,
