@@ -22,10 +22,10 @@ import (
 // numbers by the id's low bits, and into the index only when a newer one
 // takes its place there: a service's short-lived goroutines (the
 // runtime numbers each P's in a run of consecutive ids) come and go in
-// young, whose lines stay in the caches, without reaching the index,
-// whose slot for a new id is one line out of them. maxOld, the largest id
-// the index ever held, lets the look for a new id, larger, pass the index
-// by.
+// young, whose few lines stay in the caches, and never reach the index,
+// where each new id's slot is a line out of the caches. maxOld, the
+// largest id the index ever held, lets the look for a new id, larger,
+// pass the index by.
 //
 // The records and the index hold no pointers, and lie off the Go heap
 // (package offheap), where a byte costs the program one of its resident

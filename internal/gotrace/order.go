@@ -36,8 +36,9 @@ func (r *Reader) decode(c *cursor) (bool, error) {
 	// encoding/binary reads them (the reader's innermost loop). The
 	// arguments go straight into c.args: a copy of them made with wide
 	// loads over narrow stores stalls the processor's store forwarding.
-	j, ok := c.off+1, true
+	j := c.off + 1
 	var dt uint64
+	var ok bool
 	if j < len(d) && d[j] < 0x80 { // most are one byte
 		dt, j = uint64(d[j]), j+1
 	} else if dt, j, ok = longVarint(d, j); !ok {
