@@ -39,6 +39,10 @@
 //	over-floor% the paired excess over trace+cpu-floor in the same round,
 //	            100*(cpu/1k / floor's cpu/1k - 1): the pairing cancels most
 //	            of a shared machine's drift
+//	over-floor-mean%  the mean of the same excess over the rounds, ± the
+//	            half-width of its 95 % confidence interval: a shared
+//	            2-core host spreads the rounds by about ten points, and
+//	            to resolve a point or two takes tens of rounds (-windows)
 //	over-twin%  for a condition with a twin (+labels, +recent), the same
 //	            paired excess over its twin: what labelling the routes, or
 //	            keeping the recent window, costs

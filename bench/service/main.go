@@ -279,7 +279,7 @@ func (p *loadgenProc) close() {
 func report(conds []condition, res map[string][]result) {
 	floor := res[floorName]
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-twin%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\tstop-own-ms\theap-MiB\theap-slope-MiB/min\t")
+	fmt.Fprintln(tw, "condition\tcpu/1k-ms\tover-floor%\tover-floor-mean%\tover-twin%\tp50-us\tp99-us\tp99.9-us\tp99q-us\tstart-ms\tstop-ms\tstop-max-ms\tstop-own-ms\theap-MiB\theap-slope-MiB/min\t")
 	for _, c := range conds {
 		rs := res[c.name]
 		get := func(f func(result) float64) []float64 {
@@ -289,14 +289,14 @@ func report(conds []condition, res map[string][]result) {
 			}
 			return v
 		}
-		over, overTwin := paired(rs, floor), "-"
+		over, overMean, overTwin := paired(rs, floor), pairedMean(rs, floor), "-"
 		if c.twin != "" {
 			overTwin = paired(rs, res[c.twin])
 		}
 		cpu := get(func(r result) float64 { return r.cpuPer1k })
 		stops := get(func(r result) float64 { return r.stopMS })
-		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.2f\t\n", c.name,
-			benchload.Median(cpu), slices.Min(cpu), slices.Max(cpu), over, overTwin,
+		fmt.Fprintf(tw, "%s\t%.2f [%.2f..%.2f]\t%s\t%s\t%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.1f\t%.1f\t%.1f\t%s\t%.1f\t%.2f\t\n", c.name,
+			benchload.Median(cpu), slices.Min(cpu), slices.Max(cpu), over, overMean, overTwin,
 			benchload.Median(get(func(r result) float64 { return r.lat.P50 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P99 })),
 			benchload.Median(get(func(r result) float64 { return r.lat.P999 })),
@@ -328,12 +328,38 @@ func ownStop(rs []result) string {
 // request in excess of base's in the same round, in percent, or "-" if
 // base was not run in every round.
 func paired(rs, base []result) string {
-	if len(base) != len(rs) || len(rs) == 0 {
+	v := excess(rs, base)
+	if v == nil {
 		return "-"
+	}
+	return fmt.Sprintf("%+.1f [%+.1f..%+.1f]", benchload.Median(v), slices.Min(v), slices.Max(v))
+}
+
+// pairedMean returns the mean over the rounds of the same excess as
+// paired, with its 95 % confidence interval, or "-" if base was not run
+// in every round: what many rounds resolve, where the median and the
+// range of a few do not.
+func pairedMean(rs, base []result) string {
+	v := excess(rs, base)
+	if v == nil {
+		return "-"
+	}
+	mean, half := benchload.MeanInterval(v)
+	if math.IsNaN(half) {
+		return fmt.Sprintf("%+.1f", mean)
+	}
+	return fmt.Sprintf("%+.1f ±%.1f", mean, half)
+}
+
+// excess returns, round by round, rs's CPU per request in excess of
+// base's in percent, or nil if base was not run in every round.
+func excess(rs, base []result) []float64 {
+	if len(base) != len(rs) || len(rs) == 0 {
+		return nil
 	}
 	v := make([]float64, len(rs))
 	for i := range rs {
 		v[i] = 100 * (rs[i].cpuPer1k/base[i].cpuPer1k - 1)
 	}
-	return fmt.Sprintf("%+.1f [%+.1f..%+.1f]", benchload.Median(v), slices.Min(v), slices.Max(v))
+	return v
 }

@@ -1,6 +1,7 @@
 package benchload
 
 import (
+	"math"
 	"runtime"
 	"testing"
 	"time"
@@ -20,6 +21,24 @@ func TestMedian(t *testing.T) {
 				t.Fatalf("Median reordered its input: %v", v)
 			}
 		}
+	}
+}
+
+func TestMeanInterval(t *testing.T) {
+	mean, half := MeanInterval([]float64{1, 2, 3, 4, 5})
+	// sd = sqrt(2.5), t(4) = 2.776: half = 2.776 * sqrt(2.5) / sqrt(5).
+	if mean != 3 || math.Abs(half-2.776*math.Sqrt(0.5)) > 1e-9 {
+		t.Errorf("MeanInterval(1..5) = %v ±%v, want 3 ±%v", mean, half, 2.776*math.Sqrt(0.5))
+	}
+	if mean, half := MeanInterval([]float64{7}); mean != 7 || !math.IsNaN(half) {
+		t.Errorf("MeanInterval(7) = %v ±%v, want 7 ±NaN", mean, half)
+	}
+	if mean, half := MeanInterval(nil); mean != 0 || !math.IsNaN(half) {
+		t.Errorf("MeanInterval(nil) = %v ±%v, want 0 ±NaN", mean, half)
+	}
+	// Beyond the table, t falls toward the normal's 1.96: t(60) = 2.000.
+	if got := t975(60); math.Abs(got-2.000) > 0.004 {
+		t.Errorf("t975(60) = %v, want 2.000", got)
 	}
 }
 
