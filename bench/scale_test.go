@@ -95,6 +95,10 @@ type scaleResult struct {
 	// tracer and CPU profile: the floor's whole stop, tachyon's
 	// Stats.RuntimeStop.
 	RuntimeStopMS float64
+	// StopParseMS is the part of StopMS after the runtime's stop that
+	// tachyon's parser took for the trace's end and every goroutine's
+	// last samples (Stats.StopParse); the rest is the file's finish.
+	StopParseMS float64
 	// StopGCs counts the collections completed during the stop. The
 	// window's end reads the live heap after a collection, so that the
 	// stop begins with the collector's cycle: a collection in it is one
@@ -232,8 +236,8 @@ func benchScale(b *testing.B, n int) {
 			pe := peers[(k+i)%len(peers)]
 			r := got[pe]
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f, %d collections), %.2f Hz, %.0f context switches/s\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.StopGCs, r.Hz, r.Switch)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f, the parse after it %.1f, %d collections), %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.StopParseMS, r.StopGCs, r.Hz, r.Switch)
 			res[pe] = append(res[pe], r)
 		}
 		f, okf := got["floor"]
@@ -424,6 +428,7 @@ func scaleChild(spec string) int {
 		r.StopGCs = gcCycles() - g0
 		r.Hz = st.hz
 		r.RuntimeStopMS = float64(st.runtime.Microseconds()) / 1e3
+		r.StopParseMS = float64(st.parse.Microseconds()) / 1e3
 		if err != nil {
 			r.Err = err.Error()
 		}
@@ -441,11 +446,12 @@ func contextSwitches() int64 {
 	return ru.Nvcsw + ru.Nivcsw
 }
 
-// peerStop is what a peer's stop returns: its achieved rate, and the part
-// of its stop the runtime's took (zero for fgprof).
+// peerStop is what a peer's stop returns: its achieved rate, the part of
+// its stop the runtime's took (zero for fgprof), and for tachyon the parse
+// after it.
 type peerStop struct {
-	hz      float64
-	runtime time.Duration
+	hz             float64
+	runtime, parse time.Duration
 }
 
 // startScalePeer starts a peer of BenchmarkScale and returns what stops it
@@ -507,7 +513,7 @@ func startScalePeer(name string, n int) (stop func() (peerStop, error), err erro
 				f.Close()
 			}
 			st := p.Stats()
-			return peerStop{hz: st.AchievedHz, runtime: st.RuntimeStop}, err
+			return peerStop{hz: st.AchievedHz, runtime: st.RuntimeStop, parse: st.StopParse}, err
 		}, nil
 	case "fgprof":
 		var buf bytes.Buffer

@@ -70,15 +70,19 @@ func TestStopFreesProfilers(t *testing.T) {
 	}
 }
 
-// TestRuntimeStop checks Stats.RuntimeStop: the runtime's stop of the
-// tracer is timed for the trace backend, and there is none for the
-// snapshot backend.
+// TestRuntimeStop checks Stats.RuntimeStop and Stats.StopParse: the
+// runtime's stop of the tracer, and the parse after it, are timed for
+// the trace backend, and there are none for the snapshot backend.
 func TestRuntimeStop(t *testing.T) {
 	for _, b := range []Backend{Trace, Snapshot} {
 		t.Run(b.String(), func(t *testing.T) {
 			_, st, _, _ := sampleFor(t, Config{Mode: Wall, Backend: b}, 20*time.Millisecond, false, false)
-			if want := st.Backend == Trace; (st.RuntimeStop > 0) != want {
+			want := st.Backend == Trace
+			if (st.RuntimeStop > 0) != want {
 				t.Errorf("backend %s: Stats.RuntimeStop %v, want it timed: %v", st.Backend, st.RuntimeStop, want)
+			}
+			if (st.StopParse > 0) != want {
+				t.Errorf("backend %s: Stats.StopParse %v, want it timed: %v", st.Backend, st.StopParse, want)
 			}
 		})
 	}

@@ -52,7 +52,7 @@ type emitter struct {
 	samples, ticks, dropped uint64
 	cpuSamples              uint64        // CPU samples the trace carried (Stats.CPUSamples)
 	unparsed                uint64        // Stats.Unparsed
-	runtimeStop             time.Duration // Stats.RuntimeStop
+	runtimeStop, stopParse  time.Duration // Stats.RuntimeStop, Stats.StopParse
 	noCPU, cpuUnplaced      uint64        // Stats.NoCPUSample, Stats.CPUUnplaced
 	noCPUIdx, rootIdx       uint32        // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
 	cpu                     cpuRecord     // the trace backends' use of the CPU profiler

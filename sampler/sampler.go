@@ -177,8 +177,14 @@ type Stats struct {
 	// for the snapshot backend): what a program's own trace.Stop and
 	// pprof.StopCPUProfile would take at that moment. The rest of
 	// Stop's time is the profiler's: the trace's last generation parsed
-	// and every goroutine's last samples written.
+	// and every goroutine's last samples written (StopParse).
 	RuntimeStop time.Duration
+	// StopParse is how long Stop waited, once the runtime had stopped,
+	// for the parse of the trace's end and every goroutine's last samples
+	// written into the sink (zero for the snapshot backend). What a
+	// Stop took beyond RuntimeStop and StopParse is its sink's finish:
+	// for a profile, the file's last records, its end and its sync.
+	StopParse time.Duration
 	// Fallback says why the trace backend was not used ("" if it was or was
 	// not requested).
 	Fallback string
@@ -330,7 +336,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
 		s.stats.Unparsed = em.unparsed
-		s.stats.RuntimeStop = em.runtimeStop
+		s.stats.RuntimeStop, s.stats.StopParse = em.runtimeStop, em.stopParse
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()
 		s.stats.CPUSamples = em.cpuSamples

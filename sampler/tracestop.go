@@ -22,11 +22,11 @@ func (tb *traceBackend) stop() {
 	tb.release() // returns once all trace data has been written to the pipe
 	now := time.Now()
 	tb.handedOver.Store(now.UnixNano())
-	if tb.em.stopWall.Load() != 0 { // Stop's, not a switch of backends
-		tb.em.runtimeStop = now.Sub(t0)
-	}
 	tb.pipe.Close()
 	<-tb.done
+	if tb.em.stopWall.Load() != 0 { // Stop's, not a switch of backends
+		tb.em.runtimeStop, tb.em.stopParse = now.Sub(t0), time.Since(now)
+	}
 }
 
 // release stops the CPU profiler and the tracer this backend started, once:

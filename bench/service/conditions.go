@@ -131,8 +131,8 @@ func tachyon(m sampler.Mode, more ...profiler.Option) func(string) (func() error
 			os.Remove(path)
 			st := p.Stats()
 			lastRuntimeStop = st.RuntimeStop
-			lastNote = fmt.Sprintf("backend %s, %d switches, %.1f Hz, the runtime's stop %.1f ms", p.Backend(), len(st.Switches), st.AchievedHz,
-				float64(st.RuntimeStop.Microseconds())/1e3)
+			lastNote = fmt.Sprintf("backend %s, %d switches, %.1f Hz, the runtime's stop %.1f ms, the parse after it %.1f ms", p.Backend(), len(st.Switches), st.AchievedHz,
+				float64(st.RuntimeStop.Microseconds())/1e3, float64(st.StopParse.Microseconds())/1e3)
 			return err
 		}, nil
 	}

@@ -50,8 +50,10 @@
 //	p99q-us     p99 latency from the request's scheduled time (open loop:
 //	            queueing behind a slow server counts)
 //	start-ms, stop-ms  Start and Stop latency (each round's line on
-//	            stderr also gives the part of a gotachyon Stop that was
-//	            the runtime's stop of its tracer, Stats.RuntimeStop)
+//	            stderr also gives the parts of a gotachyon Stop that were
+//	            the runtime's stop of its tracer, Stats.RuntimeStop, and
+//	            the parse and writes after it, Stats.StopParse; the rest
+//	            is the file's finish)
 //	stop-own-ms for gotachyon, the median of Stop less the runtime's
 //	            stop: the profiler's own part
 //	heap-MiB    the live heap at the window's end, as of the last collection
