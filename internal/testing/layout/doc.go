@@ -1,0 +1,5 @@
+// Package layout holds the tests of conventions that hold across the
+// module's packages rather than within one: each package's comment lives
+// in its doc.go, and each fuzz target has a seed corpus in its package's
+// testdata/fuzz. It has no code of its own.
+package layout
