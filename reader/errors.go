@@ -50,6 +50,8 @@ type FormatError struct {
 	Reason       string
 }
 
+// Error gives the offset, the check's code and the reason, and the
+// decompressed byte when the problem lies in decompressed data.
 func (e *FormatError) Error() string {
 	if e.Decompressed >= 0 {
 		return fmt.Sprintf("offset %d: %s: %s (decompressed byte %d)", e.Offset, e.Code, e.Reason, e.Decompressed)

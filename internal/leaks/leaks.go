@@ -19,7 +19,10 @@ type FileError struct {
 	Err  error
 }
 
+// Error names the file, then what went wrong reading it.
 func (e *FileError) Error() string { return e.Name + ": " + e.Err.Error() }
+
+// Unwrap returns what went wrong reading the file.
 func (e *FileError) Unwrap() error { return e.Err }
 
 // Input is one file to analyse, with the name errors give it.

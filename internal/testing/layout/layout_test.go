@@ -115,3 +115,72 @@ func TestFuzzCorpora(t *testing.T) {
 		t.Fatal("no fuzz targets found")
 	}
 }
+
+// TestExportedDocs: every exported name outside tests has a doc comment:
+// functions, methods of exported types, types, and constants and
+// variables (a group's comment, or a line's, counts for its names).
+func TestExportedDocs(t *testing.T) {
+	root := testutil.RepoRoot()
+	for dir, names := range goFiles(t) {
+		for _, name := range names {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			path := filepath.Join(dir, name)
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, filepath.Join(root, path), nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range undocumented(f) {
+				t.Errorf("%s:%d: %s has no doc comment", path, fset.Position(n.Pos()).Line, n.Name)
+			}
+		}
+	}
+}
+
+// undocumented returns the exported names of f's declarations that have
+// no doc comment.
+func undocumented(f *ast.File) []*ast.Ident {
+	var out []*ast.Ident
+	for _, decl := range f.Decls {
+		switch d := decl.(type) {
+		case *ast.FuncDecl:
+			if d.Name.IsExported() && d.Doc == nil && (d.Recv == nil || exportedRecv(d.Recv)) {
+				out = append(out, d.Name)
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch sp := s.(type) {
+				case *ast.TypeSpec:
+					if sp.Name.IsExported() && sp.Doc == nil && d.Doc == nil {
+						out = append(out, sp.Name)
+					}
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						if n.IsExported() && sp.Doc == nil && sp.Comment == nil && d.Doc == nil {
+							out = append(out, n)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// exportedRecv reports whether a method's receiver type is exported.
+func exportedRecv(recv *ast.FieldList) bool {
+	t := recv.List[0].Type
+	if s, ok := t.(*ast.StarExpr); ok {
+		t = s.X
+	}
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t = x.X
+	case *ast.IndexListExpr:
+		t = x.X
+	}
+	id, ok := t.(*ast.Ident)
+	return ok && id.IsExported()
+}

@@ -17,6 +17,7 @@ const (
 	Syscall              // in a blocking system call
 )
 
+// String returns the state's name in lower case.
 func (s State) String() string {
 	switch s {
 	case Active:
