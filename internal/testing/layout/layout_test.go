@@ -184,3 +184,56 @@ func exportedRecv(recv *ast.FieldList) bool {
 	id, ok := t.(*ast.Ident)
 	return ok && id.IsExported()
 }
+
+// TestExamples: every package of the module's API (outside internal, cmd
+// and bench) that exports a name has an Example test, which go doc shows
+// and go test runs.
+func TestExamples(t *testing.T) {
+	root := testutil.RepoRoot()
+	for dir, names := range goFiles(t) {
+		parts := strings.Split(filepath.ToSlash(dir), "/")
+		if slices.Contains(parts, "internal") || parts[0] == "cmd" || parts[0] == "bench" || parts[0] == ".ci" {
+			continue
+		}
+		exports, examples := false, false
+		for _, name := range names {
+			f, err := parser.ParseFile(token.NewFileSet(), filepath.Join(root, dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			test := strings.HasSuffix(name, "_test.go")
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.FuncDecl:
+					if test && d.Recv == nil && strings.HasPrefix(d.Name.Name, "Example") {
+						examples = true
+					}
+					if !test && d.Name.IsExported() && (d.Recv == nil || exportedRecv(d.Recv)) {
+						exports = true
+					}
+				case *ast.GenDecl:
+					for _, s := range d.Specs {
+						if !test && declaresExported(s) {
+							exports = true
+						}
+					}
+				}
+			}
+		}
+		if exports && !examples {
+			t.Errorf("%s: exports names but has no Example test", dir)
+		}
+	}
+}
+
+// declaresExported reports whether a type, constant or variable spec
+// declares an exported name.
+func declaresExported(s ast.Spec) bool {
+	switch s := s.(type) {
+	case *ast.TypeSpec:
+		return s.Name.IsExported()
+	case *ast.ValueSpec:
+		return slices.ContainsFunc(s.Names, (*ast.Ident).IsExported)
+	}
+	return false
+}
