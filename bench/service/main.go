@@ -264,7 +264,7 @@ func (p *loadgenProc) end() (latencies, error) {
 		return l, err
 	}
 	if !p.out.Scan() {
-		return l, fmt.Errorf("load generator: %v", p.out.Err())
+		return l, fmt.Errorf("load generator: %w", p.out.Err())
 	}
 	return l, json.Unmarshal(p.out.Bytes(), &l)
 }
