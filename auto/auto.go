@@ -84,7 +84,8 @@ func onSignal(c chan os.Signal) {
 }
 
 // Profile returns the profile started from the environment, or nil when
-// PROFILE_OUT was not set or profiling failed to start.
+// the environment asked for none (neither PROFILE_OUT nor PROFILE_RECENT
+// set; see profiler.EnvOptions) or profiling failed to start.
 func Profile() *profiler.Profile {
 	mu.Lock()
 	defer mu.Unlock()
