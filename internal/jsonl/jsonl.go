@@ -183,7 +183,9 @@ func (in *Input) next() ([]byte, error) {
 		}
 	}
 	if err := in.sc.Err(); err != nil {
-		return nil, err
+		// A line too long for the scanner, or the reader's error: the
+		// line it was reading.
+		return nil, fmt.Errorf("line %d: %w", in.line+1, err)
 	}
 	return nil, io.EOF
 }

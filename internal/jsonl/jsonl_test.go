@@ -2,6 +2,7 @@ package jsonl
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -40,5 +41,38 @@ func TestStackUnmarshal(t *testing.T) {
 		if err := json.Unmarshal([]byte(bad), &got); err == nil {
 			t.Errorf("%s: read without an error", bad)
 		}
+	}
+}
+
+// failAfter returns its data, then err.
+type failAfter struct {
+	data []byte
+	err  error
+}
+
+func (r *failAfter) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// TestInputReadError: an error reading the input names the line being
+// read, as a malformed line's does.
+func TestInputReadError(t *testing.T) {
+	broken := errors.New("disk gone")
+	in, err := NewInput(&failAfter{data: []byte("{\"meta\":{\"interval_us\":1000}}\n"), err: broken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s Sample
+	err = in.Next(&s)
+	if !errors.Is(err, broken) || !strings.HasPrefix(err.Error(), "line 2: ") {
+		t.Fatalf("Next: %v, want the read error on line 2", err)
+	}
+	if _, err := NewInput(&failAfter{err: broken}); !errors.Is(err, broken) || !strings.HasPrefix(err.Error(), "line 1: ") {
+		t.Fatalf("NewInput: %v, want the read error on line 1", err)
 	}
 }
