@@ -49,7 +49,7 @@ func (c *spxConverter) convert(in input, out string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(stage)
+	defer dropTemp(stage)
 	ws, err := spx.WriteDir(stage, f, opt)
 	if err != nil {
 		return exportError(in.name, f, err)
@@ -98,6 +98,7 @@ func stageDir(out string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: creating a temporary directory beside it: %w", quoteName(out), err)
 	}
+	addTemp(dir)
 	return dir, nil
 }
 

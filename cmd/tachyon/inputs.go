@@ -50,7 +50,7 @@ func resolveInputRuns(args []string, runs string, stderr io.Writer) (in input, r
 		return input{}, func() {}, err
 	}
 	done := release
-	return input{path: path, name: inputName(args), files: files}, func() { os.Remove(path); done() }, nil
+	return input{path: path, name: inputName(args), files: files}, func() { dropTemp(path); done() }, nil
 }
 
 // runsFlag adds to fs the --runs flag of the commands that merge their
@@ -85,12 +85,13 @@ func mergeTemp(files []string, stderr io.Writer) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("a temporary file for the merged profile: %w", err)
 	}
+	addTemp(f.Name())
 	st, err := merge.Merge(f, files, merge.Options{})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		dropTemp(f.Name())
 		return "", err
 	}
 	warnCut(stderr, st)

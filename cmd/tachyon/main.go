@@ -37,7 +37,8 @@ func register(c *command) { commands[c.name] = c }
 
 func main() {
 	fitAddressSpace()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	watchSignals()
+	os.Exit(run(os.Args[1:], pipeOut{os.Stdout}, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {

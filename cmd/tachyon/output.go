@@ -48,6 +48,7 @@ func createOutputStd(path string, stdout io.Writer) (*output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("standard output: creating a temporary file to write it from: %w", err)
 	}
+	addTemp(f.Name())
 	return &output{File: f, path: path, stdout: stdout}, nil
 }
 
@@ -145,10 +146,11 @@ func createTemp(target string, perm fs.FileMode, exact bool) (*os.File, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: creating a temporary file beside it: %w", quoteName(target), err)
 		}
+		addTemp(name)
 		if exact {
 			if err := f.Chmod(perm); err != nil {
 				f.Close()
-				os.Remove(name)
+				dropTemp(name)
 				return nil, fmt.Errorf("%s: giving the temporary file its mode: %w", quoteName(target), err)
 			}
 		}
@@ -178,6 +180,7 @@ func (o *output) commit() error {
 		o.discard()
 		return fmt.Errorf("%s: %w", quoteName(o.path), err)
 	}
+	forgetTemp(o.Name())
 	o.settled = true
 	return nil
 }
@@ -186,7 +189,7 @@ func (o *output) commit() error {
 // file there and removes it.
 func (o *output) copyOut() error {
 	o.settled = true
-	defer os.Remove(o.Name())
+	defer dropTemp(o.Name())
 	defer o.Close()
 	if _, err := o.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("standard output: %w", err)
@@ -207,7 +210,7 @@ func (o *output) discard() {
 	o.settled = true
 	o.Close()
 	if o.target != "" || o.stdout != nil {
-		os.Remove(o.Name())
+		dropTemp(o.Name())
 	}
 }
 

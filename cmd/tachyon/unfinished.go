@@ -25,7 +25,7 @@ func unfinished(args []string, w io.Writer) (out []string, release func()) {
 	var temps []string
 	release = func() {
 		for _, d := range temps {
-			os.RemoveAll(d)
+			dropTemp(d)
 		}
 	}
 	for i, a := range args {
@@ -69,6 +69,7 @@ func finishLeft(dir, name string) (checkpoint.Left, string, error) {
 	if err != nil {
 		return checkpoint.Left{}, "", err
 	}
+	addTemp(tmp)
 	f, err := os.Create(filepath.Join(tmp, name))
 	if err != nil {
 		return checkpoint.Left{}, tmp, err
