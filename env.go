@@ -1,6 +1,7 @@
 package profiler
 
 import (
+	"errors"
 	"fmt"
 	"log"
 	"math"
@@ -65,7 +66,9 @@ const (
 // the profiler: it has no effect; did you mean PROFILE_SEGMENT?"), and
 // for every one that has no effect
 // with the others (PROFILE_KEEP_BYTES without PROFILE_SEGMENT, any of
-// them without PROFILE_OUT, PROFILE_CHECKPOINT with PROFILE_SEGMENT).
+// them without PROFILE_OUT, PROFILE_CHECKPOINT with PROFILE_SEGMENT,
+// PROFILE_RECENT_SIGNAL and the captures' variables without a recent
+// window).
 // The names of packages auto and upload count as the profiler's.
 func EnvOptions() (opts []Option, ok bool, err error) {
 	warnEnvOnce.Do(func() {
@@ -94,7 +97,11 @@ func EnvOptions() (opts []Option, ok bool, err error) {
 		if err != nil {
 			return nil, true, fmt.Errorf("profiler: %s=%q: %w", EnvRate, s, err)
 		}
-		opts = append(opts, WithRate(hz))
+		o, err := envOption(EnvRate, s, WithRate(hz))
+		if err != nil {
+			return nil, true, err
+		}
+		opts = append(opts, o)
 	}
 	if out != "" {
 		seg, err := envSegments()
@@ -131,7 +138,15 @@ func envRecent() ([]Option, error) {
 				return nil, fmt.Errorf("profiler: %s=%q: %w", EnvRecentBytes, sb, err)
 			}
 		}
-		opts = append(opts, WithRecent(d, n))
+		name, v := EnvRecent, s
+		if s == "" {
+			name, v = EnvRecentBytes, sb
+		}
+		o, err := envOption(name, v, WithRecent(d, n))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
 	}
 	if s := os.Getenv(EnvRecentSignal); s != "" {
 		sig, err := parseSignal(s)
@@ -150,7 +165,11 @@ func envRecent() ([]Option, error) {
 		if err != nil {
 			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvCapturePeriod, s, err)
 		}
-		opts = append(opts, WithCapturePeriod(d))
+		o, err := envOption(EnvCapturePeriod, s, WithCapturePeriod(d))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
 	}
 	return opts, nil
 }
@@ -164,18 +183,29 @@ func envSegments() ([]Option, error) {
 		if err != nil {
 			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvCheckpoint, s, err)
 		}
-		opts = append(opts, WithCheckpoint(d))
+		o, err := envOption(EnvCheckpoint, s, WithCheckpoint(d))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
 	}
 	if s := os.Getenv(EnvSegment); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil {
 			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvSegment, s, err)
 		}
-		opts = append(opts, WithSegment(d))
+		o, err := envOption(EnvSegment, s, WithSegment(d))
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
 	}
 	files, bytes := 0, int64(0)
 	if s := os.Getenv(EnvKeep); s != "" {
 		n, err := strconv.Atoi(s)
+		if err == nil && n < 0 {
+			err = errors.New("a negative count of files")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvKeep, s, err)
 		}
@@ -210,8 +240,22 @@ func parseSize(s string) (int64, error) {
 	} else if len(unit) != 1 || shift == 0 {
 		return 0, fmt.Errorf("unknown unit %q (want K, M, G or T)", s[len(num):])
 	}
-	if n < 0 || n > math.MaxInt64>>(10*shift) {
+	if n < 0 {
+		return 0, fmt.Errorf("%s is negative", s)
+	}
+	if n > math.MaxInt64>>(10*shift) {
 		return 0, fmt.Errorf("%s is too large", s)
 	}
 	return n << (10 * shift), nil
+}
+
+// envOption checks o, the option of the variable name's value, at once, so
+// that a value out of the option's range is reported under the variable's
+// name, as a malformed one is.
+func envOption(name, value string, o Option) (Option, error) {
+	c := defaultConfig()
+	if err := o(&c); err != nil {
+		return nil, fmt.Errorf("profiler: %s=%q: %s", name, value, strings.TrimPrefix(err.Error(), "profiler: "))
+	}
+	return o, nil
 }

@@ -27,6 +27,8 @@ func envWarnings(environ []string) []string {
 		}
 	}
 	slices.Sort(names)
+	window := recentOn(environ) ||
+		set[envnames.Out] && !set[envnames.Recent] && (set[envnames.Segment] || set[envnames.RecentBytes])
 	if set[envnames.Recent] && recentOn(environ) {
 		set[envnames.Out] = true // a profile kept in memory reads what a file's does
 	}
@@ -44,6 +46,9 @@ func envWarnings(environ []string) []string {
 			lines = append(lines, w)
 		case need != "" && !set[need]:
 			lines = append(lines, fmt.Sprintf("profiler: %s has no effect without %s", k, need))
+		case slices.Contains(envnames.WindowOnly, k) && !window:
+			lines = append(lines, fmt.Sprintf("profiler: %s has no effect without a recent window (%s, or %s with %s)",
+				k, envnames.Recent, envnames.Segment, envnames.Out))
 		case excl != "" && set[excl]:
 			lines = append(lines, fmt.Sprintf("profiler: %s has no effect with %s", k, excl))
 		}

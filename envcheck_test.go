@@ -3,6 +3,7 @@ package profiler
 import (
 	"bytes"
 	"log"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,13 @@ func TestEnvWarnings(t *testing.T) {
 		{[]string{"PROFILE_OUT=p", "PROFILE_FILE=x"}, []string{"PROFILE_FILE is not a variable of the profiler: it has no effect (the profiler reads PROFILE_OUT, PROFILE_MODE,"}},
 		{[]string{"PROFILE_OUT=p", "PROFILE_SEGMENT=5s", "PROFILE_KEEP=3", "PROFILE_KEEP_BYTES=1G", "PROFILE_SIGNALS=on", "PROFILE_UPLOAD=http://x", "PROFILE_SERVICE=s", "PROFILE_LABELS=a=b", "PROFILE_MODE=cpu", "PROFILE_RATE=99", "HOME=/", "PROFILE_X="}, nil},
 		{[]string{"PROFILE_OUT=p", "PROFILE_CHECKPOINT=2s"}, nil},
+		{[]string{"PROFILE_OUT=p.bin", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c"}, []string{
+			"PROFILE_CAPTURE_DIR has no effect without a recent window", "PROFILE_RECENT_SIGNAL has no effect without a recent window"}},
+		{[]string{"PROFILE_OUT=d", "PROFILE_SEGMENT=5s", "PROFILE_RECENT=off", "PROFILE_CAPTURE_PERIOD=1m"}, []string{"PROFILE_CAPTURE_PERIOD has no effect without a recent window"}},
+		{[]string{"PROFILE_RECENT_BYTES=16M"}, []string{"PROFILE_RECENT_BYTES has no effect without PROFILE_OUT"}},
+		{[]string{"PROFILE_OUT=d", "PROFILE_SEGMENT=5s", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c", "PROFILE_CAPTURE_PERIOD=1m"}, nil},
+		{[]string{"PROFILE_OUT=p.bin", "PROFILE_RECENT_BYTES=16M", "PROFILE_RECENT_SIGNAL=USR1"}, nil},
+		{[]string{"PROFILE_RECENT=60s", "PROFILE_RECENT_BYTES=16M", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c"}, nil},
 	} {
 		got := envWarnings(c.env)
 		if len(got) != len(c.want) {
@@ -53,5 +61,37 @@ func TestEnvOptionsWarnsOnce(t *testing.T) {
 	}
 	if n := strings.Count(buf.String(), "did you mean PROFILE_SEGMENT?"); n != 1 {
 		t.Errorf("%d warnings about PROFILE_SEGEMENT, want 1:\n%s", n, buf.String())
+	}
+}
+
+// TestEnvOutOfRange checks that a value that parses but that its option
+// refuses is reported under the variable's name, as a malformed one is.
+func TestEnvOutOfRange(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{EnvRate, "0", "out of range"},
+		{EnvSegment, "1ms", "shorter than"},
+		{EnvKeep, "-3", "negative"},
+		{EnvKeepBytes, "-1", "negative"},
+		{EnvRecent, "1ns", "at least"},
+		{EnvRecentBytes, "-1", "negative"},
+		{EnvCapturePeriod, "-1s", "positive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Setenv(EnvOut, "d")
+			if c.name == EnvKeep || c.name == EnvKeepBytes {
+				t.Setenv(EnvSegment, "5s")
+			}
+			t.Setenv(c.name, c.value)
+			_, _, err := EnvOptions()
+			prefix := "profiler: " + c.name + "=" + strconv.Quote(c.value) + ": "
+			if err == nil || !strings.HasPrefix(err.Error(), prefix) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s=%s: error %v, want %q...%q", c.name, c.value, err, prefix, c.want)
+			}
+		})
+	}
+	t.Setenv(EnvOut, "d")
+	t.Setenv(EnvCheckpoint, "0s")
+	if _, _, err := EnvOptions(); err == nil || !strings.HasPrefix(err.Error(), `profiler: PROFILE_CHECKPOINT="0s": `) {
+		t.Errorf("PROFILE_CHECKPOINT=0s: %v", err)
 	}
 }

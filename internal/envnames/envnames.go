@@ -32,17 +32,23 @@ var All = []string{Out, Mode, Rate, Segment, Keep, KeepBytes, Checkpoint, Signal
 // Recent stands for Out where it is set: a profile kept only in memory
 // takes the variables a file does.
 var Needs = map[string]string{
-	Mode:       Out,
-	Rate:       Out,
-	Segment:    Out,
-	Checkpoint: Out,
-	Signals:    Out,
-	Upload:     Out,
-	Keep:       Segment,
-	KeepBytes:  Segment,
-	Service:    Upload,
-	Labels:     Upload,
+	Mode:        Out,
+	Rate:        Out,
+	Segment:     Out,
+	Checkpoint:  Out,
+	Signals:     Out,
+	Upload:      Out,
+	Keep:        Segment,
+	KeepBytes:   Segment,
+	Service:     Upload,
+	Labels:      Upload,
+	RecentBytes: Out,
 }
+
+// WindowOnly lists the names that act on the recent window only, which
+// Recent keeps, or Segment with Out (a profile in segments keeps one by
+// default), or RecentBytes with Out (a window of the default length).
+var WindowOnly = []string{RecentSignal, CaptureDir, CapturePeriod}
 
 // Excludes maps a name to the variable with which it has no effect.
 var Excludes = map[string]string{
