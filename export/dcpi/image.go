@@ -30,26 +30,32 @@ type Image struct {
 	ModTime    time.Time
 
 	f *elf.File
+	r *os.File // f's file: elf.NewFile does not close it
 }
 
 // OpenImage reads the ELF executable at path. Close releases it.
 func OpenImage(path string) (*Image, error) {
-	f, err := elf.Open(path)
+	r, err := os.Open(path)
 	if err != nil {
+		return nil, fmt.Errorf("dcpi: %w", err)
+	}
+	f, err := elfsym.NewFile(path, r)
+	if err != nil {
+		r.Close()
 		return nil, fmt.Errorf("dcpi: %w", err)
 	}
 	text := f.Section(".text")
 	if text == nil {
-		f.Close()
+		r.Close()
 		return nil, fmt.Errorf("dcpi: %s has no .text section", path)
 	}
-	st, err := os.Stat(path)
+	st, err := r.Stat()
 	if err != nil {
-		f.Close()
+		r.Close()
 		return nil, fmt.Errorf("dcpi: %w", err)
 	}
 	img := &Image{Path: path, TextAddr: text.Addr, TextSize: text.Size, TextOffset: text.Offset,
-		ModTime: st.ModTime(), f: f}
+		ModTime: st.ModTime(), f: f, r: r}
 	if s := f.Section(".note.gnu.build-id"); s != nil {
 		if desc, ok := note(s, f.ByteOrder, "GNU\x00", 3); ok {
 			img.BuildID = hex.EncodeToString(desc)
@@ -91,8 +97,8 @@ func note(s *elf.Section, bo binary.ByteOrder, name string, typ uint32) ([]byte,
 	return nil, false
 }
 
-// Close closes the ELF file.
-func (img *Image) Close() error { return img.f.Close() }
+// Close closes the executable.
+func (img *Image) Close() error { return img.r.Close() }
 
 // id returns the 20-hex-digit image id: the file's mtime (UTC
 // YYYYMMDDHHMMSS) and the first 6 hex digits of the GNU build id, or of the

@@ -1,7 +1,6 @@
 package nytprof
 
 import (
-	"debug/elf"
 	"fmt"
 	"os"
 
@@ -32,9 +31,9 @@ func declLines(path string) (map[string]int, error) {
 		return nil, err
 	}
 	defer r.Close()
-	f, err := elf.NewFile(r)
+	f, err := elfsym.NewFile(path, r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not an executable: %w", path, err)
+		return nil, err
 	}
 	tab, err := elfsym.Table(f)
 	if err != nil {
@@ -44,5 +43,9 @@ func declLines(path string) (map[string]int, error) {
 	for i := range tab.Funcs {
 		names[tab.Funcs[i].Name] = true
 	}
-	return elfsym.StartLines(f, tab, names)
+	lines, err := elfsym.StartLines(f, tab, names)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return lines, nil
 }

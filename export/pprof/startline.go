@@ -34,10 +34,10 @@ func openBinary(path string) (*binaryLines, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pprof: start lines: %w", err)
 	}
-	f, err := elf.NewFile(r)
+	f, err := elfsym.NewFile(path, r)
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("pprof: start lines: %s: not an executable: %w", path, err)
+		return nil, fmt.Errorf("pprof: start lines: %w", err)
 	}
 	tab, err := elfsym.Table(f)
 	if err != nil {
