@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -34,21 +35,68 @@ func (st Stack) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads an array of [file, function, line] arrays, each a
 // file and a function as strings (or null) and a line as a 32-bit integer
-// (or null), in one pass of the decoder.
+// (or null), token by token. It keeps the innermost tachyon.MaxReadDepth
+// frames, the most a file holds, and checks the others without keeping
+// them, so that its memory follows the stack a file can hold, not the
+// line's length.
 func (st *Stack) UnmarshalJSON(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var raw [][]any
-	if err := dec.Decode(&raw); err != nil {
+	tok, err := dec.Token()
+	if err != nil {
 		return err
 	}
-	*st = make(Stack, len(raw))
-	for k, r := range raw {
-		if err := unmarshalFrame(r, &(*st)[k]); err != nil {
+	if tok == nil {
+		*st = Stack{}
+		return nil
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("stack %v is not an array of frames", tok)
+	}
+	out := Stack{}
+	var f tachyon.Frame
+	for k := 0; dec.More(); k++ {
+		if err := readFrame(dec, &f); err != nil {
 			return fmt.Errorf("frame %d: %w", k, err)
 		}
+		if k < tachyon.MaxReadDepth {
+			out = append(out, f)
+		}
 	}
+	if _, err := dec.Token(); err != nil { // the stack's ']'
+		return err
+	}
+	*st = out
 	return nil
+}
+
+// readFrame reads one [file, function, line] array from dec into f.
+func readFrame(dec *json.Decoder, f *tachyon.Frame) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != json.Delim('[') {
+		return fmt.Errorf("frame %v is not an array [file, function, line]", tok)
+	}
+	var vals [3]any
+	n := 0
+	for ; dec.More(); n++ {
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if n < len(vals) {
+			vals[n] = v
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the frame's ']'
+		return err
+	}
+	if n != len(vals) {
+		return fmt.Errorf("frame has %d elements, want [file, function, line]", n)
+	}
+	return unmarshalFrame(vals, f)
 }
 
 // marshalFrame writes f as [file, function, line], without escaping HTML.
@@ -63,10 +111,7 @@ func marshalFrame(f tachyon.Frame) ([]byte, error) {
 }
 
 // unmarshalFrame reads [file, function, line], decoded, into f.
-func unmarshalFrame(r []any, f *tachyon.Frame) error {
-	if len(r) != 3 {
-		return fmt.Errorf("frame has %d elements, want [file, function, line]", len(r))
-	}
+func unmarshalFrame(r [3]any, f *tachyon.Frame) error {
 	var ok bool
 	if f.File, ok = stringOrNull(r[0]); !ok {
 		return fmt.Errorf("file %v is not a string", r[0])
@@ -142,6 +187,9 @@ func (e *Encoder) Encode(s *Sample) error {
 	return e.enc.Encode(s)
 }
 
+// maxLine is the longest line Input reads.
+const maxLine = 256 << 20
+
 // Input reads an encoder input stream: the meta line, then samples.
 type Input struct {
 	Meta Meta
@@ -152,7 +200,7 @@ type Input struct {
 // NewInput reads the meta line of r.
 func NewInput(r io.Reader) (*Input, error) {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
 	in := &Input{sc: sc}
 	var first struct {
 		Meta *Meta `json:"meta"`
@@ -185,6 +233,9 @@ func (in *Input) next() ([]byte, error) {
 	if err := in.sc.Err(); err != nil {
 		// A line too long for the scanner, or the reader's error: the
 		// line it was reading.
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, fmt.Errorf("line %d: longer than %d MiB, the most a line may be: %w", in.line+1, maxLine>>20, err)
+		}
 		return nil, fmt.Errorf("line %d: %w", in.line+1, err)
 	}
 	return nil, io.EOF

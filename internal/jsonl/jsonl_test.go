@@ -3,9 +3,12 @@ package jsonl
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // TestStackUnmarshal: a stack reads back what MarshalJSON wrote, null
@@ -74,5 +77,31 @@ func TestInputReadError(t *testing.T) {
 	}
 	if _, err := NewInput(&failAfter{err: broken}); !errors.Is(err, broken) || !strings.HasPrefix(err.Error(), "line 1: ") {
 		t.Fatalf("NewInput: %v, want the read error on line 1", err)
+	}
+}
+
+// TestStackDeeperThanAFile: a stack deeper than a file can hold keeps its
+// innermost tachyon.MaxReadDepth frames, and a bad frame past them is
+// still an error.
+func TestStackDeeperThanAFile(t *testing.T) {
+	n := tachyon.MaxReadDepth + 10
+	var b strings.Builder
+	b.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `["f.go","fn",%d]`, i)
+	}
+	var got Stack
+	if err := json.Unmarshal([]byte(b.String()+"]"), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != tachyon.MaxReadDepth || got[0].Line != 0 || got[len(got)-1].Line != int32(tachyon.MaxReadDepth-1) {
+		t.Errorf("kept %d frames, lines %d..%d; want the innermost %d", len(got), got[0].Line, got[len(got)-1].Line, tachyon.MaxReadDepth)
+	}
+	err := json.Unmarshal([]byte(b.String()+`,["f.go",1,1]]`), &got)
+	if want := fmt.Sprintf("frame %d: ", n); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a bad frame past the kept ones: %v, want an error naming it", err)
 	}
 }
