@@ -10,7 +10,12 @@ import (
 // (valid UTF-8, printable, no line break or other control character), else
 // quoted as a Go string, so that a name cannot forge a line (a name
 // holding "\nx: ok" would otherwise print a verify line of its own).
+// The temporary copy of an unfinished profile is named as the user named
+// the profile (see shownAs).
 func quoteName(name string) string {
+	if a, ok := shownAs[name]; ok {
+		name = a
+	}
 	if isPlain(name) {
 		return name
 	}
@@ -30,12 +35,20 @@ func isPlain(s string) bool {
 }
 
 // quoteNames returns msg with each of names that is not plain quoted,
-// for errors of other packages that print a name as it is.
+// for errors of other packages that print a name as it is, and the
+// temporary copy of an unfinished profile named as the user named it.
 func quoteNames(msg string, names ...string) string {
 	for _, n := range names {
-		if n != "" && !isPlain(n) {
+		if a, ok := shownAs[n]; ok {
+			msg = strings.ReplaceAll(msg, n, quoteName(a))
+		} else if n != "" && !isPlain(n) {
 			msg = strings.ReplaceAll(msg, n, strconv.Quote(n))
 		}
 	}
 	return msg
 }
+
+// shownAs maps the temporary copy of an unfinished profile (see
+// unfinished) to the name the user gave the profile, for messages: the
+// copy's path means nothing to the user, and is gone once the command ends.
+var shownAs = map[string]string{}

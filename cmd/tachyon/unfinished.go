@@ -56,6 +56,7 @@ func unfinished(args []string, w io.Writer) (out []string, release func()) {
 			continue
 		}
 		out[i] = filepath.Join(tmp, filepath.Base(a))
+		shownAs[out[i]] = a
 		fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop); reading its profile as of its last checkpoint in %s (%d samples)\n", quoteName(a), quoteName(dir), left.Samples)
 	}
 	return out, release

@@ -110,6 +110,9 @@ func TestUnfinishedReadsStream(t *testing.T) {
 		if args[0] == "collapsed" && !strings.Contains(stdout, "main.main:3 100") {
 			t.Errorf("collapsed: %q, want main.main's 100 samples", stdout)
 		}
+		if strings.Contains(stdout+stderr, "tachyon-unfinished-") || args[0] != "collapsed" && !strings.Contains(stdout, out) {
+			t.Errorf("tachyon %q names the copy it read, not %s: stdout %q, stderr %q", args, out, stdout, stderr)
+		}
 	}
 	if after, _ := filepath.Glob(filepath.Join(tmp, "tachyon-unfinished-*")); len(after) > len(before) {
 		t.Errorf("the copies read are left behind: %v", after)
