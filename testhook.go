@@ -58,7 +58,11 @@ type M interface{ Run() int }
 // A failure to profile (a bad variable, an output path that cannot be
 // written, a profile that failed at Stop) is printed, and the tests run
 // and exit as they would without the profiler: profiling never fails
-// them. Options given here are applied after the environment's, and so
+// them. The profile holds the process's CPU profiler and its one profile
+// while the tests run, as go test -cpuprofile holds the first: a test
+// that starts either of its own fails under PROFILE_OUT. Give such a
+// package WithWallCPUSamples(false), which leaves the CPU profiler to the
+// tests. Options given here are applied after the environment's, and so
 // after the name above.
 func RunTests(m M, opts ...Option) int {
 	envOpts, ok, err := EnvOptions()
