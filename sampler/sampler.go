@@ -163,7 +163,10 @@ type Stats struct {
 	// least one sample.
 	Goroutines int
 	// AchievedHz is Ticks divided by the wall time from Start to the Stop
-	// request.
+	// request, with one period more for each grid of wall-mode ticks the
+	// trace backend began (one, unless Auto switched backends), whose
+	// first tick is at its start: the rate asked for when no tick was
+	// missed, however short the profile.
 	AchievedHz float64
 	// Dropped counts samples the sink rejected.
 	Dropped uint64
@@ -344,7 +347,10 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		s.stats.LeakProfiles, s.stats.LeakRefused, s.stats.LeakMarked = em.leakTaken, em.leakRefused, em.leakMarked
 		s.stats.LeakProfile = em.leakNote
-		if sec := elapsed.Seconds(); sec > 0 {
+		// A grid's first tick is at its start: its ticks stand for the
+		// time it ran and one period more.
+		span := elapsed + time.Duration(em.grids)*(time.Second/time.Duration(s.cfg.Rate))
+		if sec := span.Seconds(); sec > 0 {
 			s.stats.AchievedHz = float64(em.ticks) / sec
 		}
 		running.Store(false)

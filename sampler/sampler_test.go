@@ -212,3 +212,24 @@ func TestCPUModeSpinner(t *testing.T) {
 		return nil
 	})
 }
+
+// TestAchievedHzShortProfile: a trace backend's ticks start with one at
+// its start, so that Ticks over the time alone would pass the rate for a
+// short profile (one tick in 2 ms read as 500 Hz); counted with that
+// period, the rate achieved never passes the rate asked for.
+func TestAchievedHzShortProfile(t *testing.T) {
+	for _, d := range []time.Duration{0, 5 * time.Millisecond, 30 * time.Millisecond} {
+		s, err := Start(Config{Backend: Trace, Rate: 100}, newMemSink())
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(d)
+		st, err := s.Stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.AchievedHz > 101 {
+			t.Errorf("after %v: %d ticks, %.1f Hz achieved at 100 Hz", d, st.Ticks, st.AchievedHz)
+		}
+	}
+}

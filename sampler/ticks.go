@@ -37,6 +37,7 @@ func (tb *traceBackend) advance(t gotrace.Time) {
 	}
 	if !tb.ticks.started {
 		tb.ticks.start(t, tb.micros(t))
+		tb.em.grids++
 	}
 	if !tb.ticks.due(t) {
 		return
