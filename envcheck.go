@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/gotachyon/profiler/internal/envnames"
+	"github.com/gotachyon/profiler/internal/textdist"
 )
 
 // warnEnvOnce makes EnvOptions warn about the environment once a process.
@@ -57,47 +58,20 @@ func envWarnings(environ []string) []string {
 }
 
 // nearestEnv returns the known name nearest to name, or "" if none is
-// near: at most one edit (editDistance) per three bytes of the longer
+// near: at most one edit (textdist.Distance) per three bytes of the longer
 // name past the prefix, or one name being the other and more letters.
 func nearestEnv(name string) string {
 	a := strings.TrimPrefix(name, envnames.Prefix)
 	best, bestD := "", -1
 	for _, known := range envnames.All {
 		b := strings.TrimPrefix(known, envnames.Prefix)
-		d := editDistance(a, b)
+		d := textdist.Distance(a, b)
 		near := 3*d <= max(len(a), len(b)) || strings.HasPrefix(a, b) || strings.HasPrefix(b, a)
 		if near && (bestD < 0 || d < bestD) {
 			best, bestD = known, d
 		}
 	}
 	return best
-}
-
-// editDistance is the optimal string alignment distance between a and
-// b, in bytes: insertions, deletions, substitutions and transpositions of
-// adjacent bytes ("OTU" is one from "OUT").
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
 }
 
 // recentOn reports whether environ's PROFILE_RECENT keeps a window (is

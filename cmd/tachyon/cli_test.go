@@ -132,3 +132,41 @@ func TestInfoViews(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpListsFlags: "help X" prints the summary, the synopsis and every
+// flag X accepts, and the synopsis names each of them.
+func TestHelpListsFlags(t *testing.T) {
+	for name, c := range commands {
+		if c.help != nil {
+			continue // convert: TestHelpConvertListsFormats
+		}
+		code, out, _ := runCLI("help", name)
+		if code != exitOK || !strings.Contains(out, c.summary) || !strings.Contains(out, synopsis(c)) {
+			t.Errorf("help %s: exit %d:\n%s", name, code, out)
+			continue
+		}
+		_, _, helpOut := runCLI(name, "-h")
+		for _, line := range strings.Split(helpOut, "\n") {
+			f, ok := strings.CutPrefix(line, "  -")
+			if !ok {
+				continue
+			}
+			f, _, _ = strings.Cut(f, " ")
+			if !strings.Contains(out, "-"+f) || !strings.Contains(c.usage, "-"+f) {
+				t.Errorf("help %s: the flag -%s is not in its help or its synopsis %q", name, f, c.usage)
+			}
+		}
+	}
+}
+
+// TestUnknownCommandSuggests: a misspelt command is a usage error that
+// names the command meant.
+func TestUnknownCommandSuggests(t *testing.T) {
+	code, _, errs := runCLI("infos", "x.bin")
+	if code != exitUsage || !strings.Contains(errs, `did you mean "info"?`) {
+		t.Errorf("tachyon infos: exit %d, stderr %q", code, errs)
+	}
+	if code, out, _ := runCLI("--version"); code != exitOK || !strings.Contains(out, "Tachyon format") {
+		t.Errorf("tachyon --version: exit %d, %q", code, out)
+	}
+}

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:    "collapsed",
 		summary: "print folded stacks (outermost;...;innermost count) for flame graphs",
-		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--labels] [--state S]... [--runs all|latest|ID] FILE... | DIR",
+		usage:   "[--frames func|func-line|file-func-line] [--by-goroutine] [--labels] [--state S]... [--max-bytes N] [--runs all|latest|ID] FILE... | DIR",
 		run:     runCollapsed,
 	})
 }

@@ -25,7 +25,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "profile a bundled workload of known shape and print what the profile shows",
-		usage:   "[-o FILE] [-report FILE.html] [-mode wall|cpu] [-duration D] [-goroutines N] [-rate HZ] [-backend auto|trace|snapshot] [-compression zstd|none]",
+		usage:   "[-o FILE] [-report FILE.html] [-mode wall|cpu] [-duration D] [-goroutines N] [-rate HZ] [-backend auto|trace|snapshot] [-compression zstd|none] [-dcpi FILE]",
 		run:     runDemo,
 	})
 }

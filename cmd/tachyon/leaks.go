@@ -16,7 +16,7 @@ func init() {
 	register(&command{
 		name:    "leaks",
 		summary: "list the goroutines blocked in one wait for whole slices of a wall profile, by creation site and wait, growing groups first, with their count over time (a DIR of segments: as many slices as segments)",
-		usage:   "[--all] [--slices N] [--runs all|latest|ID] FILE | DIR",
+		usage:   "[--all] [--slices N] [--runs all|latest|ID] FILE... | DIR",
 		run:     runLeaks,
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/gotachyon/profiler/internal/textdist"
 )
 
 // Exit codes.
@@ -54,19 +56,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 				usage(stderr)
 				return exitUsage
 			}
-			fmt.Fprintf(stdout, "%s\n\n%s\n", synopsis(c), c.summary)
+			fmt.Fprintf(stdout, "%s\n\n", c.summary)
 			if c.help != nil {
-				fmt.Fprintln(stdout)
+				fmt.Fprintf(stdout, "%s\n\n", synopsis(c))
 				c.help(stdout)
+				return exitOK
 			}
+			c.run([]string{"-h"}, stdout, stdout) // the synopsis and the flags
 			return exitOK
 		}
 		usage(stdout)
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "tachyon: unknown command %q\n", args[0])
+		if near := nearestCommand(args[0]); near != "" {
+			fmt.Fprintf(stderr, "did you mean %q?\n\n", near)
+		}
 		usage(stderr)
 		return exitUsage
 	}
@@ -152,4 +162,17 @@ func usageError(fs *flag.FlagSet, format string, args ...any) int {
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "tachyon: %s%s\n", quoteName(err.Error()), limitHint(err))
 	return exitBad
+}
+
+// nearestCommand returns the command nearest to name, or "" if none is
+// near: at most one edit per three bytes of the longer name.
+func nearestCommand(name string) string {
+	best, bestD := "", -1
+	for n := range commands {
+		d := textdist.Distance(name, n)
+		if 3*d <= max(len(name), len(n)) && (bestD < 0 || d < bestD || d == bestD && n < best) {
+			best, bestD = n, d
+		}
+	}
+	return best
 }

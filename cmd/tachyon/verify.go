@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "verify",
-		summary: "validate files strictly; prints 'FILE: ok' or 'FILE: offset N: reason' (FILE quoted as a Go string if not plain)",
+		summary: "validate files strictly; prints 'FILE: ok' or 'FILE: offset N: CODE: reason' (FILE quoted as a Go string if not plain)",
 		usage:   "FILE|DIR...",
 		run:     runVerify,
 	})
