@@ -59,7 +59,7 @@ func (it *Samples) startRepeat(t *rthread) bool {
 	at := it.here()
 	n, code := it.src.uvarint()
 	if code != "" {
-		return it.fail(at, code, "REPEAT count")
+		return it.failField(at, code, "REPEAT count")
 	}
 	if n == 0 {
 		return it.fail(at, ERepeatZero, "REPEAT record with count 0")
@@ -97,7 +97,7 @@ func (it *Samples) readStack(t *rthread, enc tachyon.Encoding) bool {
 	at := it.here()
 	n, code := it.src.uvarint()
 	if code != "" {
-		return it.fail(at, code, "%s", e.count)
+		return it.failField(at, code, "%s", e.count)
 	}
 	depth := uint64(t.depth())
 	if n > depth {
@@ -150,7 +150,7 @@ func (it *Samples) pair(t *rthread) (uint64, tachyon.Status, bool) {
 	at := it.here()
 	d, code := it.src.uvarint()
 	if code != "" {
-		return 0, 0, it.fail(at, code, "timestamp delta")
+		return 0, 0, it.failField(at, code, "timestamp delta")
 	}
 	ts, carry := bits.Add64(t.ts, d, 0)
 	if carry != 0 {
@@ -169,7 +169,7 @@ func (it *Samples) readFrames(what string) bool {
 	at := it.here()
 	n, code := it.src.uvarint()
 	if code != "" {
-		return it.fail(at, code, "%s", what)
+		return it.failField(at, code, "%s", what)
 	}
 	if n > tachyon.MaxReadDepth {
 		return it.fail(at, EDepth, "%s %d is deeper than the reader's limit %d", what, n, tachyon.MaxReadDepth)
@@ -180,7 +180,7 @@ func (it *Samples) readFrames(what string) bool {
 		at := it.here()
 		v, code := it.src.uvarint()
 		if code != "" {
-			return it.fail(at, code, "frame index %d of %d", i, n)
+			return it.failField(at, code, "frame index %d of %d", i, n)
 		}
 		if v >= nf {
 			return it.fail(at, EFrameIndex, "frame index %d, but there are %d frames", v, nf)
@@ -245,4 +245,14 @@ func (it *Samples) withinLimits() bool {
 	off, n := it.f.SampleRegion()
 	return it.fail(off, EZstd, "the first %d bytes of the %d-byte compressed sample region hold more than %d samples (%d per compressed byte past the first %d): a decompression bomb? The reader accepts no more",
 		in.n, n, it.stats.Samples, maxSamplesPerByte, freeSamples)
+}
+
+// failField fails the read of a varint field, which format and args name,
+// at at: code says whether the varint is malformed (EVarint) or the data
+// ends inside it (ERecordTruncated).
+func (it *Samples) failField(at int64, code, format string, args ...any) bool {
+	if code == EVarint {
+		return it.fail(at, code, format+" is not a valid varint (longer than 10 bytes, or past 64 bits)", args...)
+	}
+	return it.fail(at, code, "sample data ends inside the "+format, args...)
 }

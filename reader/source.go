@@ -207,8 +207,12 @@ func (s *source) streamErr(regionOff int64) error {
 		return &FormatError{Offset: regionOff + damaged.Offset, Decompressed: s.base + int64(s.pos), Code: EZstd,
 			Reason: "compressed sample region: " + damaged.Reason}
 	case s.zstd:
+		reason := "damaged zstd data (" + s.err.Error() + ")"
+		if errors.Is(s.err, io.ErrUnexpectedEOF) {
+			reason = "the zstd data ends inside a frame (cut short, or a damaged block size)"
+		}
 		return &FormatError{Offset: regionOff, Decompressed: s.base + int64(s.pos), Code: EZstd,
-			Reason: "compressed sample region: " + s.err.Error()}
+			Reason: "compressed sample region: " + reason}
 	}
 	return fmt.Errorf("tachyon: reading samples: %w", s.err)
 }
