@@ -1,9 +1,11 @@
 package httpprof
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -121,7 +123,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer sp.remove()
-	p := profiler.Start(append(opts, profiler.WithOutput(sp), profiler.WithQuiet(true))...)
+	p := profiler.Start(append(opts, profiler.WithOutput(sp), profiler.WithQuiet(true), profiler.WithLogger(busyLog))...)
 	if err := p.Err(); err != nil {
 		code := http.StatusInternalServerError
 		if errors.Is(err, profiler.ErrRunning) {
@@ -194,4 +196,20 @@ func parse(r *http.Request) ([]profiler.Option, time.Duration, error) {
 		opts = append(opts, profiler.WithBackend(b))
 	}
 	return opts, time.Duration(secs * float64(time.Second)), nil
+}
+
+// busyLog is the log of the handler's profiles: the standard logger's,
+// less the refusal of a request while a profile runs, which the client is
+// told (409) and could otherwise repeat into the server's log at will.
+var busyLog = log.New(busyFilter{}, "", 0)
+
+// busyFilter passes what the profiler logs to the standard logger, less
+// profiler.ErrRunning.
+type busyFilter struct{}
+
+func (busyFilter) Write(p []byte) (int, error) {
+	if !bytes.Contains(p, []byte(profiler.ErrRunning.Error())) {
+		log.Print(string(p))
+	}
+	return len(p), nil
 }

@@ -1,7 +1,9 @@
 package httpprof
 
 import (
+	"bytes"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -68,9 +70,15 @@ func TestErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Stop()
+	var logged bytes.Buffer
+	log.SetOutput(&logged)
+	defer log.SetOutput(os.Stderr)
 	resp, body := get(t, srv, "seconds=0.1")
 	if resp.StatusCode != http.StatusConflict || !strings.Contains(string(body), "already running") {
 		t.Errorf("while profiling: status %d %q, want 409", resp.StatusCode, body)
+	}
+	if logged.Len() != 0 {
+		t.Errorf("a 409 wrote to the server's log: %q", logged.String())
 	}
 }
 
