@@ -3,7 +3,6 @@ package profiler
 import (
 	"errors"
 	"fmt"
-	"log"
 	"math"
 	"os"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/envnames"
+	"github.com/gotachyon/profiler/internal/quietpipe"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -73,7 +73,7 @@ const (
 func EnvOptions() (opts []Option, ok bool, err error) {
 	warnEnvOnce.Do(func() {
 		for _, w := range envWarnings(os.Environ()) {
-			log.Print(w)
+			quietpipe.Print(w)
 		}
 	})
 	out := os.Getenv(EnvOut)

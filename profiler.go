@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log"
 	"os"
 	"runtime/debug"
 	"sync"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/checkpoint"
+	"github.com/gotachyon/profiler/internal/quietpipe"
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/recent"
 	"github.com/gotachyon/profiler/sampler"
@@ -376,5 +376,5 @@ func (p *Profile) logf(format string, args ...any) {
 		p.cfg.logger.Print(msg)
 		return
 	}
-	log.Print(msg)
+	quietpipe.Print(msg)
 }

@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/quietpipe"
 )
 
 // M is what RunTests needs of *testing.M.
@@ -70,7 +72,7 @@ func RunTests(m M, opts ...Option) int {
 		return m.Run()
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(quietpipe.Stderr, err)
 		return m.Run()
 	}
 	envOpts = append(envOpts, testOptions(os.Args[1:])...)

@@ -1,6 +1,7 @@
 package auto
 
 import (
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/envnames"
 	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/quietpipe"
 )
 
 var (
@@ -24,7 +26,7 @@ func init() {
 		return
 	}
 	if err != nil {
-		os.Stderr.WriteString(err.Error() + "\n")
+		io.WriteString(quietpipe.Stderr, err.Error()+"\n")
 		return
 	}
 	start(opts)
@@ -64,7 +66,7 @@ func signalsWanted() bool {
 	case "on":
 		return true
 	default:
-		os.Stderr.WriteString("profiler: " + EnvSignals + "=" + strconv.Quote(v) + ": want on or off; signals are left to the program (off)\n")
+		io.WriteString(quietpipe.Stderr, "profiler: "+EnvSignals+"="+strconv.Quote(v)+": want on or off; signals are left to the program (off)\n")
 		return false
 	}
 }

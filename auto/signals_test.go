@@ -17,7 +17,8 @@ import (
 	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
-// TestAppProcess is a child app when AUTO_APP is set: "plain" has no
+// TestAppProcess is a child app when AUTO_APP is set: "brief" runs 200
+// ms, calls Stop and exits 0, writing nothing to its standard error; "plain" has no
 // signal handling; "graceful" shuts down on SIGINT/SIGTERM through
 // signal.NotifyContext, stops listening at once (so that a second signal
 // would kill it, as many servers do), works 300 ms, says so and exits 3.
@@ -32,6 +33,11 @@ func TestAppProcess(t *testing.T) {
 		ctx, stop = signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	}
 	fmt.Println("ready")
+	if app == "brief" {
+		time.Sleep(200 * time.Millisecond)
+		Stop()
+		os.Exit(0)
+	}
 	select {
 	case <-ctx.Done():
 	case <-time.After(time.Minute):
@@ -111,4 +117,23 @@ func TestSignalsLikeWithout(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestClosedStderrLikeWithout: the profiler's log lines (at start, and
+// "wrote" at Stop) to a standard error whose reader has gone do not end
+// with SIGPIPE a program that writes nothing there itself.
+func TestClosedStderrLikeWithout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	out := filepath.Join(t.TempDir(), "p.bin")
+	cmd, rest := startChildTo(t, w, "TestAppProcess", "AUTO_APP=brief", profiler.EnvOut+"="+out)
+	io.ReadAll(rest)
+	if st := exitStatus(cmd.Wait()); st != "exit 0" {
+		t.Fatalf("the program ended with %s, want exit 0", st)
+	}
+	proftest.Validate(t, out)
 }

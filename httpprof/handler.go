@@ -8,11 +8,13 @@ import (
 	"log"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/quietpipe"
 	"github.com/gotachyon/profiler/sampler"
 )
 
@@ -209,7 +211,7 @@ type busyFilter struct{}
 
 func (busyFilter) Write(p []byte) (int, error) {
 	if !bytes.Contains(p, []byte(profiler.ErrRunning.Error())) {
-		log.Print(string(p))
+		quietpipe.Print(strings.TrimSuffix(string(p), "\n"))
 	}
 	return len(p), nil
 }

@@ -3,12 +3,12 @@ package upload
 import (
 	"errors"
 	"fmt"
-	"log"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/quietpipe"
 	"github.com/gotachyon/profiler/upload/internal/endpoint"
 )
 
@@ -66,7 +66,7 @@ type Config struct {
 	// when given the last segment (DefaultFlushTimeout, 5 s).
 	FlushTimeout time.Duration
 	// Logf logs failures, once per streak of failed pushes, and each
-	// eviction; default log.Printf.
+	// eviction; default log.Printf (to standard error, as the profiler's lines).
 	Logf func(format string, args ...any)
 }
 
@@ -102,7 +102,7 @@ func (c Config) resolve() (Config, error) {
 	c.Backoff.Initial = orDefault(c.Backoff.Initial, DefaultBackoffInitial)
 	c.Backoff.Max = max(orDefault(c.Backoff.Max, DefaultBackoffMax), c.Backoff.Initial)
 	if c.Logf == nil {
-		c.Logf = log.Printf
+		c.Logf = quietpipe.Printf
 	}
 	return c, nil
 }

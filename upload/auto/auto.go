@@ -1,9 +1,8 @@
 package auto
 
 import (
-	"log"
-
 	"github.com/gotachyon/profiler/auto"
+	"github.com/gotachyon/profiler/internal/quietpipe"
 	"github.com/gotachyon/profiler/upload"
 )
 
@@ -20,7 +19,7 @@ type segmentHooker interface {
 }
 
 // logf logs through the standard logger, as the profiler does.
-var logf = log.Printf
+var logf = quietpipe.Printf
 
 func init() {
 	cfg, ok, err := upload.FromEnv()
