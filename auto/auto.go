@@ -39,9 +39,18 @@ func start(opts []profiler.Option) {
 	}
 	mu.Lock()
 	current = p
-	if signalsWanted() {
+	// A signal the process was started with ignored (a background job's
+	// SIGINT, nohup's) is left ignored: Notify would make it deliverable,
+	// and stop the profile on a signal the program never sees.
+	var want []os.Signal
+	for _, s := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		if !signal.Ignored(s) {
+			want = append(want, s)
+		}
+	}
+	if signalsWanted() && len(want) > 0 {
 		sigs = make(chan os.Signal, 1)
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+		signal.Notify(sigs, want...)
 		c := sigs
 		own.Go(func() { onSignal(c) })
 	}

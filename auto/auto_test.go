@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -86,6 +87,33 @@ func TestSignals(t *testing.T) {
 				return nil
 			})
 		})
+	}
+}
+
+// TestIgnoredSignalStaysIgnored: a SIGINT the process was started with
+// ignored (a background job's) stays ignored under PROFILE_SIGNALS=on:
+// the program runs on, and so does its profile.
+func TestIgnoredSignalStaysIgnored(t *testing.T) {
+	signal.Ignore(syscall.SIGINT) // the child inherits it ignored
+	defer signal.Reset(syscall.SIGINT)
+	const busy = 800 * time.Millisecond
+	out := filepath.Join(t.TempDir(), "auto.bin")
+	cmd, _ := startChild(t, "TestHelperProcess", "AUTO_HELPER=exit", "AUTO_BUSY="+busy.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall", EnvSignals+"=on")
+	time.Sleep(busy / 4)
+	cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child: %v, want exit 0", err)
+	}
+	proftest.Validate(t, out)
+	var first, last uint64
+	for _, s := range proftest.Samples(t, proftest.Open(t, out)) {
+		if first == 0 || s.TimestampUS < first {
+			first = s.TimestampUS
+		}
+		last = max(last, s.TimestampUS)
+	}
+	if span := time.Duration(last-first) * time.Microsecond; span < busy/2 {
+		t.Errorf("the profile spans %v of the child's %v: it stopped at the ignored SIGINT", span, busy)
 	}
 }
 
