@@ -128,6 +128,31 @@ func TestNoCheckpointYet(t *testing.T) {
 	}
 }
 
+// TestFirstCoveredOnTime: the sampler writes a second or two late, so
+// the checkpoint due at First holds little; one more is taken as soon as
+// the samples of the first First are written, before the next is due.
+func TestFirstCoveredOnTime(t *testing.T) {
+	dir := t.TempDir()
+	c, err := New(Options{Dir: dir, Writer: writer.Options{Interval: 10_000}, First: time.Minute, Period: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Abort()
+	write(t, c, 5800, 100) // up to 59.99 s of the profile
+	if _, err := Finish(dir, &bytes.Buffer{}); !errors.Is(err, ErrNoCheckpoint) {
+		t.Fatalf("Finish before the first minute is written: %v, want ErrNoCheckpoint", err)
+	}
+	write(t, c, 5900, 1) // 60 s
+	waitWritten(t, c, 1)
+	if left, err := Finish(dir, &bytes.Buffer{}); err != nil || left.Samples != 101*51 {
+		t.Errorf("Finish: %+v, %v; want the first minute's %d samples", left, err, 101*51)
+	}
+	write(t, c, 5901, 100)
+	if c.seq != 1 {
+		t.Errorf("%d checkpoints taken past the first minute, want 1 until the next is due", c.seq)
+	}
+}
+
 // TestDamagedMark: a mark that is torn, altered or points past the
 // stream is refused with an error naming the file, never used.
 func TestDamagedMark(t *testing.T) {

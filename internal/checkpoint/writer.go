@@ -55,7 +55,10 @@ type Writer struct {
 	opts Options
 	next time.Time // when the next checkpoint is due
 	seq  uint32
-	buf  []byte // the last checkpoint's tables, reused
+	// covered is set once a checkpoint holds the samples of the first
+	// First.
+	covered bool
+	buf     []byte // the last checkpoint's tables, reused
 	// tablesLen is the length of the last checkpoint's tables: the next
 	// ones are at least as long.
 	tablesLen int
@@ -133,11 +136,19 @@ func (c *Writer) RepeatFlushNo(n writer.ThreadNo, ts, step uint64, count int, st
 func (c *Writer) ForgetNo(n writer.ThreadNo) { c.w.ForgetNo(n) }
 
 // Watermark is where a checkpoint is taken, when one is due: every
-// sample written so far goes into it, whatever ts says.
-func (c *Writer) Watermark(uint64) {
-	if now := time.Now(); !now.Before(c.next) {
-		c.checkpoint(now)
+// sample written so far goes into it, whatever ts says. The sampler
+// writes a second or two late, so the checkpoint due at First holds
+// little more than the first tick; one more is taken as soon as the
+// samples of the first First are written (ts passes it), so that a
+// process that dies in its first checkpoint period leaves them.
+func (c *Writer) Watermark(ts uint64) {
+	now := time.Now()
+	full := ts >= c.opts.Writer.StartTime+uint64(c.opts.First/time.Microsecond)
+	if now.Before(c.next) && (c.covered || c.opts.First == 0 || !full) {
+		return
 	}
+	c.covered = c.covered || full
+	c.checkpoint(now)
 }
 
 // checkpoint takes a checkpoint and hands its mark to the syncing
