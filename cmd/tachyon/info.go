@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/busiest"
@@ -109,12 +110,17 @@ func (x *facts) duration() time.Duration {
 }
 
 // sinceStart is the time from start, or the first sample if earlier, to
-// the last sample, all in microseconds; 0 if there are no samples.
+// the last sample, all in microseconds; 0 if there are no samples. A span
+// past what a time.Duration holds (292 years) is the most it holds.
 func sinceStart(start, first, last, samples uint64) time.Duration {
 	if samples == 0 {
 		return 0
 	}
-	return time.Duration(last-min(first, start)) * time.Microsecond
+	us := last - min(first, start)
+	if us > math.MaxInt64/uint64(time.Microsecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(us) * time.Microsecond
 }
 
 // print writes the format facts of the file, called name.
@@ -153,5 +159,8 @@ func (x *facts) print(stdout io.Writer, name string) {
 
 // startTime formats a header start time in µs and in UTC.
 func startTime(us uint64) string {
+	if us > math.MaxInt64 {
+		return fmt.Sprintf("%d us (past any date)", us)
+	}
 	return fmt.Sprintf("%d us (%s)", us, time.UnixMicro(int64(us)).UTC().Format(time.RFC3339Nano))
 }
