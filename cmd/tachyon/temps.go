@@ -73,10 +73,16 @@ func removeTemps() {
 // watchSignals removes the temporary paths when the process is
 // interrupted, then lets the signal end it. SIGPIPE is watched so that a
 // write to a closed standard output returns an error (see pipeOut)
-// instead of ending the process at once.
+// instead of ending the process at once. A signal the process was started
+// with ignored (a background job's SIGINT, nohup's SIGHUP) is left alone:
+// watching it would make it deliverable.
 func watchSignals() {
 	c := make(chan os.Signal, 4)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE} {
+		if !signal.Ignored(sig) {
+			signal.Notify(c, sig)
+		}
+	}
 	go func() {
 		for sig := range c {
 			if sig == syscall.SIGPIPE {
