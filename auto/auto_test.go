@@ -1,11 +1,11 @@
 package auto
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -91,14 +91,28 @@ func TestSignals(t *testing.T) {
 }
 
 // TestIgnoredSignalStaysIgnored: a SIGINT the process was started with
-// ignored (a background job's) stays ignored under PROFILE_SIGNALS=on:
-// the program runs on, and so does its profile.
+// ignored (a background job's, here bash's trap '') stays ignored under
+// PROFILE_SIGNALS=on: the program runs on, and so does its profile. (The
+// test process cannot ignore it for the child itself: signal.Reset does
+// not undo signal.Ignore for the children of a Go process.)
 func TestIgnoredSignalStaysIgnored(t *testing.T) {
-	signal.Ignore(syscall.SIGINT) // the child inherits it ignored
-	defer signal.Reset(syscall.SIGINT)
+	bash := testutil.Tool(t, "bash")
 	const busy = 800 * time.Millisecond
 	out := filepath.Join(t.TempDir(), "auto.bin")
-	cmd, _ := startChild(t, "TestHelperProcess", "AUTO_HELPER=exit", "AUTO_BUSY="+busy.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall", EnvSignals+"=on")
+	cmd := exec.Command(bash, "-c", `trap '' INT; exec "$0" "$@"`, os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), "AUTO_HELPER=exit", "AUTO_BUSY="+busy.String(), profiler.EnvOut+"="+out, profiler.EnvMode+"=wall", EnvSignals+"=on")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "ready\n" {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("child said %q", line)
+	}
 	time.Sleep(busy / 4)
 	cmd.Process.Signal(syscall.SIGINT)
 	if err := cmd.Wait(); err != nil {
