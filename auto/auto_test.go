@@ -91,7 +91,7 @@ func TestSignals(t *testing.T) {
 }
 
 // TestIgnoredSignalStaysIgnored: a SIGINT the process was started with
-// ignored (a background job's, here bash's trap '') stays ignored under
+// ignored (a background job's; here bash's trap ignores it) stays ignored under
 // PROFILE_SIGNALS=on: the program runs on, and so does its profile. (The
 // test process cannot ignore it for the child itself: signal.Reset does
 // not undo signal.Ignore for the children of a Go process.)
