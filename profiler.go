@@ -297,6 +297,7 @@ func (p *Profile) Stop() error {
 			if st.Unparsed > 0 {
 				fallback += fmt.Sprintf(" (%d samples before the Stop request not written: the trace's end was not parsed within %v)", st.Unparsed, sampler.MaxStopParse)
 			}
+			fallback += unplacedSummary(st)
 			fallback += leakSummary(st)
 			for _, sw := range st.Switches {
 				fallback += fmt.Sprintf(" (switched to %s at %v: %s)", sw.To, sw.At.Round(time.Millisecond), sw.Why)
@@ -377,4 +378,16 @@ func (p *Profile) logf(format string, args ...any) {
 		return
 	}
 	quietpipe.Print(msg)
+}
+
+// unplacedSummary says, for the log line at Stop, how much of a wall
+// profile's CPU time is missing from its on-CPU samples (see
+// sampler.Stats.CPUUnplaced), once it is 1 % of the CPU samples or more.
+func unplacedSummary(st sampler.Stats) string {
+	if st.Mode != sampler.Wall || st.CPUUnplaced == 0 || st.CPUUnplaced*100 < st.CPUSamples {
+		return ""
+	}
+	return fmt.Sprintf(" (%d of %d CPU samples not placed, %.0f %%: of goroutines that ended with no running tick of their own or of their creation site's to take them;"+
+		" their CPU time is missing from the on-CPU time; CPU mode counts it all)",
+		st.CPUUnplaced, st.CPUSamples, 100*float64(st.CPUUnplaced)/float64(st.CPUSamples))
 }

@@ -66,8 +66,12 @@
 //     function's caller) gets the frame back from its CPU samples
 //     (leafcaller.go). A CPU sample left over (CPU time in a system
 //     call, or short runs between ticks) makes another queued tick of its
-//     goroutine running. So a wall profile's on-CPU time is the CPU
-//     profiler's. With Config.NoCPUSamples, running ticks are on CPU at
+//     goroutine running; one of a goroutine that ended with no tick left
+//     pays for a running tick without a CPU sample of a goroutine from
+//     the same creation site (orphans.go: a goroutine shorter than a
+//     tick's period seldom has both a tick and a CPU sample of its own).
+//     So a wall profile's on-CPU time is the CPU profiler's. With
+//     Config.NoCPUSamples, running ticks are on CPU at
 //     the stack where the scheduler last saw the goroutine.
 //   - CPU mode: one sample per CPU-profile sample, at the sample's time. The
 //     rate is Config.Rate, capped by the kernel (CONFIG_HZ per thread: 250

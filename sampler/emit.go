@@ -55,6 +55,7 @@ type emitter struct {
 	unparsed                uint64        // Stats.Unparsed
 	runtimeStop, stopParse  time.Duration // Stats.RuntimeStop, Stats.StopParse
 	noCPU, cpuUnplaced      uint64        // Stats.NoCPUSample, Stats.CPUUnplaced
+	cpuAdopted              uint64        // Stats.CPUAdopted
 	noCPUIdx, rootIdx       uint32        // the "[no CPU sample]" and "[runtime]" frames, once interned (+1)
 	cpu                     cpuRecord     // the trace backends' use of the CPU profiler
 	goroutines              int

@@ -35,8 +35,9 @@ import (
 // between ticks) go to its other queued ticks, nearest in time, which then
 // count as running with the sample's stack; with none left they are
 // carried into the next generation. So the CPU time of a wall profile is
-// the CPU profiler's, goroutine by goroutine, and a sample too many for
-// all of a goroutine's ticks is counted in Stats.CPUUnplaced as it ends.
+// the CPU profiler's, goroutine by goroutine; a goroutine that ends with
+// samples too many for all of its ticks leaves them to its siblings'
+// unpaid running ticks (orphans.go).
 //
 // With Config.NoCPUSamples there is no such evidence: running ticks are on
 // CPU, at the stack where the scheduler saw the goroutine.
@@ -273,6 +274,10 @@ func (tb *traceBackend) rebuild(g *tgor, p *placer) {
 				case tb.em.cfg.NoCPUSamples:
 					t.stack = sched
 				default:
+					if h, ok := tb.takeOrphan(g, p.slots[si].tick); ok {
+						t.stack, t.labels = h.s, h.ls // on CPU (orphans.go)
+						break
+					}
 					t.state, t.stack = gOffCPU, sched
 					if len(p.claims) > 0 {
 						ci = nearestClaim(tb, p.claims, ci, p.slots[si].tick)

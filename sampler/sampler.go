@@ -223,8 +223,16 @@ type Stats struct {
 	// written as runnable, under a "[no CPU sample]" frame.
 	NoCPUSample uint64
 	// CPUUnplaced counts CPU samples wall mode could not place: the
-	// goroutine had no tick left in the generation to take them.
+	// goroutine had no tick left to take them, and, ended, no running
+	// tick of another goroutine of its creation site took them either
+	// (CPUAdopted). Their CPU time is missing from the on-CPU time. CPU
+	// mode counts it all.
 	CPUUnplaced uint64
+	// CPUAdopted counts CPU samples of goroutines that ended with no tick
+	// of their own to take them (shorter than a tick's period, most of
+	// them), taken by a running tick of another goroutine of the same
+	// creation site that had no CPU sample (see orphans.go).
+	CPUAdopted uint64
 	// LeakProfiles counts the goroutine leak profiles taken
 	// (Config.LeakProfile), LeakRefused those not taken because the dump
 	// would stop the world longer than MaxSnapshotPause, and LeakMarked
@@ -343,7 +351,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()
 		s.stats.CPUSamples = em.cpuSamples
-		s.stats.NoCPUSample, s.stats.CPUUnplaced = em.noCPU, em.cpuUnplaced
+		s.stats.NoCPUSample, s.stats.CPUUnplaced, s.stats.CPUAdopted = em.noCPU, em.cpuUnplaced, em.cpuAdopted
 		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		s.stats.LeakProfiles, s.stats.LeakRefused, s.stats.LeakMarked = em.leakTaken, em.leakRefused, em.leakMarked
 		s.stats.LeakProfile = em.leakNote

@@ -91,9 +91,10 @@ type traceBackend struct {
 	unknown  *stack // "[stack unknown]", for a goroutine never seen with a stack
 	// active lists the goroutines that ran or had CPU samples in this
 	// generation: oncpu.go places their CPU samples at its end.
-	active []*tgor
-	oncpu  placer
-	grown  int // goroutine queues or the placement's scratch grown past their longest, for the steady-state test
+	active  []*tgor
+	oncpu   placer
+	orphans []orphan // CPU samples of goroutines ended between ticks (orphans.go)
+	grown   int      // goroutine queues or the placement's scratch grown past their longest, for the steady-state test
 
 	clockSet  bool
 	baseTrace gotrace.Time
@@ -387,6 +388,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 		tb.em.handover, tb.em.sites = nil, nil
 	}
 	tb.placeActive()
+	tb.expireOrphans(t, false)
 	if tb.handedOver.Load() == 0 {
 		// Not the last generation, whose end (finish) writes every
 		// goroutine's ticks.

@@ -479,7 +479,7 @@ func (tb *traceBackend) close(g *tgor, end bool) bool {
 	if x == nil {
 		return false
 	}
-	tb.em.cpuUnplaced += uint64(len(x.carry))
+	tb.adopt(g, x.carry)
 	x.carry = x.carry[:0]
 	for i := range x.pend {
 		if x.pend[i].stack == nil && g.stackNo == 0 {

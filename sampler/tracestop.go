@@ -177,6 +177,7 @@ func (tb *traceBackend) finish(next bool) {
 			tb.flushSink(g)
 		}
 	}
+	tb.expireOrphans(0, true)
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
 		tb.em.handover = make(map[uint64]*stack, tb.recs.live)
