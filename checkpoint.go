@@ -210,8 +210,24 @@ func (p *Profile) recoverStale(dir, out string) {
 }
 
 // finishPart renames the stream Stop finished over p.name and removes
-// the checkpoint directory.
+// the checkpoint directory; if that directory was removed or replaced
+// while profiling, it copies the stream from its open file instead, and
+// touches nothing through the path.
 func (p *Profile) finishPart() error {
+	if !p.ck.Intact() {
+		defer p.ck.Release()
+		p.lock.Close()
+		// The checkpoint directory was removed, moved or replaced (by a
+		// link, say) while profiling: its path names nothing of ours, so
+		// nothing is renamed or removed through it. The stream is still
+		// open: copy it.
+		if err := p.ck.CopyTo(p.name); err != nil {
+			return fmt.Errorf("profiler: finishing %s: %s was removed or replaced while profiling, and copying the profile failed: %w", p.name, p.part, err)
+		}
+		p.logf("profiler: %s was removed or replaced while profiling: the profile was written to %s from the open file; nothing in that path was touched", p.part, p.name)
+		return nil
+	}
+	p.ck.Release()
 	if err := os.Rename(p.done, p.name); err != nil {
 		return fmt.Errorf("profiler: finishing %s (the profile stays in %s): %w", p.name, p.part, err)
 	}

@@ -238,3 +238,55 @@ func TestForeignPartDirUntouched(t *testing.T) {
 		t.Errorf("the directory holds %v, want only %s", left, part)
 	}
 }
+
+// TestPartReplacedMidRun: the checkpoint directory moved away and replaced
+// by a link to a directory of the user's, whose files have the names the
+// profiler uses there, or removed: Stop touches nothing through the path,
+// and writes the whole profile from the file it still holds open.
+func TestPartReplacedMidRun(t *testing.T) {
+	for _, how := range []string{"link", "removed"} {
+		t.Run(how, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "prof.bin")
+			user := filepath.Join(dir, "user")
+			if err := os.Mkdir(user, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			names := []string{"lock", checkpoint.MarkName, checkpoint.DataName, checkpoint.MarkName + ".tmp", "x.part", "notes.txt"}
+			for _, n := range names {
+				if err := os.WriteFile(filepath.Join(user, n), []byte("the user's "+n), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true), profiler.WithCheckpoint(200*time.Millisecond))
+			if err := p.Err(); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			part := profiler.PartDir(out)
+			switch how {
+			case "link":
+				if err := os.Rename(part, filepath.Join(dir, "moved")); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(user, part); err != nil {
+					t.Fatal(err)
+				}
+			case "removed":
+				if err := os.RemoveAll(part); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(500 * time.Millisecond) // a checkpoint or two after the change
+			if err := p.Stop(); err != nil {
+				t.Fatalf("Stop: %v", err)
+			}
+			proftest.Validate(t, out)
+			for _, n := range names {
+				if b, err := os.ReadFile(filepath.Join(user, n)); err != nil || string(b) != "the user's "+n {
+					t.Errorf("the user's %s: %q, %v", n, b, err)
+				}
+			}
+		})
+	}
+}

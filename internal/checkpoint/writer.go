@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -50,6 +51,8 @@ type Stats struct {
 // the writing goroutine never waits on the disk for a checkpoint.
 type Writer struct {
 	w    *writer.Writer
+	root *os.Root    // opts.Dir as created: marks go there even if the path is replaced
+	fi   os.FileInfo // the stream's identity
 	f    *os.File
 	hf   *holdFile // f as w writes it
 	opts Options
@@ -78,7 +81,20 @@ func New(opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Writer{f: f, opts: opts, next: time.Now().Add(opts.First),
+	root, err := os.OpenRoot(opts.Dir)
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		root.Close()
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	c := &Writer{root: root, fi: fi, f: f, opts: opts, next: time.Now().Add(opts.First),
 		quit: make(chan struct{}), done: make(chan struct{}), wake: make(chan struct{}, 1)}
 	c.hf = &holdFile{f: f, max: opts.maxHeld, fault: opts.fault, outage: c.outage, resumed: c.resumed}
 	if c.hf.max == 0 {
@@ -234,8 +250,8 @@ func (c *Writer) syncLoop() {
 
 // writeMark replaces the mark with enc: a mark on disk is always whole.
 func (c *Writer) writeMark(enc []byte) error {
-	path := filepath.Join(c.opts.Dir, MarkName)
-	f, err := os.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	path := MarkName
+	f, err := c.root.OpenFile(path+".tmp", os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
@@ -247,7 +263,7 @@ func (c *Writer) writeMark(enc []byte) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(path+".tmp", path)
+		err = c.root.Rename(path+".tmp", path)
 	}
 	return err
 }
@@ -283,8 +299,10 @@ func (c *Writer) Finishing() { c.w.Finishing() }
 
 // Close stops the checkpoints and finishes the stream: its last records,
 // tables and header, synced to the disk. It returns the finished file's
-// path for the caller to rename into place. On error the directory keeps
-// the stream and the last mark, which Finish reads.
+// path for the caller to rename into place (or, if Intact says the path
+// no longer names it, to copy out with CopyTo), and then Release. On
+// error the directory keeps the stream and the last mark, which Finish
+// reads, and Close has released them.
 func (c *Writer) Close() (string, error) {
 	close(c.quit)
 	<-c.done
@@ -292,13 +310,45 @@ func (c *Writer) Close() (string, error) {
 	if err == nil {
 		err = c.f.Sync()
 	}
-	if cerr := c.f.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
 	if err != nil {
+		c.Release()
 		return "", fmt.Errorf("finishing %s: %w", c.f.Name(), err)
 	}
 	return c.f.Name(), nil
+}
+
+// Intact reports whether dir (the path of Options.Dir) still names the
+// directory New created, and the stream is still in it under its name.
+func (c *Writer) Intact() bool {
+	dfi, err := os.Lstat(c.opts.Dir)
+	if err != nil || !dfi.IsDir() {
+		return false
+	}
+	rfi, err := c.root.Stat(".")
+	if err != nil || !os.SameFile(dfi, rfi) {
+		return false
+	}
+	now, err := os.Lstat(c.f.Name())
+	return err == nil && os.SameFile(now, c.fi)
+}
+
+// CopyTo writes the finished stream, from the descriptor still open, to
+// out (a new file renamed over it).
+func (c *Writer) CopyTo(out string) error {
+	fi, err := c.f.Stat()
+	if err != nil {
+		return err
+	}
+	return Replace(out, func(f *os.File) error {
+		_, err := io.Copy(f, io.NewSectionReader(c.f, 0, fi.Size()))
+		return err
+	})
+}
+
+// Release closes the stream's descriptor and the directory handle.
+func (c *Writer) Release() {
+	c.f.Close()
+	c.root.Close()
 }
 
 // Abort stops the checkpoints and removes the stream and its mark.
@@ -307,6 +357,7 @@ func (c *Writer) Abort() {
 	<-c.done
 	c.w.Close()
 	c.f.Close()
+	c.root.Close()
 	os.Remove(c.f.Name())
 	os.Remove(filepath.Join(c.opts.Dir, MarkName))
 }

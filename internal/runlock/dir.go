@@ -53,3 +53,7 @@ func (d *Dir) Release() {
 	os.Remove(d.f.Name())
 	d.f.Close()
 }
+
+// Close lets the lock go without removing its file: for a directory whose
+// path may no longer name it.
+func (d *Dir) Close() { d.f.Close() }

@@ -38,3 +38,11 @@ func (l limited) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.ContentLength = int64(len(prefix))
 	return resp, nil
 }
+
+// CloseIdleConnections closes the wrapped transport's idle connections:
+// http.Client.CloseIdleConnections reaches the transport only through it.
+func (l limited) CloseIdleConnections() {
+	if c, ok := l.rt.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

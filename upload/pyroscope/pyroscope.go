@@ -62,7 +62,7 @@ func New(baseURL, service string, labels map[string]string) (*Client, error) {
 	// The goroutines the transport starts to dial, read and write are the
 	// profiler's, left out of the profiles.
 	tr.DialContext = ownnet.Dial(tr.DialContext)
-	hc := &http.Client{Transport: limited{tr}}
+	hc := &http.Client{Transport: limited{tr}, CheckRedirect: refuseRedirect}
 	push := connect.NewClient[encoded, pushv1.PushResponse](hc,
 		strings.TrimRight(e.URL.String(), "/")+pushv1connect.PusherServicePushProcedure,
 		connect.WithCodec(codec{}), connect.WithReadMaxBytes(endpoint.MaxResponseBytes))
@@ -153,4 +153,11 @@ func newUUID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// refuseRedirect refuses every redirect: a push goes to the URL configured
+// and nowhere else, so that neither the payload nor the credentials follow
+// a store (or whatever answers at its URL) to another host, port or scheme.
+func refuseRedirect(req *http.Request, via []*http.Request) error {
+	return fmt.Errorf("the store redirects to %s: pushes follow no redirect (set PROFILE_UPLOAD to the store's own URL)", endpoint.Redact(req.URL.Redacted()))
 }
