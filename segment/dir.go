@@ -12,7 +12,8 @@ import (
 
 // cleanStale removes the open files (*.part) of the Writer's prefix
 // that dead processes left in the directory (see internal/runlock): never
-// one a live process holds.
+// one a live process holds, nor one whose bytes are not a Writer's
+// (partLooksOurs).
 func (s *Writer) cleanStale() {
 	entries, err := os.ReadDir(s.opts.Dir)
 	if err != nil {
@@ -20,7 +21,7 @@ func (s *Writer) cleanStale() {
 	}
 	n := 0
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !isPartName(s.opts.Prefix, e.Name()) {
+		if !e.Type().IsRegular() || !isPartName(s.opts.Prefix, e.Name()) || !partLooksOurs(filepath.Join(s.opts.Dir, e.Name())) {
 			continue
 		}
 		if ok, _ := runlock.Remove(filepath.Join(s.opts.Dir, e.Name())); ok {
@@ -119,6 +120,31 @@ func (s *Writer) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 		return ok && sameFile(fi, now)
 	}
 	return isTachyon(d.name)
+}
+
+// partLooksOurs reports whether the file at path may be a Writer's open
+// file: empty (a spare never written), or beginning with the zeroed
+// header a Writer writes first, or with a valid Tachyon header. A file of
+// the same name with other bytes is not the profiler's, and is kept.
+func partLooksOurs(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [tachyon.HeaderSize]byte
+	n, err := io.ReadFull(f, b[:])
+	if n == 0 && err == io.EOF {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	if b == ([tachyon.HeaderSize]byte{}) {
+		return true
+	}
+	h := tachyon.ParseHeader(&b)
+	return h.Magic == tachyon.Magic && h.Version == tachyon.Version
 }
 
 // isTachyon reports whether the file at path begins with a valid Tachyon

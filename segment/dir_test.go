@@ -112,7 +112,8 @@ func TestSegmentBudgetIdentity(t *testing.T) {
 
 // TestSegmentStale checks that a Writer removes the open files that
 // dead processes left with its prefix, and keeps those a live process
-// holds, the young ones and every other name.
+// holds, the young ones, those whose bytes are not a Writer's, and every
+// other name.
 func TestSegmentStale(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-2 * runlock.MinAge)
@@ -144,6 +145,15 @@ func TestSegmentStale(t *testing.T) {
 		mk(segment.Name("other", "12345678", segStart-10e6, 3)+segment.PartExt, false),
 		mk(seg, false), // a finalized segment is not an open file
 	}
+	// Named as a dead run's open file, but holding the user's own bytes.
+	users := mk(segment.Name("profile", "deadbeef", segStart-30e6, 3)+segment.PartExt, false)
+	if err := os.WriteFile(users, []byte("the user's notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(users, old, old); err != nil {
+		t.Fatal(err)
+	}
+	kept = append(kept, users)
 	young := filepath.Join(dir, "profile-next-7"+segment.PartExt)
 	if err := os.WriteFile(young, nil, 0o644); err != nil {
 		t.Fatal(err)
