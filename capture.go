@@ -101,9 +101,9 @@ func WithCapturePeriod(d time.Duration) Option {
 
 // WithCaptureKeep sets how many captures the capture directory keeps
 // (DefaultCaptureKeep if not given): once a capture is written, the oldest
-// files past that many are deleted. Only files named as captures are
-// (capture-TIME-REASON-PID.tachyon, of any process), whatever else the
-// directory holds.
+// files past that many are deleted. Only files named as captures
+// (capture-TIME-REASON-PID.tachyon, of any process) that begin with a
+// Tachyon header are, whatever else the directory holds.
 func WithCaptureKeep(files int) Option {
 	return func(c *config) error {
 		if files < 1 {
@@ -350,8 +350,8 @@ func (p *Profile) writeCapture(reason, dir string, at, from, to time.Time) (stri
 }
 
 // pruneCaptures deletes the oldest captures in dir past keep: the files
-// whose names are capture names (isCaptureName), oldest by the time in
-// their names.
+// whose names are capture names (isCaptureName) and whose bytes begin as a
+// Tachyon file's, oldest by the time in their names.
 func pruneCaptures(dir string, keep int) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {

@@ -7,27 +7,31 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gotachyon/profiler/internal/testing/proftest"
 )
 
 // TestPruneCaptures: a capture directory keeps the newest captures only,
 // and never deletes a file that is not a capture's, whatever its name
-// resembles.
+// resembles: one named as a capture but not a Tachyon file stays too.
 func TestPruneCaptures(t *testing.T) {
 	dir := t.TempDir()
 	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	profile := proftest.AllStatusesBytes(t)
 	var want []string
 	for i := range 25 {
 		name := captureName(at.Add(time.Duration(i)*time.Second), "slow")
 		if i >= 5 {
 			want = append(want, name)
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), profile, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	foreign := []string{"capture-notes.txt", "capture-latest.tachyon", "capture-20261124T115959.000Z-x-1.tachyon.part", "seg.tachyon"}
+	foreign := []string{"capture-notes.txt", "capture-latest.tachyon", "capture-20261124T115959.000Z-x-1.tachyon.part", "seg.tachyon",
+		captureName(at.Add(-2*time.Hour), "notes")}
 	for _, n := range foreign {
-		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("the user's own notes\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
