@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -130,8 +131,11 @@ func (c *Client) Send(ctx context.Context, payload []byte) error {
 }
 
 // Retryable reports whether a push that failed with err may pass later:
-// not when the server refused the request itself.
+// not when the server refused the request itself, or redirected it.
 func (c *Client) Retryable(err error) bool {
+	if errors.Is(err, errRedirect) {
+		return false
+	}
 	switch connect.CodeOf(err) {
 	case connect.CodeInvalidArgument, connect.CodeUnauthenticated, connect.CodePermissionDenied,
 		connect.CodeUnimplemented, connect.CodeFailedPrecondition, connect.CodeOutOfRange, connect.CodeNotFound:
@@ -155,9 +159,12 @@ func newUUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
+// errRedirect is why a push that the store redirected failed.
+var errRedirect = errors.New("pushes follow no redirect")
+
 // refuseRedirect refuses every redirect: a push goes to the URL configured
 // and nowhere else, so that neither the payload nor the credentials follow
 // a store (or whatever answers at its URL) to another host, port or scheme.
 func refuseRedirect(req *http.Request, via []*http.Request) error {
-	return fmt.Errorf("the store redirects to %s: pushes follow no redirect (set PROFILE_UPLOAD to the store's own URL)", endpoint.Redact(req.URL.Redacted()))
+	return fmt.Errorf("the store redirects to %s: %w (set PROFILE_UPLOAD to the store's own URL)", endpoint.Redact(req.URL.Redacted()), errRedirect)
 }

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/pprof/profile"
@@ -113,5 +115,41 @@ func TestLabelNames(t *testing.T) {
 	want := map[string][]string{"http_route": {"/a"}, "_1st": {"x"}, "task": {"t"}, "a_b": {"kept"}, "__n__": {"u"}} // one underscore a byte
 	if fmt.Sprint(got.Sample[0].Label) != fmt.Sprint(want) {
 		t.Errorf("labels %v, want %v", got.Sample[0].Label, want)
+	}
+}
+
+// TestRedirectRefused: a store that redirects a push (here from one
+// server to another, as an https store might to plain http) gets nothing
+// through: the push fails at once, for good, and the other server sees no
+// request and no credentials.
+func TestRedirectRefused(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusPermanentRedirect)
+	}))
+	defer srv.Close()
+	u := strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1)
+	c, err := pyroscope.New(u, "checkout", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	payload, err := c.Encode(bigProfile(10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Send(context.Background(), payload)
+	if err == nil || !strings.Contains(err.Error(), "redirect") || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("push: %v, want an error about the redirect, without the password", err)
+	}
+	if c.Retryable(err) {
+		t.Errorf("a redirected push is retried: %v", err)
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the redirect's target got %d requests", n)
 	}
 }
