@@ -59,13 +59,14 @@ func start(cfg upload.Config, p any) *upload.Uploader {
 }
 
 // hook returns the segment hook of u: each segment to u, and at the last
-// one its counters logged and u closed.
+// one u closed and its counters logged (after Close, which counts what it
+// leaves unpushed as dropped).
 func hook(u *upload.Uploader) func(string, bool) {
 	return func(path string, last bool) {
 		u.Segment(path, last)
 		if last {
-			logf("profiler: upload: %v", u.Stats())
 			u.Close()
+			logf("profiler: upload: %v", u.Stats())
 		}
 	}
 }
