@@ -354,8 +354,11 @@ func (p *Profile) stop() (err error) {
 	if werr == nil && len(p.cfg.exports) > 0 {
 		errs = append(errs, p.runExports())
 	}
-	if werr == nil && p.part != "" {
+	switch {
+	case werr == nil && p.part != "":
 		p.runHooks(p.name, true)
+	case p.part != "":
+		p.runHooks("", true) // no file: the end all the same
 	}
 	return errors.Join(errs...)
 }

@@ -120,8 +120,10 @@ func (p *Profile) closeSink() error {
 // Segments finalized before fn was registered are not passed to it;
 // registering right after Start (as a package's init does with
 // auto.Profile) misses none. Without WithSegment, fn is called once, from
-// Stop, with the finished file (last true); not for a WithOutput writer,
-// nor when writing the file failed.
+// Stop, with the finished file (last true); not for a WithOutput writer.
+// If the last segment, or the file, could not be written, fn is called
+// with path "" and last true: the call with last true always comes, so
+// that an uploader can end.
 func (p *Profile) OnSegment(fn func(path string, last bool)) {
 	if fn == nil {
 		return

@@ -43,6 +43,9 @@ func (s *Writer) finishLoop() {
 		case seg, ok := <-s.closing:
 			if !ok {
 				s.closeWaiting(waiting, own)
+				if last && !s.lastSaid && s.opts.Closed != nil {
+					s.opts.Closed("", true) // the last segment was lost
+				}
 				return
 			}
 			last = last || seg.last
@@ -136,6 +139,7 @@ func (s *Writer) commit(waiting []*segment, own map[string]fs.FileInfo) []*segme
 		s.mu.Unlock()
 		if s.opts.Closed != nil {
 			s.opts.Closed(seg.path, seg.last)
+			s.lastSaid = s.lastSaid || seg.last
 		}
 		if fi != nil && (s.opts.KeepFiles > 0 || s.opts.KeepBytes > 0) {
 			own[seg.path] = fi

@@ -247,10 +247,18 @@ func TestSegmentOutageHeld(t *testing.T) {
 
 // TestSegmentOutageAtClose checks that a directory that still refuses
 // writes at Close costs the waiting segments, says so in Close's error,
-// and leaves no open file.
+// leaves no open file, and that Closed's last call (path "") still comes.
 func TestSegmentOutageAtClose(t *testing.T) {
 	var down atomic.Bool
-	r := newOutageRun(t, segment.Options{}, func(op, name string) error {
+	var calls []string
+	var lasts int
+	opts := segment.Options{Closed: func(path string, last bool) {
+		calls = append(calls, path)
+		if last {
+			lasts++
+		}
+	}}
+	r := newOutageRun(t, opts, func(op, name string) error {
 		if down.Load() && (op == "create" || op == "rename") {
 			return syscall.ENOSPC
 		}
@@ -271,6 +279,9 @@ func TestSegmentOutageAtClose(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 	r.check(100, 250)
+	if lasts != 1 || len(calls) == 0 || calls[len(calls)-1] != "" {
+		t.Errorf("Closed calls %q, %d with last: want the last with path \"\", once", calls, lasts)
+	}
 }
 
 // TestSegmentDirRemoved checks that segments resume once a removed

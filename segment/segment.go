@@ -42,7 +42,10 @@ type Options struct {
 	// Closed, if set, is called with every finalized segment's path, in
 	// order, from the Writer's own goroutine (never the writing one),
 	// before the budget may delete the file; last is true for the
-	// segment closed by Close, which returns once that call has.
+	// segment closed by Close, which returns once that call has. If that
+	// segment could not be finalized (it is lost), Closed is called with
+	// path "" and last true instead: the last call says the end either
+	// way.
 	Closed func(path string, last bool)
 	// Run is the run's id in every segment's name (see Name): eight
 	// lowercase hexadecimal digits; "" means a new random one (NewRunID).
@@ -261,6 +264,7 @@ type Writer struct {
 	wake       chan struct{} // tells finishLoop that writing failed, or a late sample
 	done       chan struct{}
 	closed     bool
+	lastSaid   bool         // Closed was called with last true (finishLoop's)
 	held       atomic.Int64 // bytes held in memory by every segFile
 	mu         sync.Mutex   // guards the fields below
 	stats      Stats

@@ -2,9 +2,13 @@ package upload_test
 
 import (
 	"context"
+	"io"
 	"maps"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,5 +214,24 @@ func TestFlushDeadline(t *testing.T) {
 	defer cancel()
 	if err := u.Flush(ctx); err == nil {
 		t.Fatal("Flush to a store that is down returned nil")
+	}
+}
+
+// TestSegmentLostLast: the profiler's last call when the last segment was
+// lost (path "") queues nothing, fails nothing, and still flushes what
+// is queued.
+func TestSegmentLostLast(t *testing.T) {
+	var got atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		got.Add(1)
+		w.Header().Set("Content-Type", "application/proto")
+	}))
+	defer srv.Close()
+	u := newUploader(t, srv.URL, upload.Config{})
+	u.Segment(segments(t, t.TempDir(), 1)[0], false)
+	u.Segment("", true)
+	if s := u.Stats(); s.Segments != 1 || s.Failed != 0 || s.Pushed != 1 || got.Load() != 1 {
+		t.Errorf("stats %+v, %d pushes received: want the one segment pushed, and nothing of the last call", s, got.Load())
 	}
 }

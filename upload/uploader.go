@@ -78,10 +78,13 @@ func New(cfg Config) (*Uploader, error) {
 // without waiting for the network, except when last is true: then it
 // waits until the queue is empty or Config.FlushTimeout has passed. A
 // segment that cannot be read or converted is logged and counted in
-// Stats.Failed; an empty one is not pushed.
+// Stats.Failed; an empty one is not pushed. The path "" (the profile's
+// last segment was lost) queues nothing.
 func (u *Uploader) Segment(path string, last bool) {
-	u.q.count(func(s *Stats) { s.Segments++ })
-	u.enqueue(path, u.tr.Encode)
+	if path != "" {
+		u.q.count(func(s *Stats) { s.Segments++ })
+		u.enqueue(path, u.tr.Encode)
+	}
 	if last {
 		ctx, cancel := context.WithTimeout(u.ctx, u.cfg.FlushTimeout)
 		defer cancel()
