@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/segment"
-	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Defaults of captures (see Capture).
@@ -359,7 +357,7 @@ func pruneCaptures(dir string, keep int) error {
 	}
 	var names []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && isCaptureName(e.Name()) && isTachyonFile(filepath.Join(dir, e.Name())) {
+		if e.Type().IsRegular() && isCaptureName(e.Name()) && segment.IsTachyon(filepath.Join(dir, e.Name())) {
 			names = append(names, e.Name())
 		}
 	}
@@ -455,20 +453,4 @@ func (p *Profile) stopCaptures() {
 	c.mu.Unlock()
 	c.stopMu.Do(func() { close(c.stop) })
 	c.wg.Wait()
-}
-
-// isTachyonFile reports whether the file at path begins with a valid
-// Tachyon header: a file merely named as a capture is not deleted.
-func isTachyonFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var b [tachyon.HeaderSize]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
-	}
-	h := tachyon.ParseHeader(&b)
-	return h.Magic == tachyon.Magic && h.Version == tachyon.Version
 }

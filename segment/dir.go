@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gotachyon/profiler/internal/regfile"
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -119,7 +120,7 @@ func (s *Writer) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 		fi, ok := own[d.name]
 		return ok && sameFile(fi, now)
 	}
-	return isTachyon(d.name)
+	return IsTachyon(d.name)
 }
 
 // partLooksOurs reports whether the file at path may be a Writer's open
@@ -127,40 +128,41 @@ func (s *Writer) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 // header a Writer writes first, or with a valid Tachyon header. A file of
 // the same name with other bytes is not the profiler's, and is kept.
 func partLooksOurs(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
+	b, n, ok := readHeader(path)
+	return ok && (n == 0 || b == [tachyon.HeaderSize]byte{} || validHeader(&b, n))
+}
+
+// IsTachyon reports whether the file at path is a regular file that
+// begins with a valid Tachyon header: the test before a file of another
+// run, or a capture, is deleted by a budget.
+func IsTachyon(path string) bool {
+	b, n, ok := readHeader(path)
+	return ok && validHeader(&b, n)
+}
+
+// validHeader reports whether b, of which n bytes were read, is a whole
+// and valid Tachyon header.
+func validHeader(b *[tachyon.HeaderSize]byte, n int) bool {
+	if n < tachyon.HeaderSize {
 		return false
 	}
-	defer f.Close()
-	var b [tachyon.HeaderSize]byte
-	n, err := io.ReadFull(f, b[:])
-	if n == 0 && err == io.EOF {
-		return true
-	}
-	if err != nil {
-		return false
-	}
-	if b == ([tachyon.HeaderSize]byte{}) {
-		return true
-	}
-	h := tachyon.ParseHeader(&b)
+	h := tachyon.ParseHeader(b)
 	return h.Magic == tachyon.Magic && h.Version == tachyon.Version
 }
 
-// isTachyon reports whether the file at path begins with a valid Tachyon
-// header.
-func isTachyon(path string) bool {
-	f, err := os.Open(path)
+// readHeader reads up to a header's bytes of the regular file at path,
+// without waiting on anything else put there: ok is false if it cannot.
+func readHeader(path string) (b [tachyon.HeaderSize]byte, n int, ok bool) {
+	f, _, err := regfile.Open(regfile.OS, path)
 	if err != nil {
-		return false
+		return b, 0, false
 	}
 	defer f.Close()
-	var b [tachyon.HeaderSize]byte
-	if _, err := io.ReadFull(f, b[:]); err != nil {
-		return false
+	n, err = io.ReadFull(f, b[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return b, n, false
 	}
-	h := tachyon.ParseHeader(&b)
-	return h.Magic == tachyon.Magic && h.Version == tachyon.Version
+	return b, n, true
 }
 
 // sameFile reports whether a and b describe the same file, unchanged:
