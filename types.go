@@ -25,7 +25,7 @@ type (
 // Modes (see WithMode).
 const (
 	Wall = sampler.Wall // every live goroutine at every tick, on and off CPU (the default)
-	CPU  = sampler.CPU  // one sample per CPU-profiling signal: goroutines on a CPU
+	CPU  = sampler.CPU  // one sample per CPU-profiling signal: goroutines on a CPU, and the scheduler outside them (thread 0)
 )
 
 // Backends (see WithBackend).

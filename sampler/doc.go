@@ -73,9 +73,11 @@
 //     So a wall profile's on-CPU time is the CPU profiler's. With
 //     Config.NoCPUSamples, running ticks are on CPU at
 //     the stack where the scheduler last saw the goroutine.
-//   - CPU mode: one sample per CPU-profile sample, at the sample's time. The
-//     rate is Config.Rate, capped by the kernel (CONFIG_HZ per thread: 250
-//     a second on many distributions).
+//   - CPU mode: one sample per CPU-profile sample, at the sample's time;
+//     one taken outside any goroutine (the scheduler's own work) on
+//     RuntimeThread, under the runtime's frame. The rate is Config.Rate,
+//     capped by the kernel (CONFIG_HZ per thread: 250 a second on many
+//     distributions).
 //
 // The process has one CPU profile. If the application runs its own when
 // the trace backend starts, the backend shares it (its samples reach the

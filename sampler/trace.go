@@ -94,6 +94,7 @@ type traceBackend struct {
 	active  []*tgor
 	oncpu   placer
 	orphans []orphan // CPU samples of goroutines ended between ticks (orphans.go)
+	runtime track    // CPU mode's thread of the CPU samples outside any goroutine (cpuEmitRuntime)
 	grown   int      // goroutine queues or the placement's scratch grown past their longest, for the steady-state test
 
 	clockSet  bool

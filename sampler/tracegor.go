@@ -246,6 +246,9 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 	tb.em.cpuSamples++
 	id := ev.G
 	if id == gotrace.NoGoroutine {
+		if tb.em.cfg.Mode == CPU {
+			tb.cpuEmitRuntime(ev, t)
+		}
 		return
 	}
 	if tb.ended[id%uint64(len(tb.ended))] == id && tb.lookup(id, ev.User) == nil {
@@ -294,6 +297,28 @@ func (tb *traceBackend) cpuEmit(g *tgor, s *stack, t gotrace.Time) {
 	// On a CPU, whatever the scheduler says: a CPU sample taken in a
 	// system call is CPU time spent in the kernel.
 	tb.write(g, span{ts: tb.micros(t), n: 1}, status(gRunning, s.panicking), s, false)
+}
+
+// RuntimeThread is the thread of a CPU-mode profile's samples taken
+// outside any goroutine (no goroutine has id 0).
+const RuntimeThread = 0
+
+// cpuEmitRuntime writes CPU mode's sample of a CPU sample taken outside
+// any goroutine (the scheduler looking for work, its futex calls: CPU time
+// runtime/pprof counts too) on thread RuntimeThread, under the runtime's
+// frame. Wall mode has no tick to give it: a wall profile's time is its
+// goroutines'.
+func (tb *traceBackend) cpuEmitRuntime(ev *gotrace.Event, t gotrace.Time) {
+	tb.em.ticks++
+	s := tb.cpuStack(tb.stack(ev.Stack))
+	if s == nil {
+		return
+	}
+	opened := tb.runtime.h != 0
+	tb.em.write(&tb.runtime, span{ts: tb.micros(t), n: 1}, status(gRunning, false), s.underRuntime(tb.em.runtimeFrame()))
+	if !opened && tb.runtime.h != 0 {
+		tb.em.goroutines-- // a thread of the file, not a goroutine
+	}
 }
 
 // cut queues the ticks passed since the last cut, in g's current state:

@@ -178,6 +178,9 @@ func (tb *traceBackend) finish(next bool) {
 		}
 	}
 	tb.expireOrphans(0, true)
+	if tb.runtime.h != 0 {
+		tb.em.flush(tb.runtime.h)
+	}
 	tb.active = tb.active[:0]
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
 		tb.em.handover = make(map[uint64]*stack, tb.recs.live)
