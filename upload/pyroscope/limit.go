@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/gotachyon/profiler/upload/internal/endpoint"
 )
@@ -19,11 +20,19 @@ type limited struct {
 	rt http.RoundTripper
 }
 
+// statusKey is the context key under which Send asks RoundTrip for the
+// HTTP status of its push, an *atomic.Int32: Connect's codes do not tell
+// a store's plain 400 from its 500.
+type statusKey struct{}
+
 // RoundTrip sends req and bounds the body of its response.
 func (l limited) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := l.rt.RoundTrip(req)
 	if err != nil {
 		return nil, err
+	}
+	if p, ok := req.Context().Value(statusKey{}).(*atomic.Int32); ok {
+		p.Store(int32(resp.StatusCode))
 	}
 	if resp.StatusCode == http.StatusOK {
 		resp.Body = http.MaxBytesReader(nil, resp.Body, endpoint.MaxResponseBytes)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"connectrpc.com/connect"
 	"github.com/google/pprof/profile"
@@ -124,16 +125,33 @@ func (c *Client) Send(ctx context.Context, payload []byte) error {
 	if c.auth != "" {
 		req.Header().Set("Authorization", c.auth)
 	}
-	if _, err := c.push.CallUnary(ctx, req); err != nil {
+	var status atomic.Int32
+	if _, err := c.push.CallUnary(context.WithValue(ctx, statusKey{}, &status), req); err != nil {
+		if refusedForGood(int(status.Load())) {
+			return fmt.Errorf("pyroscope: %w (HTTP %d): %w", errRefused, status.Load(), err)
+		}
 		return fmt.Errorf("pyroscope: %w", err)
 	}
 	return nil
 }
 
+// errRefused is why a push the store refused for good failed.
+var errRefused = errors.New("the store refused the push")
+
+// refusedForGood reports whether an HTTP status refuses the request
+// itself (400 Bad Request, 413 Content Too Large and the like), which a
+// retry would send unchanged: a 4xx but 408 (timeout) and 429 (too many
+// requests). Connect reports a plain 400 as internal and 413 as unknown,
+// codes it retries.
+func refusedForGood(status int) bool {
+	return status >= 400 && status < 500 && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests
+}
+
 // Retryable reports whether a push that failed with err may pass later:
-// not when the server refused the request itself, or redirected it.
+// not when the server refused the request itself (by its Connect code or
+// its HTTP status), or redirected it.
 func (c *Client) Retryable(err error) bool {
-	if errors.Is(err, errRedirect) {
+	if errors.Is(err, errRedirect) || errors.Is(err, errRefused) {
 		return false
 	}
 	switch connect.CodeOf(err) {

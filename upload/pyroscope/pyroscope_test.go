@@ -153,3 +153,32 @@ func TestRedirectRefused(t *testing.T) {
 		t.Errorf("the redirect's target got %d requests", n)
 	}
 }
+
+// TestRefusedForGood: a store's plain 4xx (a proxy's 400, a 413 for a
+// payload too large) is not retried, since a retry would send the same
+// push; 429, 408 and 5xx are.
+func TestRefusedForGood(t *testing.T) {
+	for _, c := range []struct {
+		status int
+		retry  bool
+	}{{400, false}, {413, false}, {422, false}, {408, true}, {429, true}, {500, true}, {503, true}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			http.Error(w, "no", c.status)
+		}))
+		cl, err := pyroscope.New(srv.URL, "checkout", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		payload, err := cl.Encode(bigProfile(10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cl.Send(context.Background(), payload)
+		if err == nil || cl.Retryable(err) != c.retry {
+			t.Errorf("HTTP %d: %v, retryable %v, want %v", c.status, err, cl.Retryable(err), c.retry)
+		}
+		cl.Close()
+		srv.Close()
+	}
+}
