@@ -44,6 +44,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"encode", in}, "needs an input and an output file"},
 		{[]string{"version", "x"}, "takes no arguments"},
 		{[]string{"help", "nope"}, "unknown command"},
+		{[]string{"demo", "-rate", "0", "-o", filepath.Join(dir, "demo.bin")}, "-rate 0: want 1 to"},
 	} {
 		code, out, errs := runCLI(c.args...)
 		if code != exitUsage || out != "" || !strings.Contains(errs, c.want) {

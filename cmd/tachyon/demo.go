@@ -77,6 +77,10 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tachyon demo: -duration must be positive and -goroutines not negative")
 		return exitUsage
 	}
+	if *rate < 1 || *rate > sampler.MaxRate {
+		fmt.Fprintf(stderr, "tachyon demo: -rate %d: want 1 to %d Hz\n", *rate, sampler.MaxRate)
+		return exitUsage
+	}
 
 	o, err := createDemoOutput(*out, stdout)
 	if err != nil {
