@@ -135,6 +135,9 @@ func (it *Samples) fail(at int64, code, format string, args ...any) bool {
 	where := fmt.Sprintf(" (record at %d)", off+it.recOff)
 	if it.src.zstd {
 		where = fmt.Sprintf(" (record at decompressed byte %d)", it.recOff)
+		if at == it.recOff {
+			where = "" // the decompressed byte Error gives is the record's
+		}
 		e = formatErr(off, code, format+where, args...).(*FormatError)
 		e.Decompressed = at
 	} else {
