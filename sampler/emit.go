@@ -263,7 +263,9 @@ func (e *emitter) open(t *track) {
 		}
 	}
 	t.h = e.out.Stream(t.id)
-	e.goroutines++
+	if t.id != RuntimeThread { // a thread of the file, not a goroutine
+		e.goroutines++
+	}
 }
 
 // carry keeps t's handle, as a backend stops to hand over to another under

@@ -309,16 +309,12 @@ const RuntimeThread = 0
 // frame. Wall mode has no tick to give it: a wall profile's time is its
 // goroutines'.
 func (tb *traceBackend) cpuEmitRuntime(ev *gotrace.Event, t gotrace.Time) {
-	tb.em.ticks++
 	s := tb.cpuStack(tb.stack(ev.Stack))
 	if s == nil {
 		return
 	}
-	opened := tb.runtime.h != 0
+	tb.em.ticks++
 	tb.em.write(&tb.runtime, span{ts: tb.micros(t), n: 1}, status(gRunning, false), s.underRuntime(tb.em.runtimeFrame()))
-	if !opened && tb.runtime.h != 0 {
-		tb.em.goroutines-- // a thread of the file, not a goroutine
-	}
 }
 
 // cut queues the ticks passed since the last cut, in g's current state:

@@ -185,6 +185,7 @@ func (tb *traceBackend) finish(next bool) {
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
 		tb.em.handover = make(map[uint64]*stack, tb.recs.live)
 		tb.em.sites = make(map[uint64]string, tb.recs.live)
+		tb.em.carry(&tb.runtime) // the next trace backend's thread 0 is this one
 		for g := range tb.lives {
 			t := tb.track(g)
 			tb.em.carry(&t)
