@@ -66,7 +66,8 @@ type Config struct {
 	// when given the last segment (DefaultFlushTimeout, 5 s).
 	FlushTimeout time.Duration
 	// Logf logs failures, once per streak of failed pushes, and each
-	// eviction; default log.Printf (to standard error, as the profiler's lines).
+	// eviction; by default through the standard logger, as the profiler's
+	// lines are (a closed standard error never raises SIGPIPE).
 	Logf func(format string, args ...any)
 }
 

@@ -1,6 +1,7 @@
 package quietpipe
 
 import (
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -35,10 +36,4 @@ func Print(msg string) {
 }
 
 // Printf is Print of fmt.Sprintf(format, args...).
-func Printf(format string, args ...any) {
-	if log.Writer() != os.Stderr {
-		log.Printf(format, args...)
-		return
-	}
-	log.New(Stderr, log.Prefix(), log.Flags()).Printf(format, args...)
-}
+func Printf(format string, args ...any) { Print(fmt.Sprintf(format, args...)) }
