@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gotachyon/profiler/internal/tracelabel"
+	"github.com/gotachyon/profiler/tachyon"
 )
 
 // Do calls f with a copy of ctx carrying labels added to ctx's own, as
@@ -27,8 +28,9 @@ import (
 // task and region without any call of this package.
 //
 // A set is carried whole up to the trace's bounds (64 labels, 1 KiB of
-// keys and values, internal/tracelabel): past them, its first labels in
-// key order that fit.
+// keys and values, internal/tracelabel): past them, in key order, each
+// label that still fits, so that one long value leaves out itself and not
+// the labels after it.
 func Do(ctx context.Context, labels pprof.LabelSet, f func(context.Context)) {
 	defer SetGoroutineLabels(ctx)
 	ctx = pprof.WithLabels(ctx, labels)
@@ -59,12 +61,17 @@ type msgBuf struct{ b []byte }
 var msgPool = sync.Pool{New: func() any { return &msgBuf{b: make([]byte, 0, 256)} }}
 
 // appendLabelMessage appends ctx's labels as a label event's message to
-// msg, as many as fit the bounds of internal/tracelabel.
+// msg, as many as fit the bounds of internal/tracelabel: in key order,
+// each that still fits, leaving out those no file can carry
+// (tachyon.ValidLabelKey), which the sampler would drop.
 func appendLabelMessage(msg []byte, ctx context.Context) []byte {
 	n := 0
 	pprof.ForLabels(ctx, func(k, v string) bool {
-		if n == tracelabel.MaxLabels || len(msg)+tracelabel.Size(k, v) > tracelabel.MaxBytes {
+		if n == tracelabel.MaxLabels {
 			return false
+		}
+		if !tachyon.ValidLabelKey(k) || len(msg)+tracelabel.Size(k, v) > tracelabel.MaxBytes {
+			return true // this one does not fit; a later one may
 		}
 		msg = tracelabel.Append(msg, k, v)
 		n++
