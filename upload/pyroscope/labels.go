@@ -1,6 +1,10 @@
 package pyroscope
 
-import "github.com/google/pprof/profile"
+import (
+	"slices"
+
+	"github.com/google/pprof/profile"
+)
 
 // Pyroscope's distributor splits a pushed profile by its samples' labels:
 // each distinct label set becomes a series of its own, whose labels are
@@ -58,14 +62,21 @@ func isNameByte(c byte) bool {
 
 // nameLabels renames, in place, each string label of p's samples whose
 // name is not a Prometheus label name (labelName). Where two names of a
-// sample would become one, one that was already valid keeps it, else one
-// of them.
+// sample would become one, one that was already valid keeps it, else the
+// first in byte order: the same on every sample, so that samples of one
+// label set stay in one series.
 func nameLabels(p *profile.Profile) {
+	var bad []string
 	for _, s := range p.Sample {
-		for k, v := range s.Label {
-			if validLabelName(k) {
-				continue
+		bad = bad[:0]
+		for k := range s.Label {
+			if !validLabelName(k) {
+				bad = append(bad, k)
 			}
+		}
+		slices.Sort(bad)
+		for _, k := range bad {
+			v := s.Label[k]
 			delete(s.Label, k)
 			if n := labelName(k); s.Label[n] == nil {
 				s.Label[n] = v
