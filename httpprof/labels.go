@@ -49,7 +49,8 @@ const (
 // URL path with its ids elided: each segment that is a number, a UUID or
 // a hex string of 16 digits or more reads "{id}", so "/users/42/orders"
 // reads "/users/{id}/orders". Routes are bounded, being labels of every
-// sample: at most MaxRouteBytes each, valid UTF-8, and, of those derived
+// sample: at most MaxRouteBytes each, valid UTF-8, those derived from paths
+// without control characters (each an underscore), and, of those derived
 // from paths, at most MaxRoutes distinct ones per handler, the later ones
 // all OtherRoute. The method is the request's, or OtherMethod for one
 // net/http does not name, so that neither label takes arbitrary values

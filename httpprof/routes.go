@@ -110,7 +110,8 @@ func methodIndex(m string) int {
 }
 
 // appendRoute appends to dst the route derived from path: each id segment
-// (isID) replaced by "{id}", then bounded as boundBytes does. It stops
+// (isID) replaced by "{id}", each ASCII control character by "_", then
+// bounded as boundBytes does. It stops
 // copying once the route passes MaxRouteBytes, so that a long path costs
 // no more.
 func appendRoute(dst []byte, path string) []byte {
@@ -131,6 +132,14 @@ func appendRoute(dst []byte, path string) []byte {
 		}
 		if len(dst)-start > MaxRouteBytes {
 			break
+		}
+	}
+	// A path is the client's: its control characters (a %0A is a line
+	// break in r.URL.Path) would reach every label's reader, such as a
+	// line of folded stacks, as they are.
+	for i := start; i < len(dst); i++ {
+		if c := dst[i]; c < 0x20 || c == 0x7f {
+			dst[i] = '_'
 		}
 	}
 	return boundBytes(dst, start)
