@@ -401,7 +401,11 @@ func (r *Reader) nextGen() error {
 func (r *Reader) install() error {
 	r.si = 0
 	r.gs.NextRound()
+	// The strings go too, not only their marks: a generation of many
+	// (a burst of label events) would otherwise stay reachable from the
+	// array until a generation of as many overwrote it.
 	clear(r.strSet)
+	clear(r.strs)
 	r.strs, r.strSet = r.strs[:0], r.strSet[:0]
 	clear(r.why)
 	clear(r.byM)
