@@ -46,8 +46,14 @@ import (
 // tasks: a goroutine's pprof set, creation site and leak mark are its
 // set's (tgor.base).
 type labelSet struct {
-	frames []uint32 // the label frames' indices, innermost first
-	key    setKey
+	// frames are the label frames' indices in the sink, innermost first,
+	// interned at the set's first sample (withLabels): a set no sample
+	// carries, such as a request's that no tick saw, leaves nothing in
+	// the sink, whose tables last as long as the profile. Until then
+	// pending holds the frames.
+	frames  []uint32
+	pending []tachyon.Frame
+	key     setKey
 }
 
 // pset is one distinct pprof label set, as a label log's message gave it.
@@ -319,10 +325,7 @@ func (tb *traceBackend) labelSet(k setKey) *labelSet {
 	}
 	frames := tachyon.LabelFrames(all)
 	lb.scratch = all[:0]
-	ls := &labelSet{frames: make([]uint32, 0, min(len(frames), maxDepth/2)), key: k}
-	for _, f := range frames[max(0, len(frames)-maxDepth/2):] { // the outermost kept
-		ls.frames = append(ls.frames, tb.em.sink.Frame(f))
-	}
+	ls := &labelSet{pending: frames[max(0, len(frames)-maxDepth/2):], key: k} // the outermost kept
 	if len(lb.sets) >= maxLabelSets {
 		clear(lb.sets)
 	}
@@ -341,6 +344,13 @@ func (tb *traceBackend) withLabels(s *stack, ls *labelSet) *stack {
 	k := labelledKey{s, ls}
 	if w, ok := lb.labelled[k]; ok {
 		return w
+	}
+	if ls.pending != nil {
+		ls.frames = make([]uint32, 0, len(ls.pending))
+		for _, f := range ls.pending {
+			ls.frames = append(ls.frames, tb.em.sink.Frame(f))
+		}
+		ls.pending = nil
 	}
 	w := s.variant()
 	room := maxDepth - len(ls.frames)
