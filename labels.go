@@ -21,9 +21,14 @@ import (
 // A profile sees labels set while it reads the execution trace (the trace
 // backend): every sample of the goroutine then carries them, as label
 // frames (see package tachyon), from the first tick after they were set.
-// Labels set before the profile started, or while the Auto backend ran
-// runtime.Stack snapshots, are not known to it until the goroutine sets
-// its labels again; snapshot samples carry no labels. runtime/trace
+// Labels set before the profile started, or before the Auto backend last
+// went from runtime.Stack snapshots back to the trace, are not known to it
+// until the goroutine sets its labels again; snapshot samples carry no
+// labels. Labels set with runtime/pprof's own Do or SetGoroutineLabels are
+// not seen: a profiler.Do inside a pprof.Do carries the pprof.Do's labels
+// (they are ctx's), and, as the profile is not told when the pprof.Do
+// returns, keeps them on the goroutine, and on the goroutines it starts,
+// until the goroutine sets its labels again through this package. runtime/trace
 // annotations (trace.NewTask, trace.WithRegion) label samples with their
 // task and region without any call of this package.
 //
