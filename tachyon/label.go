@@ -74,9 +74,11 @@ func ValidLabelKey(key string) bool {
 }
 
 // LabelFrame returns the frame that carries l. Its key must be valid
-// (ValidLabelKey).
+// (ValidLabelKey). A file's strings are UTF-8, and a program's labels need
+// not be (a raw id's bytes, a value cut mid-character): each invalid byte
+// sequence of the key or value reads U+FFFD.
 func LabelFrame(l Label) Frame {
-	return Frame{File: LabelFile, Func: l.String()}
+	return Frame{File: LabelFile, Func: strings.ToValidUTF8(l.String(), "\uFFFD")}
 }
 
 // LabelOf reports whether fr is a label frame, and returns its label.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -275,6 +276,11 @@ func (w *Writer) String(s string) uint32 {
 	i := uint32(len(w.strTab))
 	s = strings.Clone(s)
 	w.strings[s] = i
+	// A file's strings are UTF-8 (a reader refuses the whole file
+	// otherwise): each invalid byte sequence of a name reads U+FFFD.
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
 	w.strTab = append(w.strTab, s)
 	w.strOut = append(w.strOut, 0)
 	return i
