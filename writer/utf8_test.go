@@ -19,6 +19,9 @@ func TestInvalidUTF8Names(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if a, b := w.String("x\xff"), w.String("x\xfe"); a != b || w.String("x\uFFFD") != a {
+		t.Errorf("names that read the same after U+FFFD have indices %d, %d and %d, not one", a, b, w.String("x\uFFFD"))
+	}
 	code := w.Frame(tachyon.Frame{File: "/src/d\xffir/main.go", Func: "main.main", Line: 10})
 	label := w.Frame(tachyon.Frame{File: tachyon.LabelFile, Func: "id=caf\xc3"})
 	if err := w.WriteStack(1, 0, 1_010_000, tachyon.StatusOnCPU, []uint32{code, label}); err != nil {

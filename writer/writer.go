@@ -273,14 +273,17 @@ func (w *Writer) String(s string) uint32 {
 	if i, ok := w.strings[s]; ok {
 		return i
 	}
+	if !utf8.ValidString(s) {
+		// A file's strings are UTF-8 (a reader refuses the whole file
+		// otherwise): each invalid byte sequence of a name reads U+FFFD,
+		// and names that then read the same share one entry.
+		i := w.String(strings.ToValidUTF8(s, "\uFFFD"))
+		w.strings[strings.Clone(s)] = i
+		return i
+	}
 	i := uint32(len(w.strTab))
 	s = strings.Clone(s)
 	w.strings[s] = i
-	// A file's strings are UTF-8 (a reader refuses the whole file
-	// otherwise): each invalid byte sequence of a name reads U+FFFD.
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
 	w.strTab = append(w.strTab, s)
 	w.strOut = append(w.strOut, 0)
 	return i
