@@ -46,3 +46,22 @@ func sanitize(s string) string {
 		return r
 	}, s)
 }
+
+// fileName returns a file name as the NEW_FID record carries it: control
+// characters become '_'. nytprofhtml names a page after each file and dies
+// on a NUL byte in it ("Invalid \0 character in pathname"), and its flame
+// graph reads a line per sub with the sub's file, which a line break or a
+// tab splits. The name a file's source is read from (Options.ReadSource)
+// is the profile's own.
+func fileName(s string) string {
+	bad := func(r rune) bool { return r < 0x20 || r == 0x7f }
+	if strings.IndexFunc(s, bad) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if bad(r) {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -228,3 +228,40 @@ func TestNYTProfCalls(t *testing.T) {
 		}
 	}
 }
+
+// TestNYTProfHTMLControlFileNames renders a profile whose file names hold a
+// NUL byte, a line break and a tab: nytprofhtml names a page after each file
+// (a NUL made it die) and its flame graph reads a line per sub with its
+// file (a line break made it fail).
+func TestNYTProfHTMLControlFileNames(t *testing.T) {
+	needNYTProf(t)
+	html := testutil.Tool(t, "nytprofhtml")
+	p := &Profile{Start: 1_700_000_000_000_000, Every: 10_000}
+	mainF := Frame{File: "/src/app/main.go", Func: "main.main", Line: 3}
+	for _, file := range []string{"/src/nul\x00byte.go", "/src/new\nline.go", "/src/tab\there.go", "/src/cr\rret.go"} {
+		p.Add(1, onCPU, Frame{File: file, Func: "main.f", Line: 5}, mainF)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "ctl.nytprof")
+	if err := os.WriteFile(file, export(t, p, Options{}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "html")
+	cmd := exec.Command(html, "-f", file, "-o", out)
+	cmd.Dir = dir
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("nytprofhtml: %v\n%s", err, b)
+	}
+	if bytes.Contains(b, []byte("failed")) || bytes.Contains(b, []byte("Invalid")) {
+		t.Errorf("nytprofhtml complained:\n%s", b)
+	}
+	if _, err := os.Stat(filepath.Join(out, "all_stacks_by_time.svg")); err != nil {
+		t.Errorf("no flame graph: %v", err)
+	}
+	perl := testutil.Tool(t, "perl")
+	summary := testutil.Shared(t, "tools", "nytprof-summary.pl")
+	if b, err := exec.Command(perl, summary, "--strict", "--no-lines", file).CombinedOutput(); err != nil {
+		t.Errorf("nytprof-summary.pl --strict: %v\n%s", err, b)
+	}
+}

@@ -127,7 +127,7 @@ func writeFiles(e *enc, files []fileEntry, src [][]string) {
 		}
 		e.u32(0)
 		e.u32(0)
-		e.str(f.name)
+		e.str(fileName(f.name))
 	}
 }
 
