@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/gotachyon/profiler/export/pprof"
 	"github.com/gotachyon/profiler/reader"
 )
@@ -67,6 +69,11 @@ func runPGO(args []string, stdout, stderr io.Writer) int {
 	if onCPU == 0 {
 		return fail(stderr, fmt.Errorf("%s: no sample on a CPU (running): nothing for go build -pgo to weigh", quoteName(in.name)))
 	}
+	if !hasStartLine(p) {
+		// go build -pgo fails on such a profile ("profile missing
+		// Function.start_line data"): every build with it would break.
+		return fail(stderr, fmt.Errorf("%s: none of the profile's %d functions is in %s, so none has a start line and go build -pgo would refuse the profile: is it the profiled binary?", quoteName(in.name), len(p.Function), quoteName(*binary)))
+	}
 	o, err := createOutputStd(*out, stdout)
 	if err != nil {
 		return fail(stderr, err)
@@ -94,4 +101,15 @@ func runPGO(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(say)
 	return exitOK
+}
+
+// hasStartLine reports whether any function of p has a start line, which
+// go build -pgo requires of at least one.
+func hasStartLine(p *profile.Profile) bool {
+	for _, fn := range p.Function {
+		if fn.StartLine != 0 {
+			return true
+		}
+	}
+	return false
 }

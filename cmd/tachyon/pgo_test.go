@@ -162,3 +162,37 @@ func pgoRun(t *testing.T, dir, name string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestPGOWrongBinary: a --binary that has none of the profile's functions
+// gives none of them a start line, and go build -pgo fails on such a
+// profile ("profile missing Function.start_line data"); tachyon pgo
+// refuses it and writes nothing.
+func TestPGOWrongBinary(t *testing.T) {
+	exe, err := os.Executable() // a Go binary without the profile's functions
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cpu.bin")
+	w, err := writer.Create(in, writer.Options{StartTime: 1_000_000, Interval: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames := []tachyon.Frame{{File: "/elsewhere/main.go", Func: "main.notInThisBinary", Line: 7}, {File: "/elsewhere/main.go", Func: "main.outerNotInThisBinary", Line: 3}}
+	for i := 0; i < 3; i++ {
+		if err := w.WriteSample(&writer.Sample{ThreadID: 1, Timestamp: 1_010_000 + uint64(i)*10_000, Status: tachyon.StatusOnCPU | tachyon.StatusHasGIL, Frames: frames}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "default.pgo")
+	code, _, errs := runCLI("pgo", in, "--binary", exe, "-o", out)
+	if code != exitBad || !strings.Contains(errs, "start line") || !strings.Contains(errs, "profiled binary") {
+		t.Errorf("pgo with a binary that lacks every function: exit %d, stderr %q; want exit %d naming the missing start lines", code, errs, exitBad)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("the refused profile was written")
+	}
+}
