@@ -18,6 +18,18 @@ import (
 // Schema is the $schema of a speedscope file.
 const Schema = "https://www.speedscope.app/file-format-schema.json"
 
+// MaxDepth is the deepest stack a speedscope profile holds. speedscope
+// builds its call tree recursively, and in Chromium it fails to open a
+// file with a stack of about 3,500 frames or more ("Something went
+// wrong": RangeError, maximum call stack size exceeded). The reader
+// accepts stacks as deep as tachyon.MaxReadDepth; one deeper than
+// MaxDepth keeps its innermost MaxDepth-1 frames under the root frame
+// ElidedFrame.
+const MaxDepth = 1024
+
+// ElidedFrame is the name of the root frame of a stack cut to MaxDepth.
+const ElidedFrame = "[outer frames left out]"
+
 // DefaultTop is the number of goroutines that get a profile of their own
 // when Options.Top is 0.
 const DefaultTop = 20
@@ -191,12 +203,19 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 	if weight == 0 {
 		unit, weight = "none", 1
 	}
+	elided := -1 // index of ElidedFrame in the frame table, if a stack needs it
+	for i := range a.stacks.Len() {
+		if len(a.stacks.Stack(uint32(i))) > MaxDepth {
+			elided = len(f.FrameRefs())
+			break
+		}
+	}
 	bw := bufio.NewWriterSize(w, 256<<10)
-	if err := writeHead(bw, f, name); err != nil {
+	if err := writeHead(bw, f, name, elided >= 0); err != nil {
 		return err
 	}
 	bw.WriteString(`,"profiles":[`)
-	p := printer{w: bw, a: a, stackJSON: make([][]byte, a.stacks.Len()), unit: unit, weight: weight}
+	p := printer{w: bw, a: a, stackJSON: make([][]byte, a.stacks.Len()), unit: unit, weight: weight, elided: elided}
 	for i, g := range a.gs[:top] {
 		if i > 0 {
 			bw.WriteByte(',')
@@ -217,7 +236,8 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 // writeHead writes the file's opening: the schema, the names and the shared
 // frame table, frame by frame (a file may hold millions), leaving the
 // object open for "profiles".
-func writeHead(bw *bufio.Writer, f *reader.File, name string) error {
+// With elided, ElidedFrame follows the file's frames.
+func writeHead(bw *bufio.Writer, f *reader.File, name string, elided bool) error {
 	head, err := json.Marshal(struct {
 		Schema   string `json:"$schema"`
 		Exporter string `json:"exporter"`
@@ -240,6 +260,13 @@ func writeHead(bw *bufio.Writer, f *reader.File, name string) error {
 		}
 		bw.Write(b)
 	}
+	if elided {
+		if len(f.FrameRefs()) > 0 {
+			bw.WriteByte(',')
+		}
+		b, _ := json.Marshal(frame{Name: ElidedFrame})
+		bw.Write(b)
+	}
 	bw.WriteString("]}")
 	return nil
 }
@@ -252,6 +279,7 @@ type printer struct {
 	unit      string
 	weight    uint64
 	buf       []byte
+	elided    int // frame index of ElidedFrame, or -1
 }
 
 func (p *printer) stack(id uint32) []byte {
@@ -259,8 +287,13 @@ func (p *printer) stack(id uint32) []byte {
 		return b
 	}
 	st := p.a.stacks.Stack(id)
-	b := make([]byte, 0, 2+6*len(st))
+	b := make([]byte, 0, 2+6*min(len(st), MaxDepth))
 	b = append(b, '[')
+	if len(st) > MaxDepth {
+		b = strconv.AppendUint(b, uint64(p.elided), 10)
+		b = append(b, ',')
+		st = st[:MaxDepth-1] // innermost first
+	}
 	for j := len(st) - 1; j >= 0; j-- {
 		b = strconv.AppendUint(b, uint64(st[j]), 10)
 		if j > 0 {
