@@ -30,6 +30,9 @@ const MaxDepth = 1024
 // ElidedFrame is the name of the root frame of a stack cut to MaxDepth.
 const ElidedFrame = "[outer frames left out]"
 
+// EmptyProfile names the one, empty, profile of a file without samples.
+const EmptyProfile = "no samples"
+
 // DefaultTop is the number of goroutines that get a profile of their own
 // when Options.Top is 0.
 const DefaultTop = 20
@@ -228,6 +231,11 @@ func Write(w io.Writer, f *reader.File, o Options) error {
 		}
 		slices.SortFunc(rest, func(x, y *goroutine) int { return cmp.Compare(x.id, y.id) })
 		p.profile(fmt.Sprintf("other goroutines (%d)", len(rest)), 0, rest)
+	}
+	if len(a.gs) == 0 {
+		// speedscope reads a file without profiles as no file: it
+		// shows its welcome page, naming neither the file nor why.
+		p.profile(EmptyProfile, 0, nil)
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()

@@ -140,7 +140,9 @@ func TestWriteTop(t *testing.T) {
 	if p := f.Profiles[2]; p.Unit != "none" || !slices.Equal(p.Weights, []uint64{5}) {
 		t.Errorf("interval 0: %+v", p)
 	}
-	if f := export(t, nil, 100, Options{}); len(f.Profiles) != 0 {
+	// A file without samples has one empty profile: speedscope opens a
+	// file without profiles on its welcome page, as if none were given.
+	if f := export(t, nil, 100, Options{}); len(f.Profiles) != 1 || f.Profiles[0].Name != EmptyProfile || len(f.Profiles[0].Weights) != 0 {
 		t.Errorf("empty: %+v", f.Profiles)
 	}
 }
