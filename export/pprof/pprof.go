@@ -3,6 +3,7 @@ package pprof
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/google/pprof/profile"
@@ -76,15 +77,29 @@ func newProfile(f *reader.File, a *agg, v values) *profile.Profile {
 		DefaultSampleType: v.defaultType(),
 		PeriodType:        &profile.ValueType{Type: v.periodType(), Unit: "nanoseconds"},
 		Period:            v.period,
-		TimeNanos:         int64(h.StartTime) * 1000,
+		TimeNanos:         nanos(h.StartTime), // 0, no time, past 2262
 		Mapping: []*profile.Mapping{{
 			ID: 1, HasFunctions: true, HasFilenames: true, HasLineNumbers: true, HasInlineFrames: true,
 		}},
 	}
 	if a.n > 0 && a.last >= h.StartTime {
-		p.DurationNanos = int64(a.last-h.StartTime+h.Interval) * 1000
+		span := a.last - h.StartTime
+		span += min(h.Interval, math.MaxUint64-span)
+		if p.DurationNanos = nanos(span); p.DurationNanos == 0 && span > 0 {
+			p.DurationNanos = math.MaxInt64
+		}
 	}
 	return p
+}
+
+// nanos returns us microseconds in nanoseconds, or 0 where an int64 cannot
+// hold them (past 2262 as a time since the epoch): a timestamp near 2^63 µs
+// made Time read 1969 and a span near 2^64 µs made Duration read 10ms.
+func nanos(us uint64) int64 {
+	if us > math.MaxInt64/1000 {
+		return 0
+	}
+	return int64(us) * 1000
 }
 
 // labelKey identifies a set of labels, shared by the samples that carry
