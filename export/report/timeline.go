@@ -21,7 +21,7 @@ func (a *aggregator) finish(f *reader.File) (*Profile, error) {
 	if p.Samples == 0 {
 		a.first, a.last = p.StartTime, p.StartTime
 	}
-	p.First, p.End = a.first, a.last+a.dur
+	p.First, p.End = a.first, a.last+min(a.dur, math.MaxUint64-a.last) // saturates: a last sample near 2^64 µs wrapped the duration to one interval
 	p.sumTotals()
 	p.functions()
 	a.children = nodeIndex{} // the tree is whole
