@@ -20,7 +20,8 @@ func programName(f *reader.File, a *agg, lf *labelframes.Frames, binary string) 
 		return binary
 	}
 	mainFile, found := mainMain(f)
-	if found && path.Base(mainFile) != "_testmain.go" {
+	testBinary := found && path.Base(mainFile) == "_testmain.go"
+	if found && !testBinary {
 		if dir := path.Base(path.Dir(mainFile)); dir != "." && dir != "/" {
 			return dir
 		}
@@ -29,7 +30,7 @@ func programName(f *reader.File, a *agg, lf *labelframes.Frames, binary string) 
 	switch {
 	case name == "":
 		return "unknown"
-	case found:
+	case testBinary:
 		return name + ".test"
 	}
 	return name

@@ -36,6 +36,9 @@ func TestProgramName(t *testing.T) {
 			{2, 1000, running, []tachyon.Frame{testX, tRunner, goexit}},
 			{3, 1000, running, []tachyon.Frame{testX, tRunner, goexit}},
 		}, "pkg.test"},
+		{"main.main in a file at the root", []sample{
+			{1, 1000, running, []tachyon.Frame{loop, {File: "/main.go", Func: "main.main", Line: 3}}},
+		}, "main"}, // no directory to name it after, and no test binary
 		{"runtime only", []sample{{1, 1000, 0, []tachyon.Frame{park, goexit}}}, "unknown"},
 	} {
 		p := roundTrip(t, writeProfile(t, c.samples), Options{})
