@@ -301,6 +301,7 @@ func inDir(path, dir string) string {
 
 // callCaptureHook calls fn, logging a panic.
 func (p *Profile) callCaptureHook(fn func(string, string), path, reason string) {
+	defer p.callback()()
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("profiler: panic in an OnCapture function for %s: %v\n%s", path, r, debug.Stack())

@@ -20,7 +20,10 @@ func (p *Profile) runExports() error {
 	defer f.Close()
 	var errs []error
 	for _, e := range p.cfg.exports {
-		if err := runExport(f, e); err != nil {
+		leave := p.callback()
+		err := runExport(f, e)
+		leave()
+		if err != nil {
 			errs = append(errs, fmt.Errorf("profiler: export %s: %w", e.path, err))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/checkpoint"
+	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/internal/quietpipe"
 	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/recent"
@@ -50,6 +51,8 @@ type Profile struct {
 
 	stopOnce sync.Once
 	stopErr  error
+	cbMu     sync.Mutex
+	cbIn     map[uint64]int // goroutines in one of the profile's callbacks (callback)
 	statsMu  sync.Mutex
 	stats    sampler.Stats
 
@@ -272,8 +275,15 @@ func (p *Profile) Stats() sampler.Stats {
 // returns the first problems met, joined, and logs them once. Stop is
 // idempotent and safe to call from any goroutine: every call waits for the
 // first one to finish and returns the same error. For a Profile that failed to
-// start, Stop returns Err.
+// start, Stop returns Err. Called from a function the profile calls and
+// Stop waits for (a WithExport function, an OnSegment or OnCapture
+// function, an observer's Close), Stop would wait for itself: it returns
+// an error at once instead, and the profile goes on.
 func (p *Profile) Stop() error {
+	if p.inCallback() {
+		p.logf("%v", errStopInCallback)
+		return errStopInCallback
+	}
 	p.stopOnce.Do(func() {
 		if p.startErr != nil {
 			p.stopErr = p.startErr
@@ -309,6 +319,48 @@ func (p *Profile) Stop() error {
 	return p.stopErr
 }
 
+// errStopInCallback is Stop's answer when it is called from a function
+// the profile calls and Stop waits for: it would wait for itself.
+var errStopInCallback = errors.New("profiler: Stop called from a function the profile calls (a WithExport function, an OnSegment or OnCapture function, an observer's Close), which Stop waits for: it would wait for itself; call Stop from another goroutine (go p.Stop())")
+
+// callback marks the calling goroutine as running one of the profile's
+// callbacks until leave is called, so that a Stop called from it returns
+// errStopInCallback instead of waiting for itself.
+func (p *Profile) callback() (leave func()) {
+	id := goid.Current()
+	if id == 0 {
+		return func() {}
+	}
+	p.cbMu.Lock()
+	if p.cbIn == nil {
+		p.cbIn = make(map[uint64]int)
+	}
+	p.cbIn[id]++
+	p.cbMu.Unlock()
+	return func() {
+		p.cbMu.Lock()
+		if p.cbIn[id]--; p.cbIn[id] <= 0 {
+			delete(p.cbIn, id)
+		}
+		p.cbMu.Unlock()
+	}
+}
+
+// inCallback reports whether the calling goroutine runs one of the
+// profile's callbacks.
+func (p *Profile) inCallback() bool {
+	p.cbMu.Lock()
+	n := len(p.cbIn)
+	p.cbMu.Unlock()
+	if n == 0 {
+		return false
+	}
+	id := goid.Current()
+	p.cbMu.Lock()
+	defer p.cbMu.Unlock()
+	return id != 0 && p.cbIn[id] > 0
+}
+
 func (p *Profile) stop() (err error) {
 	var errs []error
 	defer func() {
@@ -331,7 +383,10 @@ func (p *Profile) stop() (err error) {
 	p.statsMu.Unlock()
 	for _, o := range p.cfg.observers {
 		if c, ok := o.(io.Closer); ok {
-			if err := callSafely(c.Close); err != nil {
+			leave := p.callback()
+			err := callSafely(c.Close)
+			leave()
+			if err != nil {
 				errs = append(errs, fmt.Errorf("profiler: closing an observer: %w", err))
 			}
 		}

@@ -114,7 +114,8 @@ func (p *Profile) closeSink() error {
 // each segment, and the next segment waits for them: fn must return
 // promptly (hand the path to a goroutine of its own for slow work), and
 // must read the file before returning if a budget (WithKeep) may delete
-// it. fn must not call Stop, which waits for it. A panic in fn is logged
+// it. fn must not call Stop, which waits for it (Stop called from fn
+// returns an error and stops nothing). A panic in fn is logged
 // and does not stop the others.
 //
 // Segments finalized before fn was registered are not passed to it;
@@ -145,6 +146,7 @@ func (p *Profile) runHooks(path string, last bool) {
 
 // callHook calls fn, logging a panic.
 func (p *Profile) callHook(fn func(string, bool), path string, last bool) {
+	defer p.callback()()
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("profiler: panic in an OnSegment function for %s: %v\n%s", path, r, debug.Stack())
