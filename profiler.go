@@ -289,6 +289,11 @@ func (p *Profile) Stop() error {
 			p.stopErr = p.startErr
 			return
 		}
+		if p.s == nil { // a Profile that Start did not return
+			p.stopErr = errNotStarted
+			p.logf("%v", p.stopErr)
+			return
+		}
 		p.stopErr = p.stop()
 		if p.stopErr != nil {
 			p.logf("%v", p.stopErr)
@@ -318,6 +323,10 @@ func (p *Profile) Stop() error {
 	})
 	return p.stopErr
 }
+
+// errNotStarted is Stop's answer for a Profile that Start did not return
+// (a zero Profile).
+var errNotStarted = errors.New("profiler: Stop of a Profile that Start did not return: nothing to stop")
 
 // errStopInCallback is Stop's answer when it is called from a function
 // the profile calls and Stop waits for: it would wait for itself.

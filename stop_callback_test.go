@@ -108,3 +108,20 @@ func TestStopInCallback(t *testing.T) {
 		check(t, inner)
 	})
 }
+
+// TestStopZeroProfile: Stop of a Profile that Start did not return says
+// so, without a panic's stack, and leaves the next Start alone.
+func TestStopZeroProfile(t *testing.T) {
+	var p Profile
+	err := p.Stop()
+	if err == nil || strings.Contains(err.Error(), "panic") {
+		t.Fatalf("Stop of a zero Profile: %v", err)
+	}
+	q := Start(WithPath(filepath.Join(t.TempDir(), "p.bin")), quiet)
+	if err := q.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
