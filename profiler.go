@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -196,6 +197,9 @@ func (p *Profile) open() error {
 		}
 		return nil
 	case p.cfg.path != "":
+		if err := exportsBeside(p.cfg.path, p.cfg.exports); err != nil {
+			return err
+		}
 		return p.openPart(p.cfg.path)
 	default:
 		f, err := os.CreateTemp("", "tachyon-*.bin")
@@ -210,6 +214,21 @@ func (p *Profile) open() error {
 		}
 		return nil
 	}
+}
+
+// exportsBeside refuses an export to the profile's own path, which would
+// replace the finished profile with the export.
+func exportsBeside(path string, exports []export) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil // openPart says it
+	}
+	for _, e := range exports {
+		if ea, err := filepath.Abs(e.path); err == nil && ea == abs {
+			return fmt.Errorf("profiler: WithExport(%q) names the profile's own path: the export would replace the profile; give it another path", e.path)
+		}
+	}
+	return nil
 }
 
 // abort records a Start failure, undoes what Start did, and logs it.

@@ -2,6 +2,7 @@ package profiler
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -123,5 +124,21 @@ func TestStopZeroProfile(t *testing.T) {
 	}
 	if err := q.Stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExportToOwnPath: an export to the profile's own path is refused at
+// Start, not left to replace the finished profile at Stop.
+func TestExportToOwnPath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	export := func(_ *reader.File, w io.Writer) error { _, err := io.WriteString(w, "export"); return err }
+	p := Start(WithPath(filepath.Join(dir, "p.bin")), WithExport("./p.bin", export), quiet)
+	err := p.Stop()
+	if p.Err() == nil || err == nil {
+		t.Fatalf("Start: %v, Stop: %v; want the export to the profile's path refused", p.Err(), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.bin")); err == nil {
+		t.Error("p.bin written")
 	}
 }
