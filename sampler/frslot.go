@@ -3,8 +3,10 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	rtrace "runtime/trace"
+	"sync/atomic"
 	"time"
 
 	"github.com/gotachyon/profiler/internal/gotrace"
@@ -193,7 +195,7 @@ var frMaxGoroutines = 2000
 // says, or the other if the application holds it.
 func (tb *traceBackend) startTracer() error {
 	if !tb.frFirst() {
-		err := rtrace.Start(tb.pipe)
+		err := tb.startSlot()
 		if err == nil {
 			return nil
 		}
@@ -209,10 +211,62 @@ func (tb *traceBackend) startTracer() error {
 		tb.feed = f
 		return nil
 	}
-	if err2 := rtrace.Start(tb.pipe); err2 != nil {
+	if err2 := tb.startSlot(); err2 != nil {
 		return bothTaken(err, err2)
 	}
 	return nil
+}
+
+// startSlot starts the runtime tracer in trace.Start's slot, into tb.pipe
+// through a startWriter.
+func (tb *traceBackend) startSlot() error {
+	sw := &startWriter{w: tb.pipe}
+	sw.last.Store(time.Now().UnixNano())
+	if err := rtrace.Start(sw); err != nil {
+		return err
+	}
+	tb.slot = sw
+	return nil
+}
+
+// startLost is how long trace.Start's slot may go without a write to the
+// backend's writer before the backend takes it that the slot is no longer
+// its own: the runtime ends a generation, and writes it, every second
+// while a trace runs.
+var startLost = 5 * time.Second
+
+// startWriter is the writer of a trace the backend runs in trace.Start's
+// slot. The slot has no owner the runtime could tell: any trace.Stop
+// stops the trace that runs there, and the application may stop the
+// backend's (a trace.Start that failed, then its deferred trace.Stop)
+// and start its own. startWriter tells whether the runtime still writes
+// to it, so that the backend does not stop the application's trace.
+type startWriter struct {
+	w        io.Writer
+	last     atomic.Int64 // when the latest write ended (Unix ns)
+	writing  atomic.Int32 // writes in progress
+	orphaned atomic.Bool  // the backend let the slot go without trace.Stop
+	stopped  atomic.Bool  // a write came after all: trace.Stop was called
+}
+
+func (s *startWriter) Write(b []byte) (int, error) {
+	s.writing.Add(1)
+	n, err := s.w.Write(b)
+	s.last.Store(time.Now().UnixNano())
+	s.writing.Add(-1)
+	if s.orphaned.Load() && s.stopped.CompareAndSwap(false, true) {
+		// The slot was the backend's after all: the runtime still
+		// writes here. Stop it, from another goroutine (trace.Stop
+		// waits for this write).
+		own.Go(rtrace.Stop)
+	}
+	return n, err
+}
+
+// lost reports whether the runtime no longer writes to s: no write is in
+// progress, and none came for startLost.
+func (s *startWriter) lost() bool {
+	return s.writing.Load() == 0 && time.Since(time.Unix(0, s.last.Load())) > startLost
 }
 
 // frFirst says whether the flight recorder's slot comes first: unless
@@ -237,6 +291,14 @@ func bothTaken(frErr, startErr error) error {
 func (tb *traceBackend) stopTracer() {
 	if tb.feed != nil {
 		tb.feed.stop()
+		return
+	}
+	if sw := tb.slot; sw != nil && sw.lost() {
+		// Someone else's trace.Stop ended the backend's trace: the
+		// trace that runs now, if any, is the application's.
+		sw.orphaned.Store(true)
+		tb.em.log(fmt.Sprintf("the trace through trace.Start's slot ended before Stop (the application called trace.Stop) about %v ago: the profile has no trace after it, and the trace that runs now is left to the application",
+			time.Since(time.Unix(0, sw.last.Load())).Round(time.Second)))
 		return
 	}
 	rtrace.Stop()

@@ -36,6 +36,7 @@ type traceBackend struct {
 	done       chan struct{}
 	state      atomic.Uint32 // headerPending, headerRead or headerAbandoned
 	feed       *frFeed       // the flight recorder read, if the trace comes through one
+	slot       *startWriter  // trace.Start's writer, if the trace comes through that slot
 	opts       traceOpts
 	behind     atomic.Bool // the parser fell behind the trace (opts.resync)
 	full       atomic.Bool // behind the pipe's bound, not the flight recorder's window

@@ -1,0 +1,57 @@
+package sampler
+
+import (
+	rtrace "runtime/trace"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countWriter counts the bytes written to it.
+type countWriter struct{ n atomic.Int64 }
+
+func (c *countWriter) Write(b []byte) (int, error) { c.n.Add(int64(len(b))); return len(b), nil }
+
+// TestStopLeavesAppTrace: beside the application's flight recorder, the
+// trace backend runs in trace.Start's slot. The application's trace.Stop
+// (after a trace.Start of its own that failed) ends the backend's trace,
+// and the application then starts a trace of its own in the slot. The
+// sampler's Stop must not stop that trace, which is the application's.
+func TestStopLeavesAppTrace(t *testing.T) {
+	if !inChild(t, 4*stepLimit) {
+		return
+	}
+	defer func(d time.Duration) { startLost = d }(startLost)
+	startLost = 1500 * time.Millisecond
+	fr := newFR(t)
+	defer fr.Stop()
+	var s *Sampler
+	var err error
+	within(stepLimit, "Start", func() { s, err = Start(Config{Backend: Trace}, newMemSink()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := rtrace.Start(&countWriter{}); err == nil {
+		t.Fatal("the application's trace.Start succeeded while the sampler traces beside its flight recorder")
+	}
+	rtrace.Stop() // the application's deferred Stop: it ends the sampler's trace
+	var app countWriter
+	if err := rtrace.Start(&app); err != nil {
+		t.Fatalf("the application's trace.Start after its trace.Stop: %v", err)
+	}
+	defer rtrace.Stop()
+	time.Sleep(2 * startLost)
+	within(stepLimit, "Stop", func() { _, err = s.Stop() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := app.n.Load()
+	deadline := time.Now().Add(stepLimit)
+	for app.n.Load() == n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if app.n.Load() == n {
+		t.Fatalf("the application's trace got nothing in %v after the sampler's Stop: Stop stopped it", stepLimit)
+	}
+}
