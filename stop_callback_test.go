@@ -63,8 +63,7 @@ func TestStopInCallback(t *testing.T) {
 
 	t.Run("segment", func(t *testing.T) {
 		inner := make(chan error, 1)
-		var p *Profile
-		p = Start(WithPath(t.TempDir()), WithSegment(MinSegment), quiet)
+		p := Start(WithPath(t.TempDir()), WithSegment(MinSegment), quiet)
 		if err := p.Err(); err != nil {
 			t.Fatal(err)
 		}
@@ -88,8 +87,7 @@ func TestStopInCallback(t *testing.T) {
 
 	t.Run("capture", func(t *testing.T) {
 		inner := make(chan error, 1)
-		var p *Profile
-		p = Start(WithPath(filepath.Join(t.TempDir(), "p.bin")), WithRecent(time.Second, 1<<20),
+		p := Start(WithPath(filepath.Join(t.TempDir(), "p.bin")), WithRecent(time.Second, 1<<20),
 			WithCaptureSpan(100*time.Millisecond, 10*time.Millisecond), quiet)
 		if err := p.Err(); err != nil {
 			t.Fatal(err)
