@@ -66,10 +66,13 @@ func PartDir(path string) string { return path + segment.PartExt }
 // through or replace: a symbolic link (PROFILE_OUT=app.conf pointing at
 // the app's configuration), or anything but a regular file (a FIFO, a
 // device such as /dev/stdout's target, a directory). A missing path is
-// fine; nothing is created or removed here.
+// fine, unless it ends in a separator (a directory's name, which would be
+// written as a file); nothing is created or removed here.
 func checkOutPath(path string) error {
 	fi, err := os.Lstat(path)
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && os.IsPathSeparator(path[len(path)-1]):
+		return fmt.Errorf("profiler: output %s names a directory (it ends in a separator); name a file, or give WithSegment to write segments in a directory", path)
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:

@@ -59,6 +59,17 @@ func TestOutputPathsNotOurs(t *testing.T) {
 			t.Errorf("%s: a checkpoint directory was left", c.path)
 		}
 	}
+	// A new path that ends in a separator names a directory: it is not
+	// written as a file of that name.
+	slash := filepath.Join(dir, "new") + "/"
+	p := profiler.Start(profiler.WithPath(slash), profiler.WithQuiet(true))
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), slash) || !strings.Contains(err.Error(), "directory") {
+		t.Errorf("%s: Start: %v; want a refusal naming it as a directory", slash, err)
+	}
+	p.Stop()
+	if _, err := os.Lstat(filepath.Join(dir, "new")); err == nil {
+		t.Errorf("%s was created", slash)
+	}
 	if b, _ := os.ReadFile(conf); string(b) != "key = value\n" {
 		t.Errorf("app.conf behind the link now holds %q", b)
 	}
