@@ -189,6 +189,9 @@ func (p *Profile) recentSummary() string {
 		return ""
 	}
 	s := fmt.Sprintf(" (recent window of %v", p.cfg.recent)
+	if d := p.rw.Stats().Dropped; d > 0 {
+		s += fmt.Sprintf("; its bound of %d bytes dropped %d chunks before they were that old", p.cfg.recentBytes, d)
+	}
 	if c := p.CaptureStats(); c.Taken+c.Limited+c.Failed > 0 {
 		s += fmt.Sprintf("; %d captures, %d refused by the rate limit, %d failed", c.Taken, c.Limited, c.Failed)
 	}

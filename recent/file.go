@@ -80,7 +80,7 @@ func (w *Window) writeFile(ctx context.Context, dst io.WriteSeeker, from, to tim
 	case err != nil:
 		return Span{}, err
 	}
-	t = max(t, f)
+	f = min(f, t) // an empty span, as it holds nothing: ending at the time asked at the latest
 	out, err := writer.New(dst, writer.Options{StartTime: f, Interval: w.opts.Interval, Compression: tachyon.CompressionZstd})
 	if err != nil {
 		return Span{}, fmt.Errorf("recent: %w", err)

@@ -164,8 +164,12 @@ type Window struct {
 	rolled     chan struct{} // closed at each roll
 	rolls      int
 	dropped    int
-	err        error
-	closed     bool
+	// toldBound and toldEmpty are set once a drop for the bound was
+	// logged, of a window that keeps less than its length, and of one
+	// that keeps nothing.
+	toldBound, toldEmpty bool
+	err                  error
+	closed               bool
 }
 
 // ErrClosed is returned by WriteFile once Release has run.
@@ -359,9 +363,20 @@ func (w *Window) roll(last bool) {
 	}
 	w.complete = max(w.complete, complete)
 	w.rolls++
+	dropped := w.dropped
 	w.dropLocked()
+	empty := open >= w.opts.MaxBytes
+	tell := w.dropped > dropped && (empty && !w.toldEmpty || !empty && !w.toldBound)
+	if tell {
+		w.toldEmpty = w.toldEmpty || empty
+		w.toldBound = w.toldBound || !empty
+	}
+	since := w.since
 	w.wakeLocked()
 	w.mu.Unlock()
+	if tell {
+		w.logBound(open, empty, since)
+	}
 	w.force.Store(false)
 	if want := w.want.Load(); want != 0 && want <= w.wm {
 		w.want.CompareAndSwap(want, 0)
@@ -389,6 +404,24 @@ func (w *Window) dropLocked() {
 		w.chunks[0] = nil
 		w.chunks = w.chunks[1:]
 	}
+}
+
+// logBound says, once, that the bound of bytes dropped samples younger
+// than the window's length: what it holds now, and when the open chunk's
+// writer and its goroutines' state alone take the whole bound, that it
+// keeps nothing (every chunk is dropped as it is finalized) and what
+// bound would hold something.
+func (w *Window) logBound(open int64, empty bool, since uint64) {
+	if w.opts.Logf == nil {
+		return
+	}
+	if empty {
+		w.opts.Logf("profiler: recent: the window's bound of %d bytes is taken by its open chunk and the state of its %d goroutines (%d bytes): it keeps no samples, and a file written from it holds none; give it more than %d bytes (WithRecent, PROFILE_RECENT_BYTES)",
+			w.opts.MaxBytes, w.live, open, open)
+		return
+	}
+	w.opts.Logf("profiler: recent: the window's bound of %d bytes dropped samples younger than its %v: it holds them from %v only (Stats.Dropped counts the chunks dropped)",
+		w.opts.MaxBytes, w.opts.Duration, time.UnixMicro(int64(since)).UTC().Format(time.RFC3339Nano))
 }
 
 // wakeLocked wakes the readers waiting for a roll.

@@ -1,0 +1,68 @@
+package recent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler/tachyon"
+)
+
+// TestBoundTooSmallIsSaid keeps a window whose bound is below what its
+// open chunk's writer alone is counted for: every chunk is dropped as it
+// is finalized. That must be said (once), and a file asked of it must
+// state an empty span that ends at the time asked at the latest, not
+// one that starts after it.
+func TestBoundTooSmallIsSaid(t *testing.T) {
+	var mu sync.Mutex
+	var logs []string
+	w, err := New(Options{Duration: 10 * time.Second, MaxBytes: 1 << 20, StartTime: t0, Interval: step,
+		Logf: func(format string, args ...any) {
+			mu.Lock()
+			logs = append(logs, fmt.Sprintf(format, args...))
+			mu.Unlock()
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := w.Frame(tachyon.Frame{File: "x.go", Func: "main.parked", Line: 1})
+	var ths []*Thread
+	for id := range uint64(10) {
+		ths = append(ths, w.Thread(id+1))
+	}
+	ts := t0
+	for tick := range 600 { // 6 s at 100 Hz
+		for _, th := range ths {
+			if err := th.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), []uint32{fr}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tick%10 == 9 {
+			w.Watermark(ts + 1)
+		}
+		ts += step
+	}
+	st := w.Stats()
+	if st.Dropped == 0 || st.Chunks != 0 {
+		t.Fatalf("want every chunk dropped for the bound: %+v", st)
+	}
+	mu.Lock()
+	said := strings.Join(logs, "\n")
+	n := len(logs)
+	mu.Unlock()
+	if n != 1 || !strings.Contains(said, "keeps no samples") {
+		t.Errorf("want one log line saying the window keeps nothing, got %d:\n%s", n, said)
+	}
+	asked := us(ts - 2_000_000)
+	sp, err := w.WriteFile(context.Background(), &seekBuf{}, asked.Add(-2*time.Second), asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Samples != 0 || sp.From.After(sp.To) || sp.To.After(asked) {
+		t.Errorf("span %v to %v (%d samples) of a file asked to end at %v: want an empty span ending there at the latest", sp.From, sp.To, sp.Samples, asked)
+	}
+	w.Close()
+}
