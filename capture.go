@@ -151,7 +151,8 @@ func Capture(reason string) error {
 //
 // Capture never blocks: it returns at once, and the capture is written
 // by a goroutine of the profiler's once the samples of its after are in
-// (seconds after the call), or at Stop, which waits for it. At most one
+// (seconds after the call), or at Stop, which waits for it (the capture
+// then ends at Stop). After Stop, Capture returns ErrNoRecent. At most one
 // capture is taken per capture period (WithCapturePeriod, a minute by
 // default): a call sooner, or while one is written, is counted
 // (CaptureStats.Limited) and returns ErrCaptureLimited, at the cost of
@@ -164,8 +165,11 @@ func (p *Profile) Capture(reason string) error {
 	now := time.Now()
 	if now.UnixNano() < c.next.Load() {
 		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.ended {
+			return ErrNoRecent // stopped: not a capture refused by the rate limit
+		}
 		c.stats.Limited++
-		c.mu.Unlock()
 		return ErrCaptureLimited
 	}
 	dir := p.captureDir()
@@ -262,6 +266,12 @@ func (p *Profile) capture(reason, dir string, at time.Time, stop chan struct{}) 
 	select {
 	case <-t.C:
 	case <-stop:
+		// The sampler and the window have stopped: nothing was sampled
+		// after now, and a span past it would claim time the profile
+		// did not see.
+		if now := time.Now(); now.Before(to) {
+			to = now
+		}
 	}
 	t.Stop()
 	path, sp, err := p.writeCapture(reason, dir, at, from, to)
