@@ -42,6 +42,12 @@ func TestEnvRecent(t *testing.T) {
 	if _, ok, _ := EnvOptions(); ok {
 		t.Error("PROFILE_RECENT=off without PROFILE_OUT: on")
 	}
+	for _, off := range []string{"0", "0s"} {
+		t.Setenv(EnvRecent, off)
+		if opts, ok, err := EnvOptions(); ok || err != nil {
+			t.Errorf("PROFILE_RECENT=%s (WithRecent's off) without PROFILE_OUT: on with %d options, err %v", off, len(opts), err)
+		}
+	}
 	if w := envWarnings([]string{"PROFILE_RECENT=60s", "PROFILE_MODE=cpu", "PROFILE_RATE=50"}); len(w) != 0 {
 		t.Errorf("warnings beside PROFILE_RECENT: %q", w)
 	}

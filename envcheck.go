@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gotachyon/profiler/internal/envnames"
 	"github.com/gotachyon/profiler/internal/textdist"
@@ -79,7 +80,8 @@ func nearestEnv(name string) string {
 func recentOn(environ []string) bool {
 	for _, kv := range environ {
 		if v, ok := strings.CutPrefix(kv, envnames.Recent+"="); ok {
-			return v != "" && v != "off"
+			d, err := time.ParseDuration(v)
+			return v != "" && v != "off" && (err != nil || d != 0) // 0s is WithRecent's off
 		}
 	}
 	return false
