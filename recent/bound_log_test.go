@@ -66,3 +66,45 @@ func TestBoundTooSmallIsSaid(t *testing.T) {
 	}
 	w.Close()
 }
+
+// TestLaggingWatermarkNoRollStorm writes 10 s of samples whose watermark
+// lags them by 5 s, three of the window's chunks (as the trace backend's
+// does after a burst of goroutines ended): the window must roll about
+// once a chunk's period, not at every sample, and keep every sample.
+func TestLaggingWatermarkNoRollStorm(t *testing.T) {
+	w, err := New(Options{Duration: 10 * time.Second, StartTime: t0, Interval: step})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := w.Frame(tachyon.Frame{File: "x.go", Func: "main.parked", Line: 1})
+	var ths []*Thread
+	for id := range uint64(10) {
+		ths = append(ths, w.Thread(id+1))
+	}
+	const lag = 5_000_000
+	ts := t0
+	for range 1000 {
+		for _, th := range ths {
+			if err := th.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), []uint32{fr}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ts > t0+lag {
+			w.Watermark(ts - lag)
+		}
+		ts += step
+	}
+	st := w.Stats()
+	if st.Rolls > 20 {
+		t.Errorf("%d chunks rolled for 10 s of samples in chunks of %v: want about one a chunk", st.Rolls, w.Duration()/DefaultChunks)
+	}
+	w.Close()
+	var b seekBuf
+	sp, err := w.WriteFile(context.Background(), &b, us(t0), us(ts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Samples != 10_000 {
+		t.Errorf("%d samples in the window, want 10000", sp.Samples)
+	}
+}

@@ -280,6 +280,13 @@ func (w *Window) Watermark(ts uint64) {
 func (w *Window) poll(ts uint64) {
 	if w.force.Load() || ts >= w.deadline+w.period {
 		w.roll(false)
+		// The next chunk ends a period past this sample, not past the
+		// watermark: while the watermark lags the samples by more than
+		// a period (the trace backend after a burst of goroutines
+		// ended), one from the watermark would roll at every sample.
+		if ts >= w.opts.StartTime {
+			w.deadline = max(w.deadline, w.opts.StartTime+((ts-w.opts.StartTime)/w.period+1)*w.period)
+		}
 	}
 	if !w.told && w.finishing.Load() {
 		w.w.Finishing()
