@@ -49,7 +49,8 @@
 // samples in memory, at most maxBytes of it, in the writer's own encoding
 // (package recent), beside the file, segments or checkpoints, or alone
 // with WithNoFile; a profile in segments keeps DefaultRecent (a minute)
-// within DefaultRecentBytes (16 MiB) unless told otherwise. Recent(w, d)
+// within DefaultRecentBytes (16 MiB) of samples unless told otherwise.
+// Recent(w, d)
 // writes a finalized Tachyon file of the last d while profiling goes on,
 // after the few seconds the sampler takes to write the last samples, and
 // returns the exact span it covers; httpprof serves it (?recent=30s).

@@ -18,9 +18,10 @@ const (
 	// in segments (WithSegment), which keeps one unless WithRecent(0, 0)
 	// says otherwise; other profiles keep none unless asked.
 	DefaultRecent = recent.DefaultDuration
-	// DefaultRecentBytes is the window's bound on memory when WithRecent
-	// gives none: it holds a minute of 10,000 goroutines (see
-	// bench/MEASUREMENTS.md).
+	// DefaultRecentBytes is the window's bound on its samples when
+	// WithRecent gives none: it holds a minute of 10,000 goroutines (see
+	// bench/MEASUREMENTS.md). The window's own state (a writer, and a few
+	// hundred bytes a goroutine) comes beside it.
 	DefaultRecentBytes = recent.DefaultMaxBytes
 	// MinRecent is the shortest window WithRecent accepts.
 	MinRecent = time.Second
@@ -47,7 +48,10 @@ var current atomic.Pointer[Profile]
 // window holds the samples in the writer's own encoding (package recent):
 // keeping it costs a second encoding of each sample, and its memory,
 // counted against maxBytes, is its chunks (zstd), a writer and a few
-// hundred bytes per live goroutine; past maxBytes it keeps less than d.
+// hundred bytes per live goroutine; past maxBytes it keeps less than d
+// (a maxBytes the writer and the goroutines alone take keeps nothing, and
+// is logged). With maxBytes 0, DefaultRecentBytes bounds the chunks
+// alone, and the writer and the goroutines' state come beside them.
 // It works beside a file, segments or checkpoints, and alone with
 // WithNoFile. A profile written in segments (WithSegment) keeps
 // DefaultRecent and DefaultRecentBytes unless told otherwise;
@@ -56,9 +60,6 @@ func WithRecent(d time.Duration, maxBytes int64) Option {
 	return func(c *config) error {
 		if d != 0 && d < MinRecent || d < 0 || maxBytes < 0 {
 			return fmt.Errorf("profiler: WithRecent(%v, %d): want 0 (off) or at least %v, and a bound of bytes not negative", d, maxBytes, MinRecent)
-		}
-		if maxBytes == 0 {
-			maxBytes = DefaultRecentBytes
 		}
 		c.recent, c.recentBytes, c.recentSet = d, maxBytes, true
 		return nil
@@ -81,7 +82,7 @@ func WithNoFile() Option {
 // DefaultRecent for a profile in segments.
 func (c *config) recentWanted() time.Duration {
 	if !c.recentSet && c.segment > 0 {
-		c.recent, c.recentBytes = DefaultRecent, DefaultRecentBytes
+		c.recent, c.recentBytes = DefaultRecent, 0
 	}
 	return c.recent
 }
@@ -190,7 +191,11 @@ func (p *Profile) recentSummary() string {
 	}
 	s := fmt.Sprintf(" (recent window of %v", p.cfg.recent)
 	if d := p.rw.Stats().Dropped; d > 0 {
-		s += fmt.Sprintf("; its bound of %d bytes dropped %d chunks before they were that old", p.cfg.recentBytes, d)
+		bound := fmt.Sprintf("%d bytes", p.cfg.recentBytes)
+		if p.cfg.recentBytes == 0 {
+			bound = fmt.Sprintf("%d bytes of samples", DefaultRecentBytes)
+		}
+		s += fmt.Sprintf("; its bound of %s dropped %d chunks before they were that old", bound, d)
 	}
 	if c := p.CaptureStats(); c.Taken+c.Limited+c.Failed > 0 {
 		s += fmt.Sprintf("; %d captures, %d refused by the rate limit, %d failed", c.Taken, c.Limited, c.Failed)

@@ -108,3 +108,39 @@ func TestLaggingWatermarkNoRollStorm(t *testing.T) {
 		t.Errorf("%d samples in the window, want 10000", sp.Samples)
 	}
 }
+
+// TestDefaultBoundHoldsSamplesAtScale keeps the default window (MaxBytes
+// 0) of more goroutines than a bound of all its memory leaves room for a
+// chunk beside their state: the default bounds the chunks alone, so the
+// window keeps its samples and drops none for the bound.
+func TestDefaultBoundHoldsSamplesAtScale(t *testing.T) {
+	var logs []string
+	w, err := New(Options{Duration: 10 * time.Second, StartTime: t0, Interval: step,
+		Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := w.Frame(tachyon.Frame{File: "x.go", Func: "main.parked", Line: 1})
+	n := (DefaultMaxBytes-writerBytes)/threadBytes + 1_000 // their state alone takes the default's bytes
+	ths := make([]*Thread, n)
+	for i := range ths {
+		ths[i] = w.Thread(uint64(i + 1))
+	}
+	ts := t0
+	for tick := range 200 { // 2 s at 100 Hz, past the first chunk's period
+		for _, th := range ths {
+			if err := th.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), []uint32{fr}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tick%10 == 9 {
+			w.Watermark(ts + 1)
+		}
+		ts += step
+	}
+	st := w.Stats()
+	if st.Chunks == 0 || st.Dropped != 0 || len(logs) != 0 {
+		t.Errorf("%d goroutines under the default bound: %+v, logs %q; want chunks kept and none dropped", n, st, logs)
+	}
+	w.Close()
+}

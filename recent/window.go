@@ -53,10 +53,14 @@ type Options struct {
 	// the newest time the sampler vouches for (its watermark) less
 	// Duration are dropped.
 	Duration time.Duration
-	// MaxBytes bounds the memory the window holds (DefaultMaxBytes if
-	// zero): its chunks' bytes, the open chunk's buffer and writer, and
-	// its goroutines' state. Past it the oldest chunks are dropped, and
-	// the window covers less than Duration (Stats.Since says from when).
+	// MaxBytes bounds the memory the window holds: its chunks' bytes,
+	// the open chunk's buffer and writer, and its goroutines' state.
+	// Past it the oldest chunks are dropped, and the window covers less
+	// than Duration (Stats.Since says from when). Zero bounds the
+	// chunks alone, at DefaultMaxBytes, and lets the state grow with
+	// the goroutines beside them: a bound of all, at tens of thousands
+	// of goroutines, leaves no room for a chunk, and the window keeps
+	// nothing.
 	MaxBytes int64
 	// StartTime is the profile's start, µs since the Unix epoch: no
 	// sample is older.
@@ -119,9 +123,10 @@ type chunk struct {
 // samples arrive in time order, so reading the chunks in order gives
 // each goroutine's samples in order.
 type Window struct {
-	opts   Options
-	dur    uint64 // µs
-	period uint64 // µs, a chunk's nominal length
+	opts       Options
+	chunksOnly bool   // MaxBytes bounds the chunks alone (Options.MaxBytes)
+	dur        uint64 // µs
+	period     uint64 // µs, a chunk's nominal length
 	// chunkMax is the open chunk's size past which it is finalized
 	// early, so that the bound drops the window's oldest samples a
 	// sixteenth of it at a time.
@@ -181,7 +186,8 @@ func New(opts Options) (*Window, error) {
 	if opts.Duration == 0 {
 		opts.Duration = DefaultDuration
 	}
-	if opts.MaxBytes == 0 {
+	chunksOnly := opts.MaxBytes == 0
+	if chunksOnly {
 		opts.MaxBytes = DefaultMaxBytes
 	}
 	if opts.Chunks == 0 {
@@ -194,17 +200,18 @@ func New(opts Options) (*Window, error) {
 		return nil, fmt.Errorf("recent: bad options: duration %v, %d bytes, %d chunks, wait %v", opts.Duration, opts.MaxBytes, opts.Chunks, opts.MaxWait)
 	}
 	w := &Window{
-		opts:     opts,
-		dur:      uint64(opts.Duration.Microseconds()),
-		period:   max(uint64(opts.Duration.Microseconds())/uint64(opts.Chunks), 1),
-		chunkMax: int(max(opts.MaxBytes/16, 64<<10)),
-		buf:      &buffer{},
-		wm:       opts.StartTime,
-		frames:   make(map[tachyon.Frame]uint32),
-		stacks:   stackset.New(),
-		since:    opts.StartTime,
-		complete: opts.StartTime,
-		rolled:   make(chan struct{}),
+		opts:       opts,
+		chunksOnly: chunksOnly,
+		dur:        uint64(opts.Duration.Microseconds()),
+		period:     max(uint64(opts.Duration.Microseconds())/uint64(opts.Chunks), 1),
+		chunkMax:   int(max(opts.MaxBytes/16, 64<<10)),
+		buf:        &buffer{},
+		wm:         opts.StartTime,
+		frames:     make(map[tachyon.Frame]uint32),
+		stacks:     stackset.New(),
+		since:      opts.StartTime,
+		complete:   opts.StartTime,
+		rolled:     make(chan struct{}),
 	}
 	w.deadline = opts.StartTime + w.period
 	var err error
@@ -372,7 +379,7 @@ func (w *Window) roll(last bool) {
 	w.rolls++
 	dropped := w.dropped
 	w.dropLocked()
-	empty := open >= w.opts.MaxBytes
+	empty := !w.chunksOnly && open >= w.opts.MaxBytes
 	tell := w.dropped > dropped && (empty && !w.toldEmpty || !empty && !w.toldBound)
 	if tell {
 		w.toldEmpty = w.toldEmpty || empty
@@ -399,7 +406,7 @@ func (w *Window) dropLocked() {
 	}
 	for len(w.chunks) > 0 {
 		c := w.chunks[0]
-		over := w.chunkBytes+w.openBytes > w.opts.MaxBytes
+		over := w.chunkBytes+w.boundedOpen() > w.opts.MaxBytes
 		if c.maxTS >= cutoff && !over {
 			break
 		}
@@ -411,6 +418,14 @@ func (w *Window) dropLocked() {
 		w.chunks[0] = nil
 		w.chunks = w.chunks[1:]
 	}
+}
+
+// boundedOpen is the open chunk's part of the bytes MaxBytes bounds.
+func (w *Window) boundedOpen() int64 {
+	if w.chunksOnly {
+		return 0
+	}
+	return w.openBytes
 }
 
 // logBound says, once, that the bound of bytes dropped samples younger
