@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/own"
+	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/segment"
 )
 
@@ -360,7 +361,10 @@ func (p *Profile) writeCapture(reason, dir string, at, from, to time.Time) (stri
 
 // pruneCaptures deletes the oldest captures in dir past keep: the files
 // whose names are capture names (isCaptureName) and whose bytes begin as a
-// Tachyon file's, oldest by the time in their names.
+// Tachyon file's, oldest by the time in their names. It also deletes the
+// open files (.part) of captures that dead processes left, each only if
+// no live process holds it (internal/runlock) and its bytes may be a
+// writer's (segment.IsTachyonPart).
 func pruneCaptures(dir string, keep int) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -368,7 +372,15 @@ func pruneCaptures(dir string, keep int) error {
 	}
 	var names []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && isCaptureName(e.Name()) && segment.IsTachyon(filepath.Join(dir, e.Name())) {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		if base, ok := strings.CutSuffix(e.Name(), segment.PartExt); ok {
+			if isCaptureName(base) && segment.IsTachyonPart(path) {
+				runlock.Remove(path)
+			}
+		} else if isCaptureName(e.Name()) && segment.IsTachyon(path) {
 			names = append(names, e.Name())
 		}
 	}
@@ -415,7 +427,7 @@ func createCapture(dir string, at time.Time, reason string) (*os.File, string, e
 		if _, err := os.Lstat(final); err == nil {
 			continue
 		}
-		f, err := os.OpenFile(final+segment.PartExt, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := runlock.Create(final+segment.PartExt, 0o644) // held, so that no other run's prune takes it for a dead run's
 		if errors.Is(err, os.ErrExist) && i < 100 {
 			continue
 		}

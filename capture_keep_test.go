@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
+	"github.com/gotachyon/profiler/segment"
 )
 
 // TestPruneCaptures: a capture directory keeps the newest captures only,
@@ -72,6 +74,44 @@ func TestIsCaptureName(t *testing.T) {
 	} {
 		if got := isCaptureName(name); got != want {
 			t.Errorf("isCaptureName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestPruneStaleCaptureParts: the open file of a capture that a dead run
+// left (no process holds it, and it is empty, as a run killed while it
+// waited for the capture's samples leaves it) is deleted; one a live run
+// holds, and one younger than runlock.MinAge, are not.
+func TestPruneStaleCaptureParts(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	old := time.Now().Add(-2 * runlock.MinAge)
+	dead := filepath.Join(dir, captureName(at, "dead")+segment.PartExt)
+	young := filepath.Join(dir, captureName(at, "young")+segment.PartExt)
+	for _, p := range []string{dead, young} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, final, err := createCapture(dir, at, "held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	for _, p := range []string{dead, held.Name()} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pruneCaptures(dir, 20); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(dead); err == nil {
+		t.Errorf("%s, a dead run's, was kept", filepath.Base(dead))
+	}
+	for _, p := range []string{young, final + segment.PartExt} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was deleted: %v", filepath.Base(p), err)
 		}
 	}
 }

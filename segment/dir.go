@@ -14,7 +14,7 @@ import (
 // cleanStale removes the open files (*.part) of the Writer's prefix
 // that dead processes left in the directory (see internal/runlock): never
 // one a live process holds, nor one whose bytes are not a Writer's
-// (partLooksOurs).
+// (IsTachyonPart).
 func (s *Writer) cleanStale() {
 	entries, err := os.ReadDir(s.opts.Dir)
 	if err != nil {
@@ -22,7 +22,7 @@ func (s *Writer) cleanStale() {
 	}
 	n := 0
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !isPartName(s.opts.Prefix, e.Name()) || !partLooksOurs(filepath.Join(s.opts.Dir, e.Name())) {
+		if !e.Type().IsRegular() || !isPartName(s.opts.Prefix, e.Name()) || !IsTachyonPart(filepath.Join(s.opts.Dir, e.Name())) {
 			continue
 		}
 		if ok, _ := runlock.Remove(filepath.Join(s.opts.Dir, e.Name())); ok {
@@ -123,11 +123,13 @@ func (s *Writer) deletable(d dirSegment, own map[string]fs.FileInfo) bool {
 	return IsTachyon(d.name)
 }
 
-// partLooksOurs reports whether the file at path may be a Writer's open
-// file: empty (a spare never written), or beginning with the zeroed
-// header a Writer writes first, or with a valid Tachyon header. A file of
-// the same name with other bytes is not the profiler's, and is kept.
-func partLooksOurs(path string) bool {
+// IsTachyonPart reports whether the regular file at path may be a
+// Tachyon writer's open file: empty (a spare never written, or a capture
+// not yet written), or beginning with the zeroed header a writer writes
+// first, or with a valid Tachyon header: the test before a dead run's
+// open file is deleted. A file of the same name with other bytes is not
+// the profiler's, and is kept.
+func IsTachyonPart(path string) bool {
 	b, n, ok := readHeader(path)
 	return ok && (n == 0 || b == [tachyon.HeaderSize]byte{} || validHeader(&b, n))
 }
