@@ -33,18 +33,7 @@ func subName(sym string) string {
 // '"' and control characters such as newlines, each by '_'. Other bytes,
 // UTF-8 included, are kept.
 func sanitize(s string) string {
-	bad := func(r rune) bool {
-		return r == ';' || r == ' ' || r == '"' || r < 0x20 || r == 0x7f
-	}
-	if strings.IndexFunc(s, bad) < 0 {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		if bad(r) {
-			return '_'
-		}
-		return r
-	}, s)
+	return replace(s, func(r rune) bool { return r == ';' || r == ' ' || r == '"' || isControl(r) })
 }
 
 // fileName returns a file name as the NEW_FID record carries it: control
@@ -53,8 +42,12 @@ func sanitize(s string) string {
 // graph reads a line per sub with the sub's file, which a line break or a
 // tab splits. The name a file's source is read from (Options.ReadSource)
 // is the profile's own.
-func fileName(s string) string {
-	bad := func(r rune) bool { return r < 0x20 || r == 0x7f }
+func fileName(s string) string { return replace(s, isControl) }
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+// replace returns s with each rune that bad reports replaced by '_'.
+func replace(s string, bad func(rune) bool) string {
 	if strings.IndexFunc(s, bad) < 0 {
 		return s
 	}
