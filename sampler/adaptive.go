@@ -202,6 +202,13 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	if a.em.failed() {
 		return true // the sink failed: the backend has stopped, and stays so
 	}
+	if tb, ok := a.cur.(*traceBackend); ok && tb.slot != nil && tb.slot.lost() {
+		// The application's trace.Stop ended the trace: the profile
+		// goes on in snapshots (stopTracer logs it), and, whenever a
+		// switch back finds the slot free, in the trace again.
+		a.switchTo(Snapshot, "the application's trace.Stop ended the trace in trace.Start's slot")
+		return false
+	}
 	if tb, ok := a.cur.(*traceBackend); ok && (tb.behind.Load() || tb.frDear()) {
 		why := tb.behindReason()
 		if !tb.behind.Load() {

@@ -2,6 +2,7 @@ package sampler
 
 import (
 	rtrace "runtime/trace"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,6 +49,58 @@ func TestStopLeavesAppTrace(t *testing.T) {
 	}
 	n := app.n.Load()
 	deadline := time.Now().Add(stepLimit)
+	for app.n.Load() == n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if app.n.Load() == n {
+		t.Fatalf("the application's trace got nothing in %v after the sampler's Stop: Stop stopped it", stepLimit)
+	}
+}
+
+// TestAutoLeavesAppTrace: as TestStopLeavesAppTrace, under Auto, which
+// must see the trace's end while the profile runs, say so, and go on in
+// snapshots, and whose Stop then leaves the application's trace alone.
+func TestAutoLeavesAppTrace(t *testing.T) {
+	if !inChild(t, 4*stepLimit) {
+		return
+	}
+	defer func(d time.Duration) { startLost = d }(startLost)
+	startLost = 1500 * time.Millisecond
+	fr := newFR(t)
+	defer fr.Stop()
+	var s *Sampler
+	var err error
+	within(stepLimit, "Start", func() { s, err = Start(Config{Backend: Auto}, newMemSink()) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := rtrace.Start(&countWriter{}); err == nil {
+		t.Fatal("the application's trace.Start succeeded while the sampler traces beside its flight recorder")
+	}
+	rtrace.Stop() // the application's deferred Stop: it ends the sampler's trace
+	var app countWriter
+	if err := rtrace.Start(&app); err != nil {
+		t.Fatalf("the application's trace.Start after its trace.Stop: %v", err)
+	}
+	defer rtrace.Stop()
+	deadline := time.Now().Add(2*startLost + stepLimit)
+	for s.Backend() != Snapshot && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if b := s.Backend(); b != Snapshot {
+		t.Errorf("backend %v %v after the application's trace.Stop: want snapshots", b, 2*startLost+stepLimit)
+	}
+	var st Stats
+	within(stepLimit, "Stop", func() { st, err = s.Stop() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Switches) == 0 || !strings.Contains(st.Switches[0].Why, "trace.Stop") {
+		t.Errorf("switches %+v: want one for the application's trace.Stop", st.Switches)
+	}
+	n := app.n.Load()
+	deadline = time.Now().Add(stepLimit)
 	for app.n.Load() == n && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
