@@ -103,7 +103,7 @@ func (r *cpuRecord) waitedOnStop(off, waited time.Duration, took bool) {
 	if log == nil {
 		return
 	}
-	msg := fmt.Sprintf("the sampler's pprof.StartCPUProfile took %v, as when it waits on an application's pprof.StopCPUProfile (a loaded machine can make it as slow)", waited.Round(time.Millisecond))
+	msg := fmt.Sprintf("the sampler's pprof.StartCPUProfile waited %v (on the application's pprof.StopCPUProfile, or on a loaded machine)", waited.Round(time.Millisecond))
 	if took {
 		msg += " and got the CPU profiler; the sampler gave it back at once, for the application's next pprof.StartCPUProfile (one made in that moment would have failed)"
 	} else {
