@@ -115,7 +115,7 @@ func TestLaggingWatermarkNoRollStorm(t *testing.T) {
 // window keeps its samples and drops none for the bound.
 func TestDefaultBoundHoldsSamplesAtScale(t *testing.T) {
 	var logs []string
-	w, err := New(Options{Duration: 10 * time.Second, StartTime: t0, Interval: step,
+	w, err := New(Options{Duration: 2 * time.Second, StartTime: t0, Interval: step,
 		Logf: func(format string, args ...any) { logs = append(logs, fmt.Sprintf(format, args...)) }})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func TestDefaultBoundHoldsSamplesAtScale(t *testing.T) {
 		ths[i] = w.Thread(uint64(i + 1))
 	}
 	ts := t0
-	for tick := range 200 { // 2 s at 100 Hz, past the first chunk's period
+	for tick := range 60 { // 0.6 s at 100 Hz, past the first chunk's period of 1/6 of the window
 		for _, th := range ths {
 			if err := th.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), []uint32{fr}); err != nil {
 				t.Fatal(err)
