@@ -43,7 +43,7 @@ func resolveInputRuns(args []string, runs string, stderr io.Writer) (in input, r
 	}
 	var path string
 	if err == nil {
-		path, err = mergeTemp(files, stderr)
+		path, err = mergeTemp(files, runs == merge.AllRuns, stderr)
 	}
 	if err != nil {
 		release() // callers release only what succeeded
@@ -77,16 +77,17 @@ func inputName(args []string) string {
 	return fmt.Sprintf("%s (+%d more)", args[0], len(args)-1)
 }
 
-// mergeTemp merges files into a new temporary file and returns its path.
-// The merge streams, so its memory follows the threads and distinct
-// frames, not the samples.
-func mergeTemp(files []string, stderr io.Writer) (string, error) {
+// mergeTemp merges files into a new temporary file and returns its path;
+// separate keeps the threads of different runs apart (--runs all: see
+// merge.Options.SeparateRuns). The merge streams, so its memory follows
+// the threads and distinct frames, not the samples.
+func mergeTemp(files []string, separate bool, stderr io.Writer) (string, error) {
 	f, err := os.CreateTemp("", "tachyon-merge-*.tachyon")
 	if err != nil {
 		return "", fmt.Errorf("a temporary file for the merged profile: %w", err)
 	}
 	addTemp(f.Name())
-	st, err := merge.Merge(f, files, merge.Options{})
+	st, err := merge.Merge(f, files, merge.Options{SeparateRuns: separate})
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -42,7 +42,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if p := sameFile(*out, paths); p != "" && *out != Stdout {
 		return usageError(fs, "-o %s is the input %s", *out, p)
 	}
-	st, err := mergeToFile(*out, paths, c, stdout)
+	st, err := mergeToFile(*out, paths, merge.Options{Compression: c, SeparateRuns: *runs == merge.AllRuns}, stdout)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -74,12 +74,12 @@ func sameFile(out string, paths []string) string {
 // temporary file that replaces out only once it is whole: a merge that
 // fails (a header or a sample record the reader rejects, in any input, a
 // thread going back in time) leaves out as it was. Out Stdout is stdout.
-func mergeToFile(out string, paths []string, c merge.Compression, stdout io.Writer) (merge.Stats, error) {
+func mergeToFile(out string, paths []string, opts merge.Options, stdout io.Writer) (merge.Stats, error) {
 	o, err := createOutputStd(out, stdout)
 	if err != nil {
 		return merge.Stats{}, err
 	}
-	st, err := merge.Merge(o.File, paths, merge.Options{Compression: c})
+	st, err := merge.Merge(o.File, paths, opts)
 	if err != nil {
 		o.discard()
 		return st, err

@@ -16,10 +16,18 @@ import (
 // do), and returns the directory.
 func threeRuns(t *testing.T) string {
 	t.Helper()
+	return writeRuns(t, 3, 60e6)
+}
+
+// writeRuns writes into one directory the segments of n runs, each
+// starting apart µs after the one before, 3 s long, whose goroutines have
+// the same ids (as every process's do), and returns the directory.
+func writeRuns(t *testing.T, n int, apart uint64) string {
+	t.Helper()
 	dir := t.TempDir()
 	start := uint64(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC).UnixMicro())
-	for run := range 3 {
-		t0 := start + uint64(run)*60e6
+	for run := range n {
+		t0 := start + uint64(run)*apart
 		s, err := segment.New(segment.Options{Dir: dir, StartTime: t0, Period: time.Second, Interval: 10_000})
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +62,7 @@ func TestMergeRuns(t *testing.T) {
 		t.Errorf("collapsed of three runs: exit %d, %q", code, errs)
 	}
 	code, stdout, errs = runCLI("merge", "--runs", "all", "-o", out, dir)
-	if code != exitOK || !strings.Contains(stdout, "3600 samples of 4 threads") {
+	if code != exitOK || !strings.Contains(stdout, "3600 samples of 12 threads") {
 		t.Errorf("merge --runs all: exit %d, %q %q", code, stdout, errs)
 	}
 	code, stdout, errs = runCLI("merge", "--runs", "latest", "-o", out, dir)
@@ -70,5 +78,22 @@ func TestMergeRuns(t *testing.T) {
 		if code != exitOK || !strings.Contains(got, "run2") || strings.Contains(got, "run0") {
 			t.Errorf("tachyon %q: exit %d, stderr %q, stdout:\n%s", args, code, errs, got)
 		}
+	}
+}
+
+// TestMergeRunsAtOnce checks that --runs all merges the segments of two
+// runs that ran at the same time, as two processes sharing a directory
+// do, and keeps their goroutines apart: goroutine 1 of one process is not
+// goroutine 1 of the other.
+func TestMergeRunsAtOnce(t *testing.T) {
+	dir := writeRuns(t, 2, 500_000) // the second starts 0.5 s after the first
+	out := filepath.Join(t.TempDir(), "out.bin")
+	code, stdout, errs := runCLI("merge", "--runs", "all", "-o", out, dir)
+	if code != exitOK || !strings.Contains(stdout, "2400 samples of 8 threads") {
+		t.Errorf("merge --runs all of two runs at once: exit %d, %q %q", code, stdout, errs)
+	}
+	code, got, errs := runCLI("info", "--runs", "all", dir)
+	if code != exitOK || !strings.Contains(got, "threads:       8 distinct") {
+		t.Errorf("info --runs all of two runs at once: exit %d, stderr %q, stdout:\n%s", code, errs, got)
 	}
 }

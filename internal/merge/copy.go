@@ -13,6 +13,7 @@ import (
 type threadKey struct {
 	id     uint64
 	interp uint32
+	run    uint32 // the input's run number (Options.SeparateRuns), else 0
 }
 
 // thread is a thread's state across the inputs.
@@ -39,6 +40,7 @@ type merger struct {
 	w       *writer.Writer
 	threads map[threadKey]*thread
 	file    int      // 1 + index of the input being copied
+	runNo   uint32   // the run number of the input being copied
 	remap   []uint32 // the input's frame index -> 1 + the output's, 0 unseen
 	stack   []uint32
 	run     pending
@@ -108,10 +110,10 @@ func (m *merger) sample(f *reader.File, path string, n uint64, s *reader.Sample)
 
 // thread returns the state of thread (id, interp), creating it.
 func (m *merger) thread(id uint64, interp uint32) *thread {
-	k := threadKey{id, interp}
+	k := threadKey{id, interp, m.runNo}
 	t := m.threads[k]
 	if t == nil {
-		t = &thread{h: m.w.Thread(id, interp)}
+		t = &thread{h: m.w.Thread(id, interp+m.runNo)}
 		m.threads[k] = t
 	}
 	return t

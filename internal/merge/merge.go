@@ -40,6 +40,14 @@ func ParseCompression(s string) (Compression, error) {
 // Options configures Merge. The zero value is the default.
 type Options struct {
 	Compression Compression
+	// SeparateRuns keeps the threads of different runs apart: the inputs
+	// named as segments (see Runs) are numbered by run, 0, 1, ... in the
+	// order of each run's first input (the others count as run 0), and a
+	// thread of run r is written with its interpreter id plus r. Goroutine
+	// ids start again in every process, so that without it goroutine 1 of
+	// one run and goroutine 1 of the next are fused into one thread, and
+	// runs that overlap in time fail with ErrBackwards. For --runs all.
+	SeparateRuns bool
 }
 
 // Input is what Merge learned of one input from its header.
@@ -95,7 +103,16 @@ func Merge(dst io.WriteSeeker, paths []string, opts Options) (Stats, error) {
 		return st, err
 	}
 	m := newMerger(w)
+	runOf := map[string]uint32{}
+	if opts.SeparateRuns {
+		for r, run := range Runs(paths) {
+			for _, p := range run.Files {
+				runOf[p] = uint32(r)
+			}
+		}
+	}
 	for _, in := range st.Inputs {
+		m.runNo = runOf[in.Path]
 		if err := m.copyFile(in.Path); err != nil {
 			w.Close() // releases the encoder; the output is discarded anyway
 			return st, err
