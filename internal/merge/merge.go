@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
@@ -78,6 +79,10 @@ var (
 	// ErrBackwards is returned when a thread's timestamp goes back from
 	// one input to the next.
 	ErrBackwards = errors.New("a thread's timestamp goes back in time")
+	// ErrTwice is returned when one file is among the inputs twice
+	// (under two names, or a directory and one of its files): its samples
+	// would count twice.
+	ErrTwice = errors.New("the same file is an input twice")
 	// ErrTooManySamples is returned when the inputs together hold more
 	// samples than one file can (2^32-1).
 	ErrTooManySamples = errors.New("the inputs hold more samples than one Tachyon file can (2^32-1)")
@@ -135,10 +140,21 @@ func scan(paths []string) (Stats, uint64, error) {
 		return st, 0, ErrNoInputs
 	}
 	var start, samples uint64
-	for _, p := range paths {
+	seen := make([]os.FileInfo, 0, len(paths))
+	for i, p := range paths {
 		in, err := readInput(p)
 		if err != nil {
 			return st, 0, err
+		}
+		if fi, err := os.Stat(p); err == nil {
+			for j, o := range seen {
+				if o != nil && os.SameFile(fi, o) {
+					return st, 0, fmt.Errorf("%s: %w: it is %s, input %d, again (input %d); name each file once", p, ErrTwice, paths[j], j+1, i+1)
+				}
+			}
+			seen = append(seen, fi)
+		} else {
+			seen = append(seen, nil)
 		}
 		if len(st.Inputs) > 0 && in.Header.Interval != st.Inputs[0].Header.Interval {
 			return st, 0, fmt.Errorf("%s: %w (%d us, not %d us as in %s): merge takes the segments of one run",

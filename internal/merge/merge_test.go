@@ -16,6 +16,7 @@ import (
 	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // mergeTo merges paths into a new file in dir and returns its path.
@@ -171,5 +172,37 @@ func TestMergeErrors(t *testing.T) {
 				t.Errorf("error %v, want %v naming %s", err, tc.want, tc.names)
 			}
 		})
+	}
+}
+
+// TestMergeFileTwice checks that a file named twice, or under another
+// name, is refused rather than counted twice: a segment whose threads
+// have one sample each (the last segment of a run often does) would
+// otherwise pass the check that time does not go back.
+func TestMergeFileTwice(t *testing.T) {
+	dir := t.TempDir()
+	seg := filepath.Join(dir, "seg.tachyon")
+	w, err := writer.Create(seg, writer.Options{StartTime: 1_700_000_000_000_000, Interval: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := w.Frame(tachyon.Frame{File: "main.go", Func: "main.worker", Line: 1})
+	for g := range uint64(3) {
+		if err := w.WriteStack(g+1, 0, 1_700_000_000_000_000, 0, []uint32{fr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.tachyon")
+	if err := os.Link(seg, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, paths := range [][]string{{seg, seg}, {seg, link}} {
+		_, st, err := mergeTo(t, t.TempDir(), paths, merge.Options{})
+		if err == nil || !strings.Contains(err.Error(), "twice") || !strings.Contains(err.Error(), paths[1]) {
+			t.Errorf("merge of %q: %d samples, error %v; want the file refused as named twice", paths, st.Samples, err)
+		}
 	}
 }
