@@ -262,10 +262,13 @@ func WithSegment(d time.Duration) Option {
 }
 
 // WithKeep bounds the disk a segmented profile (WithSegment) uses: when
-// files or bytes is positive, the oldest finalized segments of this run
-// are deleted while more than files of them, or more than bytes in all,
-// are kept. The newest finalized segment and the open one are always kept,
-// and files the run did not write are never touched. Zero means no bound.
+// files or bytes is positive, the oldest finalized segments in the
+// directory, whatever run wrote them, are deleted while more than files
+// of them, or more than bytes in all, are kept. The newest finalized
+// segment and the open one are always kept; only files named as segments
+// are deleted: this run's if they are still the files it wrote, another
+// run's if they begin with a valid Tachyon header (see segment.Writer),
+// so that runs sharing a directory share its budget. Zero means no bound.
 func WithKeep(files int, bytes int64) Option {
 	return func(c *config) error {
 		if files < 0 || bytes < 0 {
