@@ -59,10 +59,10 @@ func runsFlag(fs *flag.FlagSet) *string {
 	return fs.String("runs", "", "which `RUNS` to merge when the files are segments of several: all, latest, or a run id (default: refuse, naming the runs)")
 }
 
-// expandRuns expands args (see merge.Expand) and keeps the segments of the
-// runs that runs selects (see merge.SelectRuns).
+// expandRuns expands args (see merge.ExpandRuns) and keeps the segments of
+// the runs that runs selects (see merge.SelectRuns).
 func expandRuns(args []string, runs string) ([]string, error) {
-	files, err := merge.Expand(args)
+	files, err := merge.ExpandRuns(args)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gotachyon/profiler/segment"
 	"github.com/gotachyon/profiler/tachyon"
+	"github.com/gotachyon/profiler/writer"
 )
 
 // threeRuns writes into one directory the segments of three runs, one
@@ -95,5 +96,38 @@ func TestMergeRunsAtOnce(t *testing.T) {
 	code, got, errs := runCLI("info", "--runs", "all", dir)
 	if code != exitOK || !strings.Contains(got, "threads:       8 distinct") {
 		t.Errorf("info --runs all of two runs at once: exit %d, stderr %q, stdout:\n%s", code, errs, got)
+	}
+}
+
+// TestRunsDirMixed checks that a directory of segments that also holds
+// another program's profile is refused, naming that file, rather than read
+// with the segments: no --runs leaves it out, and its goroutine 1 would be
+// the run's goroutine 1.
+func TestRunsDirMixed(t *testing.T) {
+	dir := writeRuns(t, 1, 0)
+	other := filepath.Join(dir, "zz-other.tachyon")
+	start := uint64(time.Date(2026, 11, 23, 11, 0, 0, 0, time.UTC).UnixMicro()) // after the run
+	w, err := writer.Create(other, writer.Options{StartTime: start, Interval: 10_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := w.Frame(tachyon.Frame{File: "other.go", Func: "main.other", Line: 1})
+	for g := range uint64(4) {
+		if err := w.WriteStack(g+1, 0, start, 0, []uint32{fr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"info", dir}, {"info", "--runs", "latest", dir}, {"collapsed", dir}} {
+		if code, _, errs := runCLI(args...); code == exitOK || !strings.Contains(errs, "zz-other.tachyon") {
+			t.Errorf("tachyon %q: exit %d, stderr %q; want the other file named", args, code, errs)
+		}
+	}
+	// Named, it is read with the segments, as any file is.
+	segs, _ := filepath.Glob(filepath.Join(dir, "profile-*.tachyon"))
+	if code, _, errs := runCLI(append([]string{"collapsed"}, append(segs, other)...)...); code != exitOK {
+		t.Errorf("collapsed of the files named: exit %d, %q", code, errs)
 	}
 }
