@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/leaks"
+	"github.com/gotachyon/profiler/internal/merge"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -51,12 +52,20 @@ func runLeaks(args []string, stdout, stderr io.Writer) int {
 			in.File.Close()
 		}
 	}()
+	runOf := map[string]int{} // --runs all: each run's goroutines apart
+	if *runs == merge.AllRuns {
+		for r, run := range merge.Runs(paths) {
+			for _, p := range run.Files {
+				runOf[p] = r
+			}
+		}
+	}
 	for _, p := range paths {
 		f, err := reader.Open(p)
 		if err != nil {
 			return fail(stderr, err)
 		}
-		ins = append(ins, leaks.Input{Name: p, File: f})
+		ins = append(ins, leaks.Input{Name: p, File: f, Run: runOf[p]})
 	}
 	res, err := leaks.Analyze(ins, leaks.Options{Slices: *nslices})
 	if fe := (*leaks.FileError)(nil); errors.As(err, &fe) {

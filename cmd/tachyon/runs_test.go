@@ -97,6 +97,10 @@ func TestMergeRunsAtOnce(t *testing.T) {
 	if code != exitOK || !strings.Contains(got, "threads:       8 distinct") {
 		t.Errorf("info --runs all of two runs at once: exit %d, stderr %q, stdout:\n%s", code, errs, got)
 	}
+	code, got, errs = runCLI("leaks", "--runs", "all", dir)
+	if code != exitOK || !strings.Contains(got, "; 8 goroutines sampled") {
+		t.Errorf("leaks --runs all of two runs at once: exit %d, stderr %q, stdout:\n%s", code, errs, got)
+	}
 }
 
 // TestRunsDirMixed checks that a directory of segments that also holds

@@ -29,6 +29,11 @@ func (e *FileError) Unwrap() error { return e.Err }
 type Input struct {
 	Name string
 	File *reader.File
+	// Run tells the runs of several apart (the segments of two processes,
+	// read together): goroutine ids start again in every process, and
+	// goroutines of different runs are different goroutines. Files of
+	// one run share it.
+	Run int
 }
 
 // Options tune Analyze.
@@ -123,7 +128,7 @@ var ErrNoWaits = errors.New("no off-CPU samples (a CPU-mode profile?): leaks nee
 // order) and returns the groups of goroutines blocked through its
 // slices.
 func Analyze(files []Input, opt Options) (*Result, error) {
-	a := &analysis{keys: make(map[uint64]int32), ids: make(map[uint64]int), seed: maphash.MakeSeed()}
+	a := &analysis{keys: make(map[uint64]int32), ids: make(map[threadKey]int), seed: maphash.MakeSeed()}
 	var lo, hi uint64
 	nfiles := len(files)
 	if opt.Last > 0 {
@@ -275,7 +280,7 @@ type analysis struct {
 	keys   map[uint64]int32 // content hash -> index in groups
 	seed   maphash.Seed
 	groups []*group
-	ids    map[uint64]int // goroutine id -> index in gs
+	ids    map[threadKey]int // goroutine -> index in gs
 	gs     []gstate
 	leaked []uint64 // bit i: gs[i]'s latest sample carries the leak mark
 	fresh  uint64   // a goroutine first sampled after this was not there at the start
@@ -324,7 +329,7 @@ func (a *analysis) read(in Input) error {
 					end = ts + (a.slices[k+1].Start-1-ts)/step*step
 				}
 			}
-			a.add(s.ThreadID, k, ts, end, sk)
+			a.add(threadKey{s.ThreadID, s.InterpreterID, in.Run}, k, ts, end, sk)
 			if end >= r.Last || step == 0 {
 				break
 			}
@@ -345,7 +350,7 @@ func (a *analysis) sliceOf(ts uint64) int {
 }
 
 // add counts samples of goroutine id in slice k from first to last.
-func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey) {
+func (a *analysis) add(id threadKey, k int, first, last uint64, sk stackKey) {
 	i, ok := a.ids[id]
 	if !ok {
 		i = len(a.gs)
@@ -371,6 +376,15 @@ func (a *analysis) add(id uint64, k int, first, last uint64, sk stackKey) {
 	} else {
 		a.leaked[i/64] &^= bit
 	}
+}
+
+// threadKey is a goroutine of the profile: its id, its thread's
+// interpreter id (which tells the runs of a merge apart, see
+// merge.Options.SeparateRuns) and its input's run (Input.Run).
+type threadKey struct {
+	id     uint64
+	interp uint32
+	run    int
 }
 
 // settle counts goroutine gs[i] in its slice if it was blocked at one
