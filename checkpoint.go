@@ -114,7 +114,61 @@ func (p *Profile) openPart(path string) error {
 		return fmt.Errorf("profiler: checkpoints of %s: %w", path, err)
 	}
 	p.part, p.lock, p.name = dir, lock, path
+	p.recoverOrphans(path, dir)
 	return nil
+}
+
+// asidePrefix starts the name of a dead run's checkpoint directory set
+// aside (see setAside), beside the live one.
+func asidePrefix(dir string) string { return filepath.Base(dir) + "-crashed-" }
+
+// recoverOrphans recovers the checkpoint directories set aside whose
+// recovery did not end: the run that set one aside ended (it exited, or
+// was killed) while recovering it, and nothing else would ever read it.
+// Each is recovered under the lock it keeps from its dead run, so that
+// one recovery at a time reads it; one that a live process recovers is
+// held, and left to it.
+func (p *Profile) recoverOrphans(path, dir string) {
+	ents, err := os.ReadDir(filepath.Dir(dir))
+	if err != nil {
+		return
+	}
+	prefix := asidePrefix(dir)
+	for _, e := range ents {
+		stamp, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() || stamp == "" {
+			continue
+		}
+		aside := filepath.Join(filepath.Dir(dir), e.Name())
+		if _, err := os.Lstat(filepath.Join(aside, runlock.DirLock)); err != nil {
+			os.Remove(aside) // empty: a recovery that ended once it had removed its lock
+			continue
+		}
+		lock, err := runlock.AcquireDir(aside)
+		if err != nil {
+			continue // a live process recovers it
+		}
+		out := crashedName(path, stamp)
+		// What an interrupted Replace of this recovery left.
+		if tmps, err := filepath.Glob(filepath.Join(filepath.Dir(out), globQuote("."+filepath.Base(out)+".tmp-")+"*")); err == nil {
+			for _, t := range tmps {
+				os.Remove(t)
+			}
+		}
+		own.Go(func() { p.recoverStale(aside, out, lock) })
+	}
+}
+
+// globQuote escapes the metacharacters of filepath.Match in s.
+func globQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // setAside moves an existing checkpoint directory out of the way if a dead
@@ -137,15 +191,33 @@ func (p *Profile) setAside(path, dir string) error {
 		}
 		return fmt.Errorf("%s exists and is not a profiler's checkpoint directory (it has no %q file): move it away", dir, runlock.DirLock)
 	}
-	if runlock.DirHeld(dir) {
+	// Locked before it is moved, and held until it is recovered: a run
+	// that checked the lock and then renamed would move whatever the
+	// path names by then, such as the directory another run of the same
+	// path has just made and locked.
+	lock, err := runlock.AcquireDir(dir)
+	if errors.Is(err, runlock.ErrHeld) {
 		return fmt.Errorf("%s: %w (two processes with the same output path)", dir, runlock.ErrHeld)
+	}
+	if err != nil {
+		return err
+	}
+	if fi, err = os.Lstat(dir); err != nil || !fi.IsDir() || !lock.In(dir) {
+		lock.Close()
+		return fmt.Errorf("%s changed while it was being set aside", dir)
 	}
 	stamp := fi.ModTime().UTC().Format("20060102T150405Z")
 	aside := dir + "-crashed-" + stamp
+	if _, err := os.Lstat(aside); err == nil {
+		// An earlier dead run's, of the same second, not recovered yet.
+		aside += fmt.Sprintf("-%d", os.Getpid())
+		stamp += fmt.Sprintf("-%d", os.Getpid())
+	}
 	if err := os.Rename(dir, aside); err != nil {
+		lock.Close()
 		return err
 	}
-	own.Go(func() { p.recoverStale(aside, crashedName(path, stamp)) })
+	own.Go(func() { p.recoverStale(aside, crashedName(path, stamp), lock) })
 	return nil
 }
 
@@ -181,7 +253,8 @@ func (p *Profile) newCheckpoints(start time.Time) (*checkpoint.Writer, error) {
 // to its last checkpoint; or, from a run of an earlier version, the
 // finished checkpoint files, merged) to the file out, then removes dir,
 // logging what it did. Only the files the profiler names are removed.
-func (p *Profile) recoverStale(dir, out string) {
+func (p *Profile) recoverStale(dir, out string, lock *runlock.Dir) {
+	defer lock.Close() // never Release: its name is the path the directory had
 	if checkpoint.Present(dir) {
 		left, err := checkpoint.Recover(dir, out)
 		if errors.Is(err, checkpoint.ErrNoCheckpoint) {

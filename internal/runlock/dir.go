@@ -57,3 +57,14 @@ func (d *Dir) Release() {
 // Close lets the lock go without removing its file: for a directory whose
 // path may no longer name it.
 func (d *Dir) Close() { d.f.Close() }
+
+// In reports whether the lock file in dir is the one d holds: dir has not
+// been replaced, or moved away, since d was acquired.
+func (d *Dir) In(dir string) bool {
+	held, err := d.f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Lstat(filepath.Join(dir, DirLock))
+	return err == nil && os.SameFile(held, now)
+}

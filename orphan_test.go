@@ -1,0 +1,90 @@
+package profiler_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/runlock"
+	"github.com/gotachyon/profiler/internal/testing/proftest"
+)
+
+// TestOrphanedAsideRecovered: a run that set a dead run's checkpoints
+// aside and ended before it had recovered them (it exited within
+// milliseconds, or was killed) leaves PATH.part-crashed-STAMP and the
+// temporary file of the recovery; the next run recovers that directory
+// into prof-crashed-STAMP.bin and removes what the interrupted recovery
+// left.
+func TestOrphanedAsideRecovered(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	const stamp = "20261123T104500Z"
+	aside := profiler.PartDir(out) + "-crashed-" + stamp
+	if err := os.Mkdir(aside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ck := deadStream(t, aside, 200, 50)
+	defer ck.Abort()
+	os.WriteFile(filepath.Join(aside, "lock"), nil, 0o644) // not held
+	tmp := filepath.Join(dir, ".prof-crashed-"+stamp+".bin.tmp-12345")
+	os.WriteFile(tmp, []byte("half a recovery"), 0o644)
+
+	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true))
+	defer p.Stop()
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "prof-crashed-"+stamp+".bin")
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(aside); err != nil {
+			break
+		}
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(want); err != nil {
+		left, _ := filepath.Glob(filepath.Join(dir, "*"))
+		t.Fatalf("the orphaned checkpoints were not recovered: %v; the directory holds %v", err, left)
+	}
+	if n := proftest.Validate(t, want); n != 200 {
+		t.Errorf("the recovered profile has %d samples, want 200", n)
+	}
+	if _, err := os.Lstat(aside); err == nil {
+		t.Errorf("%s is left", aside)
+	}
+	if _, err := os.Lstat(tmp); err == nil {
+		t.Errorf("%s is left", tmp)
+	}
+}
+
+// TestHeldAsideLeftAlone: a set-aside directory whose lock a live
+// process holds (it is recovering it) is not touched.
+func TestHeldAsideLeftAlone(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	aside := profiler.PartDir(out) + "-crashed-20261123T104500Z"
+	if err := os.Mkdir(aside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ck := deadStream(t, aside, 200, 50)
+	defer ck.Abort()
+	l, err := runlock.AcquireDir(aside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true))
+	time.Sleep(300 * time.Millisecond)
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(aside, "checkpoint")); err != nil {
+		t.Errorf("a held directory was touched: %v", err)
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "prof-crashed-*")); len(got) != 0 {
+		t.Errorf("recovered %v from a held directory", got)
+	}
+}
