@@ -144,7 +144,7 @@ func (p *Profile) recoverOrphans(path, dir string) {
 			os.Remove(aside) // empty: a recovery that ended once it had removed its lock
 			continue
 		}
-		lock, err := runlock.AcquireDir(aside)
+		lock, err := runlock.AcquireExisting(aside)
 		if err != nil {
 			continue // a live process recovers it
 		}
@@ -195,7 +195,7 @@ func (p *Profile) setAside(path, dir string) error {
 	// that checked the lock and then renamed would move whatever the
 	// path names by then, such as the directory another run of the same
 	// path has just made and locked.
-	lock, err := runlock.AcquireDir(dir)
+	lock, err := runlock.AcquireExisting(dir)
 	if errors.Is(err, runlock.ErrHeld) {
 		return fmt.Errorf("%s: %w (two processes with the same output path)", dir, runlock.ErrHeld)
 	}

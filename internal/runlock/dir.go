@@ -68,3 +68,18 @@ func (d *Dir) In(dir string) bool {
 	now, err := os.Lstat(filepath.Join(dir, DirLock))
 	return err == nil && os.SameFile(held, now)
 }
+
+// AcquireExisting locks the lock file that dir already has, opened for
+// reading only (a dead run's, perhaps another user's), without creating
+// one: ErrHeld if a live process holds it.
+func AcquireExisting(dir string) (*Dir, error) {
+	f, err := os.Open(filepath.Join(dir, DirLock))
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	if err := lock(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", dir, ErrHeld)
+	}
+	return &Dir{f: f}, nil
+}
