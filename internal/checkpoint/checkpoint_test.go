@@ -198,3 +198,37 @@ func FuzzParseMark(f *testing.F) {
 		}
 	})
 }
+
+// TestRecoverRefusesDamagedRecords: records damaged below the mark's end
+// (the mark's checksum covers the mark alone) are not recovered into a
+// file that no reader can decode: Recover fails, writes nothing, and
+// leaves the directory as it was.
+func TestRecoverRefusesDamagedRecords(t *testing.T) {
+	dir := t.TempDir()
+	c := newWriter(t, dir, tachyon.CompressionZstd)
+	write(t, c, 0, 300)
+	c.checkpoint(time.Now())
+	waitWritten(t, c, 2)
+	data := filepath.Join(dir, DataName)
+	b, err := os.ReadFile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := tachyon.HeaderSize + 20; i < tachyon.HeaderSize+120 && i < len(b); i++ {
+		b[i] ^= 0x5a
+	}
+	if err := os.WriteFile(data, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "left.bin")
+	if _, err := Recover(dir, out); !errors.Is(err, ErrDamaged) {
+		t.Errorf("Recover of a damaged stream: %v, want ErrDamaged", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("%s was written from a damaged stream", out)
+	}
+	if !Present(dir) {
+		t.Error("the directory's stream and mark are gone")
+	}
+	c.Abort()
+}

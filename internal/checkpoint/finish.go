@@ -75,6 +75,9 @@ func whole(path string) (uint64, bool) {
 		return 0, false
 	}
 	defer f.Close()
+	if f.Verify() != nil {
+		return 0, false // damaged: the mark's prefix may still be whole
+	}
 	return uint64(f.Header.SampleCount), true
 }
 
@@ -104,10 +107,34 @@ func Recover(dir, out string) (Left, error) {
 	}
 	var left Left
 	err := Replace(out, func(f *os.File) (err error) {
-		left, err = Finish(dir, f)
-		return err
+		if left, err = Finish(dir, f); err != nil {
+			return err
+		}
+		return verify(f)
 	})
 	return left, err
+}
+
+// ErrDamaged is wrapped by Recover's error when the records a mark
+// covers do not decode: the stream was damaged after they were written
+// (the mark's checksum covers the mark alone), and the directory is kept.
+var ErrDamaged = errors.New("the stream's records up to the last checkpoint are damaged")
+
+// verify decodes every sample of the finished file f, so that a damaged
+// stream is never passed off as a recovered profile.
+func verify(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	rf, err := reader.NewFile(f, fi.Size())
+	if err == nil {
+		err = rf.Verify()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", f.Name(), ErrDamaged, err)
+	}
+	return nil
 }
 
 // Replace writes a new file beside out with fill, synced and readable by
