@@ -257,8 +257,10 @@ func (p *Profile) recoverStale(dir, out string, lock *runlock.Dir) {
 	defer lock.Close() // never Release: its name is the path the directory had
 	if checkpoint.Present(dir) {
 		left, err := checkpoint.Recover(dir, out)
-		if errors.Is(err, checkpoint.ErrNoCheckpoint) {
-			removePart(dir, nil) // it died within its first second: nothing to keep
+		if errors.Is(err, checkpoint.ErrNoCheckpoint) || errors.Is(err, checkpoint.ErrNoStream) {
+			// It died within its first second, or within its Stop
+			// once the profile was in place: nothing to keep.
+			removePart(dir, nil)
 			return
 		}
 		if err != nil {

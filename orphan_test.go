@@ -88,3 +88,37 @@ func TestHeldAsideLeftAlone(t *testing.T) {
 		t.Errorf("recovered %v from a held directory", got)
 	}
 }
+
+// TestMarkWithoutStreamRemoved: a run killed within its Stop, after the
+// stream was renamed over the output and before the checkpoint directory
+// was removed, leaves the mark and the lock alone; the next run removes
+// them quietly, and keeps nothing aside.
+func TestMarkWithoutStreamRemoved(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	part := profiler.PartDir(out)
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ck := deadStream(t, part, 200, 50)
+	defer ck.Abort()
+	os.Remove(filepath.Join(part, "profile.tachyon.part")) // renamed into place by Stop
+	os.WriteFile(filepath.Join(part, "lock"), nil, 0o644)
+	p := profiler.Start(profiler.WithPath(out), profiler.WithQuiet(true))
+	if err := p.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var aside []string
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if aside, _ = filepath.Glob(part + "-crashed-*"); len(aside) == 0 {
+			break
+		}
+	}
+	p.Stop()
+	if len(aside) != 0 {
+		t.Errorf("%v left", aside)
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "prof-crashed-*")); len(got) != 0 {
+		t.Errorf("recovered %v from a directory with no stream", got)
+	}
+}

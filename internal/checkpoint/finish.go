@@ -15,6 +15,11 @@ import (
 // checkpoint and did not finish its stream.
 var ErrNoCheckpoint = errors.New("no checkpoint was taken (the run ended within its first period)")
 
+// ErrNoStream is returned by Finish for a directory with a mark but no
+// stream: its run's Stop had renamed the finished stream into place, and
+// the run ended before it removed the directory.
+var ErrNoStream = errors.New("the stream is gone (its run's Stop had moved it into place)")
+
 // Left is what Finish found in a checkpoint directory.
 type Left struct {
 	// Seq counts the checkpoints the run took (0 if Close finished the
@@ -44,6 +49,9 @@ func Finish(dir string, dst io.Writer) (Left, error) {
 		return Left{}, err
 	}
 	f, err := os.Open(data)
+	if errors.Is(err, os.ErrNotExist) {
+		return Left{}, fmt.Errorf("%s: %w", dir, ErrNoStream)
+	}
 	if err != nil {
 		return Left{}, err
 	}
