@@ -28,23 +28,7 @@ func TestBoundTooSmallIsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := w.Frame(tachyon.Frame{File: "x.go", Func: "main.parked", Line: 1})
-	var ths []*Thread
-	for id := range uint64(10) {
-		ths = append(ths, w.Thread(id+1))
-	}
-	ts := t0
-	for tick := range 600 { // 6 s at 100 Hz
-		for _, th := range ths {
-			if err := th.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), []uint32{fr}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if tick%10 == 9 {
-			w.Watermark(ts + 1)
-		}
-		ts += step
-	}
+	ts := writeParked(t, w, 10, 600) // 6 s at 100 Hz
 	st := w.Stats()
 	if st.Dropped == 0 || st.Chunks != 0 {
 		t.Fatalf("want every chunk dropped for the bound: %+v", st)
@@ -120,14 +104,26 @@ func TestDefaultBoundHoldsSamplesAtScale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fr := w.Frame(tachyon.Frame{File: "x.go", Func: "main.parked", Line: 1})
 	n := (DefaultMaxBytes-writerBytes)/threadBytes + 1_000 // their state alone takes the default's bytes
+	writeParked(t, w, n, 60)                               // 0.6 s at 100 Hz, past the first chunk's period of 1/6 of the window
+	st := w.Stats()
+	if st.Chunks == 0 || st.Dropped != 0 || len(logs) != 0 {
+		t.Errorf("%d goroutines under the default bound: %+v, logs %q; want chunks kept and none dropped", n, st, logs)
+	}
+	w.Close()
+}
+
+// writeParked writes ticks ticks of n parked goroutines from t0, a
+// watermark every ten, and returns the time after the last.
+func writeParked(t *testing.T, w *Window, n, ticks int) uint64 {
+	t.Helper()
+	fr := w.Frame(tachyon.Frame{File: "x.go", Func: "main.parked", Line: 1})
 	ths := make([]*Thread, n)
 	for i := range ths {
 		ths[i] = w.Thread(uint64(i + 1))
 	}
 	ts := t0
-	for tick := range 60 { // 0.6 s at 100 Hz, past the first chunk's period of 1/6 of the window
+	for tick := range ticks {
 		for _, th := range ths {
 			if err := th.Write(ts, tachyon.StatusOf(tachyon.Blocked, false), []uint32{fr}); err != nil {
 				t.Fatal(err)
@@ -138,9 +134,5 @@ func TestDefaultBoundHoldsSamplesAtScale(t *testing.T) {
 		}
 		ts += step
 	}
-	st := w.Stats()
-	if st.Chunks == 0 || st.Dropped != 0 || len(logs) != 0 {
-		t.Errorf("%d goroutines under the default bound: %+v, logs %q; want chunks kept and none dropped", n, st, logs)
-	}
-	w.Close()
+	return ts
 }

@@ -13,22 +13,19 @@ type countWriter struct{ n atomic.Int64 }
 
 func (c *countWriter) Write(b []byte) (int, error) { c.n.Add(int64(len(b))); return len(b), nil }
 
-// TestStopLeavesAppTrace: beside the application's flight recorder, the
-// trace backend runs in trace.Start's slot. The application's trace.Stop
-// (after a trace.Start of its own that failed) ends the backend's trace,
-// and the application then starts a trace of its own in the slot. The
-// sampler's Stop must not stop that trace, which is the application's.
-func TestStopLeavesAppTrace(t *testing.T) {
-	if !inChild(t, 4*stepLimit) {
-		return
-	}
-	defer func(d time.Duration) { startLost = d }(startLost)
+// appTakesSlot starts a sampler of backend beside the application's
+// flight recorder, so that it traces through trace.Start's slot. Then, as
+// an application does, it calls trace.Start, which fails, then its
+// deferred trace.Stop, which ends the sampler's trace, and starts a trace
+// of its own into the writer it returns, stopped at the test's end.
+func appTakesSlot(t *testing.T, backend Backend) (*Sampler, *countWriter) {
+	t.Helper()
 	startLost = 1500 * time.Millisecond
 	fr := newFR(t)
-	defer fr.Stop()
+	t.Cleanup(func() { fr.Stop() })
 	var s *Sampler
 	var err error
-	within(stepLimit, "Start", func() { s, err = Start(Config{Backend: Trace}, newMemSink()) })
+	within(stepLimit, "Start", func() { s, err = Start(Config{Backend: backend}, newMemSink()) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,16 +34,18 @@ func TestStopLeavesAppTrace(t *testing.T) {
 		t.Fatal("the application's trace.Start succeeded while the sampler traces beside its flight recorder")
 	}
 	rtrace.Stop() // the application's deferred Stop: it ends the sampler's trace
-	var app countWriter
-	if err := rtrace.Start(&app); err != nil {
+	app := &countWriter{}
+	if err := rtrace.Start(app); err != nil {
 		t.Fatalf("the application's trace.Start after its trace.Stop: %v", err)
 	}
-	defer rtrace.Stop()
-	time.Sleep(2 * startLost)
-	within(stepLimit, "Stop", func() { _, err = s.Stop() })
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(rtrace.Stop)
+	return s, app
+}
+
+// stillWritten fails t unless app's trace gets more bytes within
+// stepLimit: the sampler's Stop left it running.
+func stillWritten(t *testing.T, app *countWriter) {
+	t.Helper()
 	n := app.n.Load()
 	deadline := time.Now().Add(stepLimit)
 	for app.n.Load() == n && time.Now().Before(deadline) {
@@ -57,6 +56,26 @@ func TestStopLeavesAppTrace(t *testing.T) {
 	}
 }
 
+// TestStopLeavesAppTrace: beside the application's flight recorder, the
+// trace backend runs in trace.Start's slot. The application's trace.Stop
+// (after a trace.Start of its own that failed) ends the backend's trace,
+// and the application then starts a trace of its own in the slot. The
+// sampler's Stop must not stop that trace, which is the application's.
+func TestStopLeavesAppTrace(t *testing.T) {
+	if !inChild(t, 4*stepLimit) {
+		return
+	}
+	defer func(d time.Duration) { startLost = d }(startLost)
+	s, app := appTakesSlot(t, Trace)
+	time.Sleep(2 * startLost)
+	var err error
+	within(stepLimit, "Stop", func() { _, err = s.Stop() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	stillWritten(t, app)
+}
+
 // TestAutoLeavesAppTrace: as TestStopLeavesAppTrace, under Auto, which
 // must see the trace's end while the profile runs, say so, and go on in
 // snapshots, and whose Stop then leaves the application's trace alone.
@@ -65,25 +84,7 @@ func TestAutoLeavesAppTrace(t *testing.T) {
 		return
 	}
 	defer func(d time.Duration) { startLost = d }(startLost)
-	startLost = 1500 * time.Millisecond
-	fr := newFR(t)
-	defer fr.Stop()
-	var s *Sampler
-	var err error
-	within(stepLimit, "Start", func() { s, err = Start(Config{Backend: Auto}, newMemSink()) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(200 * time.Millisecond)
-	if err := rtrace.Start(&countWriter{}); err == nil {
-		t.Fatal("the application's trace.Start succeeded while the sampler traces beside its flight recorder")
-	}
-	rtrace.Stop() // the application's deferred Stop: it ends the sampler's trace
-	var app countWriter
-	if err := rtrace.Start(&app); err != nil {
-		t.Fatalf("the application's trace.Start after its trace.Stop: %v", err)
-	}
-	defer rtrace.Stop()
+	s, app := appTakesSlot(t, Auto)
 	deadline := time.Now().Add(2*startLost + stepLimit)
 	for s.Backend() != Snapshot && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
@@ -92,6 +93,7 @@ func TestAutoLeavesAppTrace(t *testing.T) {
 		t.Errorf("backend %v %v after the application's trace.Stop: want snapshots", b, 2*startLost+stepLimit)
 	}
 	var st Stats
+	var err error
 	within(stepLimit, "Stop", func() { st, err = s.Stop() })
 	if err != nil {
 		t.Fatal(err)
@@ -99,12 +101,5 @@ func TestAutoLeavesAppTrace(t *testing.T) {
 	if len(st.Switches) == 0 || !strings.Contains(st.Switches[0].Why, "trace.Stop") {
 		t.Errorf("switches %+v: want one for the application's trace.Stop", st.Switches)
 	}
-	n := app.n.Load()
-	deadline = time.Now().Add(stepLimit)
-	for app.n.Load() == n && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if app.n.Load() == n {
-		t.Fatalf("the application's trace got nothing in %v after the sampler's Stop: Stop stopped it", stepLimit)
-	}
+	stillWritten(t, app)
 }

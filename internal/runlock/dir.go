@@ -22,8 +22,12 @@ type Dir struct{ f *os.File }
 // lock file in it, until Release or the process's end. It fails with
 // ErrHeld if a live process holds it.
 func AcquireDir(dir string) (*Dir, error) {
-	path := filepath.Join(dir, DirLock)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	return acquire(dir, os.O_RDWR|os.O_CREATE)
+}
+
+// acquire opens dir's lock file with flag and locks it.
+func acquire(dir string, flag int) (*Dir, error) {
+	f, err := os.OpenFile(filepath.Join(dir, DirLock), flag, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
@@ -73,13 +77,5 @@ func (d *Dir) In(dir string) bool {
 // reading only (a dead run's, perhaps another user's), without creating
 // one: ErrHeld if a live process holds it.
 func AcquireExisting(dir string) (*Dir, error) {
-	f, err := os.Open(filepath.Join(dir, DirLock))
-	if err != nil {
-		return nil, fmt.Errorf("lock: %w", err)
-	}
-	if err := lock(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", dir, ErrHeld)
-	}
-	return &Dir{f: f}, nil
+	return acquire(dir, os.O_RDONLY)
 }
