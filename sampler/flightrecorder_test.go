@@ -29,29 +29,47 @@ const childEnv = "SAMPLER_TEST_CHILD"
 // passes within limit, and returns false.
 func inChild(t *testing.T, limit time.Duration) bool {
 	t.Helper()
+	return inChildTries(t, limit, 1)
+}
+
+// retryMark begins the failure of a child whose run met a condition of
+// the machine, not of the code (inChildTries runs it again).
+const retryMark = "retry: "
+
+// inChildTries is inChild, running the child up to tries times while it
+// fails with a message that begins with retryMark.
+func inChildTries(t *testing.T, limit time.Duration, tries int) bool {
+	t.Helper()
 	if os.Getenv(childEnv) == t.Name() {
 		return true
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil || !strings.Contains(out.String(), "--- PASS") {
-			t.Fatalf("child: %v\n%s", err, tail(out.String()))
+	for try := 1; ; try++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), childEnv+"="+t.Name())
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(limit):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("child still running after %v\n%s", limit, tail(out.String()))
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err == nil && strings.Contains(out.String(), "--- PASS") {
+				return false
+			}
+			if try < tries && strings.Contains(out.String(), retryMark) {
+				t.Logf("child %d of %d: %s; again", try, tries, tail(out.String()))
+				continue
+			}
+			t.Fatalf("child: %v\n%s", err, tail(out.String()))
+		case <-time.After(limit):
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("child still running after %v\n%s", limit, tail(out.String()))
+		}
+		return false
 	}
-	return false
 }
 
 // tail returns the end of a child's output.
