@@ -47,7 +47,7 @@ func reference(t testing.TB, src Source, onCPU bool) *refResult {
 		var cur []refFrame
 		for i := len(s.Stack) - 1; i >= 0; i-- {
 			f := src.Frame(s.Stack[i])
-			file := f.File
+			file := fileName(f.File) // as NEW_FID carries it
 			if file == "" {
 				file = "(unknown)"
 			}
