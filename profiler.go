@@ -322,6 +322,9 @@ func (p *Profile) Stop() error {
 			if st.Fallback != "" {
 				fallback = " (fell back: " + st.Fallback + ")"
 			}
+			if st.Dumps > 0 && st.Dumps < st.Ticks {
+				fallback += fmt.Sprintf(" (%d snapshot dumps stood for %d ticks)", st.Dumps, st.Ticks)
+			}
 			if st.Refused != "" {
 				fallback += " (" + st.Refused + ")"
 			}

@@ -173,7 +173,10 @@
 // the whole dump, for a time that grows with the goroutines and their
 // depth (bench/MEASUREMENTS.md), so a governor stretches the interval to
 // 100 times the last dump's pause: the world stays stopped for at most 1 %
-// of wall time, and Stats.AchievedHz drops accordingly. A dump whose
+// of wall time. Each dump then stands for the ticks of the rate since the
+// one before (and one at Stop for those since the last), so that the
+// samples still add up to the time each goroutine spent, resolved only to
+// the dumps' interval; Stats.Dumps says how many were taken. A dump whose
 // estimated pause exceeds MaxSnapshotPause is not taken (Stats.Refused
 // says how many and why; a pause one stall made long is measured again,
 // see MaxSnapshotPause), and the buffer is sized from the previous dump

@@ -50,6 +50,7 @@ type emitter struct {
 	reasons map[string]uint32 // wait reason -> index of its "[reason]" frame
 
 	samples, ticks, dropped uint64
+	dumps                   uint64        // snapshot dumps parsed, each standing for one or more ticks
 	grids                   int           // wall-mode tick grids begun, each with a tick at its start (ticks.go)
 	cpuSamples              uint64        // CPU samples the trace carried (Stats.CPUSamples)
 	unparsed                uint64        // Stats.Unparsed

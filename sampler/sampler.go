@@ -156,9 +156,16 @@ type Stats struct {
 	// Samples is the number of samples the sink accepted.
 	Samples uint64
 	// Ticks is the number of sampling instants: wall-mode ticks (virtual
-	// ticks for the trace backend, dumps for the snapshot backend) or, in
-	// CPU mode, CPU samples seen.
+	// ticks for the trace backend; for the snapshot backend, the ticks
+	// its dumps stood for) or, in CPU mode, CPU samples seen (for the
+	// snapshot backend, as in wall mode).
 	Ticks uint64
+	// Dumps is the number of runtime.Stack dumps the snapshot backend
+	// parsed. Each stands for the ticks of the rate since the one
+	// before: fewer Dumps than Ticks says the governor stretched the
+	// interval between them, and the samples, whose time still adds up,
+	// resolve it only to the dumps' interval.
+	Dumps uint64
 	// Goroutines is the number of distinct goroutines that appear in at
 	// least one sample.
 	Goroutines int
@@ -343,7 +350,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		}
 		s.stats.Mode = s.cfg.Mode
 		s.stats.Samples = em.samples
-		s.stats.Ticks = em.ticks
+		s.stats.Ticks, s.stats.Dumps = em.ticks, em.dumps
 		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
 		s.stats.Unparsed = em.unparsed

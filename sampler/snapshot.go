@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler/internal/goid"
+	"github.com/gotachyon/profiler/internal/gotrace"
 	"github.com/gotachyon/profiler/internal/own"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -129,36 +130,40 @@ func (sb *snapshot) loop() {
 	}()
 	sb.self = goid.Current()
 	period := time.Second / time.Duration(sb.em.cfg.Rate)
+	// The ticks a dump stands for: those of the rate's grid since the
+	// dump before, so that a goroutine's samples add up to the time it
+	// spent however far the governor stretched the interval between
+	// dumps (at the dumps' resolution). The ticks of a dump not taken or
+	// not used are lost.
+	grid := tickGrid{stepUS: uint64(period / time.Microsecond)}
 	timer := time.NewTimer(period)
 	defer timer.Stop()
 	for !sb.em.failed() {
 		select {
 		case <-sb.quit:
+			// The ticks since the last dump, up to the Stop request or
+			// the handover, are one last dump's to stand for.
+			t0 := time.Now()
+			end := t0.UnixNano()
+			if w := sb.em.stopWall.Load(); w != 0 && w < end {
+				end = w
+			}
+			if grid.started {
+				sb.take(&grid, t0, gotrace.Time(end))
+			}
 			return
 		case <-timer.C:
 		}
 		t0 := time.Now()
-		n := runtime.NumGoroutine()
-		if est, ok := sb.allow(n, t0); !ok {
-			// The governor stretched the wait after the latest dump to
-			// its pause over stwBudget: a retake allow grants keeps the
-			// world stopped within that share too.
-			sb.em.refuse(n, est)
-			timer.Reset(period)
+		now := gotrace.Time(t0.UnixNano())
+		if !grid.started {
+			grid.start(now, uint64(t0.UnixMicro()))
+		}
+		stw, due := sb.take(&grid, t0, now)
+		if !due {
+			timer.Reset(time.Duration(grid.next - now))
 			continue
 		}
-		dump, stw, whole := sb.dump(n, t0)
-		sb.stw += stw
-		if whole {
-			sb.parse(dump, uint64(t0.UnixMicro()))
-		} else {
-			// The goroutines past the cut would miss the instant (always
-			// the same ones: the dump lists them in one order), and be
-			// taken for ended.
-			sb.em.overflow(n)
-		}
-		sb.em.watermark(uint64(t0.UnixMicro())) // the next dump is later
-		sb.busy.Add(int64(time.Since(t0)))
 		next := period
 		if g := time.Duration(float64(stw) / stwBudget); g > next {
 			next = g
@@ -169,6 +174,38 @@ func (sb *snapshot) loop() {
 		}
 		timer.Reset(wait)
 	}
+}
+
+// take dumps the goroutines at t0 for the grid's ticks since the last
+// dump, up to end. It reports whether a tick was due, and the dump's
+// pause: none when the governor refused it (see allow), whose ticks are
+// lost, as those of a dump cut short are.
+func (sb *snapshot) take(grid *tickGrid, t0 time.Time, end gotrace.Time) (stw time.Duration, due bool) {
+	from := grid.n
+	if grid.advance(end) == 0 {
+		return 0, false
+	}
+	n := runtime.NumGoroutine()
+	if est, ok := sb.allow(n, t0); !ok {
+		// The governor stretched the wait after the latest dump to its
+		// pause over stwBudget: a retake allow grants keeps the world
+		// stopped within that share too.
+		sb.em.refuse(n, est)
+		return 0, true
+	}
+	dump, stw, whole := sb.dump(n, t0)
+	sb.stw += stw
+	if whole {
+		sb.parse(dump, grid.span(from, grid.n))
+	} else {
+		// The goroutines past the cut would miss the instant (always
+		// the same ones: the dump lists them in one order), and be
+		// taken for ended.
+		sb.em.overflow(n)
+	}
+	sb.em.watermark(uint64(t0.UnixMicro())) // the next dump is later
+	sb.busy.Add(int64(time.Since(t0)))
+	return stw, true
 }
 
 // snapG is the goroutine being parsed.
@@ -185,10 +222,12 @@ type snapG struct {
 	hasCreated bool
 }
 
-// parse turns one dump into samples at timestamp ts (µs since the epoch),
-// then forgets the goroutines it no longer lists.
-func (sb *snapshot) parse(b []byte, ts uint64) {
-	sb.em.ticks++
+// parse turns one dump into samples at the ticks of sp, each goroutine's
+// state and stack at the dump standing for all of them, then forgets the
+// goroutines it no longer lists.
+func (sb *snapshot) parse(b []byte, sp span) {
+	sb.em.ticks += uint64(sp.n)
+	sb.em.dumps++
 	sb.dumps++
 	var g snapG
 	var fn []byte      // function of the frame whose file line comes next
@@ -202,7 +241,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 			line, b = b, nil
 		}
 		if id, rest, ok := goid.ParseHeader(line); ok {
-			sb.flush(&g, ts)
+			sb.flush(&g, sp)
 			g = snapG{id: id, open: true, skip: id == sb.self || id == sb.em.helper.Load() || sb.em.hideOwn && own.Has(id)}
 			g.state, g.reason = parseState(rest)
 			sb.stack = sb.stack[:0]
@@ -214,7 +253,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 		}
 		switch {
 		case len(line) == 0:
-			sb.flush(&g, ts)
+			sb.flush(&g, sp)
 		case line[0] == '\t':
 			if skipFile {
 				skipFile = false
@@ -248,7 +287,7 @@ func (sb *snapshot) parse(b []byte, ts uint64) {
 			}
 		}
 	}
-	sb.flush(&g, ts)
+	sb.flush(&g, sp)
 	sb.sweep()
 }
 
@@ -360,7 +399,7 @@ func (sb *snapshot) addFrame(g *snapG, fn, loc []byte) {
 }
 
 // flush emits the goroutine parsed so far, if any.
-func (sb *snapshot) flush(g *snapG, ts uint64) {
+func (sb *snapshot) flush(g *snapG, sp span) {
 	if !g.open {
 		return
 	}
@@ -392,7 +431,7 @@ func (sb *snapshot) flush(g *snapG, ts uint64) {
 	if g.state == gWaiting {
 		s = sb.em.waitStack(s, sb.reason(g.reason))
 	}
-	sb.em.write(&gor.track, span{ts: ts, n: 1}, status(g.state, g.panicking), s)
+	sb.em.write(&gor.track, sp, status(g.state, g.panicking), s)
 }
 
 // reason returns the canonical name of a wait reason as the dump prints it.

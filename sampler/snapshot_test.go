@@ -72,7 +72,7 @@ func TestSnapshotParse(t *testing.T) {
 	st := newEmitter(Config{Mode: Wall, Rate: 100}, sink)
 	sb := newSnapshot(st)
 	sb.self = 1 // the caller's own goroutine is left out
-	sb.parse([]byte(dumpText), 1234)
+	sb.parse([]byte(dumpText), tick(1234))
 	var got []string
 	for _, s := range sink.all() {
 		if s.ts != 1234 {
@@ -105,7 +105,7 @@ func TestSnapshotParse(t *testing.T) {
 	}
 	// A second dump interns nothing new.
 	frames := len(sink.frames)
-	sb.parse([]byte(dumpText), 1235)
+	sb.parse([]byte(dumpText), tick(1235))
 	if len(sink.frames) != frames {
 		t.Fatalf("frames grew from %d to %d on a repeated dump", frames, len(sink.frames))
 	}
@@ -117,11 +117,11 @@ func TestSnapshotParse(t *testing.T) {
 func TestSnapshotForgets(t *testing.T) {
 	sink := newMemSink()
 	sb := newSnapshot(newEmitter(Config{Mode: Wall, Rate: 100}, sink))
-	sb.parse([]byte(dumpText), 1)
+	sb.parse([]byte(dumpText), tick(1))
 	if len(sb.gs) != 9 {
 		t.Fatalf("%d goroutines kept after the first dump, want 9", len(sb.gs))
 	}
-	sb.parse([]byte("goroutine 7 [chan receive]:\nmain.wait()\n\t/src/t.go:42 +0x2b\n"), 2)
+	sb.parse([]byte("goroutine 7 [chan receive]:\nmain.wait()\n\t/src/t.go:42 +0x2b\n"), tick(2))
 	if len(sb.gs) != 1 || sb.gs[7] == nil {
 		t.Fatalf("kept %v after a dump of g7 alone", slices.Collect(maps.Keys(sb.gs)))
 	}
@@ -141,12 +141,12 @@ func TestSnapshotKeepsOwnWhile(t *testing.T) {
 	id := 1<<40 + uint64(time.Now().UnixNano()) // no goroutine of this process, nor of an earlier run
 	dump := []byte("goroutine " + strconv.FormatUint(id, 10) + " [chan receive]:\nmain.wait()\n\t/src/t.go:42 +0x2b\n")
 	now := func() uint64 { return uint64(time.Now().UnixMicro()) }
-	sb.parse(dump, now())
+	sb.parse(dump, tick(now()))
 	own.Claim(id)
-	sb.parse(dump, now())
+	sb.parse(dump, tick(now()))
 	own.Release(id)
 	time.Sleep(own.Margin + 10*time.Millisecond)
-	sb.parse(dump, now())
+	sb.parse(dump, tick(now()))
 	if len(sink.gs) != 1 || sink.forgotten() != 0 {
 		t.Fatalf("the sink gave %d handles and was told of %d ended goroutines, want 1 and 0", len(sink.gs), sink.forgotten())
 	}
@@ -171,7 +171,7 @@ func TestSnapshotParseGarbage(t *testing.T) {
 	for _, in := range []string{"", "goroutine", "goroutine x [", "goroutine 5 [", "goroutine 5 ]x[:\n\t:\n(\n\t/a:b +", "\n\n\t\t(((", strings.Repeat("f(\n\tx:1\n", 1000)} {
 		sink := newMemSink()
 		sb := newSnapshot(newEmitter(Config{Rate: 100}, sink))
-		sb.parse([]byte(in), 1)
+		sb.parse([]byte(in), tick(1))
 	}
 }
 
@@ -224,12 +224,12 @@ func BenchmarkSnapshotParse(b *testing.B) {
 	dump := buf[:runtime.Stack(buf, true)]
 	st := newEmitter(Config{Rate: 100}, newDropSink())
 	sb := newSnapshot(st)
-	sb.parse(dump, 1) // warm the caches
+	sb.parse(dump, tick(1)) // warm the caches
 	b.SetBytes(int64(len(dump)))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		sb.parse(dump, uint64(i))
+		sb.parse(dump, tick(uint64(i)))
 	}
 	b.ReportMetric(float64(st.samples)/b.Elapsed().Seconds(), "samples/s")
 }
@@ -288,3 +288,7 @@ func snapshotParked(t *testing.T, n int, sink Sink) Stats {
 	}
 	return st
 }
+
+// tick is the one sampling instant at ts (µs since the epoch), as a dump
+// taken one period after the one before stands for.
+func tick(ts uint64) span { return span{ts: ts, n: 1} }
