@@ -29,7 +29,13 @@ import (
 //     generation-start stacks and runtime.Stack show them, so without this
 //     one kind of wait would have two tails depending on when the goroutine
 //     blocked (issue 12: "(*FD).Read;[IO wait]" beside
-//     "(*FD).Read;(*pollDesc).waitRead;(*pollDesc).wait;runtime_pollWait;[IO wait]").
+//     "(*FD).Read;(*pollDesc).waitRead;(*pollDesc).wait;runtime_pollWait;[IO wait]");
+//   - so is the function that enters a system call (syscall.Syscall,
+//     syscall.Syscall6, golang.org/x/sys/unix.SyscallNoError): the trace's
+//     event where a call begins leaves out the caller of
+//     runtime.entersyscall, which its generation-start stacks and
+//     runtime.Stack show, so a goroutine blocked in one read(2) changed
+//     stack at the next generation, and the backends disagreed.
 
 // frameKind says what normalisation does with a frame.
 type frameKind uint8
@@ -53,7 +59,8 @@ func classify(fn, file string) frameKind {
 
 // waitPlumbing reports whether fn is plumbing between a wait and the
 // runtime (see above): a runtime bridge, named pkg.runtime_*, one of the
-// poller's wrappers around runtime_pollWait, or the mutex's implementation.
+// poller's wrappers around runtime_pollWait, the mutex's implementation,
+// or a function that enters a system call.
 func waitPlumbing(fn string) bool {
 	if i := strings.LastIndexByte(fn, '.'); i >= 0 && strings.HasPrefix(fn[i+1:], "runtime_") {
 		return true
@@ -61,7 +68,8 @@ func waitPlumbing(fn string) bool {
 	switch fn {
 	case "internal/poll.(*pollDesc).wait", "internal/poll.(*pollDesc).waitRead",
 		"internal/poll.(*pollDesc).waitWrite", "internal/poll.(*pollDesc).waitCanceled",
-		"internal/sync.(*Mutex).Lock", "internal/sync.(*Mutex).lockSlow":
+		"internal/sync.(*Mutex).Lock", "internal/sync.(*Mutex).lockSlow",
+		"syscall.Syscall", "syscall.Syscall6", "golang.org/x/sys/unix.SyscallNoError":
 		return true
 	}
 	return false
