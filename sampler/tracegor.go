@@ -161,6 +161,12 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	s := tb.stack(ev.Stack)
 	tb.learnFromTransition(g, s, from == gotrace.GoNotExist)
 	next := goState(to)
+	if next == gWaiting && tb.rd.Reason(ev.Reason) == "preempted" {
+		// Suspended by the runtime (the GC scans its stack): it waits
+		// for nothing of the program's, and runtime.Stack says
+		// "preempted", which is runnable (snapshot.go's parseState).
+		next = gRunnable
+	}
 	switch {
 	case isNew && from != gotrace.GoNotExist:
 		// It was in this state before the trace began: since the first
