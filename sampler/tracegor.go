@@ -238,8 +238,21 @@ func (tb *traceBackend) learn(g *tgor, s *stack, created bool) {
 // function there kept httpprof's labelled handlers, and the transport's
 // loops, under the runtime's root, without their labels, until the CPU
 // profiler happened to sample them.
+//
+// The one start function read off a transition's outermost frame is one
+// of those left out (roleHidden): the trace's stacks end at the root
+// unless cut, so that a goroutine started before the trace, the
+// program's CPU profile reader say, is left out as the snapshot backend
+// leaves it out, and is not sampled in a system call for the whole
+// profile.
 func (tb *traceBackend) learnFromTransition(g *tgor, s *stack, created bool) {
 	tb.learn(g, s, created)
+	if s != nil && s.outer == roleHidden && (g.role == roleUnknown || g.has(fGuessed)) &&
+		len(s.frames) > 0 && s.frames[len(s.frames)-1] != tb.markFrame(truncatedFrame) {
+		g.role = roleHidden
+		g.unset(fGuessed)
+		return
+	}
 	if g.role == roleUnknown && !g.has(fProgram) && s != nil && !s.evidence && len(s.frames) > 0 {
 		g.role = roleRuntime
 		g.set(fGuessed)
