@@ -13,7 +13,8 @@ import (
 )
 
 // unfinished replaces each argument that names a missing file whose
-// profile was never finished (the process ended without Stop) with the
+// profile was never finished (its process is still running, or ended
+// without Stop) with the
 // profile as of its last checkpoint (profiler.PartDir), written to a
 // temporary file that release removes, saying so on w, so that `tachyon
 // info prof.bin` reads what a crashed run kept. An
@@ -43,7 +44,7 @@ func unfinished(args []string, w io.Writer) (out []string, release func()) {
 		if !checkpoint.Present(dir) {
 			// An earlier version's finished checkpoint files.
 			out[i] = dir
-			fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop); reading the finished checkpoints in %s\n", quoteName(a), quoteName(dir))
+			fmt.Fprintf(w, "tachyon: note: %s was never finished (%s); reading the finished checkpoints in %s\n", quoteName(a), notFinished, quoteName(dir))
 			continue
 		}
 		left, tmp, err := finishLeft(dir, filepath.Base(a))
@@ -51,16 +52,23 @@ func unfinished(args []string, w io.Writer) (out []string, release func()) {
 			temps = append(temps, tmp)
 		}
 		if err != nil {
-			fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop), and what it left in %s cannot be read: %v\n", quoteName(a), quoteName(dir), err)
+			fmt.Fprintf(w, "tachyon: note: %s was never finished (%s), and what it left in %s cannot be read: %v\n", quoteName(a), notFinished, quoteName(dir), err)
 			out[i] = dir
 			continue
 		}
 		out[i] = filepath.Join(tmp, filepath.Base(a))
 		shownAs[out[i]] = a
-		fmt.Fprintf(w, "tachyon: note: %s was never finished (its process ended without Stop); reading its profile as of its last checkpoint in %s (%d samples)\n", quoteName(a), quoteName(dir), left.Samples)
+		fmt.Fprintf(w, "tachyon: note: %s was never finished (%s); reading its profile as of its last checkpoint in %s (%d samples)\n", quoteName(a), notFinished, quoteName(dir), left.Samples)
 	}
 	return out, release
 }
+
+// notFinished says why a profile is missing beside its checkpoint
+// directory. Its run may well be live (reading a running service's profile
+// is the common case), and telling a live run from a dead one would take
+// the directory's lock, however briefly, which a run starting on the same
+// path at that moment would find held.
+const notFinished = "its process is still running, or ended without Stop"
 
 // finishLeft writes the profile a run left in the checkpoint directory
 // dir to a file named name in a new temporary directory, which it returns

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gotachyon/profiler"
 	"github.com/gotachyon/profiler/internal/checkpoint"
+	"github.com/gotachyon/profiler/internal/runlock"
 	"github.com/gotachyon/profiler/internal/testing/proftest"
 	"github.com/gotachyon/profiler/tachyon"
 	"github.com/gotachyon/profiler/writer"
@@ -116,5 +117,32 @@ func TestUnfinishedReadsStream(t *testing.T) {
 	}
 	if after, _ := filepath.Glob(filepath.Join(tmp, "tachyon-unfinished-*")); len(after) > len(before) {
 		t.Errorf("the copies read are left behind: %v", after)
+	}
+}
+
+// TestUnfinishedLiveRun: the checkpoints of a run that is still going (its
+// directory locked, as a live profiler holds it) are read with a note that
+// does not say the process ended: reading a running service's profile is
+// the common case, and "ended without Stop" would report a crash that did
+// not happen.
+func TestUnfinishedLiveRun(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prof.bin")
+	part := profiler.PartDir(out)
+	if err := os.Mkdir(part, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := runlock.AcquireDir(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Release()
+	done := filepath.Join(part, "profile-20261123T104945.053Z-000001.tachyon")
+	if err := os.WriteFile(done, proftest.AllStatusesBytes(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("info", out)
+	if code != exitOK || !strings.Contains(stderr, "still running") {
+		t.Errorf("tachyon info of a live run: exit %d, stderr %q", code, stderr)
 	}
 }
