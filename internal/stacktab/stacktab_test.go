@@ -42,3 +42,28 @@ func TestTableLimit(t *testing.T) {
 		t.Fatalf("past the limit: %v", err)
 	}
 }
+
+// TestTableKeyNotAliased: the key a new stack is stored under is its own,
+// so that a caller reusing its slice (the reader does) changes no entry.
+func TestTableKeyNotAliased(t *testing.T) {
+	var tab Table
+	a := []uint32{1, 2, 3}
+	id(t, &tab, a)
+	a[0] = 9
+	if id(t, &tab, []uint32{1, 2, 3}) != 0 || id(t, &tab, a) != 1 {
+		t.Fatal("a stack's key changed with the caller's slice")
+	}
+}
+
+// BenchmarkIDDeep looks up two stacks of 65,536 frames (the reader's
+// limit) in turn, as a file of alternating POP_PUSH records makes an
+// exporter do for each record.
+func BenchmarkIDDeep(b *testing.B) {
+	var tab Table
+	x, y := make([]uint32, 1<<16), make([]uint32, 1<<16)
+	y[0] = 1
+	for b.Loop() {
+		tab.ID(x)
+		tab.ID(y)
+	}
+}
