@@ -3,6 +3,7 @@ package collapsed
 import (
 	"bufio"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/gotachyon/profiler/export/limits"
 	"github.com/gotachyon/profiler/internal/labelframes"
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -82,15 +84,14 @@ func (fd *folder) add(s *reader.Sample, n uint64) error {
 	if len(stack) == 0 || (len(fd.o.States) > 0 && !fd.keep[s.Status.State()]) {
 		return nil
 	}
+	// The stack's memory, copied at once (stacktab.Key): each may be a
+	// new record 65,536 frames deep, which encoding frame by frame made
+	// the bulk of the work.
 	key := fd.key[:0]
 	if fd.o.ByGoroutine {
-		key = strconv.AppendUint(key, s.ThreadID, 36)
-		key = append(key, ':')
+		key = binary.NativeEndian.AppendUint64(key, s.ThreadID)
 	}
-	for _, i := range stack {
-		key = strconv.AppendUint(key, uint64(i), 36)
-		key = append(key, ',')
-	}
+	key = append(key, stacktab.Key(stack)...)
 	fd.key = key
 	li, ok := fd.byKey[string(key)]
 	if !ok {

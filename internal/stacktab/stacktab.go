@@ -54,7 +54,7 @@ func (t *Table) ID(stack []uint32) (uint32, error) {
 	if t.ids == nil {
 		t.ids = make(map[string]uint32)
 	}
-	k := key(stack)
+	k := Key(stack)
 	if id, ok := t.ids[k]; ok {
 		return id, nil
 	}
@@ -67,13 +67,13 @@ func (t *Table) ID(stack []uint32) (uint32, error) {
 	return id, nil
 }
 
-// key views stack's memory as a string, to look it up without copying:
+// Key views stack's memory as a string, to look it up without copying:
 // every stack of a file may be a new record 65,536 frames deep, and
 // encoding each frame into a key cost some 15 times the lookup itself
 // (4.6 s of pprof's 4.7 s on 10,001 such samples in an 893-byte file).
 // Keys are compared only within this process, so byte order does not
 // matter; the string aliases stack and must be cloned to be kept.
-func key(stack []uint32) string {
+func Key(stack []uint32) string {
 	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(stack))), 4*len(stack))
 }
 
