@@ -245,12 +245,18 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 		fresh := refused - a.lastRefused
 		a.lastRefused = refused
 		est := rate * nsPerSwitch / 1e9 / a.procs
+		gap := time.Duration(r.gap.Load())
 		switch {
 		case !dwelt:
 		case fresh > 0:
 			// Dumps not taken are samples lost, which no cost saved is
 			// worth: the trace samples every goroutine at any count.
 			a.switchTo(Trace, fmt.Sprintf("snapshot refused %d dumps of %d goroutines (MaxSnapshotPause)", fresh, runtime.NumGoroutine()))
+		case gap > 4*time.Second/time.Duration(a.em.cfg.Rate):
+			// The governor stretched the dumps below a quarter of the
+			// rate, where no trial would have left the trace: each
+			// dump then stands for many ticks, seen at one instant.
+			a.switchTo(Trace, fmt.Sprintf("snapshot governed to %.1f Hz, under a quarter of the rate", 1/gap.Seconds()))
 		case est <= switchAbove || 2*est < snap:
 			a.switchTo(Trace, fmt.Sprintf("trace est. %.1f%% (%.0f switches/s), snapshot %.2f%%", 100*est, rate, 100*snap))
 		}

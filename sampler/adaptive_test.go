@@ -201,3 +201,32 @@ func TestAutoLeavesRefusingSnapshots(t *testing.T) {
 	}
 	t.Logf("switches: %+v", st.Switches)
 }
+
+// TestAutoLeavesGovernedSnapshots: snapshots whose governor stretched the
+// dumps below a quarter of the rate (their pause over its 1 % of wall
+// time), where no trial would have left the trace, see each goroutine
+// only at instants far apart, so Auto goes back to the trace and says
+// why, even while a ping-pong makes the trace look dear.
+func TestAutoLeavesGovernedSnapshots(t *testing.T) {
+	release := parkDeep(1000, 10)
+	defer release()
+	stopLoad := testutil.PingPong(2)
+	defer stopLoad()
+	s, err := Start(Config{Backend: Auto}, newDropSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	switchAuto(s, Snapshot)
+	testutil.WaitFor(5*time.Second, func() bool { return s.Backend() == Trace })
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sw := range st.Switches {
+		if sw.To == Trace && strings.Contains(sw.Why, "governed") {
+			t.Logf("switches: %+v", st.Switches)
+			return
+		}
+	}
+	t.Fatalf("no switch back to the trace for the governed snapshots: %+v (%d dumps for %d ticks)", st.Switches, st.Dumps, st.Ticks)
+}

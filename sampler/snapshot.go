@@ -82,6 +82,7 @@ type snapshot struct {
 	self      uint64
 	stw       time.Duration // total time spent inside runtime.Stack
 	busy      atomic.Int64  // ns spent dumping and parsing, for the Auto supervisor
+	gap       atomic.Int64  // ns the governor set between the latest dump and the next, for the Auto supervisor
 }
 
 func newSnapshot(em *emitter) *snapshot {
@@ -168,6 +169,7 @@ func (sb *snapshot) loop() {
 		if g := time.Duration(float64(stw) / stwBudget); g > next {
 			next = g
 		}
+		sb.gap.Store(int64(next))
 		wait := next - time.Since(t0)
 		if wait < 0 {
 			wait = 0
