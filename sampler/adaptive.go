@@ -326,6 +326,7 @@ func (a *adaptive) switchTo(kind Backend, why string) {
 	if kind != Trace {
 		a.em.handover = nil // stacks of goroutines that will move meanwhile
 		a.em.sites = nil    // the snapshots read them off their dumps
+		a.em.labels = nil   // the snapshots carry none
 	}
 	if kind == Trace {
 		kind, why = a.startTrace(traceOpts{resync: true}, why)

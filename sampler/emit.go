@@ -94,6 +94,11 @@ type emitter struct {
 	// live goroutine the outgoing backend knew (creation.go): the next
 	// trace backend sees no creation for them. Dropped with handover.
 	sites map[uint64]string
+	// labels holds, across a switch from one trace backend to another
+	// under Auto, the pprof labels of each live goroutine the outgoing
+	// backend knew: a goroutine logs its labels once, when it sets them,
+	// and the next trace would see it unlabelled. Dropped with handover.
+	labels map[uint64]*pset
 
 	// The goroutine leak profiles (leakprof.go): taken, refused, the
 	// goroutines marked, and why none could be taken.

@@ -112,6 +112,10 @@ type labeler struct {
 	// after another at one site take the same set, and comparing its key
 	// is cheaper than hashing it.
 	last *labelSet
+	// carried says a goroutine holds a pprof set handed over by the
+	// previous trace backend (emitter.labels), which psets does not
+	// hold: the goroutines it creates inherit it.
+	carried bool
 }
 
 func newLabeler() labeler {
@@ -239,7 +243,7 @@ func (lb *labeler) pset(msg string) *pset {
 // goroutine creator inherits, as runtime/pprof's are: the creator's; nil
 // if none.
 func (tb *traceBackend) inherited(g *tgor, creator uint64) *pset {
-	if len(tb.labels.psets) == 0 || creator == gotrace.NoGoroutine || creator == g.id {
+	if len(tb.labels.psets) == 0 && !tb.labels.carried || creator == gotrace.NoGoroutine || creator == g.id {
 		return nil // no label event met yet: nothing to inherit
 	}
 	if c := tb.find(creator); c != nil {

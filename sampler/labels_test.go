@@ -406,3 +406,61 @@ func TestAutoAsksForLabelsWhileTracing(t *testing.T) {
 		t.Error("label events asked for after Stop")
 	}
 }
+
+// TestLabelsHandedOver: under Auto, a trace backend that follows another
+// (a resync, or a move between trace slots as the goroutines grow past
+// frMaxGoroutines) keeps the pprof labels of the goroutines the previous
+// one knew: a goroutine labelled once, then parked, is not unlabelled
+// for the rest of the profile by a trace it never logs its labels in.
+func TestLabelsHandedOver(t *testing.T) {
+	sink := newMemSink()
+	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Auto}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	if s.Backend() != Trace {
+		t.Skipf("Auto runs %v", s.Backend())
+	}
+	stop := make(chan struct{})
+	ids := make(chan uint64)
+	go func() {
+		setLabels(context.Background(), "role", "parked")
+		ids <- goid.Current()
+		<-stop
+	}()
+	id := <-ids
+	defer close(stop)
+	time.Sleep(50 * time.Millisecond)
+	// Each send waits until the supervisor takes it, so the second
+	// returns once the first switch, trace to trace, is done.
+	for range 3 {
+		within(stepLimit, "switch to the trace again", func() { s.auto.force <- Trace })
+	}
+	time.Sleep(100 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Backend != Trace || len(st.Switches) < 3 {
+		t.Fatalf("backend %v, switches %+v; want the trace three times again", st.Backend, st.Switches)
+	}
+	if slices.ContainsFunc(st.Switches, func(sw Switch) bool { return sw.To != Trace }) {
+		// Snapshots carry no labels, nor hand any over.
+		t.Skipf("Auto moved to snapshots on its own: %+v", st.Switches)
+	}
+	smps := sink.of(id)
+	if len(smps) == 0 {
+		t.Fatal("no samples of the parked goroutine")
+	}
+	var unlabelled int
+	for _, smp := range smps {
+		if ls, _ := labelsOf(smp.stack); !slices.Equal(ls, []string{"role=parked"}) {
+			unlabelled++
+		}
+	}
+	last, _ := labelsOf(smps[len(smps)-1].stack)
+	if !slices.Equal(last, []string{"role=parked"}) || unlabelled > len(smps)/4 {
+		t.Fatalf("%d of %d samples without role=parked, the last with %v, after switches %+v", unlabelled, len(smps), last, st.Switches)
+	}
+}

@@ -387,7 +387,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	tb.advance(t)
 	if tb.gen == 2 {
 		// Every goroutine has been reported by now (see handover).
-		tb.em.handover, tb.em.sites = nil, nil
+		tb.em.handover, tb.em.sites, tb.em.labels = nil, nil, nil
 	}
 	tb.placeActive()
 	tb.expireOrphans(t, false)

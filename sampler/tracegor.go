@@ -120,12 +120,21 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 		delete(tb.em.handover, id)
 	}
 	tb.number(g)
-	if site, ok := tb.em.sites[id]; ok {
-		// Created before this trace began, where the previous backend
-		// saw where.
+	site, created := tb.em.sites[id]
+	p, labelled := tb.em.labels[id]
+	if created || labelled {
+		// Created, or labelled, before this trace began, as the
+		// previous backend saw.
 		delete(tb.em.sites, id)
+		delete(tb.em.labels, id)
 		b := tb.base(g)
-		b.created = site
+		if created {
+			b.created = site
+		}
+		if labelled {
+			b.p = p
+			tb.labels.carried = true
+		}
 		tb.relabelTo(g, nil, b)
 	}
 	return g, true

@@ -185,6 +185,7 @@ func (tb *traceBackend) finish(next bool) {
 	if tb.em.handing.CompareAndSwap(true, false) || next { // another backend follows
 		tb.em.handover = make(map[uint64]*stack, tb.recs.live)
 		tb.em.sites = make(map[uint64]string, tb.recs.live)
+		tb.em.labels = make(map[uint64]*pset)
 		tb.em.carry(&tb.runtime) // the next trace backend's thread 0 is this one
 		for g := range tb.lives {
 			t := tb.track(g)
@@ -192,8 +193,13 @@ func (tb *traceBackend) finish(next bool) {
 			if s := tb.stackOf(g); s != nil && g.role != roleHidden {
 				tb.em.handover[g.id] = s
 			}
-			if c := tb.base(g).created; c != "" && g.role != roleHidden {
-				tb.em.sites[g.id] = c
+			if b := tb.base(g); g.role != roleHidden {
+				if b.created != "" {
+					tb.em.sites[g.id] = b.created
+				}
+				if b.p != nil {
+					tb.em.labels[g.id] = b.p
+				}
 			}
 		}
 	}
