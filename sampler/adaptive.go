@@ -202,7 +202,7 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	if a.em.failed() {
 		return true // the sink failed: the backend has stopped, and stays so
 	}
-	if tb, ok := a.cur.(*traceBackend); ok && tb.slot != nil && tb.slot.lost() {
+	if tb, ok := a.cur.(*traceBackend); ok && tb.slot != nil && tb.slot.lostSeen(now) {
 		// The application's trace.Stop ended the trace: the profile
 		// goes on in snapshots (stopTracer logs it), and, whenever a
 		// switch back finds the slot free, in the trace again.

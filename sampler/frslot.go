@@ -247,6 +247,7 @@ type startWriter struct {
 	writing  atomic.Int32 // writes in progress
 	orphaned atomic.Bool  // the backend let the slot go without trace.Stop
 	stopped  atomic.Bool  // a write came after all: trace.Stop was called
+	suspect  time.Time    // the look of lostSeen's caller that first found it lost, zero if none since
 }
 
 func (s *startWriter) Write(b []byte) (int, error) {
@@ -267,6 +268,30 @@ func (s *startWriter) Write(b []byte) (int, error) {
 // progress, and none came for startLost.
 func (s *startWriter) lost() bool {
 	return s.writing.Load() == 0 && time.Since(time.Unix(0, s.last.Load())) > startLost
+}
+
+// lostRecheck is how long after a look of the Auto supervisor's that
+// found trace.Start's slot lost (lostSeen) another must find it lost
+// still, with no write between.
+const lostRecheck = 500 * time.Millisecond
+
+// lostSeen is lost for a caller that looks again and again, the Auto
+// supervisor, and only it: it reports true only once a look at least
+// lostRecheck before now found the slot lost too, with no write since. A
+// process the machine starved of CPU for startLost looks lost to its
+// first look after, until its trace's writer, starved with it, writes
+// again; taken for the application's trace.Stop, the trace went on
+// unread until a write said it was the backend's and stopped it.
+func (s *startWriter) lostSeen(now time.Time) bool {
+	if !s.lost() {
+		s.suspect = time.Time{}
+		return false
+	}
+	if s.suspect.IsZero() {
+		s.suspect = now
+		return false
+	}
+	return now.Sub(s.suspect) >= lostRecheck
 }
 
 // frFirst says whether the flight recorder's slot comes first: unless

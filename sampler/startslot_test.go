@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"io"
 	rtrace "runtime/trace"
 	"strings"
 	"sync/atomic"
@@ -117,4 +118,29 @@ func TestAutoLeavesAppTrace(t *testing.T) {
 		t.Errorf("switches %+v: want one for the application's trace.Stop", st.Switches)
 	}
 	stillWritten(t, app)
+}
+
+// TestLostSeenTwice: a process starved of CPU for longer than startLost
+// finds trace.Start's slot silent at the supervisor's first look after,
+// though its trace's writer, starved with it, writes at once: only a
+// second look, lostRecheck later with no write between, takes the slot
+// for lost.
+func TestLostSeenTwice(t *testing.T) {
+	sw := &startWriter{w: io.Discard}
+	now := time.Now()
+	sw.last.Store(now.Add(-startLost - time.Second).UnixNano())
+	if sw.lostSeen(now) {
+		t.Fatal("lost at the first look after a pause")
+	}
+	sw.Write([]byte("generation"))
+	if sw.lostSeen(now.Add(lostRecheck)) {
+		t.Fatal("lost with a write since the first look")
+	}
+	sw.last.Store(now.Add(-startLost - time.Second).UnixNano())
+	if sw.lostSeen(now) || sw.lostSeen(now.Add(lostRecheck/2)) {
+		t.Fatal("lost before a second look lostRecheck after the first")
+	}
+	if !sw.lostSeen(now.Add(lostRecheck)) {
+		t.Fatal("not lost at a second look with no write between")
+	}
 }
