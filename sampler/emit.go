@@ -105,6 +105,8 @@ type emitter struct {
 	leakTaken, leakRefused, leakMarked int
 	leakNote                           string
 
+	labelBound labelBound // the label values interned (labelbound.go)
+
 	// helper is the goroutine id of the Auto supervisor (0 if none), left
 	// out of the samples like the backends' own goroutines.
 	helper atomic.Uint64

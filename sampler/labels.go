@@ -352,7 +352,9 @@ func (tb *traceBackend) withLabels(s *stack, ls *labelSet) *stack {
 	if ls.pending != nil {
 		ls.frames = make([]uint32, 0, len(ls.pending))
 		for _, f := range ls.pending {
-			ls.frames = append(ls.frames, tb.em.sink.Frame(f))
+			if i, ok := tb.em.labelFrame(f); ok {
+				ls.frames = append(ls.frames, i)
+			}
 		}
 		ls.pending = nil
 	}

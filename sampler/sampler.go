@@ -240,6 +240,10 @@ type Stats struct {
 	// them), taken by a running tick of another goroutine of the same
 	// creation site that had no CPU sample (see orphans.go).
 	CPUAdopted uint64
+	// LabelsOver counts the label keys that passed the bound on distinct
+	// values (10,000 of one key, 50,000 of all): their further values
+	// were written as tachyon.LabelValuesOver, and the log said so.
+	LabelsOver int
 	// LeakProfiles counts the goroutine leak profiles taken
 	// (Config.LeakProfile), LeakRefused those not taken because the dump
 	// would stop the world longer than MaxSnapshotPause, and LeakMarked
@@ -362,6 +366,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.CPUProfile, s.stats.CPUGap = em.cpu.describe(s.cfg.Mode, s.cfg.Rate)
 		s.stats.LeakProfiles, s.stats.LeakRefused, s.stats.LeakMarked = em.leakTaken, em.leakRefused, em.leakMarked
 		s.stats.LeakProfile = em.leakNote
+		s.stats.LabelsOver = em.labelBound.over
 		// A grid's first tick is at its start: its ticks stand for the
 		// time it ran and one period more.
 		span := elapsed + time.Duration(em.grids)*(time.Second/time.Duration(s.cfg.Rate))

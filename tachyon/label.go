@@ -53,6 +53,11 @@ const (
 // LeakUnreachable is the value of LabelLeak.
 const LeakUnreachable = "unreachable"
 
+// LabelValuesOver is the value a Go sampler writes for a label whose key
+// passed its bound on distinct values (a request or span id, say): the
+// samples keep the key, and their time, under this one value.
+const LabelValuesOver = "[too many values]"
+
 // CreationSite returns the value of LabelCreatedBy for a go statement in
 // function fn at file:line.
 func CreationSite(fn, file string, line int) string {
