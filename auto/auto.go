@@ -89,9 +89,7 @@ func onSignal(c chan os.Signal) {
 		return // Stop was called
 	}
 	Stop() // finalizes, and stops relaying signals to c
-	if s, ok := sig.(syscall.Signal); ok {
-		syscall.Kill(os.Getpid(), s) // nobody listens now: the default action
-	}
+	raise(sig)
 }
 
 // Profile returns the profile started from the environment, or nil when
