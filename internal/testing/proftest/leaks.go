@@ -41,7 +41,7 @@ func LeakFile(tb testing.TB) string {
 	mainRun := []tachyon.Frame{{Func: "main.main", File: "/src/main.go", Line: 5}}
 	var out []writer.Sample
 	for tick := range LeakTicks {
-		ts := uint64(LeakStart + tick*LeakInterval)
+		ts := LeakStart + uint64(tick)*LeakInterval
 		out = append(out, writer.Sample{ThreadID: 1, Timestamp: ts, Status: tachyon.StatusOf(tachyon.Running, false), Frames: mainRun})
 		for w := range PoolSize {
 			st, fr := tachyon.Blocked, poolWait
