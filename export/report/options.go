@@ -1,5 +1,7 @@
 package report
 
+import "math"
+
 // Defaults of Options.
 const (
 	DefaultGroups       = 300
@@ -81,6 +83,6 @@ func (o Options) withDefaults() Options {
 	o.Slices = max(o.Slices, 2)
 	def(&o.MaxNodes, DefaultMaxNodes, 1<<30)
 	def(&o.MaxFunctions, DefaultMaxFunctions, 1<<30)
-	def(&o.MaxBytes, DefaultMaxBytes, 1<<40)
+	def(&o.MaxBytes, DefaultMaxBytes, min(1<<40, math.MaxInt)) // 1 TiB, or int's bound on 32 bits
 	return o
 }
