@@ -443,7 +443,7 @@ func scaleChild(spec string) int {
 func contextSwitches() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Nvcsw + ru.Nivcsw
+	return int64(ru.Nvcsw) + int64(ru.Nivcsw)
 }
 
 // peerStop is what a peer's stop returns: its achieved rate, the part of

@@ -205,5 +205,5 @@ func gSwitches() uint64 {
 func ctxSwitches() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Nvcsw + ru.Nivcsw
+	return int64(ru.Nvcsw) + int64(ru.Nivcsw)
 }

@@ -189,7 +189,7 @@ func writeBigSegment(t *testing.T, path string) string {
 	for tick := range 3 {
 		for g := range 4000 {
 			s := writer.Sample{ThreadID: uint64(g + 1), Timestamp: start + uint64(tick)*interval, Frames: []tachyon.Frame{
-				{File: fmt.Sprintf("/src/pkg%d/handler_%x.go", g%97, g*2654435761%1_000_003), Func: fmt.Sprintf("pkg%d.(*Handler%x).Serve", g%97, g*40503%65_521), Line: int32(g)},
+				{File: fmt.Sprintf("/src/pkg%d/handler_%x.go", g%97, uint64(g)*2654435761%1_000_003), Func: fmt.Sprintf("pkg%d.(*Handler%x).Serve", g%97, g*40503%65_521), Line: int32(g)},
 				{File: "/src/app/main.go", Func: "main.main", Line: 10}}}
 			if err := w.WriteSample(&s); err != nil {
 				t.Fatal(err)

@@ -60,7 +60,7 @@ func TestInfoPastOneMerge(t *testing.T) {
 	}
 	for _, want := range []string{
 		"total:         2 files (" + dir + ")",
-		fmt.Sprintf("samples:       %d\n", 12*ticks),
+		fmt.Sprintf("samples:       %d\n", int64(12*ticks)),
 		"threads:       9 distinct\n",
 		"frames:        2 distinct\n",
 		fmt.Sprintf("duration:      %s ", time.Duration(5_000_000_000+10_000*(ticks-1)-1_000_000)*time.Microsecond),

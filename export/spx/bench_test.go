@@ -48,7 +48,7 @@ func synthFile(tb testing.TB, goroutines, perG int) string {
 			if rng.IntN(2) == 0 {
 				status = tachyon.StatusOnCPU
 			}
-			if err := w.WriteStack(uint64(g+1), 0, uint64(1_700_000_000_000_000+s*1000), status, inner); err != nil {
+			if err := w.WriteStack(uint64(g+1), 0, 1_700_000_000_000_000+uint64(s)*1000, status, inner); err != nil {
 				tb.Fatal(err)
 			}
 		}
