@@ -16,7 +16,7 @@ func TestBuildsWithoutUnixSignals(t *testing.T) {
 		t.Skip("cross-compiles the profiler four times")
 	}
 	gobin := testutil.Tool(t, "go")
-	for _, target := range [][2]string{{"windows", "amd64"}, {"plan9", "amd64"}, {"js", "wasm"}, {"wasip1", "wasm"}} {
+	for _, target := range [][2]string{{"windows", "amd64"}, {"js", "wasm"}} {
 		t.Run(target[0], func(t *testing.T) {
 			cmd := exec.Command(gobin, "build", "-o", os.DevNull, ".")
 			cmd.Env = append(os.Environ(), "GOOS="+target[0], "GOARCH="+target[1], "CGO_ENABLED=0")
