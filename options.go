@@ -251,6 +251,10 @@ const MinSegment = 100 * time.Millisecond
 // directory); see segment.Name for the file names, which sort by start
 // time, and Profile.OnSegment for a hook on each finalized file. It cannot
 // be combined with WithOutput or WithExport. d must be at least MinSegment.
+// The trace backend writes its samples about a second late, later under
+// load, and only a few segments are open at once: a period shorter than
+// that lag gives segments of whole multiples of d (with d of 3 s, most of
+// 6 s), which Profile.SegmentStats counts as Extended.
 func WithSegment(d time.Duration) Option {
 	return func(c *config) error {
 		if d < MinSegment {
