@@ -3,7 +3,6 @@ package nytprof
 import (
 	"encoding/binary"
 	"fmt"
-	"slices"
 	"unsafe"
 
 	"github.com/gotachyon/profiler/internal/labelframes"
@@ -98,6 +97,8 @@ type model struct {
 
 	stacks   []stackEntry
 	stackIdx map[string]int32
+	raw      stacktab.Cache   // the file's code frames of a stack -> its id
+	moves    map[[2]int32]int // (from, to) stack ids -> calls kept (shared)
 	edges    []edgeEntry
 	edgeIdx  map[edgeKey]int32
 	gor      map[gkey]*gstate
@@ -122,6 +123,7 @@ func newModel(src Source, opt *Options) *model {
 		subIdx:   map[subKey]int32{},
 		canonIdx: map[canonFrame]int32{},
 		stackIdx: map[string]int32{},
+		moves:    map[[2]int32]int{},
 		edgeIdx:  map[edgeKey]int32{},
 		gor:      map[gkey]*gstate{},
 		labels:   labelframes.New(n, src.Frame),
@@ -208,25 +210,42 @@ func (m *model) add(s *Sample) error {
 		return nil
 	}
 	m.samples += s.n()
+	sid, err := m.stackOf(s.Stack[:n])
+	if err != nil {
+		return err
+	}
+	if sid == g.stack {
+		m.stacks[sid].count += s.n()
+		return nil
+	}
+	m.arrive(g, sid, s.n())
+	return nil
+}
+
+// stackOf returns the id of the stack of the file's frames code
+// (innermost first), interning it when new. A stack read before is found
+// by the file's frame indices, without canonicalising it frame by frame
+// again: a hostile file's records can each be 65,536 frames deep and
+// differ in their last frame only.
+func (m *model) stackOf(code []uint32) (int32, error) {
+	if sid, ok := m.raw.Get(code); ok {
+		return int32(sid), nil
+	}
 	cur := m.buf[:0]
-	for i := n - 1; i >= 0; i-- {
-		c, err := m.frame(s.Stack[i])
+	for i := len(code) - 1; i >= 0; i-- {
+		c, err := m.frame(code[i])
 		if err != nil {
-			return err
+			return 0, err
 		}
 		cur = append(cur, c)
 	}
 	m.buf = cur
-	if g.stack >= 0 && slices.Equal(m.stacks[g.stack].canon, cur) {
-		m.stacks[g.stack].count += s.n()
-		return nil
-	}
 	sid, err := m.intern(cur)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	m.arrive(g, sid, s.n())
-	return nil
+	m.raw.Put(code, uint32(sid))
+	return sid, nil
 }
 
 // arrive moves goroutine g to stack sid, different from its previous one,
@@ -237,22 +256,43 @@ func (m *model) arrive(g *gstate, sid int32, n uint64) {
 	st := &m.stacks[sid]
 	st.count += n
 	st.arrivals++
-	cur := st.canon
 	k := 0
 	if g.stack >= 0 {
-		prev := m.stacks[g.stack].canon
-		for k < len(prev) && k < len(cur) && prev[k] == cur[k] {
-			k++
-		}
-		if k < len(prev) && k < len(cur) && m.canons[prev[k]].sub == m.canons[cur[k]].sub {
-			k++ // same function, now at another line: the same activation
-		}
+		k = m.shared(g.stack, sid)
 	}
 	for _, e := range st.edges[k:] {
 		m.edges[e].count++
 	}
 	g.stack = sid
 }
+
+// shared returns how many calls, from the root, a goroutine keeps when it
+// moves from stack from to stack to: their common frames, and one more
+// where the same function is now at another line (the same activation).
+// Moves seen before are looked up rather than compared frame by frame
+// again, up to maxMoves of them at once.
+func (m *model) shared(from, to int32) int {
+	mv := [2]int32{from, to}
+	if k, ok := m.moves[mv]; ok {
+		return k
+	}
+	prev, cur := m.stacks[from].canon, m.stacks[to].canon
+	k := 0
+	for k < len(prev) && k < len(cur) && prev[k] == cur[k] {
+		k++
+	}
+	if k < len(prev) && k < len(cur) && m.canons[prev[k]].sub == m.canons[cur[k]].sub {
+		k++
+	}
+	if len(m.moves) >= maxMoves {
+		clear(m.moves)
+	}
+	m.moves[mv] = k
+	return k
+}
+
+// maxMoves bounds the moves between stacks the model remembers.
+const maxMoves = 1 << 16
 
 // intern returns the id of the stack cur (root first), creating it and its
 // edges when new.

@@ -214,25 +214,64 @@ type emitter struct {
 	r     *report
 	local []uint32
 	stack []uint32
+	cur   int64                // the stack id open in r, -1 if none is known
+	moves map[[2]uint32]uint32 // (from, to) stack ids -> frames shared from the root
 }
 
 func newEmitter(p *profile, r *report) *emitter {
-	e := &emitter{p: p, r: r, local: make([]uint32, len(p.names))}
+	e := &emitter{p: p, r: r, local: make([]uint32, len(p.names)), cur: -1, moves: map[[2]uint32]uint32{}}
 	for i := range e.local {
 		e.local[i] = ^uint32(0)
 	}
 	return e
 }
 
+// move makes stack sid the report's current stack. The frames it shares
+// with the one before are looked up for a move seen before, so that a
+// file whose records are each 65,536 frames deep and differ in their last
+// frame costs the frames that change, not the depth, a move.
 func (e *emitter) move(sid uint32, wt, ct uint64) error {
+	k := 0
+	if e.cur >= 0 {
+		k = e.shared(uint32(e.cur), sid)
+	}
 	e.stack = e.stack[:0]
-	for _, n := range e.p.stacks.Stack(sid) {
+	for _, n := range e.p.stacks.Stack(sid)[k:] {
 		if e.local[n] == ^uint32(0) {
 			e.local[n] = e.r.Func(e.p.names[n])
 		}
 		e.stack = append(e.stack, e.local[n])
 	}
-	return e.r.Move(e.stack, wt, ct)
+	e.cur = int64(sid)
+	return e.r.move(k, e.stack, wt, ct)
+}
+
+// moveTo makes stack, of report indices, the current one.
+func (e *emitter) moveTo(stack []uint32, wt, ct uint64) error {
+	e.cur = -1
+	return e.r.Move(stack, wt, ct)
+}
+
+// maxMoves bounds the moves between stacks an emitter remembers.
+const maxMoves = 1 << 16
+
+// shared returns how many frames, from the root, stacks from and to
+// share.
+func (e *emitter) shared(from, to uint32) int {
+	mv := [2]uint32{from, to}
+	if k, ok := e.moves[mv]; ok {
+		return int(k)
+	}
+	a, b := e.p.stacks.Stack(from), e.p.stacks.Stack(to)
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	if len(e.moves) >= maxMoves {
+		clear(e.moves)
+	}
+	e.moves[mv] = uint32(k)
+	return k
 }
 
 func (p *profile) goroutine(dir string, opt Options, t *thread) (Written, error) {
@@ -292,7 +331,7 @@ func (p *profile) timeline(e *emitter, t *thread) error {
 			return err
 		}
 	}
-	return e.r.Move(nil, tl.c.wt, tl.c.ct)
+	return e.moveTo(nil, tl.c.wt, tl.c.ct)
 }
 
 // timeline is the state of a per-goroutine report being written.
@@ -317,7 +356,7 @@ func (tl *timeline) sample(r *run, ts, next uint64, hasNext bool) error {
 	if tl.gapFn == ^uint32(0) {
 		tl.gapFn = tl.e.r.Func(NotSampled)
 	}
-	if err := tl.e.r.Move([]uint32{tl.gapFn}, tl.c.wt, tl.c.ct); err != nil {
+	if err := tl.e.moveTo([]uint32{tl.gapFn}, tl.c.wt, tl.c.ct); err != nil {
 		return err
 	}
 	tl.c.wt += gap * 1000
@@ -354,7 +393,7 @@ func (p *profile) sequential(dir string, opt Options) (Written, error) {
 				}
 				c.add(uint64(r.n)*iv, r.status.OnCPU())
 			}
-			if err := e.r.Move(nil, c.wt, c.ct); err != nil {
+			if err := e.moveTo(nil, c.wt, c.ct); err != nil {
 				return err
 			}
 		}

@@ -90,6 +90,7 @@ type loader struct {
 	held      int                  // runs held
 	frameName []int32              // frame index -> name id, or -1 before first use
 	nameIdx   map[string]int32
+	raw       stacktab.Cache // a sample's code frames -> its stack id
 	threads   map[busiest.Key]*thread
 	lastKey   busiest.Key // the thread of the previous sample, if any
 	last      *thread     // its thread, nil if not kept
@@ -149,7 +150,7 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 		sid = t.runs[k-1].stack // a REPEAT repeats its thread's stack
 	} else {
 		var err error
-		if sid, err = l.p.stacks.ID(l.nameStack(s.Stack)); err != nil {
+		if sid, err = l.stackID(s.Stack); err != nil {
 			return fmt.Errorf("spx: %w", err)
 		}
 	}
@@ -167,6 +168,24 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 		return busiest.ErrTooMany
 	}
 	return nil
+}
+
+// stackID returns the id of stack (frame indices, innermost first) in the
+// profile's stacks. A stack read before is found by the file's frame
+// indices (stacktab.Key), without naming it frame by frame again: a
+// hostile file's records can each be 65,536 frames deep and differ in
+// their last frame only.
+func (l *loader) stackID(stack []uint32) (uint32, error) {
+	code := stack[:l.labels.Code(stack)]
+	if sid, ok := l.raw.Get(code); ok {
+		return sid, nil
+	}
+	sid, err := l.p.stacks.ID(l.nameStack(code))
+	if err != nil {
+		return 0, err
+	}
+	l.raw.Put(code, sid)
+	return sid, nil
 }
 
 // nameStack returns the name ids of stack (frame indices, innermost

@@ -83,6 +83,17 @@ func (r *report) Func(name string) uint32 {
 // subtracts the values of its first event from every event, so a report
 // starts at 0 even when the first stacks are empty.
 func (r *report) Move(stack []uint32, wt, ct uint64) error {
+	n := 0
+	for n < len(stack) && n < len(r.open) && stack[n] == r.open[n] {
+		n++
+	}
+	return r.move(n, stack[n:], wt, ct)
+}
+
+// move is Move to the stack made of the first n open calls and tail, for
+// a caller that knows them the same: the work follows the calls that end
+// and begin, not the stack's depth.
+func (r *report) move(n int, tail []uint32, wt, ct uint64) error {
 	if r.err != nil {
 		return r.err
 	}
@@ -93,22 +104,19 @@ func (r *report) Move(stack []uint32, wt, ct uint64) error {
 		r.err = fmt.Errorf("%w: wt %d ns, ct %d ns", ErrTooLong, wt, ct)
 		return r.err
 	}
+	n = min(n, len(r.open))
 	if !r.started { // no event yet: this is the origin
 		r.base = [2]uint64{wt, ct}
-		r.started = len(stack) > 0
+		r.started = n+len(tail) > 0
 	}
 	r.wt = max(r.wt, wt-min(wt, r.base[0]))
 	r.cpu = max(r.cpu, ct-min(ct, r.base[1]))
-	n := 0
-	for n < len(stack) && n < len(r.open) && stack[n] == r.open[n] {
-		n++
-	}
 	for len(r.open) > n {
 		fn := r.open[len(r.open)-1]
 		r.open = r.open[:len(r.open)-1]
 		r.event(fn, false)
 	}
-	for _, fn := range stack[n:] {
+	for _, fn := range tail {
 		if int(fn) >= len(r.names) {
 			r.err = fmt.Errorf("spx: function index %d not interned", fn)
 			return r.err

@@ -82,3 +82,30 @@ func (t *Table) Stack(id uint32) []uint32 { return t.stacks[id] }
 
 // Len returns the number of distinct stacks.
 func (t *Table) Len() int { return len(t.stacks) }
+
+// Cache finds the id a caller gave a stack of a file's frame indices
+// (Key), so that a stack read before is not resolved frame by frame
+// again. It holds at most CacheFrames frames of keys, and starts afresh
+// past them: it bounds memory, not correctness.
+type Cache struct {
+	ids    map[string]uint32
+	frames int
+}
+
+// CacheFrames bounds the frames of the keys a Cache holds.
+const CacheFrames = 1 << 22
+
+// Get returns the id of stack, if the cache holds it.
+func (c *Cache) Get(stack []uint32) (uint32, bool) {
+	id, ok := c.ids[Key(stack)]
+	return id, ok
+}
+
+// Put records id as stack's.
+func (c *Cache) Put(stack []uint32, id uint32) {
+	if c.ids == nil || c.frames+len(stack) > CacheFrames {
+		c.ids, c.frames = make(map[string]uint32), 0
+	}
+	c.ids[strings.Clone(Key(stack))] = id
+	c.frames += len(stack)
+}
