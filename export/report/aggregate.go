@@ -6,6 +6,7 @@ import (
 
 	"github.com/gotachyon/profiler/internal/busiest"
 	"github.com/gotachyon/profiler/internal/gogroup"
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -109,14 +110,19 @@ type run struct {
 type walker struct {
 	stack []int32 // canonical frames, outermost first
 	path  []int32 // their tree nodes
+	// leaf, if lazy, is the node walked to, whose stack and path are
+	// not filled in until a walk needs them.
+	leaf int32
+	lazy bool
 }
 
 // aggregator is the state of one reading of a file by Aggregate.
 type aggregator struct {
 	p        *Profile
-	canon    []int32   // canonical frame of each frame-table index
-	rtRoot   int32     // the canonical frame tachyon.RuntimeRoot, -1 if none
-	children nodeIndex // call-tree node by parent and frame
+	canon    []int32        // canonical frame of each frame-table index
+	rtRoot   int32          // the canonical frame tachyon.RuntimeRoot, -1 if none
+	children nodeIndex      // call-tree node by parent and frame
+	leaves   stacktab.Cache // a sample's code frames -> their leaf node
 	cells    cellLog
 	grid     grid
 	dur      uint64 // a sample's span, µs: the interval, at least 1

@@ -129,7 +129,43 @@ func (p *Profile) functions() []Function {
 // follow sets w to stack (innermost first), walking the call tree from the
 // deepest node shared with w's previous stack, and returns the leaf: the
 // node of the innermost frame, the root for an empty stack.
+//
+// A stack followed before is looked up by its frames instead (its leaf
+// node is the same whatever walked to it): a hostile file's records can
+// each be 65,536 frames deep and differ in their last frame only, and a
+// walk from the root compares every frame.
 func (a *aggregator) follow(w *walker, stack []uint32) int32 {
+	d := len(stack)
+	if d == 0 {
+		w.stack, w.path, w.lazy = w.stack[:0], w.path[:0], false
+		return 0
+	}
+	if leaf, ok := a.leaves.Get(stack); ok {
+		w.leaf, w.lazy = int32(leaf), true
+		return int32(leaf)
+	}
+	if w.lazy {
+		a.unfold(w)
+	}
+	leaf := a.walk(w, stack)
+	a.leaves.Put(stack, uint32(leaf))
+	return leaf
+}
+
+// unfold fills in the stack and path of a lazy walker from its leaf.
+func (a *aggregator) unfold(w *walker) {
+	w.stack, w.path, w.lazy = w.stack[:0], w.path[:0], false
+	for n := w.leaf; n != 0; n = a.p.Nodes[n].Parent {
+		w.stack = append(w.stack, a.p.Nodes[n].Frame)
+		w.path = append(w.path, n)
+	}
+	slices.Reverse(w.stack)
+	slices.Reverse(w.path)
+}
+
+// walk is follow's walk from the deepest node shared with w's previous
+// stack.
+func (a *aggregator) walk(w *walker, stack []uint32) int32 {
 	d := len(stack)
 	c, m := 0, min(d, len(w.stack))
 	for c < m && a.canon[stack[d-1-c]] == w.stack[c] {

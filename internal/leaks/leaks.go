@@ -9,6 +9,7 @@ import (
 	"sort"
 
 	"github.com/gotachyon/profiler/internal/labelframes"
+	"github.com/gotachyon/profiler/internal/stacktab"
 	"github.com/gotachyon/profiler/reader"
 	"github.com/gotachyon/profiler/tachyon"
 )
@@ -296,18 +297,16 @@ func (a *analysis) read(in Input) error {
 	lf := labelframes.Of(f)
 	infos := make([]frameInfo, len(f.FrameRefs()))
 	cache := make(map[uint64]stackKey)
-	var buf []byte
 	it := f.Samples()
 	defer it.Close()
 	for it.NextEvenRun() {
 		s, r := it.Sample(), it.Run()
 		sk := stackKey{key: -1}
 		if st := s.Status.State(); st == tachyon.Blocked || st == tachyon.Syscall {
-			buf = buf[:0]
-			for _, fr := range s.Stack {
-				buf = binary.AppendUvarint(buf, uint64(fr))
-			}
-			h := maphash.Bytes(a.seed, buf)
+			// The stack's memory, hashed as it lies: each may be a new
+			// record 65,536 frames deep, which encoding frame by frame
+			// made the bulk of the work.
+			h := maphash.String(a.seed, stacktab.Key(s.Stack))
 			var ok bool
 			if sk, ok = cache[h]; !ok {
 				sk = a.keyOf(f, lf, infos, s.Stack)
