@@ -37,6 +37,7 @@ func TestHostileSuite(t *testing.T) {
 		"bomb":          hostile.Bomb(50_000_000),
 		"max-bomb":      hostile.MaxBomb(),
 		"deep-distinct": hostile.DeepDistinct(4096),
+		"deep-alt":      hostile.DeepAlternating(100_000),
 		"huge-name":     hostile.HugeName(1<<20, tachyon.MaxReadDepth),
 		"threads":       hostile.ManyThreads(1_000_000),
 		"frames":        hostile.ManyFrames(1_000_000),

@@ -122,6 +122,29 @@ func DeepDistinct(n int) []byte {
 	return b.bytes(true, nil)
 }
 
+// DeepAlternating returns a file of one stack tachyon.MaxReadDepth frames
+// deep and n samples after it, each a POP_PUSH record that changes its
+// innermost frame only, back and forth between two: a few bytes for n
+// samples of the deepest stack a reader takes, which an export that
+// resolves each sample's stack frame by frame pays for in full.
+func DeepAlternating(n int) []byte {
+	b := &builder{samples: uint32(n + 1), threads: 1,
+		strs:   [][]byte{[]byte("deep.go"), []byte("main.f"), []byte("main.g")},
+		frames: [][3]uint64{{0, 1, 2}, {0, 2, 4}}}
+	b.record(1, tachyon.Full)
+	b.records.Write([]byte{0, 0})
+	b.uvarint(tachyon.MaxReadDepth)
+	for range tachyon.MaxReadDepth {
+		b.uvarint(0)
+	}
+	for i := range n {
+		b.record(1, tachyon.PopPush)
+		b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
+		b.uvarint(uint64(1 - i%2))
+	}
+	return b.bytes(true, nil)
+}
+
 // ManyStrings returns a file whose string table holds n empty strings (one
 // byte each on disk) and one sample whose frame names the first two.
 func ManyStrings(n int) []byte {
