@@ -37,6 +37,7 @@ func start(opts []profiler.Option) {
 	if p.Err() != nil {
 		return // logged by Start
 	}
+	checkUpload(p)
 	mu.Lock()
 	current = p
 	// A signal the process was started with ignored (a background job's

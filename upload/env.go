@@ -23,12 +23,14 @@ const (
 
 // FromEnv returns the Config the environment asks for. ok is false when
 // PROFILE_UPLOAD is unset or empty; err reports a malformed PROFILE_LABELS.
-// The URL and labels are checked by New.
+// The URL and labels are checked by New. A call tells package auto that
+// PROFILE_UPLOAD is read, which it otherwise reports as having no effect.
 func FromEnv() (cfg Config, ok bool, err error) {
 	cfg.URL = os.Getenv(EnvUpload)
 	if cfg.URL == "" {
 		return Config{}, false, nil
 	}
+	envnames.UploadRead.Store(true)
 	cfg.Service = os.Getenv(EnvService)
 	cfg.Labels, err = parseLabels(os.Getenv(EnvLabels))
 	if err != nil {

@@ -3,10 +3,12 @@ package upload
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/gotachyon/profiler/internal/envnames"
 	"github.com/gotachyon/profiler/internal/own"
 )
 
@@ -56,8 +58,13 @@ type Uploader struct {
 
 // New returns an Uploader for cfg, whose pusher goroutine runs until
 // Close. It fails, with an error wrapping ErrConfig, for a bad
-// configuration; it does not contact the store.
+// configuration; it does not contact the store. A cfg whose URL is
+// PROFILE_UPLOAD's tells package auto that the variable is read, as
+// FromEnv does.
 func New(cfg Config) (*Uploader, error) {
+	if cfg.URL != "" && cfg.URL == os.Getenv(EnvUpload) {
+		envnames.UploadRead.Store(true) // see FromEnv
+	}
 	cfg, err := cfg.resolve()
 	if err != nil {
 		return nil, err
