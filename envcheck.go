@@ -31,6 +31,7 @@ func envWarnings(environ []string) []string {
 	slices.Sort(names)
 	window := recentOn(environ) ||
 		set[envnames.Out] && !set[envnames.Recent] && (set[envnames.Segment] || set[envnames.RecentBytes])
+	file := set[envnames.Out]
 	if set[envnames.Recent] && recentOn(environ) {
 		set[envnames.Out] = true // a profile kept in memory reads what a file's does
 	}
@@ -48,6 +49,9 @@ func envWarnings(environ []string) []string {
 			lines = append(lines, w)
 		case need != "" && !set[need]:
 			lines = append(lines, fmt.Sprintf("profiler: %s has no effect without %s", k, need))
+		case slices.Contains(envnames.FileOnly, k) && !file:
+			lines = append(lines, fmt.Sprintf("profiler: %s has no effect without %s: the profile is kept in memory only (%s)",
+				k, envnames.Out, envnames.Recent))
 		case slices.Contains(envnames.WindowOnly, k) && !window:
 			lines = append(lines, fmt.Sprintf("profiler: %s has no effect without a recent window (%s, or %s with %s)",
 				k, envnames.Recent, envnames.Segment, envnames.Out))

@@ -30,6 +30,8 @@ func TestEnvWarnings(t *testing.T) {
 		{[]string{"PROFILE_OUT=d", "PROFILE_SEGMENT=5s", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c", "PROFILE_CAPTURE_PERIOD=1m"}, nil},
 		{[]string{"PROFILE_OUT=p.bin", "PROFILE_RECENT_BYTES=16M", "PROFILE_RECENT_SIGNAL=USR1"}, nil},
 		{[]string{"PROFILE_RECENT=60s", "PROFILE_RECENT_BYTES=16M", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c"}, nil},
+		{[]string{"PROFILE_RECENT=60s", "PROFILE_SEGMENT=5s", "PROFILE_KEEP=3", "PROFILE_CHECKPOINT=1s", "PROFILE_MODE=cpu"}, []string{
+			"PROFILE_CHECKPOINT has no effect without PROFILE_OUT", "PROFILE_KEEP has no effect without PROFILE_OUT", "PROFILE_SEGMENT has no effect without PROFILE_OUT"}},
 	} {
 		got := envWarnings(c.env)
 		if len(got) != len(c.want) {

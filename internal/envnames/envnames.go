@@ -50,6 +50,10 @@ var Needs = map[string]string{
 // default), or RecentBytes with Out (a window of the default length).
 var WindowOnly = []string{RecentSignal, CaptureDir, CapturePeriod}
 
+// FileOnly lists the names that act on the file or the segments only,
+// which a profile kept in memory (Recent without Out) does not write.
+var FileOnly = []string{Segment, Checkpoint, Keep, KeepBytes}
+
 // Excludes maps a name to the variable with which it has no effect.
 var Excludes = map[string]string{
 	Checkpoint: Segment, // segments are finished files: no checkpoints
