@@ -67,8 +67,8 @@ const (
 // for every one that has no effect
 // with the others (PROFILE_KEEP_BYTES without PROFILE_SEGMENT, any of
 // them without PROFILE_OUT, PROFILE_CHECKPOINT with PROFILE_SEGMENT,
-// PROFILE_RECENT_SIGNAL and the captures' variables without a recent
-// window).
+// PROFILE_RECENT_BYTES, PROFILE_RECENT_SIGNAL and the captures' variables
+// without a recent window).
 // The names of packages auto and upload count as the profiler's.
 func EnvOptions() (opts []Option, ok bool, err error) {
 	warnEnvOnce.Do(func() {

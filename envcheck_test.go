@@ -27,6 +27,8 @@ func TestEnvWarnings(t *testing.T) {
 			"PROFILE_CAPTURE_DIR has no effect without a recent window", "PROFILE_RECENT_SIGNAL has no effect without a recent window"}},
 		{[]string{"PROFILE_OUT=d", "PROFILE_SEGMENT=5s", "PROFILE_RECENT=off", "PROFILE_CAPTURE_PERIOD=1m"}, []string{"PROFILE_CAPTURE_PERIOD has no effect without a recent window"}},
 		{[]string{"PROFILE_RECENT_BYTES=16M"}, []string{"PROFILE_RECENT_BYTES has no effect without PROFILE_OUT"}},
+		{[]string{"PROFILE_OUT=p.bin", "PROFILE_RECENT=off", "PROFILE_RECENT_BYTES=16M"}, []string{"PROFILE_RECENT_BYTES has no effect without a recent window"}},
+		{[]string{"PROFILE_OUT=d", "PROFILE_SEGMENT=5s", "PROFILE_RECENT=0s", "PROFILE_RECENT_BYTES=16M"}, []string{"PROFILE_RECENT_BYTES has no effect without a recent window"}},
 		{[]string{"PROFILE_OUT=d", "PROFILE_SEGMENT=5s", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c", "PROFILE_CAPTURE_PERIOD=1m"}, nil},
 		{[]string{"PROFILE_OUT=p.bin", "PROFILE_RECENT_BYTES=16M", "PROFILE_RECENT_SIGNAL=USR1"}, nil},
 		{[]string{"PROFILE_RECENT=60s", "PROFILE_RECENT_BYTES=16M", "PROFILE_RECENT_SIGNAL=USR1", "PROFILE_CAPTURE_DIR=c"}, nil},

@@ -48,7 +48,7 @@ var Needs = map[string]string{
 // WindowOnly lists the names that act on the recent window only, which
 // Recent keeps, or Segment with Out (a profile in segments keeps one by
 // default), or RecentBytes with Out (a window of the default length).
-var WindowOnly = []string{RecentSignal, CaptureDir, CapturePeriod}
+var WindowOnly = []string{RecentBytes, RecentSignal, CaptureDir, CapturePeriod}
 
 // FileOnly lists the names that act on the file or the segments only,
 // which a profile kept in memory (Recent without Out) does not write.
