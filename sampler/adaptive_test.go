@@ -183,18 +183,7 @@ func TestAutoLeavesRefusingSnapshots(t *testing.T) {
 	for range int(MaxSnapshotPause/pausePerG) + 2000 {
 		go func() { <-stop }()
 	}
-	stopLoad := testutil.PingPong(2)
-	defer stopLoad()
-	s, err := Start(Config{Backend: Auto}, newDropSink())
-	if err != nil {
-		t.Fatal(err)
-	}
-	switchAuto(s, Snapshot)
-	back := testutil.WaitFor(5*time.Second, func() bool { return s.Backend() == Trace })
-	st, err := s.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, back := backFromSnapshots(t)
 	n := len(st.Switches)
 	if !back || n < 2 || st.Switches[n-1].To != Trace || !strings.Contains(st.Switches[n-1].Why, "snapshot refused") || st.Refused == "" {
 		t.Fatalf("back to the trace %v; switches %+v; refused %q", back, st.Switches, st.Refused)
@@ -210,18 +199,7 @@ func TestAutoLeavesRefusingSnapshots(t *testing.T) {
 func TestAutoLeavesGovernedSnapshots(t *testing.T) {
 	release := parkDeep(1000, 10)
 	defer release()
-	stopLoad := testutil.PingPong(2)
-	defer stopLoad()
-	s, err := Start(Config{Backend: Auto}, newDropSink())
-	if err != nil {
-		t.Fatal(err)
-	}
-	switchAuto(s, Snapshot)
-	testutil.WaitFor(5*time.Second, func() bool { return s.Backend() == Trace })
-	st, err := s.Stop()
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, _ := backFromSnapshots(t)
 	for _, sw := range st.Switches {
 		if sw.To == Trace && strings.Contains(sw.Why, "governed") {
 			t.Logf("switches: %+v", st.Switches)
@@ -229,4 +207,25 @@ func TestAutoLeavesGovernedSnapshots(t *testing.T) {
 		}
 	}
 	t.Fatalf("no switch back to the trace for the governed snapshots: %+v (%d dumps for %d ticks)", st.Switches, st.Dumps, st.Ticks)
+}
+
+// backFromSnapshots runs Auto beside a ping-pong that makes the trace
+// look dear, has it switch to snapshots, and waits up to 5 s for it to
+// go back to the trace on its own; it returns Stop's Stats and whether it
+// went back.
+func backFromSnapshots(t *testing.T) (Stats, bool) {
+	t.Helper()
+	stopLoad := testutil.PingPong(2)
+	defer stopLoad()
+	s, err := Start(Config{Backend: Auto}, newDropSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	switchAuto(s, Snapshot)
+	back := testutil.WaitFor(5*time.Second, func() bool { return s.Backend() == Trace })
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, back
 }
