@@ -174,26 +174,72 @@ func TestWaitedOnStopLearns(t *testing.T) {
 	}
 }
 
+// gatedProfile is an application's CPU profile destination whose first
+// write waits until release is closed: pprof.StopCPUProfile holds pprof's
+// lock, with the profiling timer off, until then.
+type gatedProfile struct {
+	release chan struct{}
+	once    sync.Once
+}
+
+func (w *gatedProfile) Write(p []byte) (int, error) {
+	w.once.Do(func() { <-w.release })
+	return len(p), nil
+}
+
+// inStartCPUProfile reports whether a goroutine is in
+// pprof.StartCPUProfile.
+func inStartCPUProfile() bool {
+	buf := make([]byte, 1<<20)
+	return bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("runtime/pprof.StartCPUProfile("))
+}
+
 // TestStartWaitsOnAppStop checks a backend that starts while the
 // application's pprof.StopCPUProfile writes its profile: its take waits
 // on pprof's lock and gets the CPU profiler, and the log and Stats say so.
+// The application's write lasts until the take has waited on the lock
+// past cpuTakeWaited, however long the backend's start takes to get there
+// on a loaded machine.
 func TestStartWaitsOnAppStop(t *testing.T) {
-	if err := pprof.StartCPUProfile(&slowProfile{d: 10 * cpuTakeWaited}); err != nil {
+	app := &gatedProfile{release: make(chan struct{})}
+	if err := pprof.StartCPUProfile(app); err != nil {
 		t.Fatalf("the application's CPU profile: %v", err)
 	}
 	stopped := make(chan struct{})
 	go func() { pprof.StopCPUProfile(); close(stopped) }()
+	defer func() { <-stopped }()
+	released := false
+	release := func() {
+		if !released {
+			released = true
+			close(app.release)
+		}
+	}
+	defer release()
 	for cpuTimerHz() > 0 {
 		time.Sleep(time.Millisecond)
 	}
 	var logMu sync.Mutex
 	var logs []string
-	s, err := Start(Config{Mode: CPU, Backend: Trace, Log: func(m string) { logMu.Lock(); logs = append(logs, m); logMu.Unlock() }}, newMemSink())
-	<-stopped
-	if err != nil {
-		t.Fatal(err)
+	type started struct {
+		s   *Sampler
+		err error
 	}
-	st, err := s.Stop()
+	start := make(chan started, 1)
+	go func() {
+		s, err := Start(Config{Mode: CPU, Backend: Trace, Log: func(m string) { logMu.Lock(); logs = append(logs, m); logMu.Unlock() }}, newMemSink())
+		start <- started{s, err}
+	}()
+	if testutil.WaitFor(time.Minute, func() bool { return len(start) > 0 || inStartCPUProfile() }) {
+		time.Sleep(2 * cpuTakeWaited) // the take waits on pprof's lock all this time
+	}
+	release()
+	<-stopped
+	r := <-start
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	st, err := r.s.Stop()
 	if err != nil {
 		t.Fatal(err)
 	}
