@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -86,7 +87,15 @@ func TestLabelValuesBoundedLive(t *testing.T) {
 		}()
 	}
 	ready.Wait()
-	time.Sleep(300 * time.Millisecond)
+	// The sampler parses the trace of n goroutines' creation and labels,
+	// and writes their ticks, a while after: seconds on a loaded machine,
+	// and more than Stop's bounded parse of the last generation
+	// (Stats.Unparsed) gets through. Stopped 300ms after, with the race
+	// detector beside busy processes, it had sampled 4956 to 9354 of them,
+	// and never reached the bound.
+	if !testutil.WaitFor(2*time.Minute, func() bool { return sink.goroutines() >= n }) {
+		t.Logf("%d goroutines written after 2m, want %d", sink.goroutines(), n)
+	}
 	st, err := s.Stop()
 	close(quit)
 	done.Wait()

@@ -178,6 +178,13 @@ func (m *memSink) handles(gid uint64) int {
 	return n
 }
 
+// goroutines counts the handles the sink gave out.
+func (m *memSink) goroutines() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.gs)
+}
+
 // twice returns the goroutines the sink gave more than one handle: a
 // Tachyon file would hold two threads of one id (the header's thread
 // count off by one, the second thread's clock from the file's start).
