@@ -36,7 +36,11 @@ func WithRecentSignal(sig os.Signal) Option {
 // the program does not ignore it.
 func (p *Profile) startSignal() {
 	sig := p.cfg.recentSignal
-	if sig == nil || p.rw == nil {
+	if sig == nil {
+		return
+	}
+	if p.rw == nil {
+		p.logf("profiler: WithRecentSignal has no effect without a recent window (WithRecent, or WithSegment, which keeps one): %v takes no capture", sig)
 		return
 	}
 	if signal.Ignored(sig) {

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 // TestRecentSignalChild is the child of TestRecentSignal when
@@ -176,5 +178,20 @@ func TestRecentSignal(t *testing.T) {
 	fmt.Fprintln(c.in, "exit")
 	if got := c.wait(); got != "exit 0" {
 		t.Errorf("without PROFILE_RECENT_SIGNAL, SIGUSR1 ended the child with %q, want Go's default (nothing)", got)
+	}
+}
+
+// TestRecentSignalWithoutWindow: WithRecentSignal on a profile that keeps
+// no recent window takes no capture, and the log says so at Start rather
+// than leave an operator's signal unanswered without a word.
+func TestRecentSignalWithoutWindow(t *testing.T) {
+	var logs testutil.Buffer
+	p := profiler.Start(profiler.WithPath(filepath.Join(t.TempDir(), "p.bin")), profiler.WithRecentSignal(syscall.SIGUSR1),
+		profiler.WithLogger(log.New(&logs, "", 0)), profiler.WithQuiet(true))
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "WithRecentSignal has no effect without a recent window") {
+		t.Errorf("log %q: want WithRecentSignal's lack of a window said", logs.String())
 	}
 }
