@@ -16,9 +16,11 @@ import (
 // maxLabelKeys keys, a new key is left out. Each key is logged the
 // first time it passes, and Stats.LabelsOver counts them.
 
+// maxKeyValues bounds the distinct values of one label key. A variable
+// for the tests.
+var maxKeyValues = 10_000
+
 const (
-	// maxKeyValues bounds the distinct values of one label key.
-	maxKeyValues = 10_000
 	// maxLabelValues bounds the distinct values of all keys together.
 	maxLabelValues = 50_000
 	// maxLabelKeys bounds the distinct keys.

@@ -29,7 +29,7 @@ func TestLabelValuesBounded(t *testing.T) {
 		}
 		return i
 	}
-	const n = maxKeyValues + 2000
+	n := maxKeyValues + 2000
 	for i := range n {
 		frame("req", strconv.Itoa(i))
 	}
@@ -64,11 +64,13 @@ func TestLabelValuesBounded(t *testing.T) {
 }
 
 // TestLabelValuesBoundedLive: goroutines parked under a request id each,
-// more than one key may keep, are sampled under their own value up to the
+// more than one key may keep (a bound lowered for the test), are sampled under their own value up to the
 // bound and under tachyon.LabelValuesOver past it, their time kept, and
 // Stats says so.
 func TestLabelValuesBoundedLive(t *testing.T) {
-	const n = maxKeyValues + 500
+	defer func(n int) { maxKeyValues = n }(maxKeyValues)
+	maxKeyValues = 300
+	n := maxKeyValues + 100
 	sink := newMemSink()
 	s, err := Start(Config{Mode: Wall, Rate: 100, Backend: Trace}, sink)
 	if err != nil {

@@ -53,7 +53,7 @@ func TestSnapshotTimeAddsUpWhenGoverned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * time.Second)
+	time.Sleep(1500 * time.Millisecond)
 	st, err := s.Stop()
 	if err != nil {
 		t.Fatal(err)
