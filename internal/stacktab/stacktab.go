@@ -84,25 +84,37 @@ func (t *Table) Stack(id uint32) []uint32 { return t.stacks[id] }
 func (t *Table) Len() int { return len(t.stacks) }
 
 // Cache finds the id a caller gave a stack of a file's frame indices
-// (Key), so that a stack read before is not resolved frame by frame
-// again. It holds at most CacheFrames frames of keys, and starts afresh
-// past them: it bounds memory, not correctness.
+// (Key), so that a deep stack read before is not resolved frame by frame
+// again. It holds stacks of CacheMinDepth frames or more only, at most
+// CacheFrames frames of them, and starts afresh past them: it bounds
+// memory, not correctness. A shallow stack costs less to resolve than to
+// keep: a file of a million one-frame stacks would hold a million keys.
 type Cache struct {
 	ids    map[string]uint32
 	frames int
 }
 
-// CacheFrames bounds the frames of the keys a Cache holds.
-const CacheFrames = 1 << 22
+const (
+	// CacheMinDepth is the depth from which a Cache holds a stack.
+	CacheMinDepth = 64
+	// CacheFrames bounds the frames of the keys a Cache holds.
+	CacheFrames = 1 << 22
+)
 
 // Get returns the id of stack, if the cache holds it.
 func (c *Cache) Get(stack []uint32) (uint32, bool) {
+	if len(stack) < CacheMinDepth {
+		return 0, false
+	}
 	id, ok := c.ids[Key(stack)]
 	return id, ok
 }
 
-// Put records id as stack's.
+// Put records id as stack's, if stack is deep enough to hold.
 func (c *Cache) Put(stack []uint32, id uint32) {
+	if len(stack) < CacheMinDepth {
+		return
+	}
 	if c.ids == nil || c.frames+len(stack) > CacheFrames {
 		c.ids, c.frames = make(map[string]uint32), 0
 	}
