@@ -110,10 +110,6 @@ type run struct {
 type walker struct {
 	stack []int32 // canonical frames, outermost first
 	path  []int32 // their tree nodes
-	// leaf, if lazy, is the node walked to, whose stack and path are
-	// not filled in until a walk needs them.
-	leaf int32
-	lazy bool
 }
 
 // aggregator is the state of one reading of a file by Aggregate.

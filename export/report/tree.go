@@ -135,32 +135,15 @@ func (p *Profile) functions() []Function {
 // each be 65,536 frames deep and differ in their last frame only, and a
 // walk from the root compares every frame.
 func (a *aggregator) follow(w *walker, stack []uint32) int32 {
-	d := len(stack)
-	if d == 0 {
-		w.stack, w.path, w.lazy = w.stack[:0], w.path[:0], false
-		return 0
-	}
 	if leaf, ok := a.leaves.Get(stack); ok {
-		w.leaf, w.lazy = int32(leaf), true
+		// The walker no longer knows its way: the next walk starts at
+		// the root, which a new stack pays for anyway.
+		w.stack, w.path = w.stack[:0], w.path[:0]
 		return int32(leaf)
-	}
-	if w.lazy {
-		a.unfold(w)
 	}
 	leaf := a.walk(w, stack)
 	a.leaves.Put(stack, uint32(leaf))
 	return leaf
-}
-
-// unfold fills in the stack and path of a lazy walker from its leaf.
-func (a *aggregator) unfold(w *walker) {
-	w.stack, w.path, w.lazy = w.stack[:0], w.path[:0], false
-	for n := w.leaf; n != 0; n = a.p.Nodes[n].Parent {
-		w.stack = append(w.stack, a.p.Nodes[n].Frame)
-		w.path = append(w.path, n)
-	}
-	slices.Reverse(w.stack)
-	slices.Reverse(w.path)
 }
 
 // walk is follow's walk from the deepest node shared with w's previous
