@@ -230,9 +230,9 @@ func (tb *traceBackend) startSlot() error {
 }
 
 // startLost is how long trace.Start's slot may go without a write to the
-// backend's writer before the backend takes it that the slot is no longer
-// its own: the runtime ends a generation, and writes it, every second
-// while a trace runs.
+// backend's writer before the backend asks whether the slot is still its
+// own (startWriter.probe): the runtime ends a generation, and writes it,
+// about every second while a trace runs.
 var startLost = 5 * time.Second
 
 // startWriter is the writer of a trace the backend runs in trace.Start's
@@ -243,17 +243,19 @@ var startLost = 5 * time.Second
 // to it, so that the backend does not stop the application's trace.
 type startWriter struct {
 	w        io.Writer
-	last     atomic.Int64 // when the latest write ended (Unix ns)
-	writing  atomic.Int32 // writes in progress
-	orphaned atomic.Bool  // the backend let the slot go without trace.Stop
-	stopped  atomic.Bool  // a write came after all: trace.Stop was called
-	suspect  time.Time    // the look of lostSeen's caller that first found it lost, zero if none since
+	last     atomic.Int64  // when the latest write ended (Unix ns)
+	writes   atomic.Uint64 // writes ended
+	writing  atomic.Int32  // writes in progress
+	orphaned atomic.Bool   // the backend let the slot go without trace.Stop
+	stopped  atomic.Bool   // a write came after all: trace.Stop was called
+	suspect  time.Time     // the look of lostSeen's caller that first found it lost, zero if none since
 }
 
 func (s *startWriter) Write(b []byte) (int, error) {
 	s.writing.Add(1)
 	n, err := s.w.Write(b)
 	s.last.Store(time.Now().UnixNano())
+	s.writes.Add(1)
 	s.writing.Add(-1)
 	if s.orphaned.Load() && s.stopped.CompareAndSwap(false, true) {
 		// The slot was the backend's after all: the runtime still
@@ -264,28 +266,76 @@ func (s *startWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// lost reports whether the runtime no longer writes to s: no write is in
-// progress, and none came for startLost.
+// lost reports whether the runtime no longer writes to s: s has been
+// silent for startLost, and the runtime, asked (probe), says it no longer
+// writes there, or cannot be asked.
 func (s *startWriter) lost() bool {
+	if !s.silent() {
+		return false
+	}
+	gone, known := s.probe()
+	return gone || !known
+}
+
+// silent reports whether no write to s is in progress, and none came for
+// startLost. Silence alone does not tell a trace stopped from one the
+// runtime is slow to write: with writes only at the ends of generations
+// (a quiet program), each end waits for the runtime's pass over every
+// goroutine it ever made, with the stack of each that did not run: with
+// 150,000 parked goroutines on 2 loaded cores, 2 to 24 s a generation,
+// and 17 s without a write.
+func (s *startWriter) silent() bool {
 	return s.writing.Load() == 0 && time.Since(time.Unix(0, s.last.Load())) > startLost
 }
 
+// probe asks the runtime whether it still writes to s, and reports
+// whether it does not (gone), if it could tell (known). A tracer that no
+// longer runs writes to no one. While it runs, a flight recorder that
+// starts makes the runtime end the generation in progress and hand its
+// end to trace.Start's writer before the recorder's Start returns: s, if
+// the slot is still the backend's. The probe's recorder stops at once
+// (an application's recorder started in that instant fails), and runs
+// only after startLost of silence; it cannot start while the application
+// holds the flight recorder's slot, and the runtime cannot be asked then.
+func (s *startWriter) probe() (gone, known bool) {
+	if !rtrace.IsEnabled() {
+		return true, true
+	}
+	n := s.writes.Load()
+	fr := rtrace.NewFlightRecorder(rtrace.FlightRecorderConfig{MaxBytes: probeBytes})
+	if err := fr.Start(); err != nil {
+		return false, false
+	}
+	gone = s.writes.Load() == n && s.writing.Load() == 0
+	fr.Stop()
+	return gone, true
+}
+
+// probeBytes bounds the trace the probe's flight recorder keeps: the
+// little written while it runs.
+const probeBytes = 1 << 20
+
 // lostRecheck is how long after a look of the Auto supervisor's that
 // found trace.Start's slot lost (lostSeen) another must find it lost
-// still, with no write between.
+// still, with no write between, where the runtime cannot be asked.
 const lostRecheck = 500 * time.Millisecond
 
 // lostSeen is lost for a caller that looks again and again, the Auto
-// supervisor, and only it: it reports true only once a look at least
-// lostRecheck before now found the slot lost too, with no write since. A
-// process the machine starved of CPU for startLost looks lost to its
-// first look after, until its trace's writer, starved with it, writes
-// again; taken for the application's trace.Stop, the trace went on
-// unread until a write said it was the backend's and stopped it.
+// supervisor, and only it. Where the runtime cannot be asked (probe), it
+// reports true only once a look at least lostRecheck before now found the
+// slot silent too, with no write since. A process the machine starved of
+// CPU for startLost looks silent to its first look after, until its
+// trace's writer, starved with it, writes again; taken for the
+// application's trace.Stop, the trace went on unread until a write said
+// it was the backend's and stopped it.
 func (s *startWriter) lostSeen(now time.Time) bool {
-	if !s.lost() {
+	if !s.silent() {
 		s.suspect = time.Time{}
 		return false
+	}
+	if gone, known := s.probe(); known {
+		s.suspect = time.Time{}
+		return gone
 	}
 	if s.suspect.IsZero() {
 		s.suspect = now

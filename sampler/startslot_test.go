@@ -122,10 +122,13 @@ func TestAutoLeavesAppTrace(t *testing.T) {
 
 // TestLostSeenTwice: a process starved of CPU for longer than startLost
 // finds trace.Start's slot silent at the supervisor's first look after,
-// though its trace's writer, starved with it, writes at once: only a
-// second look, lostRecheck later with no write between, takes the slot
-// for lost.
+// though its trace's writer, starved with it, writes at once. Where the
+// runtime cannot be asked (the application holds the flight recorder),
+// only a second look, lostRecheck later with no write between, takes the
+// slot for lost.
 func TestLostSeenTwice(t *testing.T) {
+	fr := newFR(t)
+	defer fr.Stop()
 	sw := &startWriter{w: io.Discard}
 	now := time.Now()
 	sw.last.Store(now.Add(-startLost - time.Second).UnixNano())
@@ -142,5 +145,43 @@ func TestLostSeenTwice(t *testing.T) {
 	}
 	if !sw.lostSeen(now.Add(lostRecheck)) {
 		t.Fatal("not lost at a second look with no write between")
+	}
+}
+
+// TestSilentSlotAsked: trace.Start's slot silent for startLost is not
+// lost while the runtime still writes there, as a quiet program's trace
+// whose generations the runtime is slow to end (a pass over hundreds of
+// thousands of goroutines on a loaded machine) is. It is lost once the
+// application's trace.Stop ended it, whether the application then traces
+// into a writer of its own or not.
+func TestSilentSlotAsked(t *testing.T) {
+	if !inChild(t, stepLimit) {
+		return
+	}
+	defer func(d time.Duration) { startLost = d }(startLost)
+	startLost = 0 // every look between two writes finds the slot silent
+	sw := &startWriter{w: io.Discard}
+	if err := rtrace.Start(sw); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if sw.lost() || sw.lostSeen(now) || sw.lostSeen(now.Add(lostRecheck)) {
+		rtrace.Stop()
+		t.Fatal("the slot taken for lost while the runtime writes to the backend's trace")
+	}
+	rtrace.Stop() // the application's
+	if !sw.lost() {
+		t.Fatal("the slot not lost after trace.Stop, with no trace running")
+	}
+	app := &countWriter{}
+	if err := rtrace.Start(app); err != nil {
+		t.Fatal(err)
+	}
+	defer rtrace.Stop()
+	if !sw.lost() || !sw.lostSeen(time.Now()) {
+		t.Fatal("the slot not lost while the application traces into its own writer")
+	}
+	if app.n.Load() == 0 {
+		t.Fatal("the application's trace got nothing")
 	}
 }
