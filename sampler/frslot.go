@@ -249,6 +249,10 @@ type startWriter struct {
 	orphaned atomic.Bool   // the backend let the slot go without trace.Stop
 	stopped  atomic.Bool   // a write came after all: trace.Stop was called
 	suspect  time.Time     // the look of lostSeen's caller that first found it lost, zero if none since
+	// askAfter is the silence after which lostSeen asks the runtime
+	// (probe): startLost, doubled up to askMax each time the runtime
+	// answers that the slot is still the backend's. lostSeen's caller's.
+	askAfter time.Duration
 }
 
 func (s *startWriter) Write(b []byte) (int, error) {
@@ -315,6 +319,11 @@ func (s *startWriter) probe() (gone, known bool) {
 // little written while it runs.
 const probeBytes = 1 << 20
 
+// askMax is the most silence after which the Auto supervisor asks the
+// runtime again whether trace.Start's slot is still the backend's, while
+// a tracer runs (lostSeen).
+const askMax = time.Minute
+
 // lostRecheck is how long after a look of the Auto supervisor's that
 // found trace.Start's slot lost (lostSeen) another must find it lost
 // still, with no write between, where the runtime cannot be asked.
@@ -328,13 +337,29 @@ const lostRecheck = 500 * time.Millisecond
 // trace's writer, starved with it, writes again; taken for the
 // application's trace.Stop, the trace went on unread until a write said
 // it was the backend's and stopped it.
+//
+// A tracer that no longer runs is lost at once. While one runs, each
+// probe that finds the slot still the backend's doubles the silence
+// before the next (askAfter): a runtime slow to end its generations
+// stays slow, and each probe ends up to three more of them, each a pass
+// over every goroutine.
 func (s *startWriter) lostSeen(now time.Time) bool {
 	if !s.silent() {
 		s.suspect = time.Time{}
 		return false
 	}
+	if !rtrace.IsEnabled() {
+		return true
+	}
+	s.askAfter = max(s.askAfter, startLost)
+	if now.Sub(time.Unix(0, s.last.Load())) <= s.askAfter {
+		return false
+	}
 	if gone, known := s.probe(); known {
 		s.suspect = time.Time{}
+		if !gone {
+			s.askAfter = min(2*s.askAfter, askMax)
+		}
 		return gone
 	}
 	if s.suspect.IsZero() {

@@ -185,3 +185,52 @@ func TestSilentSlotAsked(t *testing.T) {
 		t.Fatal("the application's trace got nothing")
 	}
 }
+
+// TestAskBacksOff: each probe that finds trace.Start's slot still the
+// backend's doubles the silence before the next, up to askMax, so that a
+// runtime slow to end its generations is not made slower still by up to
+// three more every startLost; a tracer that no longer runs is lost at
+// once, whatever the silence asked for.
+func TestAskBacksOff(t *testing.T) {
+	if !inChild(t, stepLimit) {
+		return
+	}
+	sw := &startWriter{w: io.Discard}
+	if err := rtrace.Start(sw); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			rtrace.Stop()
+		}
+	}()
+	// quiet makes the slot silent for d as of the time it returns.
+	quiet := func(d time.Duration) time.Time {
+		now := time.Now()
+		sw.last.Store(now.Add(-d).UnixNano())
+		return now
+	}
+	for _, want := range []time.Duration{2 * startLost, 4 * startLost} {
+		if sw.lostSeen(quiet(sw.askAfter + startLost + time.Second)) {
+			t.Fatal("the slot taken for lost while the runtime writes to the backend's trace")
+		}
+		if sw.askAfter != want {
+			t.Fatalf("after a probe that found the slot the backend's, the next asks after %v of silence, want %v", sw.askAfter, want)
+		}
+		// Silent for less than askAfter: not asked again (a probe
+		// would double askAfter once more).
+		if sw.lostSeen(quiet(sw.askAfter-time.Second)) || sw.askAfter != want {
+			t.Fatalf("asked again before %v of silence (askAfter %v)", want, sw.askAfter)
+		}
+	}
+	sw.askAfter = askMax
+	if sw.lostSeen(quiet(askMax+time.Second)) || sw.askAfter != askMax {
+		t.Fatalf("askAfter %v past askMax %v", sw.askAfter, askMax)
+	}
+	rtrace.Stop()
+	stopped = true
+	if !sw.lostSeen(quiet(startLost + time.Second)) {
+		t.Fatal("the slot not lost at once with no tracer running")
+	}
+}
