@@ -67,3 +67,36 @@ func BenchmarkIDDeep(b *testing.B) {
 		tab.ID(y)
 	}
 }
+
+// TestCache: a Cache holds stacks of CacheMinDepth frames or more under
+// keys of their own (a caller reusing its slice, as the reader does,
+// changes no entry), and starts afresh past CacheFrames frames.
+func TestCache(t *testing.T) {
+	var c Cache
+	short := make([]uint32, CacheMinDepth-1)
+	c.Put(short, 1)
+	if _, ok := c.Get(short); ok {
+		t.Fatal("a stack shallower than CacheMinDepth was held")
+	}
+	a := make([]uint32, CacheMinDepth)
+	c.Put(a, 7)
+	a[0] = 9 // the reader reuses its slice for the next sample
+	if _, ok := c.Get(a); ok {
+		t.Fatal("a stack's key changed with the caller's slice")
+	}
+	a[0] = 0
+	if id, ok := c.Get(a); !ok || id != 7 {
+		t.Fatalf("Get = %d, %v; want 7, true", id, ok)
+	}
+	b := make([]uint32, CacheMinDepth)
+	for i := range CacheFrames / CacheMinDepth {
+		b[0] = uint32(i + 1)
+		c.Put(b, uint32(i))
+	}
+	if _, ok := c.Get(a); ok {
+		t.Fatal("the cache held more than CacheFrames frames")
+	}
+	if id, ok := c.Get(b); !ok || id != CacheFrames/CacheMinDepth-1 {
+		t.Fatalf("the last stack put: Get = %d, %v", id, ok)
+	}
+}
