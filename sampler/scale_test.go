@@ -156,7 +156,7 @@ func TestTicksExactAtScale(t *testing.T) {
 // are counted as unparsed and logged: a parked goroutine's samples
 // written and its ticks unparsed add up to its samples in the whole trace.
 func TestStopParseBound(t *testing.T) {
-	data := recordTrace(t, 3000, 2500*time.Millisecond)
+	data := parked3000Trace(t)
 	start := time.Now()
 	parse := func(stopWall int64, cutAt int) (*emitter, *countSink, []string) {
 		src, err := newSource(bytes.NewReader(data))
@@ -291,7 +291,7 @@ func TestWatermarkHolds(t *testing.T) {
 // parked goroutine's ticks passed, and the samples in the end are those
 // of a parse that did not.
 func TestSettleEarly(t *testing.T) {
-	data := recordTrace(t, 3000, 2500*time.Millisecond)
+	data := parked3000Trace(t)
 	start := time.Now()
 	parse := func(early bool) *countSink {
 		src, err := newSource(bytes.NewReader(data))
@@ -340,4 +340,22 @@ func TestSettleEarly(t *testing.T) {
 	if len(got.gs) != len(want.gs) || parked < 3000 {
 		t.Fatalf("%d goroutines settled early, %d not; %d parked", len(got.gs), len(want.gs), parked)
 	}
+}
+
+// parked3000 is the trace TestStopParseBound and TestSettleEarly read
+// (3,000 parked goroutines and a spinner, 2.5 s), recorded once per
+// process: both only parse it, and its recording is most of their time.
+var parked3000 struct {
+	once sync.Once
+	data []byte
+}
+
+// parked3000Trace returns parked3000's trace, recording it on first use.
+func parked3000Trace(t *testing.T) []byte {
+	t.Helper()
+	parked3000.once.Do(func() { parked3000.data = recordTrace(t, 3000, 2500*time.Millisecond) })
+	if parked3000.data == nil {
+		t.Fatal("the shared trace of 3,000 parked goroutines could not be recorded (see the first test that asked for it)")
+	}
+	return parked3000.data
 }
