@@ -145,6 +145,32 @@ func DeepAlternating(n int) []byte {
 	return b.bytes(true, nil)
 }
 
+// DeepCycling returns a file of one stack tachyon.MaxReadDepth frames deep
+// and n samples after it, each a POP_PUSH record that changes its innermost
+// frame only, to the next of k distinct frames in turn: k distinct stacks
+// of the deepest a reader takes, met again every k samples. With k more
+// than stacktab.CacheFrames / tachyon.MaxReadDepth (64) they are more than
+// a cache of stacks holds, and an export that resolves or hashes a sample's
+// stack whole pays its depth for each of the n samples.
+func DeepCycling(k, n int) []byte {
+	b := &builder{samples: uint32(n + 1), threads: 1, strs: [][]byte{[]byte("deep.go"), []byte("main.f")}}
+	for i := range k {
+		b.frames = append(b.frames, [3]uint64{0, 1, uint64(2 * (i + 1))})
+	}
+	b.record(1, tachyon.Full)
+	b.records.Write([]byte{0, 0})
+	b.uvarint(tachyon.MaxReadDepth)
+	for range tachyon.MaxReadDepth {
+		b.uvarint(0)
+	}
+	for i := range n {
+		b.record(1, tachyon.PopPush)
+		b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
+		b.uvarint(uint64((i + 1) % k))
+	}
+	return b.bytes(true, nil)
+}
+
 // ManyStrings returns a file whose string table holds n empty strings (one
 // byte each on disk) and one sample whose frame names the first two.
 func ManyStrings(n int) []byte {
