@@ -115,6 +115,7 @@ func (it *Samples) pushOn(t *rthread, keep int, what string) bool {
 	if !it.readFrames(what) {
 		return false
 	}
+	it.sample.Kept = keep
 	t.off = len(t.arr) - keep
 	t.push(it.scratch)
 	return true
@@ -208,6 +209,7 @@ func (it *Samples) yieldPair(ts uint64, st tachyon.Status) bool {
 	it.repeat--
 	it.sample.Timestamp, it.sample.Status = ts, st
 	it.sample.Stack = it.cur.stack()
+	it.sample.Kept = len(it.sample.Stack)
 	it.stats.Samples++
 	it.stats.SamplesBy[tachyon.Repeat]++
 	it.run = Run{Count: 1, Last: ts}

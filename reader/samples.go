@@ -16,6 +16,15 @@ type Sample struct {
 	Stack         []uint32
 	// Encoding is the type of the record this sample came from.
 	Encoding tachyon.Encoding
+	// Kept is how many of Stack's outermost frames, Stack[len(Stack)-Kept:],
+	// the record carried over from its thread's previous sample: all of
+	// them for a REPEAT record, those a SUFFIX record shares or a POP_PUSH
+	// record does not pop, none for a FULL record. Those frames are the
+	// previous sample's outermost ones, at the same depths; the frames a
+	// record pushes may equal some it popped. An exporter that keeps a
+	// thread's previous stack (a call-tree walk, a prefix hash) can start
+	// from them and pay for the frames that change, not the stack's depth.
+	Kept int
 }
 
 // Stats counts what an iteration has decoded so far.

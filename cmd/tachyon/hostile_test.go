@@ -23,8 +23,10 @@ import (
 // three times as long to finish (a hang, which uses no CPU, is caught by
 // a wall-clock limit of three minutes). The files are generated, not committed:
 // decompression bombs (50 M samples, and the most a file can declare),
-// distinct deep stacks, a 1 MiB name in a stack as deep as the reader
-// accepts, many threads, frames and strings, and frames naming /proc,
+// distinct deep stacks, a stack as deep as the reader accepts whose
+// innermost frame changes again and again, among two stacks or among more
+// than an export's caches hold, a 1 MiB name in a stack as deep as the
+// reader accepts, many threads, frames and strings, and frames naming /proc,
 // /sys and /dev files (converted with --source too).
 // The CLI is built without the race detector, whose memory would not fit.
 func TestHostileSuite(t *testing.T) {
@@ -38,6 +40,7 @@ func TestHostileSuite(t *testing.T) {
 		"max-bomb":      hostile.MaxBomb(),
 		"deep-distinct": hostile.DeepDistinct(4096),
 		"deep-alt":      hostile.DeepAlternating(100_000),
+		"deep-cycle":    hostile.DeepCycling(128, 300_000),
 		"huge-name":     hostile.HugeName(1<<20, tachyon.MaxReadDepth),
 		"threads":       hostile.ManyThreads(1_000_000),
 		"frames":        hostile.ManyFrames(1_000_000),

@@ -110,6 +110,9 @@ type run struct {
 type walker struct {
 	stack []int32 // canonical frames, outermost first
 	path  []int32 // their tree nodes
+	// of is 1 + the goroutine whose previous sample's code frames stack
+	// holds, 0 if it is not known to hold any's.
+	of int32
 }
 
 // aggregator is the state of one reading of a file by Aggregate.
@@ -186,12 +189,14 @@ func (a *aggregator) read(f *reader.File) error {
 			}
 		}
 		leaf := int32(-1)
+		w := a.shared
+		if a.detail {
+			w = &a.details[g].walk
+		}
 		if !rt || a.p.Options.Runtime {
-			w := a.shared
-			if a.detail {
-				w = &a.details[g].walk
-			}
-			leaf = a.follow(w, code)
+			leaf = a.follow(w, g, code, s.Kept-(len(s.Stack)-len(code)))
+		} else if w.of == g+1 {
+			w.of = 0 // it no longer holds g's previous sample
 		}
 		a.count(g, leaf, set, s.Status.State(), s.Timestamp, r.Last, r.Count)
 	}

@@ -126,31 +126,40 @@ func (p *Profile) functions() []Function {
 	return fns
 }
 
-// follow sets w to stack (innermost first), walking the call tree from the
-// deepest node shared with w's previous stack, and returns the leaf: the
-// node of the innermost frame, the root for an empty stack.
+// follow sets w to stack (innermost first), the code frames of a sample
+// of goroutine g whose outermost kept frames are those of g's previous
+// sample, walking the call tree from the deepest node shared with w's
+// previous stack, and returns the leaf: the node of the innermost frame,
+// the root for an empty stack.
 //
-// A stack followed before is looked up by its frames instead (its leaf
-// node is the same whatever walked to it): a hostile file's records can
-// each be 65,536 frames deep and differ in their last frame only, and a
-// walk from the root compares every frame.
-func (a *aggregator) follow(w *walker, stack []uint32) int32 {
+// A walker that holds g's previous stack starts at its kept frames and
+// pays for the frames the record changed only. Otherwise a stack followed
+// before is looked up by its frames instead (its leaf node is the same
+// whatever walked to it): a hostile file's records can each be 65,536
+// frames deep and differ in their last frame only, and a walk from the
+// root compares every frame.
+func (a *aggregator) follow(w *walker, g int32, stack []uint32, kept int) int32 {
+	if w.of == g+1 {
+		return a.walk(w, stack, kept)
+	}
 	if leaf, ok := a.leaves.Get(stack); ok {
 		// The walker no longer knows its way: the next walk starts at
 		// the root, which a new stack pays for anyway.
-		w.stack, w.path = w.stack[:0], w.path[:0]
+		w.stack, w.path, w.of = w.stack[:0], w.path[:0], 0
 		return int32(leaf)
 	}
-	leaf := a.walk(w, stack)
+	leaf := a.walk(w, stack, 0)
 	a.leaves.Put(stack, uint32(leaf))
+	w.of = g + 1
 	return leaf
 }
 
 // walk is follow's walk from the deepest node shared with w's previous
-// stack.
-func (a *aggregator) walk(w *walker, stack []uint32) int32 {
+// stack, whose outermost from frames are known to be stack's.
+func (a *aggregator) walk(w *walker, stack []uint32, from int) int32 {
 	d := len(stack)
-	c, m := 0, min(d, len(w.stack))
+	m := min(d, len(w.stack))
+	c := max(0, min(from, m))
 	for c < m && a.canon[stack[d-1-c]] == w.stack[c] {
 		c++
 	}

@@ -2,6 +2,7 @@ package spx
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math"
 
 	"github.com/gotachyon/profiler/internal/busiest"
@@ -90,13 +91,16 @@ type loader struct {
 	held      int                  // runs held
 	frameName []int32              // frame index -> name id, or -1 before first use
 	nameIdx   map[string]int32
-	raw       stacktab.Cache // a sample's code frames -> its stack id
-	threads   map[busiest.Key]*thread
-	lastKey   busiest.Key // the thread of the previous sample, if any
-	last      *thread     // its thread, nil if not kept
-	any       bool        // a sample was read
-	names     []uint32    // the current sample's stack of name ids
-	labels    *labelframes.Frames
+	// A deep stack is found by a 128-bit prefix hash of its names, from
+	// the frames its record changed.
+	hashes  stacktab.Prefixes[[2]uint64]
+	deep    map[[2]uint64]uint32 // a deep stack's hash -> its stack id
+	threads map[busiest.Key]*thread
+	lastKey busiest.Key // the thread of the previous sample, if any
+	last    *thread     // its thread, nil if not kept
+	any     bool        // a sample was read
+	names   []uint32    // the current sample's stack of name ids
+	labels  *labelframes.Frames
 }
 
 // load reads f; with keep not nil, only the samples of the threads in it.
@@ -119,6 +123,10 @@ func load(f *reader.File, maxFrames int, keep map[busiest.Key]bool, untimed bool
 		labels:    labelframes.Of(f),
 	}
 	l.p.stacks.Frames.Limit = maxFrames
+	seed := maphash.MakeSeed()
+	l.hashes = stacktab.Prefixes[[2]uint64]{Next: l.mix,
+		Root: [2]uint64{maphash.Comparable(seed, 0), maphash.Comparable(seed, 1)}}
+	l.deep = map[[2]uint64]uint32{}
 	for i := range l.frameName {
 		l.frameName[i] = -1
 	}
@@ -150,7 +158,7 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 		sid = t.runs[k-1].stack // a REPEAT repeats its thread's stack
 	} else {
 		var err error
-		if sid, err = l.stackID(s.Stack); err != nil {
+		if sid, err = l.stackID(s); err != nil {
 			return fmt.Errorf("spx: %w", err)
 		}
 	}
@@ -170,22 +178,35 @@ func (l *loader) add(s *reader.Sample, n uint64) error {
 	return nil
 }
 
-// stackID returns the id of stack (frame indices, innermost first) in the
-// profile's stacks. A stack read before is found by the file's frame
-// indices (stacktab.Key), without naming it frame by frame again: a
-// hostile file's records can each be 65,536 frames deep and differ in
-// their last frame only.
-func (l *loader) stackID(stack []uint32) (uint32, error) {
-	code := stack[:l.labels.Code(stack)]
-	if sid, ok := l.raw.Get(code); ok {
+// stackID returns the id of s's stack in the profile's stacks. A deep
+// stack is found by its names' prefix hash, which costs the frames its
+// record changed: a hostile file's records can each be 65,536 frames deep
+// and differ in their last frame only, among more stacks than a cache
+// holds. Two 64-bit hashes from independent roots make a collision among
+// the 65,536 deep stacks the frame budget allows about 2^-96 likely.
+func (l *loader) stackID(s *reader.Sample) (uint32, error) {
+	code := s.Stack[:l.labels.Code(s.Stack)]
+	th := stacktab.Thread{ID: s.ThreadID, Interp: s.InterpreterID}
+	if len(code) < stacktab.CacheMinDepth {
+		l.hashes.Forget(th) // folded whole next time
+		return l.p.stacks.ID(l.nameStack(code))
+	}
+	h := l.hashes.Of(th, code, s.Kept-(len(s.Stack)-len(code)))
+	if sid, ok := l.deep[h]; ok {
 		return sid, nil
 	}
 	sid, err := l.p.stacks.ID(l.nameStack(code))
 	if err != nil {
 		return 0, err
 	}
-	l.raw.Put(code, sid)
+	l.deep[h] = sid
 	return sid, nil
+}
+
+// mix returns the prefix hashes of frame fi's name from its caller's.
+func (l *loader) mix(h [2]uint64, fi uint32) [2]uint64 {
+	n := uint32(l.name(fi))
+	return [2]uint64{stacktab.Mix(h[0], n), stacktab.Mix(h[1], n)}
 }
 
 // nameStack returns the name ids of stack (frame indices, innermost

@@ -297,16 +297,25 @@ func (a *analysis) read(in Input) error {
 	lf := labelframes.Of(f)
 	infos := make([]frameInfo, len(f.FrameRefs()))
 	cache := make(map[uint64]stackKey)
+	// A stack's hash is its innermost frame's prefix hash, found from the
+	// frames its record changed: each may be a record 65,536 frames deep
+	// that changes one frame, among more stacks than a cache holds.
+	hashes := stacktab.Prefixes[uint64]{Next: stacktab.Mix, Root: maphash.Comparable(a.seed, 0)}
 	it := f.Samples()
 	defer it.Close()
 	for it.NextEvenRun() {
 		s, r := it.Sample(), it.Run()
 		sk := stackKey{key: -1}
-		if st := s.Status.State(); st == tachyon.Blocked || st == tachyon.Syscall {
-			// The stack's memory, hashed as it lies: each may be a new
-			// record 65,536 frames deep, which encoding frame by frame
-			// made the bulk of the work.
-			h := maphash.String(a.seed, stacktab.Key(s.Stack))
+		th := stacktab.Thread{ID: s.ThreadID, Interp: s.InterpreterID}
+		st := s.Status.State()
+		wait := st == tachyon.Blocked || st == tachyon.Syscall
+		h := hashes.Root
+		if wait || len(s.Stack) >= stacktab.CacheMinDepth {
+			h = hashes.Of(th, s.Stack, s.Kept)
+		} else {
+			hashes.Forget(th) // found whole next time, as Of would
+		}
+		if wait {
 			var ok bool
 			if sk, ok = cache[h]; !ok {
 				sk = a.keyOf(f, lf, infos, s.Stack)

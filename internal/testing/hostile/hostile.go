@@ -171,6 +171,78 @@ func DeepCycling(k, n int) []byte {
 	return b.bytes(true, nil)
 }
 
+// DeepWander returns a file of threads threads whose n samples in all,
+// interleaved, move each thread's stack of 60 to 200 frames (of eight) by
+// every encoding: REPEAT, SUFFIX and POP_PUSH records that change a few
+// inner frames, now and then a FULL one. The outermost frame of thread 1
+// is a label frame, k=v. Exports that start from
+// a thread's kept frames must find what they find from whole stacks.
+func DeepWander(threads, n int) []byte {
+	b := &builder{samples: uint32(n), threads: uint32(threads), strs: [][]byte{[]byte("w.go")}}
+	for i := range 8 {
+		b.strs = append(b.strs, []byte("main.w"+strconv.Itoa(i%5)))
+		b.frames = append(b.frames, [3]uint64{0, uint64(len(b.strs) - 1), uint64(2 * i)})
+	}
+	lab := tachyon.LabelFrame(tachyon.Label{Key: "k", Value: "v"})
+	b.strs = append(b.strs, []byte(lab.File), []byte(lab.Func))
+	b.frames = append(b.frames, [3]uint64{uint64(len(b.strs) - 2), uint64(len(b.strs) - 1), 0})
+	x := uint64(7)
+	rnd := func(m int) int {
+		x = x*6364136223846793005 + 1442695040888963407
+		return int(x>>33) % m
+	}
+	depth := make([]int, threads)
+	push := func(k int) {
+		b.uvarint(uint64(k))
+		for range k {
+			b.uvarint(uint64(rnd(8)))
+		}
+	}
+	for i := range n {
+		t := rnd(threads)
+		op := rnd(8)
+		if depth[t] == 0 {
+			op = 0
+		}
+		switch {
+		case op == 0:
+			b.record(uint64(t+1), tachyon.Full)
+			b.records.Write([]byte{1, 0})
+			depth[t] = 60 + rnd(140)
+			if t == 0 {
+				b.uvarint(uint64(depth[t]))
+				for range depth[t] - 1 {
+					b.uvarint(uint64(rnd(8)))
+				}
+				b.uvarint(8) // the label frame, outermost
+			} else {
+				push(depth[t])
+			}
+		case op < 3:
+			b.record(uint64(t+1), tachyon.Repeat)
+			b.uvarint(1)
+			b.records.Write([]byte{1, byte(i % 2)})
+		case op < 5:
+			keep := max(1, depth[t]-rnd(5))
+			b.record(uint64(t+1), tachyon.Suffix)
+			b.records.Write([]byte{1, 0})
+			b.uvarint(uint64(keep))
+			k := rnd(5)
+			push(k)
+			depth[t] = keep + k
+		default:
+			pop := min(depth[t]-1, rnd(5))
+			b.record(uint64(t+1), tachyon.PopPush)
+			b.records.Write([]byte{1, 0})
+			b.uvarint(uint64(pop))
+			k := rnd(5)
+			push(k)
+			depth[t] += k - pop
+		}
+	}
+	return b.bytes(true, nil)
+}
+
 // ManyStrings returns a file whose string table holds n empty strings (one
 // byte each on disk) and one sample whose frame names the first two.
 func ManyStrings(n int) []byte {
