@@ -21,6 +21,7 @@ type sampleKey struct {
 // agg is the aggregation of a file's samples.
 type agg struct {
 	stacks stacktab.Table // distinct stacks, innermost first
+	deep   stacktab.Deep  // deep ones, by the frames a record changed
 	index  map[sampleKey]int
 	keys   []sampleKey
 	counts []int64
@@ -65,7 +66,7 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 	defer it.Close()
 	for it.NextRun() {
 		s, r := it.Sample(), it.Run()
-		id, err := a.stacks.ID(s.Stack)
+		id, err := a.deep.ID(&a.stacks, stacktab.Thread{ID: s.ThreadID, Interp: s.InterpreterID}, s.Stack, s.Kept)
 		if err != nil {
 			return nil, fmt.Errorf("pprof: %w", err)
 		}

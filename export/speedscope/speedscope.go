@@ -77,6 +77,7 @@ type goroutine struct {
 
 type agg struct {
 	stacks stacktab.Table // distinct stacks, innermost first
+	deep   stacktab.Deep  // deep ones, by the frames a record changed
 	gs     []*goroutine
 }
 
@@ -105,7 +106,8 @@ func aggregate(f *reader.File, maxFrames int, labels bool) (*agg, error) {
 		if !labels {
 			stack = stack[:code]
 		}
-		id, err := a.stacks.ID(stack)
+		th := stacktab.Thread{ID: s.ThreadID, Interp: s.InterpreterID}
+		id, err := a.deep.ID(&a.stacks, th, stack, s.Kept-(len(s.Stack)-len(stack)))
 		if err != nil {
 			return nil, fmt.Errorf("speedscope: %w", err)
 		}

@@ -1,5 +1,7 @@
 package stacktab
 
+import "hash/maphash"
+
 // Thread names a thread of a file: its ID and its interpreter ID.
 type Thread struct {
 	ID     uint64
@@ -72,4 +74,45 @@ func Mix(h uint64, frame uint32) uint64 {
 	h = (h ^ h>>30) * 0xbf58476d1ce4e5b9
 	h = (h ^ h>>27) * 0x94d049bb133111eb
 	return h ^ h>>31
+}
+
+// Deep finds the id of a deep stack in a Table by a 128-bit prefix hash
+// of its frames (Prefixes), at the cost of the frames its record changed:
+// Table.ID hashes a stack whole, 65,536 frames for each sample of a file
+// that moves a thread among such stacks. Two 64-bit hashes from seeded
+// roots make a collision among the 65,536 stacks of CacheMinDepth frames a
+// Table's default budget holds about 2^-96 likely. The zero value is
+// ready to use.
+type Deep struct {
+	hashes Prefixes[[2]uint64]
+	ids    map[[2]uint64]uint32
+}
+
+// ID returns t.ID(stack) for stack, a sample of thread th whose outermost
+// kept frames are those of th's previous stack given to ID, which must see
+// every sample of th.
+func (d *Deep) ID(t *Table, th Thread, stack []uint32, kept int) (uint32, error) {
+	if len(stack) < CacheMinDepth {
+		d.hashes.Forget(th)
+		return t.ID(stack)
+	}
+	if d.ids == nil {
+		seed := maphash.MakeSeed()
+		d.hashes = Prefixes[[2]uint64]{Next: mix2,
+			Root: [2]uint64{maphash.Comparable(seed, 0), maphash.Comparable(seed, 1)}}
+		d.ids = make(map[[2]uint64]uint32)
+	}
+	h := d.hashes.Of(th, stack, kept)
+	if id, ok := d.ids[h]; ok {
+		return id, nil
+	}
+	id, err := t.ID(stack)
+	if err == nil {
+		d.ids[h] = id
+	}
+	return id, err
+}
+
+func mix2(h [2]uint64, frame uint32) [2]uint64 {
+	return [2]uint64{Mix(h[0], frame), Mix(h[1], frame)}
 }

@@ -60,3 +60,39 @@ func TestPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestDeep checks Deep.ID against Table.ID on threads whose stacks move
+// by pops and pushes, deep and shallow: the same ids, in the same order.
+func TestDeep(t *testing.T) {
+	var d Deep
+	got, want := Table{Frames: Budget{Limit: 1 << 28}}, Table{Frames: Budget{Limit: 1 << 28}}
+	stacks := make([][]uint32, 3)
+	x := uint64(5)
+	rnd := func(m int) int {
+		x = x*6364136223846793005 + 1442695040888963407
+		return int(x>>33) % m
+	}
+	for i := range 5000 {
+		th := rnd(3)
+		s := stacks[th]
+		kept := len(s)
+		if rnd(2) == 0 {
+			s = s[min(len(s), rnd(50)):]
+			kept = len(s)
+		}
+		for range rnd(30) {
+			s = append([]uint32{uint32(rnd(3))}, s...)
+		}
+		stacks[th] = s
+		g, err := d.ID(&got, Thread{ID: uint64(th)}, s, kept)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, _ := want.ID(s); g != w {
+			t.Fatalf("sample %d: id %d, Table.ID %d", i, g, w)
+		}
+	}
+	if want.Len() < 1000 || len(d.ids) == 0 {
+		t.Fatalf("%d stacks, %d deep", want.Len(), len(d.ids))
+	}
+}
