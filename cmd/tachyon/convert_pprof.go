@@ -12,11 +12,12 @@ import (
 
 // pprofConverter writes a gzipped pprof protobuf for go tool pprof.
 type pprofConverter struct {
-	typ           string
-	binary        string
-	maxFrames     int
-	maxGoroutines int
-	maxSamples    int
+	typ             string
+	binary          string
+	maxFrames       int
+	maxGoroutines   int
+	maxSamples      int
+	maxSampleFrames int
 }
 
 func (c *pprofConverter) flags(fs *flag.FlagSet) {
@@ -25,6 +26,7 @@ func (c *pprofConverter) flags(fs *flag.FlagSet) {
 	maxStackFramesFlag(fs, &c.maxFrames)
 	fs.IntVar(&c.maxGoroutines, "max-goroutines", pprof.DefaultMaxGoroutines, "goroutines with their own goroutine label (the busiest); the others are labelled goroutine=other; negative: no goroutine label at all (one pass)")
 	fs.IntVar(&c.maxSamples, "max-samples", pprof.DefaultMaxSamples, "distinct samples (stack, goroutine, state) the profile may have; past it the conversion fails")
+	fs.IntVar(&c.maxSampleFrames, "max-sample-frames", pprof.DefaultMaxSampleFrames, "frames the distinct samples may list in all, each its stack's (8 bytes each while encoding); past it the conversion fails")
 }
 
 // convert writes the profile. Its guard rails for go build -pgo: an
@@ -42,7 +44,7 @@ func (c *pprofConverter) convert(in input, out string, stdout, stderr io.Writer)
 	if pgo && c.binary == "" {
 		return usageProblem(fmt.Sprintf("-o %s: go build -pgo refuses a profile without start lines (\"missing Function.start_line\"): give --binary PROG, the profiled executable; %s", out, pgoHint))
 	}
-	opt := pprof.Options{Type: t, Binary: c.binary, MaxStackFrames: c.maxFrames, MaxGoroutines: c.maxGoroutines, MaxSamples: c.maxSamples}
+	opt := pprof.Options{Type: t, Binary: c.binary, MaxStackFrames: c.maxFrames, MaxGoroutines: c.maxGoroutines, MaxSamples: c.maxSamples, MaxSampleFrames: c.maxSampleFrames}
 	wall := false
 	// Convert reads every sample before a byte is written: one pass.
 	err = exportInOnePass(in, out, stdout, func(w io.Writer, f *reader.File) error {

@@ -25,7 +25,8 @@ import (
 // decompression bombs (50 M samples, and the most a file can declare),
 // distinct deep stacks, a stack as deep as the reader accepts whose
 // innermost frame changes again and again, among two stacks or among more
-// than an export's caches hold, a 1 MiB name in a stack as deep as the
+// than an export's caches hold, a hundred and fifty threads each as deep
+// whose innermost frames change, a 1 MiB name in a stack as deep as the
 // reader accepts, many threads, frames and strings, and frames naming /proc,
 // /sys and /dev files (converted with --source too).
 // The CLI is built without the race detector, whose memory would not fit.
@@ -41,6 +42,7 @@ func TestHostileSuite(t *testing.T) {
 		"deep-distinct": hostile.DeepDistinct(4096),
 		"deep-alt":      hostile.DeepAlternating(100_000),
 		"deep-cycle":    hostile.DeepCycling(128, 300_000),
+		"deep-threads":  hostile.DeepThreads(150, 10),
 		"huge-name":     hostile.HugeName(1<<20, tachyon.MaxReadDepth),
 		"threads":       hostile.ManyThreads(1_000_000),
 		"frames":        hostile.ManyFrames(1_000_000),

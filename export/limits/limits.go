@@ -25,6 +25,10 @@ const (
 	// goroutine: spx.MaxReports. spx.Options.Top chooses the busiest, and
 	// the sequential layout writes one report.
 	Reports
+	// SampleFrames bounds the frames a pprof profile's samples list in
+	// all, each sample its stack's (the encoder holds a word for each):
+	// pprof.Options.MaxSampleFrames.
+	SampleFrames
 )
 
 // Error is an export's error for a profile past one of its limits.
@@ -33,7 +37,7 @@ type Error struct {
 	Max   int64 // the limit's value
 	// Value is what the profile asked for when the export stopped, more
 	// than Max. An export that stops at the first stack or sample past
-	// the limit (StackFrames, FoldedBytes, Samples) has not seen the rest:
+	// the limit (StackFrames, FoldedBytes, Samples, SampleFrames) has not seen the rest:
 	// the whole profile may ask for more.
 	Value int64
 }
@@ -49,6 +53,8 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("the file would hold %d bytes of sub names (NYTProf repeats a name in each call-tree node), more than the limit of %d", e.Value, e.Max)
 	case Samples:
 		return fmt.Sprintf("the profile has more than %d distinct samples (stack, goroutine, state), the limit on what the export keeps in memory", e.Max)
+	case SampleFrames:
+		return fmt.Sprintf("the profile's distinct samples list more than %d frames in all (each its stack's), the limit on what the export keeps in memory", e.Max)
 	case Reports:
 		return fmt.Sprintf("%d goroutines: the per-goroutine layout writes at most %d reports, one per goroutine", e.Value, e.Max)
 	}

@@ -25,6 +25,7 @@ type agg struct {
 	index  map[sampleKey]int
 	keys   []sampleKey
 	counts []int64
+	frames int    // the frames the samples list, each its stack's
 	onCPU  uint64 // samples on a CPU (tachyon.State.OnCPU: running)
 	last   uint64 // latest timestamp
 	n      uint64
@@ -33,11 +34,11 @@ type agg struct {
 // aggregateFor aggregates f's samples as o asks: with the busiest
 // goroutines' own labels, or (MaxGoroutines < 0) all folded in one pass.
 func aggregateFor(f *reader.File, o Options) (*agg, error) {
-	maxSamples := cmp0(o.MaxSamples, DefaultMaxSamples)
+	b := bounds{frames: o.MaxStackFrames, samples: cmp0(o.MaxSamples, DefaultMaxSamples), sampleFrames: cmp0(o.MaxSampleFrames, DefaultMaxSampleFrames)}
 	if o.MaxGoroutines < 0 {
-		return aggregateOnce(f, o.MaxStackFrames, map[busiest.Key]bool{}, 0, maxSamples)
+		return aggregateOnce(f, b, map[busiest.Key]bool{}, 0)
 	}
-	return aggregate(f, o.MaxStackFrames, cmp0(o.MaxGoroutines, DefaultMaxGoroutines), maxSamples)
+	return aggregate(f, b, cmp0(o.MaxGoroutines, DefaultMaxGoroutines))
 }
 
 // aggregate aggregates f's samples, with the goroutines past the keep
@@ -47,9 +48,9 @@ func aggregateFor(f *reader.File, o Options) (*agg, error) {
 // the file's. A file whose header counts at most keep is read once, with
 // every goroutine's label: the reader refuses a file of more threads than
 // its header counts, so none is folded.
-func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
+func aggregate(f *reader.File, b bounds, keep int) (*agg, error) {
 	return busiest.Read(f, keep, keep, busiest.BySamples, func(fold map[busiest.Key]bool, _ int) (*agg, error) {
-		return aggregateOnce(f, maxFrames, fold, keep, maxSamples)
+		return aggregateOnce(f, b, fold, keep)
 	})
 }
 
@@ -59,9 +60,9 @@ func aggregate(f *reader.File, maxFrames, keep, maxSamples int) (*agg, error) {
 // samples. With keep nil every goroutine keeps its label, and it gives up
 // with busiest.ErrTooMany past 4*limit keys or maxSamples (the goroutines
 // are folded first, on a second reading); else only those in keep do.
-func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, limit, maxSamples int) (*agg, error) {
+func aggregateOnce(f *reader.File, b bounds, keep map[busiest.Key]bool, limit int) (*agg, error) {
 	a := &agg{index: map[sampleKey]int{}}
-	a.stacks.Frames.Limit = maxFrames
+	a.stacks.Frames.Limit = b.frames
 	it := f.Samples()
 	defer it.Close()
 	for it.NextRun() {
@@ -74,7 +75,7 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 		if keep != nil && !keep[busiest.Key{ID: k.tid, Interp: s.InterpreterID}] {
 			k.tid, k.other = 0, true
 		}
-		j, err := a.slot(k, keep == nil, limit, maxSamples)
+		j, err := a.slot(k, keep == nil, limit, b)
 		if err != nil {
 			return nil, err
 		}
@@ -86,24 +87,34 @@ func aggregateOnce(f *reader.File, maxFrames int, keep map[busiest.Key]bool, lim
 	return a, nil
 }
 
+// bounds are the limits aggregateOnce enforces: Options.MaxStackFrames,
+// MaxSamples and MaxSampleFrames, the last two with their defaults.
+type bounds struct{ frames, samples, sampleFrames int }
+
 // slot returns the index of k's count, adding it if new, or an error past
-// the bounds: busiest.ErrTooMany past 4*limit keys when unfolded (the
-// goroutines are folded first, on a second reading), a *limits.Error
-// (limits.Samples) past maxSamples.
-func (a *agg) slot(k sampleKey, unfolded bool, limit, maxSamples int) (int, error) {
+// the bounds: busiest.ErrTooMany past 4*limit keys, or past b.sampleFrames
+// frames listed, when unfolded (the goroutines are folded first, on a
+// second reading), a *limits.Error past b.samples (limits.Samples) or
+// b.sampleFrames (limits.SampleFrames).
+func (a *agg) slot(k sampleKey, unfolded bool, limit int, b bounds) (int, error) {
 	if j, ok := a.index[k]; ok {
 		return j, nil
 	}
-	if unfolded && len(a.keys) >= min(4*limit, maxSamples) {
+	frames := a.frames + len(a.stacks.Stack(k.stack))
+	if unfolded && (len(a.keys) >= min(4*limit, b.samples) || frames > b.sampleFrames) {
 		return 0, busiest.ErrTooMany
 	}
-	if len(a.keys) >= maxSamples {
-		return 0, fmt.Errorf("pprof: %w", &limits.Error{Limit: limits.Samples, Max: int64(maxSamples), Value: int64(len(a.keys) + 1)})
+	if len(a.keys) >= b.samples {
+		return 0, fmt.Errorf("pprof: %w", &limits.Error{Limit: limits.Samples, Max: int64(b.samples), Value: int64(len(a.keys) + 1)})
+	}
+	if frames > b.sampleFrames {
+		return 0, fmt.Errorf("pprof: %w", &limits.Error{Limit: limits.SampleFrames, Max: int64(b.sampleFrames), Value: int64(frames)})
 	}
 	j := len(a.keys)
 	a.index[k] = j
 	a.keys = append(a.keys, k)
 	a.counts = append(a.counts, 0)
+	a.frames = frames
 	return j, nil
 }
 

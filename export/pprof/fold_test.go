@@ -47,3 +47,26 @@ func TestMaxSamples(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMaxSampleFrames: a profile whose distinct samples list more frames
+// in all than MaxSampleFrames (a few threads of deep stacks) is refused
+// with a *limits.Error, after folding the goroutines, not encoded in
+// memory that grows with samples times depth; without goroutine labels
+// its samples are its few stacks, and it converts.
+func TestMaxSampleFrames(t *testing.T) {
+	f, err := reader.NewFileBytes(hostile.DeepThreads(4, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pprof.Convert(f, pprof.Options{MaxSampleFrames: 8 << 16})
+	if le, ok := errors.AsType[*limits.Error](err); !ok || le.Limit != limits.SampleFrames {
+		t.Fatalf("err = %v, want a *limits.Error (SampleFrames)", err)
+	}
+	p, err := pprof.Convert(f, pprof.Options{MaxSampleFrames: 8 << 16, MaxGoroutines: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sample) > 6 {
+		t.Fatalf("%d samples of at most 6 stacks", len(p.Sample))
+	}
+}

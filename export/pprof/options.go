@@ -53,10 +53,21 @@ type Options struct {
 	// fails with a *limits.Error (limits.Samples). 0 means
 	// DefaultMaxSamples.
 	MaxSamples int
+	// MaxSampleFrames bounds the frames the profile's distinct samples
+	// list in all, each sample its stack's, 8 bytes each while encoding
+	// and 1-3 in the file: a few kilobytes of Tachyon file can give
+	// hundreds of goroutines stacks 65,536 frames deep. Past it Convert
+	// fails with a *limits.Error (limits.SampleFrames). 0 means
+	// DefaultMaxSampleFrames.
+	MaxSampleFrames int
 }
 
 // DefaultMaxSamples is the default Options.MaxSamples.
 const DefaultMaxSamples = 250_000
+
+// DefaultMaxSampleFrames is the default Options.MaxSampleFrames:
+// DefaultMaxSamples samples 64 frames deep.
+const DefaultMaxSampleFrames = 16 << 20
 
 // MaxLocations bounds the profile's distinct (function, line) locations,
 // some 250 bytes each in memory: past it, the further lines of a function

@@ -171,6 +171,35 @@ func DeepCycling(k, n int) []byte {
 	return b.bytes(true, nil)
 }
 
+// DeepThreads returns a file of threads threads, each with a stack of
+// tachyon.MaxReadDepth copies of one frame, then n samples of each whose
+// record changes the innermost frame (one of 64): a few kilobytes whose
+// distinct (stack, thread) samples list thousands of frames each, so that
+// an export that lists each sample's frames (pprof's encoder holds 8 bytes
+// a frame) must bound their sum, not only the distinct stacks' frames.
+func DeepThreads(threads, n int) []byte {
+	b := &builder{samples: uint32(threads * (n + 1)), threads: uint32(threads), strs: [][]byte{[]byte("deep.go"), []byte("main.f")}}
+	for i := range 64 {
+		b.frames = append(b.frames, [3]uint64{0, 1, uint64(2 * (i + 1))})
+	}
+	for th := range threads {
+		b.record(uint64(th+1), tachyon.Full)
+		b.records.Write([]byte{0, 0})
+		b.uvarint(tachyon.MaxReadDepth)
+		for range tachyon.MaxReadDepth {
+			b.uvarint(0)
+		}
+	}
+	for i := range n {
+		for th := range threads {
+			b.record(uint64(th+1), tachyon.PopPush)
+			b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
+			b.uvarint(uint64((i+th)%63 + 1))
+		}
+	}
+	return b.bytes(true, nil)
+}
+
 // DeepWander returns a file of threads threads whose n samples in all,
 // interleaved, move each thread's stack of 60 to 200 frames (of eight) by
 // every encoding: REPEAT, SUFFIX and POP_PUSH records that change a few
