@@ -3,6 +3,7 @@ package nytprof
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"unsafe"
 
 	"github.com/gotachyon/profiler/internal/labelframes"
@@ -97,11 +98,14 @@ type model struct {
 
 	stacks   []stackEntry
 	stackIdx map[string]int32
-	raw      stacktab.Cache   // the file's code frames of a stack -> its id
-	moves    map[[2]int32]int // (from, to) stack ids -> calls kept (shared)
-	edges    []edgeEntry
-	edgeIdx  map[edgeKey]int32
-	gor      map[gkey]*gstate
+	// A deep stack is found by a 128-bit prefix hash of the file's code
+	// frames, from the frames its record changed.
+	hashes  stacktab.Prefixes[[2]uint64]
+	deep    map[[2]uint64]int32 // a deep stack's hash -> its id
+	moves   map[[2]int32]int    // (from, to) stack ids -> calls kept (shared)
+	edges   []edgeEntry
+	edgeIdx map[edgeKey]int32
+	gor     map[gkey]*gstate
 
 	samples uint64 // counted samples with at least one frame
 	buf     []int32
@@ -124,6 +128,7 @@ func newModel(src Source, opt *Options) *model {
 		canonIdx: map[canonFrame]int32{},
 		stackIdx: map[string]int32{},
 		moves:    map[[2]int32]int{},
+		deep:     map[[2]uint64]int32{},
 		edgeIdx:  map[edgeKey]int32{},
 		gor:      map[gkey]*gstate{},
 		labels:   labelframes.New(n, src.Frame),
@@ -131,6 +136,9 @@ func newModel(src Source, opt *Options) *model {
 	for i := range m.frames {
 		m.frames[i] = -1
 	}
+	seed := maphash.MakeSeed()
+	m.hashes = stacktab.Prefixes[[2]uint64]{Next: stacktab.Mix2,
+		Root: [2]uint64{maphash.Comparable(seed, 0), maphash.Comparable(seed, 1)}}
 	return m
 }
 
@@ -196,7 +204,9 @@ func (m *model) counts(status tachyon.Status) bool {
 // add takes a sample, weighing s.Count samples: the first may start new
 // calls, the others continue them.
 func (m *model) add(s *Sample) error {
+	th := stacktab.Thread{ID: s.Thread, Interp: s.Interp}
 	if !m.counts(s.Status) {
+		m.hashes.Forget(th) // its next stack is hashed whole
 		return nil
 	}
 	g := m.gor[gkey{s.Thread, s.Interp}]
@@ -207,10 +217,11 @@ func (m *model) add(s *Sample) error {
 	n := m.labels.Code(s.Stack) // label frames are no subs
 	if n == 0 {
 		g.stack = -1
+		m.hashes.Forget(th)
 		return nil
 	}
 	m.samples += s.n()
-	sid, err := m.stackOf(s.Stack[:n])
+	sid, err := m.stackOf(th, s.Stack[:n], s.Kept-(len(s.Stack)-n))
 	if err != nil {
 		return err
 	}
@@ -223,13 +234,24 @@ func (m *model) add(s *Sample) error {
 }
 
 // stackOf returns the id of the stack of the file's frames code
-// (innermost first), interning it when new. A stack read before is found
-// by the file's frame indices, without canonicalising it frame by frame
-// again: a hostile file's records can each be 65,536 frames deep and
-// differ in their last frame only.
-func (m *model) stackOf(code []uint32) (int32, error) {
-	if sid, ok := m.raw.Get(code); ok {
-		return int32(sid), nil
+// (innermost first) of a sample of thread th whose outermost kept frames
+// are those of th's previous sample, interning it when new. A deep stack
+// read before is found by a prefix hash of the file's frame indices,
+// which costs the frames its record changed: a hostile file's records can
+// each be 65,536 frames deep and differ in their last frame only, among
+// more stacks than a cache holds. Two 64-bit hashes from independent
+// roots make a collision among the deep stacks the frame budget allows
+// about 2^-96 likely.
+func (m *model) stackOf(th stacktab.Thread, code []uint32, kept int) (int32, error) {
+	deep := len(code) >= stacktab.CacheMinDepth
+	var h [2]uint64
+	if deep {
+		h = m.hashes.Of(th, code, kept)
+		if sid, ok := m.deep[h]; ok {
+			return sid, nil
+		}
+	} else {
+		m.hashes.Forget(th) // hashed whole next time
 	}
 	cur := m.buf[:0]
 	for i := len(code) - 1; i >= 0; i-- {
@@ -244,9 +266,17 @@ func (m *model) stackOf(code []uint32) (int32, error) {
 	if err != nil {
 		return 0, err
 	}
-	m.raw.Put(code, uint32(sid))
+	if deep {
+		if len(m.deep) >= maxDeep {
+			clear(m.deep) // distinct file stacks can share one stack
+		}
+		m.deep[h] = sid
+	}
 	return sid, nil
 }
+
+// maxDeep bounds the deep stacks the model finds by their hash at once.
+const maxDeep = 1 << 16
 
 // arrive moves goroutine g to stack sid, different from its previous one,
 // for n samples: the stack's line executes once more, and the calls the

@@ -20,6 +20,11 @@ type Sample struct {
 	// one goroutine with the same stack and status, such as a run of a
 	// REPEAT record (reader.Samples.NextRun). 0 means 1.
 	Count uint64
+	// Kept is how many of Stack's outermost frames are those of the same
+	// goroutine's previous sample (reader.Sample.Kept), if the source
+	// knows; 0 says nothing. It spares the export a walk of the frames
+	// kept of a deep stack.
+	Kept int
 }
 
 // n returns the number of samples s stands for.
@@ -61,7 +66,7 @@ func (s fileSource) Each(fn func(*Sample) error) error {
 	var smp Sample
 	for it.NextRun() {
 		r := it.Sample()
-		smp = Sample{Thread: r.ThreadID, Interp: r.InterpreterID, Status: r.Status, Stack: r.Stack, Count: it.Run().Count}
+		smp = Sample{Thread: r.ThreadID, Interp: r.InterpreterID, Status: r.Status, Stack: r.Stack, Count: it.Run().Count, Kept: r.Kept}
 		if err := fn(&smp); err != nil {
 			return err
 		}

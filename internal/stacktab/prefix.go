@@ -98,7 +98,7 @@ func (d *Deep) ID(t *Table, th Thread, stack []uint32, kept int) (uint32, error)
 	}
 	if d.ids == nil {
 		seed := maphash.MakeSeed()
-		d.hashes = Prefixes[[2]uint64]{Next: mix2,
+		d.hashes = Prefixes[[2]uint64]{Next: Mix2,
 			Root: [2]uint64{maphash.Comparable(seed, 0), maphash.Comparable(seed, 1)}}
 		d.ids = make(map[[2]uint64]uint32)
 	}
@@ -113,6 +113,8 @@ func (d *Deep) ID(t *Table, th Thread, stack []uint32, kept int) (uint32, error)
 	return id, err
 }
 
-func mix2(h [2]uint64, frame uint32) [2]uint64 {
+// Mix2 is Mix on each of two hashes: a 128-bit prefix hash from two
+// independently seeded roots.
+func Mix2(h [2]uint64, frame uint32) [2]uint64 {
 	return [2]uint64{Mix(h[0], frame), Mix(h[1], frame)}
 }
