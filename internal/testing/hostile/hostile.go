@@ -122,6 +122,25 @@ func DeepDistinct(n int) []byte {
 	return b.bytes(true, nil)
 }
 
+// deepFull writes thread tid's FULL record, at time 0 and status 0, of a
+// stack of tachyon.MaxReadDepth copies of frame 0.
+func (b *builder) deepFull(tid uint64) {
+	b.record(tid, tachyon.Full)
+	b.records.Write([]byte{0, 0})
+	b.uvarint(tachyon.MaxReadDepth)
+	for range tachyon.MaxReadDepth {
+		b.uvarint(0)
+	}
+}
+
+// swapLeaf writes thread tid's POP_PUSH record, a tick later at status 0,
+// that replaces its innermost frame with frame.
+func (b *builder) swapLeaf(tid, frame uint64) {
+	b.record(tid, tachyon.PopPush)
+	b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
+	b.uvarint(frame)
+}
+
 // DeepAlternating returns a file of one stack tachyon.MaxReadDepth frames
 // deep and n samples after it, each a POP_PUSH record that changes its
 // innermost frame only, back and forth between two: a few bytes for n
@@ -131,16 +150,9 @@ func DeepAlternating(n int) []byte {
 	b := &builder{samples: uint32(n + 1), threads: 1,
 		strs:   [][]byte{[]byte("deep.go"), []byte("main.f"), []byte("main.g")},
 		frames: [][3]uint64{{0, 1, 2}, {0, 2, 4}}}
-	b.record(1, tachyon.Full)
-	b.records.Write([]byte{0, 0})
-	b.uvarint(tachyon.MaxReadDepth)
-	for range tachyon.MaxReadDepth {
-		b.uvarint(0)
-	}
+	b.deepFull(1)
 	for i := range n {
-		b.record(1, tachyon.PopPush)
-		b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
-		b.uvarint(uint64(1 - i%2))
+		b.swapLeaf(1, uint64(1-i%2))
 	}
 	return b.bytes(true, nil)
 }
@@ -157,16 +169,9 @@ func DeepCycling(k, n int) []byte {
 	for i := range k {
 		b.frames = append(b.frames, [3]uint64{0, 1, uint64(2 * (i + 1))})
 	}
-	b.record(1, tachyon.Full)
-	b.records.Write([]byte{0, 0})
-	b.uvarint(tachyon.MaxReadDepth)
-	for range tachyon.MaxReadDepth {
-		b.uvarint(0)
-	}
+	b.deepFull(1)
 	for i := range n {
-		b.record(1, tachyon.PopPush)
-		b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
-		b.uvarint(uint64((i + 1) % k))
+		b.swapLeaf(1, uint64((i+1)%k))
 	}
 	return b.bytes(true, nil)
 }
@@ -183,18 +188,11 @@ func DeepThreads(threads, n int) []byte {
 		b.frames = append(b.frames, [3]uint64{0, 1, uint64(2 * (i + 1))})
 	}
 	for th := range threads {
-		b.record(uint64(th+1), tachyon.Full)
-		b.records.Write([]byte{0, 0})
-		b.uvarint(tachyon.MaxReadDepth)
-		for range tachyon.MaxReadDepth {
-			b.uvarint(0)
-		}
+		b.deepFull(uint64(th + 1))
 	}
 	for i := range n {
 		for th := range threads {
-			b.record(uint64(th+1), tachyon.PopPush)
-			b.records.Write([]byte{1, 0, 1, 1}) // delta 1, status 0, pop 1, push 1
-			b.uvarint(uint64((i+th)%63 + 1))
+			b.swapLeaf(uint64(th+1), uint64((i+th)%63+1))
 		}
 	}
 	return b.bytes(true, nil)
