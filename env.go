@@ -154,7 +154,10 @@ func envRecent() ([]Option, error) {
 			return nil, fmt.Errorf("profiler: %s=%q: %w", EnvRecentSignal, s, err)
 		}
 		if sig != nil {
-			opts = append(opts, WithRecentSignal(sig))
+			opts = append(opts, WithRecentSignal(sig), func(c *config) error {
+				c.signalByEnv = true
+				return nil
+			})
 		}
 	}
 	if s := os.Getenv(EnvCaptureDir); s != "" {

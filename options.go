@@ -52,6 +52,7 @@ type config struct {
 	recentSet     bool // WithRecent was given
 	noFile        bool
 	recentSignal  os.Signal
+	signalByEnv   bool // recentSignal is PROFILE_RECENT_SIGNAL's, whose lack of a window EnvOptions says
 	captureDir    string
 	capturePeriod time.Duration
 	captureBefore time.Duration

@@ -27,7 +27,7 @@ func WithRecentSignal(sig os.Signal) Option {
 		if !captureSignal(sig) {
 			return errors.New("profiler: WithRecentSignal: want SIGUSR1 or SIGUSR2")
 		}
-		c.recentSignal = sig
+		c.recentSignal, c.signalByEnv = sig, false
 		return nil
 	}
 }
@@ -40,6 +40,9 @@ func (p *Profile) startSignal() {
 		return
 	}
 	if p.rw == nil {
+		if p.cfg.signalByEnv {
+			return // EnvOptions has said it, naming the variable
+		}
 		p.logf("profiler: WithRecentSignal has no effect without a recent window (WithRecent, or WithSegment, which keeps one): %v takes no capture", sig)
 		return
 	}

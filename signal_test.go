@@ -195,3 +195,23 @@ func TestRecentSignalWithoutWindow(t *testing.T) {
 		t.Errorf("log %q: want WithRecentSignal's lack of a window said", logs.String())
 	}
 }
+
+// TestRecentSignalWithoutWindowByEnv: PROFILE_RECENT_SIGNAL without a
+// recent window is said once, by EnvOptions's check of the environment
+// (which names the variable), not again by Start.
+func TestRecentSignalWithoutWindowByEnv(t *testing.T) {
+	t.Setenv("PROFILE_OUT", filepath.Join(t.TempDir(), "p.bin"))
+	t.Setenv("PROFILE_RECENT_SIGNAL", "USR1")
+	opts, ok, err := profiler.EnvOptions()
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	var logs testutil.Buffer
+	p := profiler.Start(append(opts, profiler.WithLogger(log.New(&logs, "", 0)), profiler.WithQuiet(true))...)
+	if err := p.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(logs.String(), "no effect without a recent window") {
+		t.Errorf("log %q: Start said again what the environment's check says", logs.String())
+	}
+}
