@@ -327,6 +327,10 @@ func (tb *traceBackend) consume() error {
 			tb.finish(false)
 			return nil
 		}
+		if err != nil && tb.cutOff(err) {
+			tb.finish(false)
+			return nil
+		}
 		if err != nil {
 			// A parser that fell behind ends before the supervisor
 			// knows: it hands over as for a switch.
@@ -343,6 +347,20 @@ func (tb *traceBackend) consume() error {
 		}
 	}
 	return nil
+}
+
+// cutOff reports whether err, which ended the parse, is the end of a
+// trace cut off in a generation because the backend let trace.Start's
+// slot go without trace.Stop (stopTracer: the slot looked lost) while the
+// runtime still wrote there: the runtime's next write stops that trace
+// (startWriter.Write). The profile keeps what was parsed, and the log
+// says what was not.
+func (tb *traceBackend) cutOff(err error) bool {
+	if tb.slot == nil || !tb.slot.orphaned.Load() || !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false
+	}
+	tb.em.log(fmt.Sprintf("the trace through trace.Start's slot, which looked ended by the application's trace.Stop, was still the profile's: its last generation was cut off and not written (%v); the runtime's next write there stops it", err))
+	return true
 }
 
 // handle folds one event into the state machine, after passing the wall
