@@ -23,10 +23,13 @@ func TestStopAfterFalseLoss(t *testing.T) {
 	defer fr.Stop()
 	var s *Sampler
 	var err error
-	var said atomic.Bool
+	var said, claimed atomic.Bool
 	logf := func(msg string) {
 		if strings.Contains(msg, "cut off") {
 			said.Store(true)
+		}
+		if strings.Contains(msg, "(the application called trace.Stop)") {
+			claimed.Store(true) // the runtime could not be asked
 		}
 	}
 	within(stepLimit, "Start", func() { s, err = Start(Config{Backend: Trace, Log: logf}, newMemSink()) })
@@ -52,6 +55,9 @@ func TestStopAfterFalseLoss(t *testing.T) {
 	within(stepLimit, "Stop", func() { _, err = s.Stop() })
 	if err != nil {
 		t.Errorf("Stop after a false loss of trace.Start's slot: %v", err)
+	}
+	if claimed.Load() {
+		t.Error("the log says the application called trace.Stop, which the runtime could not be asked")
 	}
 	if err == nil && !said.Load() {
 		t.Log("Stop's look found the slot still written (no false loss this run)")

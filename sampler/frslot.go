@@ -274,11 +274,19 @@ func (s *startWriter) Write(b []byte) (int, error) {
 // silent for startLost, and the runtime, asked (probe), says it no longer
 // writes there, or cannot be asked.
 func (s *startWriter) lost() bool {
+	lost, _ := s.lostAsked()
+	return lost
+}
+
+// lostAsked is lost, and reports too whether the runtime said so (sure):
+// it did not where the application holds the flight recorder, and the
+// silence may be a runtime slow to write.
+func (s *startWriter) lostAsked() (lost, sure bool) {
 	if !s.silent() {
-		return false
+		return false, false
 	}
 	gone, known := s.probe()
-	return gone || !known
+	return gone || !known, known
 }
 
 // silent reports whether no write to s is in progress, and none came for
@@ -393,13 +401,19 @@ func (tb *traceBackend) stopTracer() {
 		tb.feed.stop()
 		return
 	}
-	if sw := tb.slot; sw != nil && sw.lost() {
-		// Someone else's trace.Stop ended the backend's trace: the
-		// trace that runs now, if any, is the application's.
-		sw.orphaned.Store(true)
-		tb.em.log(fmt.Sprintf("the trace through trace.Start's slot ended before Stop (the application called trace.Stop) about %v ago: the profile has no trace after it, and the trace that runs now is left to the application",
-			time.Since(time.Unix(0, sw.last.Load())).Round(time.Second)))
-		return
+	if sw := tb.slot; sw != nil {
+		if lost, sure := sw.lostAsked(); lost {
+			// Someone else's trace.Stop ended the backend's trace: the
+			// trace that runs now, if any, is the application's.
+			sw.orphaned.Store(true)
+			ago := time.Since(time.Unix(0, sw.last.Load())).Round(time.Second)
+			if sure {
+				tb.em.log(fmt.Sprintf("the trace through trace.Start's slot ended before Stop (the application called trace.Stop) about %v ago: the profile has no trace after it, and the trace that runs now is left to the application", ago))
+			} else {
+				tb.em.log(fmt.Sprintf("the trace through trace.Start's slot has had no write for about %v, and the runtime cannot be asked while the application holds the flight recorder: it is taken for ended by the application's trace.Stop, the profile has no trace after it, and the trace that runs now is left to the application; if the runtime was only slow to write, its next write there stops that trace", ago))
+			}
+			return
+		}
 	}
 	rtrace.Stop()
 }
