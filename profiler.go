@@ -138,6 +138,7 @@ func Start(opts ...Option) (p *Profile) {
 	p.s = s
 	current.Store(p)
 	p.startSignal()
+	p.warnAsyncPreemptOff()
 	if !p.cfg.quiet {
 		p.logf("profiler: %s profiling at %d Hz into %s (backend %s)%s", p.cfg.mode, p.cfg.rate, p.outName(), s.Backend(), p.crashNote())
 	}
