@@ -23,9 +23,9 @@ func asyncPreemptOff(godebug string) bool {
 // trace (and a snapshot, every dump) waits until each goroutine on a CPU
 // reaches a preemption point, holding a P and keeping the world from
 // stopping while it waits: a goroutine in a loop without function calls
-// then stalls the program for as long as the loop runs (on two cores, for
-// 1.1 to 1.5 s a loop of a second), as under trace.Start alone, where
-// without the profiler it ran unhindered; Stop waits for such a loop too.
+// then stalls the program for as long as the loop runs, as under
+// trace.Start alone, where without the profiler it ran unhindered; Stop
+// waits for such a loop too. The figures are in the README's limits.
 func (p *Profile) warnAsyncPreemptOff() {
 	if asyncPreemptOff(os.Getenv("GODEBUG")) {
 		p.logf("profiler: GODEBUG=asyncpreemptoff=1: while it profiles, a goroutine in a loop without function calls holds up the other goroutines (and Stop) for as long as the loop runs, as under trace.Start; without asyncpreemptoff it does not")
