@@ -109,6 +109,7 @@ type scaleResult struct {
 	Hz      float64 // sampling rate achieved (tachyon's Stats, fgprof's estimate)
 	GCs     uint64  // collections completed in the window
 	GCCPU   float64 // the collector's CPU over the window, ms per second (runtime/metrics' estimate)
+	Alloc   float64 // the Go heap's allocations over the window, bytes per second (runtime/metrics)
 	Switch  float64 // the process's context switches over the window, per second (rusage, voluntary and not): its wakeups
 	Window  float64 // the window's length, s
 	Aligned bool    // the window begins and ends at a generation's end (genEdge)
@@ -162,6 +163,9 @@ func TestMain(m *testing.M) {
 //
 //	<peer>-cpu-ms/s     the process's CPU (rusage) over the window
 //	<peer>-gc-ms/s      the collector's share of it (runtime/metrics)
+//	<peer>-alloc-KB/s   the Go heap's allocations (runtime/metrics): a
+//	                    tachyon peer's beside the floor's is what the
+//	                    profiler allocates while it profiles
 //	<peer>-switches/s   the process's context switches (rusage): how
 //	                    often its threads sleep and wake
 //	<t>-over-floor-%    a tachyon peer's CPU over the floor's in the same
@@ -236,8 +240,8 @@ func benchScale(b *testing.B, n int) {
 			pe := peers[(k+i)%len(peers)]
 			r := got[pe]
 			// On stderr: a benchmark's log is cut after ten lines.
-			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f, the parse after it %.1f, %d collections), %.2f Hz, %.0f context switches/s\n",
-				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.StopParseMS, r.StopGCs, r.Hz, r.Switch)
+			fmt.Fprintf(os.Stderr, "%s n=%d iteration %d: %s: %.1f ms/s (collector %.1f ms/s, %d collections, %.1f KB/s allocated) over %.2f s%s, RSS %.1f MB (window's mean %.1f, peak %.1f), live heap %.1f MB (and %.1f off it), stop %.1f ms (the runtime's %.1f, the parse after it %.1f, %d collections), %.2f Hz, %.0f context switches/s\n",
+				b.Name(), n, i, pe, r.CPU, r.GCCPU, r.GCs, r.Alloc/1e3, r.Window, alignedNote(r.Aligned), float64(r.RSS)/1e6, float64(r.RSSMean)/1e6, float64(r.RSSPeak)/1e6, float64(r.Live)/1e6, float64(r.OffHeap)/1e6, r.StopMS, r.RuntimeStopMS, r.StopParseMS, r.StopGCs, r.Hz, r.Switch)
 			res[pe] = append(res[pe], r)
 		}
 		f, okf := got["floor"]
@@ -264,6 +268,7 @@ func benchScale(b *testing.B, n int) {
 	for _, pe := range peers {
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.CPU }), pe+"-cpu-ms/s")
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.GCCPU }), pe+"-gc-ms/s")
+		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.Alloc / 1e3 }), pe+"-alloc-KB/s")
 		b.ReportMetric(med(pe, func(r scaleResult) float64 { return r.Switch }), pe+"-switches/s")
 	}
 	if len(res["floor"]) > 0 {
@@ -395,7 +400,7 @@ func scaleChild(spec string) int {
 		if align {
 			t0, c0, align = genEdge(edgeLimit)
 		}
-		gc0, n0, sw0 := gcCPU(), gcCycles(), contextSwitches()
+		gc0, n0, sw0, a0 := gcCPU(), gcCycles(), contextSwitches(), heapAllocs()
 		watchedRSS := watchRSS()
 		if dir := os.Getenv(scalePerfEnv); dir != "" {
 			perf := exec.Command("perf", "record", "-q", "-g", "-F", "1999", "-p", strconv.Itoa(os.Getpid()),
@@ -417,6 +422,7 @@ func scaleChild(spec string) int {
 		r.Switch = float64(contextSwitches()-sw0) / secs
 		r.GCCPU = (gcCPU() - gc0) * 1e3 / secs
 		r.GCs = gcCycles() - n0
+		r.Alloc = float64(heapAllocs()-a0) / secs
 		r.RSSMean, r.RSSPeak = watchedRSS()
 		r.RSS, r.Live, r.OffHeap = benchload.RSS(), liveHeap(), uint64(offheap.InUse())
 		if dir := os.Getenv(scaleHeapEnv); dir != "" {
@@ -543,6 +549,15 @@ func startScalePeer(name string, n int) (stop func() (peerStop, error), err erro
 func gcCPU() float64 {
 	if v := readMetric("/cpu/classes/gc/total:cpu-seconds"); v.Kind() == metrics.KindFloat64 {
 		return v.Float64()
+	}
+	return 0
+}
+
+// heapAllocs returns the bytes the Go heap has allocated since the
+// process began.
+func heapAllocs() uint64 {
+	if v := readMetric("/gc/heap/allocs:bytes"); v.Kind() == metrics.KindUint64 {
+		return v.Uint64()
 	}
 	return 0
 }
