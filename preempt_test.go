@@ -1,13 +1,13 @@
 package profiler
 
 import (
-	"bytes"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/gotachyon/profiler/internal/testing/testutil"
 )
 
 func TestAsyncPreemptOff(t *testing.T) {
@@ -27,24 +27,6 @@ func TestAsyncPreemptOff(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log's destination that several goroutines may write.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // TestStartWarnsAsyncPreemptOff checks that a program run with
 // GODEBUG=asyncpreemptoff=1, whose loops without function calls the
 // trace's generations wait for, stalling the program, is told so at
@@ -58,7 +40,7 @@ func TestStartWarnsAsyncPreemptOff(t *testing.T) {
 			godebug = os.Getenv("GODEBUG") + ",asyncpreemptoff=1"
 		}
 		t.Setenv("GODEBUG", godebug)
-		var logged lockedBuffer
+		var logged testutil.Buffer
 		p := Start(WithPath(filepath.Join(t.TempDir(), "p.bin")), WithQuiet(true), WithLogger(log.New(&logged, "", 0)))
 		if err := p.Stop(); err != nil {
 			t.Fatal(err)

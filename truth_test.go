@@ -152,20 +152,7 @@ func TestEveryGoroutineEveryTick(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	ids := map[string]uint64{"start caller": goid.Current()}
-	var mu sync.Mutex
-	spawn := func(name string, f func()) {
-		wg.Add(1)
-		ready := make(chan struct{})
-		go func() {
-			defer wg.Done()
-			mu.Lock()
-			ids[name] = goid.Current()
-			mu.Unlock()
-			close(ready)
-			f()
-		}()
-		<-ready
-	}
+	spawn := spawner(&wg, ids)
 	ctx := context.Background()
 	spawn("in region", func() { trace.WithRegion(ctx, "wait", func() { <-stop }) })
 	spawn("in task", func() {
@@ -219,5 +206,24 @@ func TestEveryGoroutineEveryTick(t *testing.T) {
 		if len(got)*100 < len(ticks)*99 || !got[first] || !got[last] {
 			t.Errorf("%s (g%d): at %d of %d ticks; at the first %v, at the last %v", name, id, len(got), len(ticks), got[first], got[last])
 		}
+	}
+}
+
+// spawner returns a function that starts f on a goroutine of its own,
+// counted in wg, and returns once ids[name] holds that goroutine's id.
+func spawner(wg *sync.WaitGroup, ids map[string]uint64) func(name string, f func()) {
+	var mu sync.Mutex
+	return func(name string, f func()) {
+		wg.Add(1)
+		ready := make(chan struct{})
+		go func() {
+			defer wg.Done()
+			mu.Lock()
+			ids[name] = goid.Current()
+			mu.Unlock()
+			close(ready)
+			f()
+		}()
+		<-ready
 	}
 }

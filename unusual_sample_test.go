@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gotachyon/profiler"
-	"github.com/gotachyon/profiler/internal/goid"
 	"github.com/gotachyon/profiler/tachyon"
 )
 
@@ -25,20 +24,7 @@ func TestUnusualSchedulingSamples(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	ids := map[string]uint64{}
-	var mu sync.Mutex
-	spawn := func(name string, f func()) {
-		wg.Add(1)
-		ready := make(chan struct{})
-		go func() {
-			defer wg.Done()
-			mu.Lock()
-			ids[name] = goid.Current()
-			mu.Unlock()
-			close(ready)
-			f()
-		}()
-		<-ready
-	}
+	spawn := spawner(&wg, ids)
 	var p [2]int
 	if err := syscall.Pipe(p[:]); err != nil {
 		t.Fatal(err)
