@@ -332,8 +332,12 @@ func (p *Profile) Stop() error {
 			if st.CPUProfile != "" {
 				fallback += " (CPU profile: " + st.CPUProfile + ")"
 			}
-			if st.Unparsed > 0 {
-				fallback += fmt.Sprintf(" (%d samples before the Stop request not written: the trace's end was not parsed within %v)", st.Unparsed, sampler.MaxStopParse)
+			if st.Unparsed > 0 || st.Unmet > 0 {
+				fallback += fmt.Sprintf(" (%d samples before the Stop request not written", st.Unparsed)
+				if st.Unmet > 0 {
+					fallback += fmt.Sprintf(", nor those of about %d goroutines the parse had not met", st.Unmet)
+				}
+				fallback += fmt.Sprintf(": the trace's end was not parsed within %v)", sampler.MaxStopParse)
 			}
 			fallback += unplacedSummary(st)
 			fallback += leakSummary(st)

@@ -118,16 +118,26 @@ func TestUnusualSchedulingSamples(t *testing.T) {
 		}
 	}
 	t.Logf("%d ticks, %d goroutines, %d duplicate samples", len(ticks), len(have), dups)
-	if u := pr.Stats().Unparsed; u > 0 {
+	if st := pr.Stats(); st.Unparsed > 0 || st.Unmet > 0 {
 		// Stop's bound left the last ticks unwritten (a loaded
 		// machine): every tick is asked of the long-lived goroutines up
-		// to the last one each of them got.
+		// to the last one each of them got. One the parse never met
+		// (parked since before the trace, and reported by the runtime
+		// only at the end of this first generation) has none, and
+		// Unmet counts it.
 		cut := uint64(1<<64 - 1)
-		for _, id := range ids {
+		unmet := 0
+		for name, id := range ids {
 			if len(have[id]) == 0 {
-				t.Fatalf("g%d has no sample", id)
+				t.Logf("%s (g%d): no sample, not met by the parse", name, id)
+				delete(ids, name)
+				unmet++
+				continue
 			}
 			cut = min(cut, slices.Max(slices.Collect(maps.Keys(have[id]))))
+		}
+		if unmet > st.Unmet {
+			t.Fatalf("%d long-lived goroutines without a sample, and Unmet %d", unmet, st.Unmet)
 		}
 		for ts := range ticks {
 			if ts > cut {
@@ -141,7 +151,7 @@ func TestUnusualSchedulingSamples(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%d samples not written at Stop: ticks to %d asked", u, cut)
+		t.Logf("%d samples not written at Stop, about %d goroutines not met: ticks to %d asked", st.Unparsed, st.Unmet, cut)
 	}
 	for name, id := range ids {
 		got := have[id]

@@ -54,6 +54,7 @@ type emitter struct {
 	grids                   int           // wall-mode tick grids begun, each with a tick at its start (ticks.go)
 	cpuSamples              uint64        // CPU samples the trace carried (Stats.CPUSamples)
 	unparsed                uint64        // Stats.Unparsed
+	unmet                   int           // Stats.Unmet
 	runtimeStop, stopParse  time.Duration // Stats.RuntimeStop, Stats.StopParse
 	noCPU, cpuUnplaced      uint64        // Stats.NoCPUSample, Stats.CPUUnplaced
 	cpuAdopted              uint64        // Stats.CPUAdopted

@@ -180,8 +180,15 @@ type Stats struct {
 	// Unparsed counts wall-mode samples not written because Stop's bound
 	// on the parse of the trace's end (MaxStopParse) passed first: the
 	// ticks between the last event parsed and the Stop request, of every
-	// goroutine live then. The log says so too.
+	// goroutine the parse knew live then. The log says so too.
 	Unparsed uint64
+	// Unmet estimates, when Stop's bound passed, how many goroutines were
+	// there since before the trace and not met by the parse (a parked one
+	// is reported by the runtime only at the end of a generation, which
+	// a profile shorter than one reaches after the Stop request): none
+	// of their samples is written. It is runtime.NumGoroutine as the
+	// tracer started less the goroutines of then that the parse met.
+	Unmet int
 	// RuntimeStop is how long Stop waited for the runtime to stop its
 	// execution trace and the CPU profile the trace backend ran (zero
 	// for the snapshot backend): what a program's own trace.Stop and
@@ -232,8 +239,11 @@ type Stats struct {
 	// CPUUnplaced counts CPU samples wall mode could not place: the
 	// goroutine had no tick left to take them, and, ended, no running
 	// tick of another goroutine of its creation site took them either
-	// (CPUAdopted). Their CPU time is missing from the on-CPU time. CPU
-	// mode counts it all.
+	// (CPUAdopted). Their CPU time is missing from the on-CPU time. In
+	// either mode it counts too the CPU samples read after their
+	// goroutine's end (the runtime reads its CPU profile into the trace
+	// late), which no goroutine is left to take; CPU mode counts all the
+	// others.
 	CPUUnplaced uint64
 	// CPUAdopted counts CPU samples of goroutines that ended with no tick
 	// of their own to take them (shorter than a tick's period, most of
@@ -357,7 +367,7 @@ func (s *Sampler) Stop() (Stats, error) {
 		s.stats.Ticks, s.stats.Dumps = em.ticks, em.dumps
 		s.stats.Goroutines = em.goroutines
 		s.stats.Dropped = em.dropped
-		s.stats.Unparsed = em.unparsed
+		s.stats.Unparsed, s.stats.Unmet = em.unparsed, em.unmet
 		s.stats.RuntimeStop, s.stats.StopParse = em.runtimeStop, em.stopParse
 		s.stats.Err = em.err
 		s.stats.Refused = em.refused()

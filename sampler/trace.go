@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -82,14 +83,13 @@ type traceBackend struct {
 	busyTab            []*gbusy
 	busyFree, busyGone []uint32
 	busyUsed           int
-	// goroutines that ended lately, by id: a CPU sample taken as one
-	// ended and ordered after its end must not bring it back (its id would
-	// be counted twice by the sink). A table, not a map: under churn, a
-	// map cleared every generation was a large share of the parse
-	// (bench/MEASUREMENTS.md).
-	ended    [1 << 12]uint64
-	endedGen int    // goroutines ended in this generation
-	unknown  *stack // "[stack unknown]", for a goroutine never seen with a stack
+	// reported is set once the runtime has reported every goroutine;
+	// until then endedEarly holds the ids of the goroutines that ended
+	// (ended.go).
+	reported   bool
+	endedEarly endedIDs
+	endedGen   int    // goroutines ended in this generation
+	unknown    *stack // "[stack unknown]", for a goroutine never seen with a stack
 	// active lists the goroutines that ran or had CPU samples in this
 	// generation: oncpu.go places their CPU samples at its end.
 	active  []*tgor
@@ -110,6 +110,11 @@ type traceBackend struct {
 	labels labeler   // label state across goroutines (labels.go)
 	sites  siteCache // creation sites (creation.go)
 	leaks  *leakFeed // goroutine leak profiles, nil if not taken (leakprof.go)
+
+	// startGs is how many goroutines the program had as the tracer
+	// started (runtime.NumGoroutine), metBefore how many of those the
+	// parse has met (fBefore): cutShort counts the others' ticks.
+	startGs, metBefore int
 
 	ticks tickGrid
 	pace  pacer
@@ -138,6 +143,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	// Label events are asked for before the tracer starts, so that none
 	// written once it runs is missed.
 	tb.labelsOn()
+	tb.startGs = runtime.NumGoroutine()
 	if err := tb.startTracer(); err != nil {
 		tb.labelsOff()
 		pipe.CloseRead(err) // the parsing goroutine ends
@@ -406,6 +412,7 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	if tb.gen == 2 {
 		// Every goroutine has been reported by now (see handover).
 		tb.em.handover, tb.em.sites, tb.em.labels = nil, nil, nil
+		tb.allReported()
 	}
 	tb.placeActive()
 	tb.expireOrphans(t, false)

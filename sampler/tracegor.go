@@ -143,6 +143,10 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 // sinceFirst makes g's ticks begin at the first: it was there before the
 // trace began.
 func (tb *traceBackend) sinceFirst(g *tgor) {
+	if !g.has(fBefore) {
+		g.set(fBefore)
+		tb.metBefore++
+	}
 	g.due = 0
 	tb.floor[bucketOf(g)] = 0
 }
@@ -159,6 +163,8 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 				tb.leaveRunning(g, s, false)
 			}
 			tb.remove(g)
+		} else if from != gotrace.GoNotExist {
+			tb.metBefore++ // there before the trace, met at its end
 		}
 		return
 	}
@@ -279,7 +285,8 @@ func (tb *traceBackend) cpuSample(ev *gotrace.Event, t gotrace.Time) {
 		}
 		return
 	}
-	if tb.ended[id%uint64(len(tb.ended))] == id && tb.lookup(id, ev.User) == nil {
+	if tb.lookup(id, ev.User) == nil && tb.hasEnded(id) {
+		tb.em.cpuUnplaced++ // read after its goroutine's end (ended.go)
 		return
 	}
 	s := tb.cpuStack(tb.stack(ev.Stack))
@@ -549,7 +556,7 @@ func (tb *traceBackend) remove(g *tgor) {
 	if len(tb.unattached) > 0 {
 		delete(tb.unattached, g.id)
 	}
-	tb.ended[g.id%uint64(len(tb.ended))] = g.id
+	tb.noteEnded(g.id)
 	tb.endedGen++
 	tb.recs.remove(g)
 }

@@ -77,14 +77,25 @@ func (tb *traceBackend) outOfTime() bool {
 
 // cutShort ends the parse at Stop past MaxStopParse: it counts the samples
 // of the ticks not reached, up to the Stop request, of every goroutine
-// live then, and writes everything known (finish).
+// live then, and writes everything known (finish). A goroutine there
+// since before the trace that the parse has not met (a parked one is
+// reported by the runtime only at a generation's end: in a profile within
+// its first generation, after the Stop request) has none of its ticks
+// written, and how many ticks it lived is not known: those that
+// runtime.NumGoroutine counted as the tracer started, less those met, are
+// counted in Stats.Unmet.
 func (tb *traceBackend) cutShort() {
-	n := 0
+	n, sys := 0, 0
 	for g := range tb.lives {
 		if g.role != roleHidden {
 			n++
 		}
+		if g.role == roleRuntime && g.has(fBefore) {
+			sys++ // met, but not counted by runtime.NumGoroutine
+		}
 	}
+	unmet := max(tb.startGs-(tb.metBefore-sys), 0)
+	tb.em.unmet += unmet
 	var ticks uint64
 	if w := tb.em.stopWall.Load(); w != 0 && tb.ticks.started && tb.em.cfg.Mode == Wall {
 		if last := tb.ticks.upTo(max(tb.traceTime(w), tb.ticks.first)); last > tb.ticks.n {
@@ -92,12 +103,16 @@ func (tb *traceBackend) cutShort() {
 		}
 	}
 	tb.finish(false)
-	if ticks == 0 {
+	tb.em.unparsed += ticks * uint64(n)
+	if ticks == 0 && unmet == 0 {
 		return // parsed past the Stop request: nothing asked for is lost
 	}
-	tb.em.unparsed += ticks * uint64(n)
-	tb.em.log(fmt.Sprintf("Stop's bound of %v to parse the last generation passed: %d samples (%d ticks of %d goroutines) before the Stop request not written",
-		MaxStopParse, ticks*uint64(n), ticks, n))
+	msg := fmt.Sprintf("Stop's bound of %v to parse the last generation passed: %d samples (%d ticks of %d goroutines) before the Stop request not written",
+		MaxStopParse, ticks*uint64(n), ticks, n)
+	if unmet > 0 {
+		msg += fmt.Sprintf(", nor any of about %d goroutines there since before the trace that the parse had not met (a parked one is reported by the runtime only at the end of a generation)", unmet)
+	}
+	tb.em.log(msg)
 }
 
 // stopping runs on the parser's goroutine between two generations once
