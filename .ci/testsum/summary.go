@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ type event struct {
 	Test       string
 	Output     string
 	ImportPath string
+	Elapsed    float64 // seconds, on a test's or package's end
 }
 
 // errFailed reports a failed run whose failures are already printed.
@@ -37,6 +39,12 @@ type pkg struct {
 // package, sub the subtest ("" for the top-level test itself).
 type skip struct{ top, sub, reason string }
 
+// timed is a top-level test and how long it took, in seconds.
+type timed struct {
+	name    string
+	elapsed float64
+}
+
 // summary follows the events of one go test run.
 type summary struct {
 	out    io.Writer
@@ -46,6 +54,7 @@ type summary struct {
 	noSkips bool
 	pkgs    map[string]*pkg
 	skips   []skip
+	slow    []timed // the top-level tests that ended, with their time
 	events  int
 	failed  bool
 }
@@ -92,6 +101,9 @@ func (s *summary) add(e event) {
 // testEnded records a test's result: a passed or skipped test's output is
 // not shown, a failed test's is when its package ends.
 func (s *summary) testEnded(p *pkg, e event) {
+	if !strings.Contains(e.Test, "/") {
+		s.slow = append(s.slow, timed{s.name(e.Package, e.Test), e.Elapsed})
+	}
 	switch e.Action {
 	case "pass":
 		p.quiet[e.Test] = true
@@ -144,6 +156,7 @@ func (s *summary) finish() error {
 	if s.failed {
 		fmt.Fprintln(s.out, "FAIL")
 	}
+	fmt.Fprintln(s.out, s.slowLine())
 	fmt.Fprintln(s.out, s.skipLine())
 	if s.noSkips && len(s.skips) > 0 {
 		fmt.Fprintln(s.out, "FAIL: tests skipped under CI=true, where nothing may skip")
@@ -175,6 +188,27 @@ func (s *summary) skipLine() string {
 		groups[i] = fmt.Sprintf("%s (%s)", strings.Join(names(byReason[r]), ", "), r)
 	}
 	return fmt.Sprintf("skipped %d: %s", len(s.skips), strings.Join(groups, "; "))
+}
+
+// slowest is how many tests slowLine names.
+const slowest = 12
+
+// slowLine names the slowest top-level tests, slowest first, so that a
+// run's log shows where its time went.
+func (s *summary) slowLine() string {
+	if len(s.slow) == 0 {
+		return "slowest: none"
+	}
+	slices.SortStableFunc(s.slow, func(a, b timed) int { return cmp.Compare(b.elapsed, a.elapsed) })
+	var total float64
+	for _, t := range s.slow {
+		total += t.elapsed
+	}
+	top := make([]string, 0, slowest)
+	for _, t := range s.slow[:min(slowest, len(s.slow))] {
+		top = append(top, fmt.Sprintf("%s %.1fs", t.name, t.elapsed))
+	}
+	return fmt.Sprintf("slowest of %d tests (%.0fs in all): %s", len(s.slow), total, strings.Join(top, ", "))
 }
 
 // names names skipped tests in order: a top-level test as itself, a lone

@@ -129,7 +129,7 @@ func TestPassingRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "ok  \tm/ok\t0.005s\n?   \tm/notest\t[no test files]\nskipped: none\n"
+	want := "ok  \tm/ok\t0.005s\n?   \tm/notest\t[no test files]\nslowest of 1 tests (0s in all): ok.TestA 0.0s\nskipped: none\n"
 	if out != want {
 		t.Errorf("output\n%s\nwant\n%s", out, want)
 	}
@@ -145,8 +145,8 @@ func TestSkipLine(t *testing.T) {
 	if got := lastLine(out); got != want {
 		t.Errorf("skip line\n%s\nwant\n%s", got, want)
 	}
-	if strings.Count(out, "\n") != 3 {
-		t.Errorf("want two ok lines and the skip line, got\n%s", out)
+	if strings.Count(out, "\n") != 4 {
+		t.Errorf("want two ok lines, the slow line and the skip line, got\n%s", out)
 	}
 }
 
@@ -155,7 +155,7 @@ func TestFailingRun(t *testing.T) {
 	if !errors.Is(err, errFailed) {
 		t.Fatalf("error %v, want errFailed", err)
 	}
-	for _, want := range []string{"stdout line\n", "    a_test.go:3: boom\n", "--- FAIL: TestBad (0.00s)\n", "FAIL\tm/bad\t0.007s\n", "ok  \tm/ok\t0.005s\n", "FAIL\nskipped: none\n"} {
+	for _, want := range []string{"stdout line\n", "    a_test.go:3: boom\n", "--- FAIL: TestBad (0.00s)\n", "FAIL\tm/bad\t0.007s\n", "ok  \tm/ok\t0.005s\n", "FAIL\nslowest of ", "\nskipped: none\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -220,5 +220,21 @@ func TestNames(t *testing.T) {
 		if got := s.name(pkg, "TestX"); got != want {
 			t.Errorf("name(%q) = %q, want %q", pkg, got, want)
 		}
+	}
+}
+
+// TestSlowLine: the slowest top-level tests are named slowest first, with
+// their time, and their subtests are not.
+func TestSlowLine(t *testing.T) {
+	in := `{"Action":"pass","Package":"m","Test":"TestA","Elapsed":1.5}
+{"Action":"pass","Package":"m","Test":"TestB/sub","Elapsed":9}
+{"Action":"pass","Package":"m","Test":"TestB","Elapsed":9.25}
+{"Action":"fail","Package":"m/x","Test":"TestC","Elapsed":3}
+{"Action":"pass","Package":"m","Elapsed":14}
+`
+	out, _ := summarize(t, in)
+	want := "slowest of 3 tests (14s in all): m.TestB 9.2s, x.TestC 3.0s, m.TestA 1.5s\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
 	}
 }
