@@ -9,8 +9,9 @@ package sampler
 // back (it would be written again from the first tick, under a second
 // handle of the sink), or, in the first generations, of one running since
 // before the trace, which the runtime has not reported yet. Once the
-// runtime has reported every goroutine (reported), it can only be of one
-// that ended; before, endedIDs tells which, exactly.
+// first generation is parsed, the runtime has reported every goroutine
+// (reported), and it can only be of one that ended; before, endedIDs
+// tells which, exactly.
 
 // endedIDs is the set of goroutine ids that ended in the first
 // generations. Goroutine ids are given densely in increasing order, so

@@ -87,6 +87,7 @@ type traceBackend struct {
 	// until then endedEarly holds the ids of the goroutines that ended
 	// (ended.go).
 	reported   bool
+	synced     bool // a generation has begun
 	endedEarly endedIDs
 	endedGen   int    // goroutines ended in this generation
 	unknown    *stack // "[stack unknown]", for a goroutine never seen with a stack
@@ -412,8 +413,14 @@ func (tb *traceBackend) sync(ev *gotrace.Event, t gotrace.Time) {
 	if tb.gen == 2 {
 		// Every goroutine has been reported by now (see handover).
 		tb.em.handover, tb.em.sites, tb.em.labels = nil, nil, nil
+	}
+	if tb.synced && !tb.reported {
+		// The runtime reports, in each generation, every goroutine
+		// that had no event in it: once the first is parsed, every
+		// goroutine has a record.
 		tb.allReported()
 	}
+	tb.synced = true
 	tb.placeActive()
 	tb.expireOrphans(t, false)
 	if tb.handedOver.Load() == 0 {

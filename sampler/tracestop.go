@@ -135,7 +135,10 @@ const endMargin = 30 * time.Millisecond
 // that did not run in the generation (with 100,000 goroutines, tens of
 // milliseconds after the request; with a million, most of a second), and
 // no such report changes a tick: the ticks stop at the request, and a
-// report left out says what the goroutine's latest event said. (A report
+// report left out says what the goroutine's latest event said. Not in the
+// first generation: a report there may be the first word of a goroutine
+// parked since before the trace, and one left out would take the
+// goroutine's every sample with it. (A report
 // read renames a runtime system goroutine's parking frame, runtime.gopark
 // where its block event gave the caller, for its ticks not yet written;
 // ended before it, they keep the event's name.) finish then writes every
@@ -146,7 +149,7 @@ func (tb *traceBackend) endAtStop() {
 		return
 	}
 	gr.Enough = func(t gotrace.Time) bool {
-		if tb.handedOver.Load() == 0 || !tb.clockSet {
+		if tb.handedOver.Load() == 0 || !tb.clockSet || !tb.reported {
 			return false
 		}
 		w := tb.em.stopWall.Load()

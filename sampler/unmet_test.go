@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"bytes"
 	"testing"
 	"time"
 
@@ -29,5 +30,32 @@ func TestUnmetAtCut(t *testing.T) {
 	}
 	if len(logged) != 1 {
 		t.Fatalf("logged %q, want one line", logged)
+	}
+}
+
+// TestNoEndAtReportsInFirstGeneration: the parse at Stop does not end at
+// a status report left out before the first generation is parsed: a
+// report there may be the first of a goroutine parked since before the
+// trace, and ending there would leave that goroutine out.
+func TestNoEndAtReportsInFirstGeneration(t *testing.T) {
+	src, err := newSource(bytes.NewReader(traceFor(t, 20*time.Millisecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	em := newEmitter(Config{Mode: Wall, Rate: DefaultRate}, newMemSink())
+	tb := newTraceBackend(em, src, time.Now())
+	tb.endAtStop()
+	gr := src.(*gotrace.Reader)
+	tb.clockSet = true
+	em.stopWall.Store(1)
+	tb.handedOver.Store(1)
+	far := gotrace.Time(1 << 62)
+	if gr.Enough(far) {
+		t.Error("the parse ends at a report in the first generation")
+	}
+	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 2})
+	if !gr.Enough(far) {
+		t.Error("the parse does not end at a report once every goroutine was reported")
 	}
 }
