@@ -43,6 +43,12 @@ func TestLateSampleOfEndedGoroutine(t *testing.T) {
 	if tb.recs.live != 0 {
 		t.Fatalf("first generation: a sample after its goroutine's end made %d live", tb.recs.live)
 	}
+	// One there before the trace and met only at its end.
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: at, G: 50, From: gotrace.GoRunning, To: gotrace.GoNotExist, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Sample, Time: at + 1, G: 50, Stack: 1})
+	if tb.recs.live != 0 {
+		t.Fatalf("first generation: a sample after the end of a goroutine met at its end made %d live", tb.recs.live)
+	}
 	for gen := range 3 {
 		tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: at + gotrace.Time(gen)*ms})
 	}
@@ -54,8 +60,8 @@ func TestLateSampleOfEndedGoroutine(t *testing.T) {
 	if ids := mem.twice(); len(ids) > 0 {
 		t.Errorf("goroutines given two handles: %v", ids)
 	}
-	if st := tb.em.cpuUnplaced; st != 2 {
-		t.Errorf("%d CPU samples unplaced, want the 2 of ended goroutines", st)
+	if st := tb.em.cpuUnplaced; st != 3 {
+		t.Errorf("%d CPU samples unplaced, want the 3 of ended goroutines", st)
 	}
 }
 

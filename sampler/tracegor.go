@@ -165,6 +165,7 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 			tb.remove(g)
 		} else if from != gotrace.GoNotExist {
 			tb.metBefore++ // there before the trace, met at its end
+			tb.noteEnded(id)
 		}
 		return
 	}
