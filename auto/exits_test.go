@@ -32,8 +32,8 @@ import (
 //   - "server": an HTTP server on 127.0.0.1 that shuts down on SIGTERM
 //     through signal.NotifyContext and srv.Shutdown, then ends the process
 //     without calling Stop, as a main that returns does.
-//   - "exit", "fatal", "panic", "kill": work (a busy goroutine, parked
-//     ones) for AUTO_FOR, then os.Exit(2), log.Fatal, an unrecovered panic
+//   - "exit", "fatal", "panic", "kill": work (a goroutine busy part of
+//     the time, parked ones) for AUTO_FOR, then os.Exit(2), log.Fatal, an unrecovered panic
 //     in a goroutine, or nothing (the parent kills it).
 func TestExitProcess(t *testing.T) {
 	mode := os.Getenv("AUTO_EXIT")
@@ -106,10 +106,13 @@ func workThenExit(mode string) {
 	for range 100 {
 		go func() { select {} }()
 	}
-	go func() {
+	go func() { // busy a fifth of the time: on CPU in the profile, and not a core of CI's
 		for x := 0; ; x++ {
 			if x < 0 {
 				os.Exit(4)
+			}
+			if x%(1<<20) == 0 {
+				time.Sleep(4 * time.Millisecond)
 			}
 		}
 	}()
@@ -183,32 +186,32 @@ func TestTickerSelectOneSignal(t *testing.T) {
 // (signal.NotifyContext, srv.Shutdown) ends the process without Stop
 // leaves a finished profile of the time it served (issue 25 item 7).
 func TestGracefulServerLeavesProfile(t *testing.T) {
-	for _, seg := range []string{"", "5s"} {
-		t.Run("segment="+seg, func(t *testing.T) {
-			dir := t.TempDir()
-			parallel(t, 20, 5, runName, func(t *testing.T, i int) {
-				out := filepath.Join(dir, fmt.Sprintf("server%d.bin", i))
-				cmd, r := startChild(t, "TestExitProcess", "AUTO_EXIT=server", profiler.EnvOut+"="+out, profiler.EnvSegment+"="+seg)
-				addr, _ := r.ReadString('\n')
-				for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
-					if resp, err := http.Get("http://" + strings.TrimSpace(addr) + "/"); err == nil {
-						resp.Body.Close()
-					}
-					time.Sleep(20 * time.Millisecond)
-				}
-				cmd.Process.Signal(syscall.SIGTERM)
-				rest, _ := io.ReadAll(r)
-				if st := exitStatus(cmd.Wait()); st != "exit 0" || !strings.Contains(string(rest), "shutdown complete") {
-					t.Errorf("%s, output %q", st, rest)
-					return
-				}
-				left := finished(t, out, seg != "")
-				if left.Samples == 0 {
-					t.Errorf("no finished profile: %+v", left)
-				}
-			})
-		})
-	}
+	t.Parallel()
+	segs := []string{"", "5s"}
+	dir := t.TempDir()
+	name := func(i int) string { return fmt.Sprintf("segment=%s/%s", segs[i%2], runName(i/2)) }
+	parallel(t, 40, 10, name, func(t *testing.T, i int) {
+		seg := segs[i%2]
+		out := filepath.Join(dir, fmt.Sprintf("server%d.bin", i))
+		cmd, r := startChild(t, "TestExitProcess", "AUTO_EXIT=server", profiler.EnvOut+"="+out, profiler.EnvSegment+"="+seg)
+		addr, _ := r.ReadString('\n')
+		for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+			if resp, err := http.Get("http://" + strings.TrimSpace(addr) + "/"); err == nil {
+				resp.Body.Close()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		rest, _ := io.ReadAll(r)
+		if st := exitStatus(cmd.Wait()); st != "exit 0" || !strings.Contains(string(rest), "shutdown complete") {
+			t.Errorf("%s, output %q", st, rest)
+			return
+		}
+		left := finished(t, out, seg != "")
+		if left.Samples == 0 {
+			t.Errorf("no finished profile: %+v", left)
+		}
+	})
 }
 
 // finished validates what a run that did not stop left at out: its
@@ -230,6 +233,7 @@ func finished(t *testing.T, out string, segments bool) proftest.Left {
 // goroutine's panic and SIGKILL after 30 s each leave at least the first
 // 20 s of the profile finished and readable (issue 25 item 8).
 func TestAbruptExitsKeepCheckpoints(t *testing.T) {
+	t.Parallel()
 	const run, keep = 30 * time.Second, 20 * time.Second
 	modes := []string{"exit", "fatal", "panic", "kill"}
 	want := map[string]string{"exit": "exit 2", "fatal": "exit 1", "panic": "exit 2", "kill": "signal killed"}

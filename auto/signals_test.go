@@ -87,36 +87,37 @@ func runApp(t *testing.T, app, out string, sig syscall.Signal, wait time.Duratio
 // graceful one completes its shutdown, is not sent the signal a second
 // time, and its Stop writes the file.
 func TestSignalsLikeWithout(t *testing.T) {
-	for _, app := range []string{"plain", "graceful"} {
-		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-			t.Run(app+"/"+sig.String(), func(t *testing.T) {
-				// The plain app runs past its first checkpoint.
-				wait := 500 * time.Millisecond
-				if app == "plain" {
-					wait = 3 * time.Second
-				}
-				want := runApp(t, app, "", sig, wait)
-				out := filepath.Join(t.TempDir(), "app.bin")
-				got := runApp(t, app, out, sig, wait)
-				if got != want {
-					t.Errorf("with the profiler: %s, output %q; without: %s, output %q", got.status, got.stdout, want.status, want.stdout)
-				}
-				if app == "graceful" && (want.status != "exit 3" || !strings.Contains(want.stdout, "shutdown complete")) {
-					t.Errorf("the graceful app without the profiler: %+v", want)
-				}
-				if app == "plain" && want.status != "signal "+sig.String() {
-					t.Errorf("the plain app without the profiler: %+v", want)
-				}
-				if app == "plain" {
-					if left := proftest.ValidateLeft(t, profiler.PartDir(out)); left.Samples == 0 {
-						t.Errorf("the plain app left no finished checkpoint: %+v", left)
-					}
-				} else if n := proftest.Validate(t, out); n == 0 {
-					t.Error("no samples in the profile")
-				}
-			})
+	t.Parallel()
+	apps := []string{"plain", "graceful"}
+	sigs := []syscall.Signal{syscall.SIGTERM, syscall.SIGINT}
+	name := func(i int) string { return apps[i/2] + "/" + sigs[i%2].String() }
+	parallel(t, 4, 4, name, func(t *testing.T, i int) {
+		app, sig := apps[i/2], sigs[i%2]
+		// The plain app runs past its first checkpoint.
+		wait := 500 * time.Millisecond
+		if app == "plain" {
+			wait = 3 * time.Second
 		}
-	}
+		want := runApp(t, app, "", sig, wait)
+		out := filepath.Join(t.TempDir(), "app.bin")
+		got := runApp(t, app, out, sig, wait)
+		if got != want {
+			t.Errorf("with the profiler: %s, output %q; without: %s, output %q", got.status, got.stdout, want.status, want.stdout)
+		}
+		if app == "graceful" && (want.status != "exit 3" || !strings.Contains(want.stdout, "shutdown complete")) {
+			t.Errorf("the graceful app without the profiler: %+v", want)
+		}
+		if app == "plain" && want.status != "signal "+sig.String() {
+			t.Errorf("the plain app without the profiler: %+v", want)
+		}
+		if app == "plain" {
+			if left := proftest.ValidateLeft(t, profiler.PartDir(out)); left.Samples == 0 {
+				t.Errorf("the plain app left no finished checkpoint: %+v", left)
+			}
+		} else if n := proftest.Validate(t, out); n == 0 {
+			t.Error("no samples in the profile")
+		}
+	})
 }
 
 // TestClosedStderrLikeWithout: the profiler's log lines (at start, and
