@@ -7,6 +7,17 @@ import (
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
+// knownBackend returns a wall-mode trace backend writing to a memSink,
+// reading a knownSource that knows no goroutine yet, in its first
+// generation.
+func knownBackend() (*traceBackend, *knownSource, *memSink) {
+	src := &knownSource{known: map[uint64]bool{}, users: map[uint64]uint32{}}
+	mem := newMemSink()
+	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, mem), src, time.Now().Add(-time.Second))
+	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
+	return tb, src, mem
+}
+
 // churnThenSample has goroutines first, first+1, ..., first+n-1 created,
 // run and end one after another from t on, each known to src while it
 // lives, and then a CPU sample of the first ordered after all their ends;
@@ -34,11 +45,8 @@ func churnThenSample(tb *traceBackend, src *knownSource, first uint64, n int, t 
 // handle of the sink: a Tachyon file with two threads of one id, which
 // the reader rejects (E_THREAD_COUNT).
 func TestLateSampleOfEndedGoroutine(t *testing.T) {
-	src := &knownSource{known: map[uint64]bool{}, users: map[uint64]uint32{}}
-	mem := newMemSink()
-	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, mem), src, time.Now().Add(-time.Second))
+	tb, src, mem := knownBackend()
 	ms := gotrace.Time(time.Millisecond)
-	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
 	at := churnThenSample(tb, src, 100, 10000, 1*ms)
 	if tb.recs.live != 0 {
 		t.Fatalf("first generation: a sample after its goroutine's end made %d live", tb.recs.live)
@@ -68,11 +76,8 @@ func TestLateSampleOfEndedGoroutine(t *testing.T) {
 // TestSampleBeforeFirstReport: a goroutine running since before the trace,
 // met first in a CPU sample, is sampled from the first tick.
 func TestSampleBeforeFirstReport(t *testing.T) {
-	src := &knownSource{known: map[uint64]bool{}, users: map[uint64]uint32{}}
-	mem := newMemSink()
-	tb := newTraceBackend(newEmitter(Config{Mode: Wall, Rate: 100}, mem), src, time.Now().Add(-time.Second))
+	tb, _, _ := knownBackend()
 	ms := gotrace.Time(time.Millisecond)
-	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
 	tb.handle(&gotrace.Event{Kind: gotrace.Sample, Time: 5 * ms, G: 7, Stack: 1})
 	if tb.recs.live != 1 {
 		t.Fatalf("%d live after the sample of a goroutine not reported yet, want 1", tb.recs.live)
