@@ -34,8 +34,8 @@ const (
 	// reasonBits holds the trace's wait reason while the goroutine waits
 	// (source.Reason), 0 none.
 	reasonBits gbits = 1<<10 - 1
-	// fBefore says g was there before the trace began (sinceFirst).
-	fBefore gbits = 1 << 10
+	// fAtStart says g was live just after the tracer started (unmet.go).
+	fAtStart gbits = 1 << 10
 	// fProgram says g's stacks showed a frame of the program (stack.program):
 	// it is never taken for the runtime's (learnFromTransition).
 	fProgram gbits = 1 << 11

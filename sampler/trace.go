@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -112,10 +111,11 @@ type traceBackend struct {
 	sites  siteCache // creation sites (creation.go)
 	leaks  *leakFeed // goroutine leak profiles, nil if not taken (leakprof.go)
 
-	// startGs is how many goroutines the program had as the tracer
-	// started (runtime.NumGoroutine), metBefore how many of those the
-	// parse has met (fBefore): cutShort counts the others' ticks.
-	startGs, metBefore int
+	// liveGs is how many goroutines were live just after the tracer
+	// started, at liveWall (ns since the epoch; both 0 before), and
+	// atStart how many of those the parse has met (unmet.go).
+	liveGs, liveWall atomic.Int64
+	atStart          int
 
 	ticks tickGrid
 	pace  pacer
@@ -144,7 +144,6 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 	// Label events are asked for before the tracer starts, so that none
 	// written once it runs is missed.
 	tb.labelsOn()
-	tb.startGs = runtime.NumGoroutine()
 	if err := tb.startTracer(); err != nil {
 		tb.labelsOff()
 		pipe.CloseRead(err) // the parsing goroutine ends
@@ -172,6 +171,7 @@ func startTrace(em *emitter, o traceOpts) (*traceBackend, error) {
 		}
 		return nil, fmt.Errorf("trace parser rejects this trace: %w", err)
 	}
+	tb.markStart()
 	tb.startCPU()
 	tb.startLeaks()
 	close(tb.begun)

@@ -143,10 +143,7 @@ func (tb *traceBackend) goroutine(ev *gotrace.Event) (g *tgor, isNew bool) {
 // sinceFirst makes g's ticks begin at the first: it was there before the
 // trace began.
 func (tb *traceBackend) sinceFirst(g *tgor) {
-	if !g.has(fBefore) {
-		g.set(fBefore)
-		tb.metBefore++
-	}
+	tb.metAtStart(g)
 	g.due = 0
 	tb.floor[bucketOf(g)] = 0
 }
@@ -162,9 +159,13 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 			if g.state == gRunning {
 				tb.leaveRunning(g, s, false)
 			}
+			tb.endedAt(g, t)
 			tb.remove(g)
 		} else if from != gotrace.GoNotExist {
-			tb.metBefore++ // there before the trace, met at its end
+			// There before the trace, met at its end.
+			if !tb.beforeStart(t) {
+				tb.atStart++
+			}
 			tb.noteEnded(id)
 		}
 		return
@@ -173,6 +174,9 @@ func (tb *traceBackend) transition(ev *gotrace.Event, t gotrace.Time) {
 	g, isNew := tb.goroutine(ev)
 	if isNew && from == gotrace.GoNotExist {
 		tb.born(g, ev)
+		if tb.beforeStart(t) {
+			tb.metAtStart(g)
+		}
 	}
 	s := tb.stack(ev.Stack)
 	tb.learnFromTransition(g, s, from == gotrace.GoNotExist)

@@ -85,16 +85,13 @@ func (tb *traceBackend) outOfTime() bool {
 // runtime.NumGoroutine counted as the tracer started, less those met, are
 // counted in Stats.Unmet.
 func (tb *traceBackend) cutShort() {
-	n, sys := 0, 0
+	n := 0
 	for g := range tb.lives {
 		if g.role != roleHidden {
 			n++
 		}
-		if g.role == roleRuntime && g.has(fBefore) {
-			sys++ // met, but not counted by runtime.NumGoroutine
-		}
 	}
-	unmet := max(tb.startGs-(tb.metBefore-sys), 0)
+	unmet := tb.unmet()
 	tb.em.unmet += unmet
 	var ticks uint64
 	if w := tb.em.stopWall.Load(); w != 0 && tb.ticks.started && tb.em.cfg.Mode == Wall {

@@ -8,22 +8,29 @@ import (
 	"github.com/gotachyon/profiler/internal/gotrace"
 )
 
-// TestUnmetAtCut: when Stop's bound cuts the parse, the goroutines there
-// as the tracer started that the parse never met (no event, no report)
-// are counted in Unmet; those met by a report or at their end are not,
-// nor those created in the trace.
+// TestUnmetAtCut: when Stop's bound cuts the parse, the goroutines live
+// just after the tracer started that the parse never met (no event, no
+// report) are counted in Unmet; not those met by a report, a CPU sample,
+// their creation or their end after then, nor one that ended before.
 func TestUnmetAtCut(t *testing.T) {
-	src := &knownSource{known: map[uint64]bool{1: true, 2: true, 3: true, 9: true}, users: map[uint64]uint32{}}
+	src := &knownSource{known: map[uint64]bool{1: true, 2: true, 3: true, 6: true, 9: true}, users: map[uint64]uint32{}}
 	var logged []string
 	em := newEmitter(Config{Mode: Wall, Rate: 100, Log: func(s string) { logged = append(logged, s) }}, newMemSink())
-	tb := newTraceBackend(em, src, time.Now().Add(-time.Second))
-	tb.startGs = 5 // goroutines 1 to 5; 4 and 5 are never met
+	start := time.Now().Add(-time.Second)
+	tb := newTraceBackend(em, src, start)
 	ms := gotrace.Time(time.Millisecond)
 	tb.handle(&gotrace.Event{Kind: gotrace.Sync, Time: 1})
+	// Live at 10 ms: 1, 3, 4, 5, 6 and 9; 4 and 5 are never met.
+	tb.liveWall.Store(start.Add(10 * time.Millisecond).UnixNano())
+	tb.liveGs.Store(6)
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 1 * ms, G: 1, From: gotrace.GoUndetermined, To: gotrace.GoWaiting, Stack: 1})
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 2 * ms, G: 2, From: gotrace.GoRunning, To: gotrace.GoNotExist, Stack: 1})
 	tb.handle(&gotrace.Event{Kind: gotrace.Sample, Time: 3 * ms, G: 3, Stack: 1})
 	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 4 * ms, G: 9, From: gotrace.GoNotExist, To: gotrace.GoRunnable, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 5 * ms, G: 7, From: gotrace.GoNotExist, To: gotrace.GoRunnable, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 6 * ms, G: 7, From: gotrace.GoRunnable, To: gotrace.GoNotExist, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 20 * ms, G: 6, From: gotrace.GoWaiting, To: gotrace.GoNotExist, Stack: 1})
+	tb.handle(&gotrace.Event{Kind: gotrace.Transition, Time: 21 * ms, G: 8, From: gotrace.GoNotExist, To: gotrace.GoRunnable, Stack: 1})
 	tb.cutShort()
 	if em.unmet != 2 {
 		t.Errorf("Unmet %d, want 2 (goroutines 4 and 5)", em.unmet)
