@@ -38,9 +38,11 @@
 // goroutines).
 // Once the tracer has stopped, the parser has MaxStopParse for what is
 // left: past it, everything parsed is written and the samples of the
-// ticks not reached are counted in Stats.Unparsed and said in the log. A
-// generation can be parsed only once the
-// next has begun, so a busy program's generation arrives as one burst of
+// ticks not reached are counted in Stats.Unparsed and said in the log,
+// and the goroutines never met (parked since before a profile shorter
+// than a generation) in Stats.Unmet (unmet.go). A generation can be
+// parsed only once the next has begun, so a busy program's generation
+// arrives as one burst of
 // work; the parser paces itself (pace.go) to about a quarter of a CPU while
 // it keeps up, so that the burst does not take a P from the application
 // all at once, and runs flat out while it is behind and during Stop.
