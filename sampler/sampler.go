@@ -182,12 +182,13 @@ type Stats struct {
 	// ticks between the last event parsed and the Stop request, of every
 	// goroutine the parse knew live then. The log says so too.
 	Unparsed uint64
-	// Unmet estimates, when Stop's bound passed, how many goroutines were
-	// there since before the trace and not met by the parse (a parked one
-	// is reported by the runtime only at the end of a generation, which
-	// a profile shorter than one reaches after the Stop request): none
-	// of their samples is written. It is runtime.NumGoroutine as the
-	// tracer started less the goroutines of then that the parse met.
+	// Unmet estimates, when Stop's bound passed, how many goroutines
+	// live as the tracer started the parse never met (a parked one is
+	// reported by the runtime only at the end of a generation, which a
+	// profile shorter than one reaches after the Stop request): none of
+	// their samples is written. It is runtime.NumGoroutine just after the
+	// tracer started less the goroutines live then that the parse met
+	// (unmet.go).
 	Unmet int
 	// RuntimeStop is how long Stop waited for the runtime to stop its
 	// execution trace and the CPU profile the trace backend ran (zero
