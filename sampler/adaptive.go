@@ -20,7 +20,9 @@ import (
 // The trace costs about the same per goroutine switch (the runtime writes a
 // few events with stacks, the sampler reads them), so its cost is the
 // scheduler's switch rate (runtime metric /sched/latencies:seconds records
-// one switch in gTrackingPeriod) times nsPerSwitch. (The trace's byte count
+// one switch in gTrackingPeriod) times nsPerSwitch, taken at the lower of
+// the last two intervals' rates so that a burst does not count as a cost
+// that lasts. (The trace's byte count
 // is no better a measure: each generation also carries a status event and
 // stack for every goroutine, whether it switched or not.) The snapshot's
 // cost is measured: two trial dumps before switching, then the time its loop
@@ -42,7 +44,8 @@ const (
 	// the trace is always kept.
 	switchAbove = 0.01
 	// firstCheck is when the supervisor first looks at the costs, and
-	// checkEvery how often after that.
+	// checkEvery how often after that. A rate must last two intervals to
+	// leave the trace, so the first check can only keep it.
 	firstCheck = 20 * time.Millisecond
 	checkEvery = 100 * time.Millisecond
 	// quietCheckEvery is the longest interval between checks: while the
@@ -105,6 +108,9 @@ type adaptive struct {
 	lastAt      time.Time
 	lastBusy    int64
 	lastRefused int64
+	// lastRate is the switch rate over the interval before, zero in the
+	// first interval of a backend
+	lastRate float64
 
 	metric []metrics.Sample
 	trial  []byte
@@ -193,6 +199,7 @@ func (a *adaptive) run(r runner, kind Backend) {
 	a.kind.Store(uint32(kind))
 	a.since = time.Now()
 	a.lastAt, a.lastSched, a.lastBusy, a.lastRefused = a.since, a.schedCount(), 0, a.em.refusals.Load()
+	a.lastRate = 0
 }
 
 // check compares the costs over the last interval and switches if needed.
@@ -224,19 +231,24 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	}
 	rate := float64(sched-a.lastSched) * schedTrackingPeriod / dt
 	a.lastAt, a.lastSched = now, sched
+	// The trace is left only for a rate that lasted two intervals: a burst
+	// within one (the collector's sweeper yields thousands of times in a
+	// few milliseconds) costs the trace little and passes.
+	lasting := min(rate, a.lastRate)
+	a.lastRate = rate
 	dwelt := now.Sub(a.since) >= a.dwell
 	switch r := a.cur.(type) {
 	case *traceBackend:
-		cost := rate * nsPerSwitch / 1e9 / a.procs
+		cost := lasting * nsPerSwitch / 1e9 / a.procs
 		if cost <= switchAbove || !dwelt || runtime.NumGoroutine() > maxTrialGoroutines || a.trialFresh(now, cost) {
-			return cost < switchAbove/2
+			return rate*nsPerSwitch/1e9/a.procs < switchAbove/2
 		}
 		snap, hz := a.trialCost()
 		if hz < float64(a.em.cfg.Rate)/4 || 2*snap > cost {
 			a.trialKept(now, cost)
 			return false
 		}
-		a.switchTo(Snapshot, fmt.Sprintf("trace %.1f%% (%.0f switches/s), snapshot %.2f%% at %.0f Hz", 100*cost, rate, 100*snap, hz))
+		a.switchTo(Snapshot, fmt.Sprintf("trace %.1f%% (%.0f switches/s), snapshot %.2f%% at %.0f Hz", 100*cost, lasting, 100*snap, hz))
 	case *snapshot:
 		busy := r.busy.Load()
 		snap := float64(busy-a.lastBusy) / 1e9 / dt

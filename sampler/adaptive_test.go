@@ -142,6 +142,30 @@ func TestAutoKeepsTraceWhenQuiet(t *testing.T) {
 	}
 }
 
+// TestAutoKeepsTraceThroughABurst: a burst of switches within one check's
+// interval does not make Auto leave the trace; only a rate that lasts
+// does. Such bursts are common: the collector's background sweeper yields
+// thousands of times in a few milliseconds, as after Start's own
+// allocations, and Auto left an idle program's trace for snapshots at its
+// first check in one profile in six.
+func TestAutoKeepsTraceThroughABurst(t *testing.T) {
+	s, err := Start(Config{Backend: Auto}, newDropSink())
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopLoad := testutil.PingPong(2)
+	time.Sleep(firstCheck / 2)
+	stopLoad()
+	time.Sleep(400 * time.Millisecond)
+	st, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Switches) != 0 {
+		t.Fatalf("Auto left the trace for a burst of switches: %+v", st.Switches)
+	}
+}
+
 // TestAutoTrialsBackOff: under a churn of goroutines the trace's cost
 // crosses the bar for a trial at every check, while the dumps of 500
 // deeply parked goroutines stay dearer, so the trace is kept. Each trial
