@@ -30,6 +30,8 @@ import (
 // reader accepts, many threads, frames and strings, and frames naming /proc,
 // /sys and /dev files (converted with --source too).
 // The CLI is built without the race detector, whose memory would not fit.
+// The commands run side by side, as many as -parallel allows (GOMAXPROCS):
+// each is a process of its own, most of them using less than a core.
 func TestHostileSuite(t *testing.T) {
 	dir := t.TempDir()
 	cli := filepath.Join(dir, "tachyon")
@@ -70,6 +72,7 @@ func TestHostileSuite(t *testing.T) {
 			}
 			args = append(args, in)
 			t.Run(name+"/"+strings.Join(c[:min(len(c), 3)], "-"), func(t *testing.T) {
+				t.Parallel()
 				underLimit(t, cli, in, args)
 			})
 		}
