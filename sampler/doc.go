@@ -150,7 +150,10 @@
 // the scheduler's switch rate (runtime metric /sched/latencies:seconds)
 // from 20 ms after Start and every 100 ms (the interval doubles, up to
 // 800 ms, while the trace costs under 0.5 %): while the trace would cost
-// more than 1 % of the machine, the process has at most 1,000 goroutines
+// more than 1 % of the machine over each of the last two intervals (a
+// burst within one, such as the collector's sweeper yielding thousands of
+// times in a few milliseconds, is not a cost that lasts), the process has
+// at most 1,000 goroutines
 // and two trial dumps show the snapshot backend would cost less than half
 // of that, at no less than a quarter of the rate, it runs the snapshot
 // backend instead. That is a program bouncing work between a few goroutines
