@@ -90,8 +90,8 @@ func TestStopLeavesAppTrace(t *testing.T) {
 // application's trace.Stop stops the application's trace, which cannot be
 // told from the sampler's until then: Auto is kept from switching on
 // cost (its dwell, as frslot_test.go's tests keep it), which a loaded
-// machine made it do within the first 30 ms in every try; a child that
-// meets one all the same is run again.
+// machine can make look dear, since the test is of the trace's end; a
+// child that meets a switch all the same is run again.
 func TestAutoLeavesAppTrace(t *testing.T) {
 	if !inChildTries(t, 4*stepLimit, 3) {
 		return
