@@ -239,9 +239,9 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	dwelt := now.Sub(a.since) >= a.dwell
 	switch r := a.cur.(type) {
 	case *traceBackend:
-		cost := lasting * nsPerSwitch / 1e9 / a.procs
+		cost := a.traceCost(lasting)
 		if cost <= switchAbove || !dwelt || runtime.NumGoroutine() > maxTrialGoroutines || a.trialFresh(now, cost) {
-			return rate*nsPerSwitch/1e9/a.procs < switchAbove/2
+			return a.traceCost(rate) < switchAbove/2
 		}
 		snap, hz := a.trialCost()
 		if hz < float64(a.em.cfg.Rate)/4 || 2*snap > cost {
@@ -256,7 +256,7 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 		refused := a.em.refusals.Load()
 		fresh := refused - a.lastRefused
 		a.lastRefused = refused
-		est := rate * nsPerSwitch / 1e9 / a.procs
+		est := a.traceCost(rate)
 		gap := time.Duration(r.gap.Load())
 		switch {
 		case !dwelt:
@@ -275,6 +275,10 @@ func (a *adaptive) check(now time.Time) (quiet bool) {
 	}
 	return false
 }
+
+// traceCost is the trace's estimated cost at rate switches a second, as a
+// share of the machine.
+func (a *adaptive) traceCost(rate float64) float64 { return rate * nsPerSwitch / 1e9 / a.procs }
 
 // trialFresh reports whether the last trial that kept the trace still
 // holds at now for a trace costing cost: it is recent, and the cost has
