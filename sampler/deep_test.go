@@ -68,6 +68,11 @@ func TestDeepStacksMarked(t *testing.T) {
 
 // deepSpin spins depth frames deep until stop, on a thread of its own,
 // keeping the thread's CPU time since it began in cpu (nanoseconds).
+// It looks at stop only once in 65,536 turns: under the race detector an
+// atomic load runs in the detector's C code, where a CPU sample's stack
+// is that code's one frame; late in a long test binary the detector took
+// most of the spinner's time there, and left it no sample with a frame
+// of its own.
 //
 //go:noinline
 func deepSpin(depth int, stop *atomic.Bool, cpu *atomic.Int64) int {
@@ -78,12 +83,14 @@ func deepSpin(depth int, stop *atomic.Bool, cpu *atomic.Int64) int {
 	defer runtime.UnlockOSThread()
 	c0 := cputime.Thread()
 	n := 0
-	for !stop.Load() {
+	for {
 		if n++; n%(1<<16) == 0 {
 			cpu.Store(int64(cputime.Thread() - c0))
+			if stop.Load() {
+				return n
+			}
 		}
 	}
-	return n
 }
 
 // TestMidDepthStacks: a stack of 80 frames is whole where the trace
@@ -135,8 +142,19 @@ func TestMidDepthStacks(t *testing.T) {
 			}
 		}
 		if mode == Wall && parked == 0 || mode == CPU && spunSamples == 0 {
-			t.Errorf("%v: no sample of the deep goroutine (it had %v of CPU; %d CPU samples, CPU profile %q, gap %v)",
-				mode, spun, st.CPUSamples, st.CPUProfile, st.CPUGap)
+			t.Errorf("%v: no sample of the deep goroutine (it had %v of CPU; %d CPU samples, %d ticks, %d samples, %d unplaced, CPU profile %q, gap %v; leaves %v)",
+				mode, spun, st.CPUSamples, st.Ticks, st.Samples, st.CPUUnplaced, st.CPUProfile, st.CPUGap, leaves(sink))
 		}
 	}
+}
+
+// leaves counts a sink's samples by their innermost frame.
+func leaves(m *memSink) map[string]int {
+	n := map[string]int{}
+	for _, smp := range m.all() {
+		if len(smp.stack) > 0 {
+			n[smp.stack[0].Func]++
+		}
+	}
+	return n
 }
