@@ -33,6 +33,8 @@ func TestRunsSameAsSamples(t *testing.T) {
 // foldSamples folds f sample by sample, as Lines is documented to.
 func foldSamples(t *testing.T, f *reader.File, o Options) []Line {
 	counts := map[string]uint64{}
+	names := map[uint32]string{} // each frame's text, made once
+	var frames []string
 	it := f.Samples()
 	defer it.Close()
 	for it.Next() {
@@ -40,12 +42,17 @@ func foldSamples(t *testing.T, f *reader.File, o Options) []Line {
 		if len(s.Stack) == 0 || (len(o.States) > 0 && !slices.Contains(o.States, s.Status.State())) {
 			continue
 		}
-		var frames []string
+		frames = frames[:0]
 		if o.ByGoroutine {
 			frames = append(frames, "goroutine "+strconv.FormatUint(s.ThreadID, 10))
 		}
 		for j := len(s.Stack) - 1; j >= 0; j-- {
-			frames = append(frames, string(appendFrame(nil, f.Frame(s.Stack[j]), o.Frames)))
+			name, ok := names[s.Stack[j]]
+			if !ok {
+				name = string(appendFrame(nil, f.Frame(s.Stack[j]), o.Frames))
+				names[s.Stack[j]] = name
+			}
+			frames = append(frames, name)
 		}
 		counts[strings.Join(frames, ";")]++
 	}
