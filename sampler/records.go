@@ -25,11 +25,14 @@ type records struct {
 	free []uint32            // numbers of ended goroutines, for the next new ones
 	live int                 // live records
 	// labels holds the label sets of the records that have one
-	// (fLabeled), by number less one, up to the highest number given
-	// one; nil for the others. Numbers are dense, and a service's
-	// goroutines of a request each have one (their creation site), so
-	// that a slice costs less than a map at every count.
-	labels []*labelSet
+	// (fLabeled), by number less one, in chunks of chunked.Chunk made
+	// when a record in them is first given one; nil for the others.
+	// Numbers are dense, and a service's goroutines of a request each
+	// have one (their creation site), so that the chunks cost less than
+	// a map; and a program whose goroutines parked before the profile
+	// have none pays for the chunks of those created since, not for
+	// every number below the highest labelled.
+	labels []*[chunked.Chunk]*labelSet
 }
 
 // labelsOf returns g's label set, nil if none.
@@ -37,20 +40,26 @@ func (r *records) labelsOf(g *tgor) *labelSet {
 	if !g.has(fLabeled) {
 		return nil
 	}
-	return r.labels[g.slot-1]
+	i := g.slot - 1
+	return r.labels[i/chunked.Chunk][i%chunked.Chunk]
 }
 
 // setLabels makes ls, nil for none, g's label set.
 func (r *records) setLabels(g *tgor, ls *labelSet) {
+	i := g.slot - 1
 	switch {
 	case ls != nil:
-		if n := int(g.slot); n > len(r.labels) {
-			r.labels = append(r.labels, make([]*labelSet, n-len(r.labels))...)
+		c := int(i / chunked.Chunk)
+		if c >= len(r.labels) {
+			r.labels = append(r.labels, make([]*[chunked.Chunk]*labelSet, c+1-len(r.labels))...)
 		}
-		r.labels[g.slot-1] = ls
+		if r.labels[c] == nil {
+			r.labels[c] = new([chunked.Chunk]*labelSet)
+		}
+		r.labels[c][i%chunked.Chunk] = ls
 		g.set(fLabeled)
 	case g.has(fLabeled):
-		r.labels[g.slot-1] = nil
+		r.labels[i/chunked.Chunk][i%chunked.Chunk] = nil
 		g.unset(fLabeled)
 	}
 }

@@ -74,9 +74,14 @@ func TestRecordLabels(t *testing.T) {
 	var r records
 	held := func() int {
 		n := 0
-		for _, ls := range r.labels {
-			if ls != nil {
-				n++
+		for _, c := range r.labels {
+			if c == nil {
+				continue
+			}
+			for _, ls := range c {
+				if ls != nil {
+					n++
+				}
 			}
 		}
 		return n
@@ -100,6 +105,34 @@ func TestRecordLabels(t *testing.T) {
 	if g2 := r.add(); g2.slot != n || r.labelsOf(g2) != nil {
 		t.Fatalf("the next record (number %d, was %d) has labels %v", g2.slot, n, r.labelsOf(g2))
 	}
+}
+
+// TestRecordLabelsSparse: a label set given to a record numbered past
+// many without one (goroutines parked before the profile, a goroutine
+// created since) costs the chunk of its number, not a place for every
+// number below it.
+func TestRecordLabelsSparse(t *testing.T) {
+	var r records
+	var last *tgor
+	for range 10 * chunked.Chunk {
+		last = r.add()
+	}
+	ls := &labelSet{}
+	r.setLabels(last, ls)
+	made := 0
+	for _, c := range r.labels {
+		if c != nil {
+			made++
+		}
+	}
+	if made != 1 || r.labelsOf(last) != ls {
+		t.Fatalf("%d chunks of label sets made for one, at number %d; its set %v", made, last.slot, r.labelsOf(last))
+	}
+	if g := r.rec(0); r.labelsOf(g) != nil {
+		t.Fatalf("record 1 has labels %v", r.labelsOf(g))
+	}
+	r.remove(last)
+	r.release()
 }
 
 // TestRecordsOffHeap: the records' chunks lie off the Go heap, a record's
