@@ -300,8 +300,8 @@ func TestAppReplacesSamplerCPUProfile(t *testing.T) {
 // profile and starts the next every cpuRenewEvery, that the samples keep
 // coming, and that Stats says so. The gap is bounded loosely, a tenth of
 // the profile: each renewal waits for pprof's writer, which a loaded
-// machine slows (three renewals took 105 ms under the race detector in
-// CI), and the spinner's samples check that the profile goes on.
+// machine slows, and the spinner's samples check that the profile goes
+// on.
 func TestRenewsOwnCPUProfile(t *testing.T) {
 	defer func(d time.Duration) { cpuRenewEvery = d }(cpuRenewEvery)
 	cpuRenewEvery = 300 * time.Millisecond
