@@ -133,6 +133,29 @@ func TestMaxGone(t *testing.T) {
 
 // TestConcurrent reads the set while goroutines come and go, for the race
 // detector.
+// TestFilterSharedBits: ids whose filter bits are one (they differ by a
+// multiple of filterBits) are told apart by the search, and an id whose
+// bit is clear is not in the set.
+func TestFilterSharedBits(t *testing.T) {
+	const a, b = 1<<40 + 5, 1<<40 + 5 + filterBits
+	mu.Lock()
+	live[a], live[b] = 1, 1
+	publish()
+	mu.Unlock()
+	t.Cleanup(func() {
+		mu.Lock()
+		delete(live, a)
+		delete(live, b)
+		publish()
+		mu.Unlock()
+	})
+	for id, want := range map[uint64]bool{a: true, b: true, a - filterBits: false, b + filterBits: false, a + 1: false} {
+		if got := Has(id); got != want {
+			t.Errorf("Has(%d) = %v, want %v", id, got, want)
+		}
+	}
+}
+
 func TestConcurrent(t *testing.T) {
 	shortGrace(t, 10*time.Millisecond)
 	var stop atomic.Bool
@@ -157,22 +180,34 @@ func TestConcurrent(t *testing.T) {
 var sinkBool bool
 
 // BenchmarkHas measures Has against sync.Map, the alternative: a miss is
-// what the sampler asks for nearly every goroutine it meets.
+// what the sampler asks for nearly every goroutine it meets. "set" asks of
+// one id between the set's ids, again and again; "set-many" of 4,096
+// ids in turn, as the sampler asks of each goroutine it writes, where a
+// search's branches are not learnt.
 func BenchmarkHas(b *testing.B) {
 	for _, n := range []int{0, 16, 256} {
 		s := &set{version: 1}
 		var m sync.Map
 		for i := range n {
-			s.ids = append(s.ids, uint64(1000+2*i))
+			id := uint64(1000 + 2*i)
+			s.ids = append(s.ids, id)
+			s.filter.add(id)
 			s.until = append(s.until, 0)
 			s.upto = append(s.upto, 0)
-			m.Store(uint64(1000+2*i), struct{}{})
+			m.Store(id, struct{}{})
 		}
 		probe := uint64(1001) // a miss between ids
 		old := cur.Swap(s)
 		b.Run("set/"+strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				sinkBool = Has(probe)
+			}
+		})
+		b.Run("set-many/"+strconv.Itoa(n), func(b *testing.B) {
+			i := uint64(0)
+			for b.Loop() {
+				sinkBool = Has(900 + i%4096)
+				i++
 			}
 		})
 		b.Run("sync.Map/"+strconv.Itoa(n), func(b *testing.B) {
