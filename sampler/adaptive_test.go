@@ -150,7 +150,7 @@ func TestAutoKeepsTraceWhenQuiet(t *testing.T) {
 // first check in one profile in six. A run whose burst a loaded machine
 // stretched past the first check, into a second interval, is run again.
 func TestAutoKeepsTraceThroughABurst(t *testing.T) {
-	testutil.Retry(t, 0, 3, func(time.Duration) error {
+	testutil.Again(t, 3, func() error {
 		s, err := Start(Config{Backend: Auto}, newDropSink())
 		if err != nil {
 			t.Fatal(err)

@@ -25,3 +25,20 @@ func Retry(t *testing.T, d time.Duration, tries int, check func(d time.Duration)
 	}
 	t.Fatal(err)
 }
+
+// Again runs check, a check that the machine's load may spoil (a run it
+// cannot judge), up to tries times while it fails, and fails t with the
+// last error. Unlike Retry, the runs are alike: none is longer.
+func Again(t *testing.T, tries int, check func() error) {
+	t.Helper()
+	var err error
+	for try := 1; try <= tries; try++ {
+		if err = check(); err == nil {
+			return
+		}
+		if try < tries {
+			t.Logf("run %d of %d: %v; running again", try, tries, err)
+		}
+	}
+	t.Fatal(err)
+}
