@@ -181,7 +181,11 @@ func (a *adaptive) loop(started chan<- error) {
 		case <-a.quit:
 			return
 		case kind := <-a.force:
+			// As after any switch, the next check judges a whole
+			// interval of the new backend.
 			a.switchTo(kind, "asked for")
+			every = checkEvery
+			timer.Reset(every)
 		case now := <-timer.C:
 			if a.check(now) {
 				every = min(2*every, quietCheckEvery)
